@@ -1,0 +1,136 @@
+#!/usr/bin/env python3
+"""Conformance suite for pmdumplog: runs PCP 6.0.3's pmdumplog and ours on every
+archive of PCP's QA corpus with a fixed list of option sets, compares stdout, stderr
+and exit status, and writes a scoreboard (N of M identical, plus the differing cases).
+
+Exit status: 0 when the score is at least the floor kept in conformance/floor-pmdumplog,
+1 below it, 77 when the reference is not installed (unless REQUIRE_REFERENCE is set,
+then 1).
+
+Usage: conformance/pmdumplog.py [--ours PATH] [--out DIR] [--jobs N] [--filter SUBSTR]
+"""
+import argparse, concurrent.futures as cf, hashlib, os, re, shutil, subprocess, sys
+
+CORPUS = "/var/lib/pcp/testsuite"
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+OPTION_SETS = [
+    ["-a"], ["-l"], ["-L"], ["-d"], ["-i"], ["-I"], ["-t"], ["-e"], ["-h"],
+    ["-m", "-r"], ["-M"], ["-a", "-x"], ["-a", "-xx"], ["-a", "-xxx"], ["-a", "-z"],
+    ["-a", "-Z", "UTC"], ["@metric"], ["-S", "+1", "-T", "-1"],
+]
+# Archives whose value dumps run to millions of lines: values once (-a), hashed,
+# metadata-only option sets otherwise.
+GIANT = {"20180416.10.00", "pcp-pidstat-process-args", "bozo-20170904", "20201109",
+         "pcp-pidstat-process-states"}
+GIANT_SETS = [["-a"], ["-l"], ["-L"], ["-d"], ["-i"], ["-I"], ["-t"], ["-e"], ["-h"]]
+
+SUFFIX = re.compile(r"\.(meta|index|\d+)(\.(xz|lzma|bz2|bz|gz|Z|z|zst))?$")
+
+
+def archives():
+    out = []
+    for sub in ["archives", "archives/multi", "archives/multi-xz", "archives/multi-xz-1k",
+                "archives/multi-corrupted", "badarchives"]:
+        d = os.path.join(CORPUS, sub)
+        if not os.path.isdir(d):
+            continue
+        bases = set()
+        for f in os.listdir(d):
+            m = SUFFIX.search(f)
+            if m and os.path.isfile(os.path.join(d, f)):
+                bases.add(f[: m.start()])
+        out += [(d, b) for b in sorted(bases)]
+    return out
+
+
+def first_metric(d, base):
+    """The first metric name the reference lists with -d (for the metric-subset case)."""
+    try:
+        p = subprocess.run(["pmdumplog", "-d", base], cwd=d, capture_output=True, text=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        return None
+    m = re.search(r"^PMID: \S+ \(([^ )]+)", p.stdout, re.M)
+    return m.group(1) if m and m.group(1) != "<noname>" else None
+
+
+def run(cmd, cwd, env):
+    p = subprocess.run(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=900)
+    h = hashlib.sha256(p.stdout).hexdigest()
+    return h, p.stdout, p.stderr, p.returncode
+
+
+def case(ours, d, base, opts, env):
+    args = list(opts)
+    if args == ["@metric"]:
+        m = first_metric(d, base)
+        args = [base, m] if m else [base, "nosuch.metric"]
+    else:
+        args = args + [base]
+    ref = run(["pmdumplog"] + args, d, env)
+    got = run([ours] + args, d, env)
+    same = ref[0] == got[0] and ref[2] == got[2] and ref[3] == got[3]
+    name = f"{os.path.relpath(d, CORPUS)}/{base} {' '.join(opts)}"
+    detail = None
+    if not same:
+        detail = {"ref": ref[1:], "got": got[1:]}
+    return name, same, detail
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--ours", default=os.path.join(ROOT, "target/release/pmdumplog"))
+    ap.add_argument("--out", default=os.path.join(ROOT, "conformance-out"))
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    ap.add_argument("--filter", default="")
+    a = ap.parse_args()
+    if shutil.which("pmdumplog") is None or not os.path.isdir(CORPUS):
+        msg = "reference PCP (pmdumplog and its QA corpus) is not installed"
+        if os.environ.get("REQUIRE_REFERENCE"):
+            print(f"conformance: FAIL: {msg}", file=sys.stderr)
+            return 1
+        print(f"conformance: skipped: {msg}")
+        return 77
+    env = dict(os.environ)
+    env.setdefault("TZ", "UTC")
+    jobs = []
+    for d, base in archives():
+        if a.filter and a.filter not in f"{d}/{base}":
+            continue
+        sets = GIANT_SETS if base in GIANT else OPTION_SETS
+        for opts in sets:
+            jobs.append((d, base, opts))
+    os.makedirs(a.out, exist_ok=True)
+    diffdir = os.path.join(a.out, "diffs")
+    shutil.rmtree(diffdir, ignore_errors=True)
+    os.makedirs(diffdir)
+    results = []
+    with cf.ThreadPoolExecutor(a.jobs) as ex:
+        futs = [ex.submit(case, a.ours, d, b, o, env) for d, b, o in jobs]
+        for f in futs:
+            results.append(f.result())
+    ok = sum(1 for _, s, _ in results if s)
+    lines = [f"pmdumplog conformance: {ok} of {len(results)} identical"]
+    bad = [(n, det) for n, s, det in results if not s]
+    for i, (n, det) in enumerate(bad):
+        lines.append(f"DIFF {n}")
+        with open(os.path.join(diffdir, f"{i:04d}.txt"), "wb") as fh:
+            fh.write(f"case: {n}\n".encode())
+            for k in ("ref", "got"):
+                out, err, rc = det[k]
+                fh.write(f"--- {k} rc={rc} stderr:\n".encode() + err[:4000])
+                fh.write(f"--- {k} stdout (first 400 KB):\n".encode() + out[:400_000])
+    with open(os.path.join(a.out, "scoreboard-pmdumplog.txt"), "w") as fh:
+        fh.write("\n".join(lines) + "\n")
+    print(lines[0])
+    floor_file = os.path.join(HERE, "floor-pmdumplog")
+    floor = int(open(floor_file).read().split()[0]) if os.path.exists(floor_file) else 0
+    if not a.filter and ok < floor:
+        print(f"conformance: FAIL: {ok} identical is below the floor of {floor}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,364 @@
+//! Opening an archive and walking its records.
+
+use crate::codec::index::{decode_index, IndexEntry};
+use crate::codec::label::{decode_label, Label, FEATURE_QA, VOL_INDEX, VOL_META};
+use crate::codec::record::{frame_at, frame_before};
+use crate::codec::result::{decode_result, ResultRecord};
+use crate::error::{DecodeError, DecodeErrorKind, Error, Result, PM_ERR_LABEL, PM_ERR_NODATA};
+use crate::metadata::Metadata;
+use crate::types::Timestamp;
+use crate::volume::{self, ArchiveFiles, Bytes, FileRef};
+use std::cell::OnceCell;
+use std::path::Path;
+
+/// Options for [`Archive::open_with`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct OpenOptions {
+    /// Accept unknown feature bits in a v3 label (pmdumplog retries this way after
+    /// warning).
+    pub ignore_features: bool,
+}
+
+struct Volume {
+    num: u32,
+    fref: FileRef,
+    /// Loaded on first use; `None` when the volume is unreadable or only a label
+    /// (libpcp skips those when reading across volumes).
+    bytes: OnceCell<Option<Bytes>>,
+}
+
+/// An open archive: its label, metadata, temporal index and data volumes.
+///
+/// ```no_run
+/// use archive_format::Archive;
+/// let a = Archive::open("/var/lib/pcp/testsuite/archives/omnibus_v3")?;
+/// println!("host {} version {}", a.label().hostname, a.label().version);
+/// for d in a.metadata().descs() {
+///     println!("{} {:?}", d.pmid, a.metadata().names(d.pmid));
+/// }
+/// for rec in a.records() {
+///     let (_, rec) = rec?;
+///     println!("{:?}: {} value sets", rec.stamp, rec.vsets.len());
+/// }
+/// # Ok::<(), archive_format::Error>(())
+/// ```
+pub struct Archive {
+    files: ArchiveFiles,
+    label: Label,
+    meta: Metadata,
+    meta_size: u64,
+    index: Vec<IndexEntry>,
+    volumes: Vec<Volume>,
+}
+
+impl std::fmt::Debug for Archive {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Archive").field("base", &self.files.base).field("label", &self.label).finish()
+    }
+}
+
+/// Where a record is: index into the archive's volume list, and byte offset.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Position {
+    pub vol: usize,
+    pub offset: u64,
+}
+
+fn load_labelled(fref: &FileRef, role: i32) -> Result<(Bytes, Label)> {
+    let bytes = volume::load(fref)?;
+    let label = decode_label(&bytes).map_err(|e| Error::decode(&fref.path, e))?;
+    if label.vol != role {
+        return Err(Error::decode(
+            &fref.path,
+            DecodeError::new(20, DecodeErrorKind::Label("volume number in label does not match the file")),
+        ));
+    }
+    Ok((bytes, label))
+}
+
+fn check_features(label: &Label, path: &Path, opts: OpenOptions) -> Result<()> {
+    if label.version >= 3 && !opts.ignore_features && label.features & !FEATURE_QA != 0 {
+        return Err(Error::decode(path, DecodeError::new(24, DecodeErrorKind::Feature(label.features))));
+    }
+    Ok(())
+}
+
+fn nodata(path: &Path) -> Error {
+    Error::pcp(PM_ERR_NODATA, "file holds only a label").at(path, None)
+}
+
+impl Archive {
+    /// Opens the archive named `name` (base name or any of its files).
+    pub fn open(name: impl AsRef<str>) -> Result<Archive> {
+        Self::open_with(name, OpenOptions::default())
+    }
+
+    pub fn open_with(name: impl AsRef<str>, opts: OpenOptions) -> Result<Archive> {
+        let files = volume::find_archive(name.as_ref())?;
+        let mut volumes: Vec<Volume> = files
+            .volumes
+            .iter()
+            .map(|(n, f)| Volume { num: *n, fref: f.clone(), bytes: OnceCell::new() })
+            .collect();
+        // the first data volume defines the archive
+        let first = &volumes[0];
+        let (vbytes, label) = load_labelled(&first.fref, first.num as i32)?;
+        check_features(&label, &first.fref.path, opts)?;
+        let label_len = label.record_len() as u64;
+        if vbytes.len() as u64 <= label_len {
+            return Err(nodata(&first.fref.path));
+        }
+        let _ = volumes[0].bytes.set(Some(vbytes));
+
+        let same = |other: &Label| {
+            other.version == label.version && other.pid == label.pid && other.hostname == label.hostname
+        };
+        let meta_ref = files.meta.clone().ok_or_else(|| Error::pcp(crate::error::PM_ERR_LOGFILE, "no .meta"))?;
+        let (mbytes, mlabel) = load_labelled(&meta_ref, VOL_META)?;
+        if !same(&mlabel) {
+            return Err(Error::pcp(PM_ERR_LABEL, "label of .meta does not match the data volume")
+                .at(&meta_ref.path, Some(0)));
+        }
+        if mbytes.len() as u64 <= label_len {
+            return Err(nodata(&meta_ref.path));
+        }
+        let mut index = Vec::new();
+        if let Some(iref) = &files.index {
+            let (ibytes, ilabel) = load_labelled(iref, VOL_INDEX)?;
+            if !same(&ilabel) {
+                return Err(Error::pcp(PM_ERR_LABEL, "label of .index does not match the data volume")
+                    .at(&iref.path, Some(0)));
+            }
+            if ibytes.len() as u64 <= label_len {
+                return Err(nodata(&iref.path));
+            }
+            index = decode_index(&ibytes[label_len as usize..], label_len, label.version)
+                .map_err(|e| Error::decode(&iref.path, e))?;
+        }
+        let meta = Metadata::load(&mbytes, label_len).map_err(|e| Error::decode(&meta_ref.path, e))?;
+        let meta_size = mbytes.len() as u64;
+        volumes.shrink_to_fit();
+        Ok(Archive { files, label, meta, meta_size, index, volumes })
+    }
+
+    /// The label of the first data volume.
+    pub fn label(&self) -> &Label {
+        &self.label
+    }
+    pub fn metadata(&self) -> &Metadata {
+        &self.meta
+    }
+    /// Temporal index entries (empty without an index).
+    pub fn index(&self) -> &[IndexEntry] {
+        &self.index
+    }
+    pub fn files(&self) -> &ArchiveFiles {
+        &self.files
+    }
+    /// Size of the (decompressed) `.meta` file.
+    pub fn meta_size(&self) -> u64 {
+        self.meta_size
+    }
+    pub fn version(&self) -> u32 {
+        self.label.version
+    }
+    fn label_len(&self) -> u64 {
+        self.label.record_len() as u64
+    }
+    /// Volume numbers present, ascending.
+    pub fn volume_numbers(&self) -> Vec<u32> {
+        self.volumes.iter().map(|v| v.num).collect()
+    }
+
+    /// Bytes of volume `i` (list index), or `None` if it is unusable.
+    fn vol_bytes(&self, i: usize) -> Option<&[u8]> {
+        let v = self.volumes.get(i)?;
+        v.bytes
+            .get_or_init(|| {
+                let (b, l) = load_labelled(&v.fref, v.num as i32).ok()?;
+                if l.version != self.label.version || b.len() as u64 <= self.label_len() {
+                    return None;
+                }
+                Some(b)
+            })
+            .as_deref()
+    }
+
+    fn vol_path(&self, i: usize) -> &Path {
+        &self.volumes[i].fref.path
+    }
+
+    /// Position of the first record.
+    pub fn start(&self) -> Position {
+        Position { vol: 0, offset: self.label_len() }
+    }
+    /// Position after the last record.
+    pub fn end_position(&self) -> Position {
+        for i in (0..self.volumes.len()).rev() {
+            if let Some(b) = self.vol_bytes(i) {
+                return Position { vol: i, offset: b.len() as u64 };
+            }
+        }
+        self.start()
+    }
+
+    /// Reads the record at `pos` forward: the record and the position after it, or
+    /// `None` at the end of the archive. Moves across volumes.
+    pub fn read_forward(&self, mut pos: Position) -> Result<Option<(Position, ResultRecord<'_>, Position)>> {
+        loop {
+            if pos.vol >= self.volumes.len() {
+                return Ok(None);
+            }
+            let Some(b) = self.vol_bytes(pos.vol) else {
+                pos = Position { vol: pos.vol + 1, offset: self.label_len() };
+                continue;
+            };
+            match frame_at(b, pos.offset).map_err(|e| Error::decode(self.vol_path(pos.vol), e))? {
+                None => {
+                    pos = Position { vol: pos.vol + 1, offset: self.label_len() };
+                }
+                Some(f) => {
+                    let rec = decode_result(f.payload(b), f.payload_start(), self.label.version)
+                        .map_err(|e| Error::decode(self.vol_path(pos.vol), e))?;
+                    return Ok(Some((pos, rec, Position { vol: pos.vol, offset: f.end() })));
+                }
+            }
+        }
+    }
+
+    /// Reads the record that ends at `pos`, backward: the record and its start
+    /// position, or `None` at the start of the archive.
+    pub fn read_backward(&self, mut pos: Position) -> Result<Option<(Position, ResultRecord<'_>)>> {
+        loop {
+            let b = match self.vol_bytes(pos.vol) {
+                Some(b) => b,
+                None => {
+                    if pos.vol == 0 {
+                        return Ok(None);
+                    }
+                    pos.vol -= 1;
+                    pos.offset = self.vol_bytes(pos.vol).map(|b| b.len() as u64).unwrap_or(0);
+                    continue;
+                }
+            };
+            let end = pos.offset.min(b.len() as u64);
+            let f = frame_before(b, end, self.label_len()).map_err(|e| Error::decode(self.vol_path(pos.vol), e))?;
+            match f {
+                None => {
+                    if pos.vol == 0 {
+                        return Ok(None);
+                    }
+                    pos.vol -= 1;
+                    pos.offset = self.vol_bytes(pos.vol).map(|b| b.len() as u64).unwrap_or(0);
+                }
+                Some(f) => {
+                    let rec = decode_result(f.payload(b), f.payload_start(), self.label.version)
+                        .map_err(|e| Error::decode(self.vol_path(pos.vol), e))?;
+                    return Ok(Some((Position { vol: pos.vol, offset: f.start }, rec)));
+                }
+            }
+        }
+    }
+
+    /// Iterates every record from the start, forward.
+    pub fn records(&self) -> Records<'_> {
+        Records { archive: self, pos: Some(self.start()), forward: true }
+    }
+    /// Iterates every record from the end, backward.
+    pub fn records_rev(&self) -> Records<'_> {
+        Records { archive: self, pos: Some(self.end_position()), forward: false }
+    }
+
+    /// The time of the last complete record (libpcp's `pmGetArchiveEnd`), or `None`
+    /// if no volume has a readable record at its end.
+    pub fn end_time(&self) -> Result<Option<Timestamp>> {
+        let mut last_err = None;
+        for i in (0..self.volumes.len()).rev() {
+            let Some(b) = self.vol_bytes(i) else { continue };
+            // the last record, read backwards from the physical end
+            if let Ok(Some(f)) = frame_before(b, b.len() as u64, self.label_len()) {
+                if let Ok(r) = decode_result(f.payload(b), f.payload_start(), self.label.version) {
+                    return Ok(Some(r.stamp));
+                }
+            }
+            // otherwise scan forward from the last index entry for this volume
+            let num = self.volumes[i].num as i32;
+            let mut off = self
+                .index
+                .iter()
+                .filter(|e| e.vol == num && (e.off_data as u64) <= b.len() as u64 && e.off_data as u64 >= self.label_len())
+                .map(|e| e.off_data as u64)
+                .next_back()
+                .unwrap_or(self.label_len());
+            let mut best = None;
+            loop {
+                match frame_at(b, off) {
+                    Ok(Some(f)) => {
+                        match decode_result(f.payload(b), f.payload_start(), self.label.version) {
+                            Ok(r) => best = Some(r.stamp),
+                            Err(e) => last_err = Some(Error::decode(self.vol_path(i), e)),
+                        }
+                        off = f.end();
+                    }
+                    Ok(None) => break,
+                    Err(e) => {
+                        last_err = Some(Error::decode(self.vol_path(i), e));
+                        break;
+                    }
+                }
+            }
+            if best.is_some() {
+                return Ok(best);
+            }
+        }
+        match last_err {
+            Some(e) => Err(e),
+            None => Ok(None),
+        }
+    }
+}
+
+/// Iterator over records; yields errors once and then stops.
+pub struct Records<'a> {
+    archive: &'a Archive,
+    pos: Option<Position>,
+    forward: bool,
+}
+
+impl<'a> Iterator for Records<'a> {
+    type Item = Result<(Position, ResultRecord<'a>)>;
+    fn next(&mut self) -> Option<Self::Item> {
+        let pos = self.pos?;
+        if self.forward {
+            match self.archive.read_forward(pos) {
+                Ok(Some((at, rec, next))) => {
+                    self.pos = Some(next);
+                    Some(Ok((at, rec)))
+                }
+                Ok(None) => {
+                    self.pos = None;
+                    None
+                }
+                Err(e) => {
+                    self.pos = None;
+                    Some(Err(e))
+                }
+            }
+        } else {
+            match self.archive.read_backward(pos) {
+                Ok(Some((at, rec))) => {
+                    self.pos = Some(at);
+                    Some(Ok((at, rec)))
+                }
+                Ok(None) => {
+                    self.pos = None;
+                    None
+                }
+                Err(e) => {
+                    self.pos = None;
+                    Some(Err(e))
+                }
+            }
+        }
+    }
+}

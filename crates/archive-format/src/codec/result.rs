@@ -1,0 +1,256 @@
+//! Data-volume records: a pmResult as stored in an archive.
+//!
+//! Payload (between the framing words):
+//!
+//! | field | size |
+//! |-------|------|
+//! | timestamp | v2: sec i32, usec i32; v3: sec (2 words, low first), nsec i32 |
+//! | numpmid | i32 (0 = `<mark>` record) |
+//! | value sets | numpmid x {pmid u32, numval i32, \[valfmt i32, numval x {inst i32, value u32}\] } |
+//! | value blocks | each: vtype:8 \| vlen:24, payload, padded to 4 bytes |
+//!
+//! `valfmt` is present only when `numval > 0`. For DPTR/SPTR values the `value` word is
+//! a word index counted from 8 bytes before the record's length word.
+
+use super::cursor::{Cursor, PutBe};
+use crate::error::{DecodeError, DecodeErrorKind};
+use crate::types::{PmId, Timestamp};
+
+pub const VAL_INSITU: i32 = 0;
+pub const VAL_DPTR: i32 = 1;
+pub const VAL_SPTR: i32 = 2;
+
+/// A value: in the value word itself, or a pointer to a value block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Value<'a> {
+    Insitu(u32),
+    /// A `pmValueBlock`: its type byte and payload (without the header word or padding).
+    Block { vtype: u8, data: &'a [u8] },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ValueSet<'a> {
+    pub pmid: PmId,
+    /// Number of values, or a negative PCP error code.
+    pub numval: i32,
+    /// `PM_VAL_INSITU`, `PM_VAL_DPTR` or `PM_VAL_SPTR` (0 when numval <= 0).
+    pub valfmt: i32,
+    pub values: Vec<(i32, Value<'a>)>,
+}
+
+/// A decoded data record (a pmResult). No value sets means a `<mark>` record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResultRecord<'a> {
+    pub stamp: Timestamp,
+    pub vsets: Vec<ValueSet<'a>>,
+}
+
+impl ResultRecord<'_> {
+    pub fn is_mark(&self) -> bool {
+        self.vsets.is_empty()
+    }
+    /// Record size as `pmdumplog -s` reports it.
+    pub fn size(&self, version: u32) -> usize {
+        let mut n = 4 + if version >= 3 { 12 } else { 8 } + 4 + 4;
+        for vs in &self.vsets {
+            n += 8;
+            if vs.numval > 0 {
+                n += 4;
+                for (_, v) in &vs.values {
+                    n += 8;
+                    if let Value::Block { data, .. } = v {
+                        n += (data.len() + 4).div_ceil(4) * 4;
+                    }
+                }
+            }
+        }
+        n
+    }
+}
+
+fn logrec(off: u64, what: &'static str) -> DecodeError {
+    DecodeError::new(off, DecodeErrorKind::Record(what))
+}
+
+/// Decodes the timestamp at the start of a record payload.
+pub fn decode_stamp(payload: &[u8], base: u64, version: u32) -> Result<Timestamp, DecodeError> {
+    let mut c = Cursor::new(payload, base);
+    if version >= 3 {
+        let sec = c.sec64()?;
+        let nsec = c.u32()?;
+        Ok(Timestamp::new(sec, nsec.min(999_999_999)))
+    } else {
+        let sec = c.i32()? as i64;
+        let usec = c.i32()?;
+        Ok(Timestamp::new(sec, usec.clamp(0, 999_999) as u32 * 1000))
+    }
+}
+
+/// Decodes a data record payload; `base` is the file offset of `payload[0]` (the byte
+/// after the leading length word).
+pub fn decode_result(payload: &[u8], base: u64, version: u32) -> Result<ResultRecord<'_>, DecodeError> {
+    let stamp = decode_stamp(payload, base, version)?;
+    let mut c = Cursor::new(payload, base);
+    c.skip(if version >= 3 { 12 } else { 8 })?;
+    let numpmid = c.i32()?;
+    if numpmid < 0 || numpmid as usize > c.remaining() / 8 {
+        return Err(logrec(c.offset() - 4, "illegal number of metrics in record"));
+    }
+    let mut vsets = Vec::with_capacity(numpmid as usize);
+    // (vset index, value index, word index) of pointer values, checked after the vlist.
+    let mut ptrs: Vec<(usize, usize, u32)> = Vec::new();
+    for _ in 0..numpmid {
+        let pmid = PmId(c.u32()?);
+        let numval = c.i32()?;
+        let mut vs = ValueSet { pmid, numval, valfmt: 0, values: Vec::new() };
+        if numval > 0 {
+            let valfmt = c.i32()?;
+            if !(VAL_INSITU..=VAL_SPTR).contains(&valfmt) {
+                return Err(logrec(c.offset() - 4, "illegal value format"));
+            }
+            if numval as usize > c.remaining() / 8 {
+                return Err(logrec(c.offset() - 8, "illegal number of values"));
+            }
+            vs.valfmt = valfmt;
+            vs.values.reserve(numval as usize);
+            for j in 0..numval as usize {
+                let inst = c.i32()?;
+                let w = c.u32()?;
+                vs.values.push((inst, Value::Insitu(w)));
+                if valfmt != VAL_INSITU {
+                    ptrs.push((vsets.len(), j, w));
+                }
+            }
+        }
+        vsets.push(vs);
+    }
+    let vlist_end = c.pos();
+    for (i, j, w) in ptrs {
+        // byte offset within the record = w*4 - 8; within the payload 4 less
+        let at = (w as i64) * 4 - 12;
+        if at < vlist_end as i64 || at as usize + 4 > payload.len() {
+            return Err(logrec(base + vlist_end as u64, "value block outside its record"));
+        }
+        let at = at as usize;
+        let hdr = u32::from_be_bytes([payload[at], payload[at + 1], payload[at + 2], payload[at + 3]]);
+        let vtype = (hdr >> 24) as u8;
+        let vlen = (hdr & 0x00ff_ffff) as usize;
+        if vlen < 4 || at + vlen > payload.len() {
+            return Err(logrec(base + at as u64, "illegal value block length"));
+        }
+        vsets[i].values[j].1 = Value::Block { vtype, data: &payload[at + 4..at + vlen] };
+    }
+    Ok(ResultRecord { stamp, vsets })
+}
+
+/// Owned form of a value, for building records to encode.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OwnedValue {
+    Insitu(u32),
+    Block { vtype: u8, data: Vec<u8> },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OwnedValueSet {
+    pub pmid: PmId,
+    pub numval: i32,
+    pub valfmt: i32,
+    pub values: Vec<(i32, OwnedValue)>,
+}
+
+/// Encodes a data record payload (no framing). Value blocks follow the value sets in
+/// vlist order, padded with `~` as libpcp does.
+pub fn encode_result(stamp: Timestamp, vsets: &[OwnedValueSet], version: u32) -> Vec<u8> {
+    let mut head = Vec::new();
+    if version >= 3 {
+        head.put_sec64(stamp.sec);
+        head.put_u32(stamp.nsec);
+    } else {
+        head.put_i32(stamp.sec as i32);
+        head.put_i32((stamp.nsec / 1000) as i32);
+    }
+    head.put_i32(vsets.len() as i32);
+    let mut vlist_len = 0usize;
+    for vs in vsets {
+        vlist_len += 8;
+        if vs.numval > 0 {
+            vlist_len += 4 + 8 * vs.values.len();
+        }
+    }
+    // word index of the first block: 8 bytes before the record + 4 (len) + head + vlist
+    let mut blocks = Vec::new();
+    let first = 8 + 4 + head.len() + vlist_len;
+    for vs in vsets {
+        head.put_u32(vs.pmid.0);
+        head.put_i32(vs.numval);
+        if vs.numval > 0 {
+            head.put_i32(vs.valfmt);
+            for (inst, v) in &vs.values {
+                head.put_i32(*inst);
+                match v {
+                    OwnedValue::Insitu(w) => head.put_u32(*w),
+                    OwnedValue::Block { vtype, data } => {
+                        head.put_u32(((first + blocks.len()) / 4) as u32);
+                        blocks.put_u32((*vtype as u32) << 24 | (data.len() as u32 + 4));
+                        blocks.extend_from_slice(data);
+                        while blocks.len() % 4 != 0 {
+                            blocks.push(b'~');
+                        }
+                    }
+                }
+            }
+        }
+    }
+    head.extend_from_slice(&blocks);
+    head
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trip_with_blocks() {
+        let vsets = vec![
+            OwnedValueSet {
+                pmid: PmId::new(29, 0, 1),
+                numval: 2,
+                valfmt: VAL_INSITU,
+                values: vec![(1, OwnedValue::Insitu(7)), (2, OwnedValue::Insitu(9))],
+            },
+            OwnedValueSet { pmid: PmId::new(29, 0, 2), numval: -12350, valfmt: 0, values: vec![] },
+            OwnedValueSet {
+                pmid: PmId::new(29, 0, 3),
+                numval: 1,
+                valfmt: VAL_DPTR,
+                values: vec![(-1, OwnedValue::Block { vtype: 6, data: b"hullo\0".to_vec() })],
+            },
+        ];
+        for v in [2, 3] {
+            let p = encode_result(Timestamp::new(100, 5000), &vsets, v);
+            assert_eq!(p.len() % 4, 0);
+            let r = decode_result(&p, 4, v).unwrap();
+            assert_eq!(r.vsets.len(), 3);
+            assert_eq!(r.vsets[0].values[1], (2, Value::Insitu(9)));
+            assert_eq!(r.vsets[1].numval, -12350);
+            assert_eq!(r.vsets[2].values[0].1, Value::Block { vtype: 6, data: b"hullo\0" });
+            assert_eq!(r.size(v), p.len() + 8);
+        }
+    }
+
+    #[test]
+    fn rejects_wild_pointers() {
+        let vsets = vec![OwnedValueSet {
+            pmid: PmId::new(1, 0, 3),
+            numval: 1,
+            valfmt: VAL_DPTR,
+            values: vec![(-1, OwnedValue::Block { vtype: 3, data: vec![0; 8] })],
+        }];
+        let mut p = encode_result(Timestamp::new(1, 0), &vsets, 2);
+        // point the value at word 1000
+        let n = 8 + 4 + 8 + 4 + 4;
+        p[n..n + 4].copy_from_slice(&1000u32.to_be_bytes());
+        assert!(decode_result(&p, 4, 2).is_err());
+        assert!(decode_result(&p[..10], 4, 2).is_err());
+    }
+}

@@ -1,0 +1,91 @@
+//! Compressed archive files. PCP 6.0.3 reads `.xz`, `.lzma`, `.bz2`, `.bz`, `.gz`, `.Z`
+//! and `.z`; we also read `.zst`. Every decoder runs in-process; the decompressed bytes
+//! go to an unlinked temporary file (as libpcp does for most suffixes) that is then
+//! memory-mapped, so a compressed archive never sits whole in memory.
+
+use std::io::{self, Read};
+
+/// A compression scheme, identified by file suffix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Compression {
+    Xz,
+    Lzma,
+    Bzip2,
+    Gzip,
+    /// Unix `compress` (LZW), `.Z`.
+    Lzw,
+    Zstd,
+}
+
+/// Suffixes in the order libpcp tries them, then ours.
+pub const SUFFIXES: &[(&str, Compression)] = &[
+    (".xz", Compression::Xz),
+    (".lzma", Compression::Lzma),
+    (".bz2", Compression::Bzip2),
+    (".bz", Compression::Bzip2),
+    (".gz", Compression::Gzip),
+    (".Z", Compression::Lzw),
+    (".z", Compression::Gzip),
+    (".zst", Compression::Zstd),
+];
+
+/// The compression implied by a file name's suffix, and the name without it.
+pub fn strip_suffix(name: &str) -> Option<(&str, Compression)> {
+    SUFFIXES.iter().find_map(|(s, c)| name.strip_suffix(s).map(|b| (b, *c)))
+}
+
+fn unsupported(what: &str) -> io::Error {
+    io::Error::new(io::ErrorKind::Unsupported, format!("{what} support was not compiled in"))
+}
+
+/// A reader that decompresses `inner`.
+pub fn decoder<'a, R: Read + 'a>(c: Compression, inner: R) -> io::Result<Box<dyn Read + 'a>> {
+    Ok(match c {
+        #[cfg(feature = "xz")]
+        Compression::Xz => Box::new(liblzma::read::XzDecoder::new_multi_decoder(inner)),
+        #[cfg(feature = "xz")]
+        Compression::Lzma => {
+            let stream = liblzma::stream::Stream::new_lzma_decoder(u64::MAX).map_err(io::Error::other)?;
+            Box::new(liblzma::read::XzDecoder::new_stream(inner, stream))
+        }
+        #[cfg(feature = "bzip2")]
+        Compression::Bzip2 => Box::new(bzip2::read::MultiBzDecoder::new(inner)),
+        #[cfg(feature = "gzip")]
+        Compression::Gzip => Box::new(flate2::read::MultiGzDecoder::new(inner)),
+        #[cfg(feature = "zstd")]
+        Compression::Zstd => Box::new(
+            ruzstd::decoding::StreamingDecoder::new(inner)
+                .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e.to_string()))?,
+        ),
+        Compression::Lzw => return Err(unsupported("unix compress (.Z)")),
+        #[allow(unreachable_patterns)]
+        other => {
+            drop(inner);
+            return Err(unsupported(&format!("{other:?}")));
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn suffixes() {
+        assert_eq!(strip_suffix("a.0.xz"), Some(("a.0", Compression::Xz)));
+        assert_eq!(strip_suffix("a.meta.bz2"), Some(("a.meta", Compression::Bzip2)));
+        assert_eq!(strip_suffix("a.meta"), None);
+    }
+
+    #[cfg(feature = "gzip")]
+    #[test]
+    fn gzip_round_trip() {
+        use std::io::Write;
+        let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        enc.write_all(b"hello archive").unwrap();
+        let gz = enc.finish().unwrap();
+        let mut out = String::new();
+        decoder(Compression::Gzip, &gz[..]).unwrap().read_to_string(&mut out).unwrap();
+        assert_eq!(out, "hello archive");
+    }
+}

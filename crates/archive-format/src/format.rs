@@ -1,0 +1,179 @@
+//! PCP's text forms of values (`pmPrintValue` with a minimum width of 1) and C's `%g`.
+
+use crate::codec::result::{Value, VAL_INSITU};
+use crate::types::vtype;
+use std::fmt::Write;
+
+/// C's `printf("%.*g", prec, x)`.
+pub fn fmt_g(x: f64, prec: usize) -> String {
+    if x.is_nan() {
+        return if x.is_sign_negative() { "-nan".into() } else { "nan".into() };
+    }
+    if x.is_infinite() {
+        return if x < 0.0 { "-inf".into() } else { "inf".into() };
+    }
+    let p = prec.max(1);
+    let e = format!("{:.*e}", p - 1, x);
+    let (mant, exp) = e.split_once('e').unwrap_or((&e, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    if exp < -4 || exp >= p as i32 {
+        let m = strip_zeros(mant);
+        let sign = if exp < 0 { '-' } else { '+' };
+        format!("{m}e{sign}{:02}", exp.abs())
+    } else {
+        let f = format!("{:.*}", (p as i32 - 1 - exp).max(0) as usize, x);
+        strip_zeros(&f).to_string()
+    }
+}
+
+fn strip_zeros(s: &str) -> &str {
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.')
+    } else {
+        s
+    }
+}
+
+fn be_u32(d: &[u8]) -> Option<u32> {
+    Some(u32::from_be_bytes(d.get(..4)?.try_into().ok()?))
+}
+fn be_u64(d: &[u8]) -> Option<u64> {
+    Some(u64::from_be_bytes(d.get(..8)?.try_into().ok()?))
+}
+
+/// The bytes of a value block as libpcp holds them in memory on a little-endian host:
+/// numeric blocks are converted from big-endian, everything else is raw.
+fn host_bytes(block_type: u8, data: &[u8]) -> Vec<u8> {
+    let bt = block_type as i32;
+    let mut v = data.to_vec();
+    if matches!(bt, vtype::I64 | vtype::U64 | vtype::DOUBLE) && v.len() >= 8 {
+        v[..8].reverse();
+    } else if bt == vtype::FLOAT && v.len() >= 4 {
+        v[..4].reverse();
+    }
+    v
+}
+
+fn is_print(b: u8) -> bool {
+    (0x20..0x7f).contains(&b)
+}
+
+/// `pmPrintValue(f, valfmt, type, value, 1)` into a string (no newline).
+pub fn format_value(ty: i32, valfmt: i32, v: &Value<'_>) -> String {
+    match (ty, v) {
+        (vtype::I32, Value::Insitu(w)) => return (*w as i32).to_string(),
+        (vtype::U32, Value::Insitu(w)) => return w.to_string(),
+        (vtype::FLOAT, Value::Insitu(w)) => return fmt_g(f32::from_bits(*w) as f64, 8),
+        (vtype::I64, Value::Block { data, .. }) if data.len() >= 8 => {
+            return (be_u64(data).unwrap_or(0) as i64).to_string()
+        }
+        (vtype::U64, Value::Block { data, .. }) if data.len() >= 8 => {
+            return be_u64(data).unwrap_or(0).to_string()
+        }
+        (vtype::DOUBLE, Value::Block { data, .. }) if data.len() >= 8 => {
+            return fmt_g(f64::from_bits(be_u64(data).unwrap_or(0)), 16)
+        }
+        (vtype::FLOAT, Value::Block { data, .. }) if data.len() >= 4 => {
+            return fmt_g(f32::from_bits(be_u32(data).unwrap_or(0)) as f64, 8)
+        }
+        (vtype::I32, Value::Block { data, .. }) if data.len() >= 4 => {
+            return (be_u32(data).unwrap_or(0) as i32).to_string()
+        }
+        (vtype::U32, Value::Block { data, .. }) if data.len() >= 4 => {
+            return be_u32(data).unwrap_or(0).to_string()
+        }
+        (vtype::STRING, Value::Block { data, .. }) => {
+            let end = data.iter().position(|&b| b == 0).unwrap_or(data.len());
+            return format!("\"{}\"", String::from_utf8_lossy(&data[..end]));
+        }
+        (vtype::NOSUPPORT, _) => return "pmPrintValue: bogus value, metric Not Supported\n".into(),
+        _ => {}
+    }
+    // aggregates, events and anything that cannot be extracted as its type
+    let mut s = String::new();
+    match v {
+        Value::Insitu(w) => {
+            if (ty == vtype::EVENT || ty == vtype::HIGHRES_EVENT) && valfmt == VAL_INSITU {
+                return pmlc_control(*w);
+            }
+            let _ = write!(s, "{w}");
+            let f = f32::from_bits(*w);
+            if !f.is_nan() {
+                let _ = write!(s, " {}", fmt_g(f as f64, 8));
+            }
+            let _ = write!(s, " 0x{w:x}");
+        }
+        Value::Block { vtype: bt, data } => {
+            let hb = host_bytes(*bt, data);
+            let mut sep = "";
+            if hb.len() == 8 {
+                let u = u64::from_le_bytes(hb[..8].try_into().unwrap_or([0; 8]));
+                let _ = write!(s, "{u}");
+                let d = f64::from_bits(u);
+                if !d.is_nan() {
+                    let _ = write!(s, " {}", fmt_g(d, 16));
+                }
+                sep = " ";
+            } else if hb.len() == 4 {
+                let u = u32::from_le_bytes(hb[..4].try_into().unwrap_or([0; 4]));
+                let f = f32::from_bits(u);
+                if !f.is_nan() {
+                    let _ = write!(s, "{}", fmt_g(f as f64, 8));
+                    sep = " ";
+                }
+            }
+            if !hb.is_empty() && hb.iter().all(|&b| is_print(b)) {
+                let _ = write!(s, "{sep}\"{}\"", String::from_utf8_lossy(&hb));
+                sep = " ";
+            }
+            s.push_str(sep);
+            s.push('[');
+            for b in &hb {
+                let _ = write!(s, "{b:02x}");
+            }
+            s.push(']');
+        }
+    }
+    s
+}
+
+fn pmlc_control(w: u32) -> String {
+    let mand = if w & 2 != 0 { "mand" } else { "adv" };
+    let on = if w & 1 != 0 { "on" } else { "off" };
+    let hist = if w & 8 != 0 { if w & 4 != 0 { " " } else { "na " } } else { "nl " };
+    format!("[pmlc control {mand} {on} {hist}{}]", (w >> 4) & 0x0fff_ffff)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn c_g_format() {
+        assert_eq!(fmt_g(1e16, 16), "1e+16");
+        assert_eq!(fmt_g(1000000.0, 8), "1000000");
+        assert_eq!(fmt_g(100.0, 16), "100");
+        assert_eq!(fmt_g(0.1, 8), "0.1");
+        assert_eq!(fmt_g(0.0001234, 8), "0.0001234");
+        assert_eq!(fmt_g(0.00001234, 8), "1.234e-05");
+        assert_eq!(fmt_g(123456789.0, 8), "1.2345679e+08");
+        assert_eq!(fmt_g(-1.371380375612005e306, 16), "-1.371380375612005e+306");
+        assert_eq!(fmt_g(0.0, 8), "0");
+    }
+
+    #[test]
+    fn aggregate_bytes() {
+        let data = [0x01, 0x03, 0x07, 0x0f, 0x1f, 0x3f, 0x7f, 0xff];
+        let s = format_value(vtype::AGGREGATE, 1, &Value::Block { vtype: 7, data: &data });
+        assert_eq!(s, "18410503204342530817 -1.371380375612005e+306 [0103070f1f3f7fff]");
+    }
+
+    #[test]
+    fn numbers_and_strings() {
+        assert_eq!(format_value(vtype::I32, 0, &Value::Insitu(0xffff_ffff)), "-1");
+        assert_eq!(format_value(vtype::U32, 0, &Value::Insitu(0xffff_ffff)), "4294967295");
+        let d = 1e6f64.to_bits().to_be_bytes();
+        assert_eq!(format_value(vtype::DOUBLE, 1, &Value::Block { vtype: 5, data: &d }), "1000000");
+        assert_eq!(format_value(vtype::STRING, 1, &Value::Block { vtype: 6, data: b"hi\0" }), "\"hi\"");
+    }
+}

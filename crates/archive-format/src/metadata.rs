@@ -1,0 +1,246 @@
+//! The metadata of an archive (`.meta`), loaded into memory as libpcp does:
+//! descriptors with their names, instance domains (deltas resolved into full
+//! snapshots), label sets and help text.
+
+use crate::codec::meta::{decode_meta, label_type, InDomKind, Instance, LabelSet, MetaRecord};
+use crate::codec::record::frame_at;
+use crate::error::{
+    DecodeError, DecodeErrorKind, PM_ERR_LOGCHANGEINDOM, PM_ERR_LOGCHANGESEM, PM_ERR_LOGCHANGETYPE,
+    PM_ERR_LOGCHANGEUNITS,
+};
+use crate::pmns::Pmns;
+use crate::types::{Desc, InDom, PmId, Timestamp};
+use serde::Serialize;
+use std::collections::{BTreeMap, HashMap};
+
+/// An instance-domain record as stored on disk (for `pmdumplog -I`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct InDomRecord {
+    pub kind: InDomKind,
+    pub stamp: Timestamp,
+    pub indom: InDom,
+    pub instances: Vec<Instance>,
+}
+
+/// The full instance set of an instance domain from a given time on.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Snapshot {
+    pub stamp: Timestamp,
+    /// `(instance id, name)`, sorted by id.
+    pub instances: Vec<(i32, String)>,
+}
+
+impl Snapshot {
+    pub fn name_of(&self, inst: i32) -> Option<&str> {
+        self.instances
+            .binary_search_by_key(&inst, |(i, _)| *i)
+            .ok()
+            .map(|k| self.instances[k].1.as_str())
+    }
+}
+
+/// A label-set record.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LabelRecord {
+    pub stamp: Timestamp,
+    /// `PM_LABEL_*` type (COMPOUND/OPTIONAL masked off).
+    pub ltype: u32,
+    pub ident: u32,
+    pub sets: Vec<LabelSet>,
+}
+
+/// Everything in `.meta`.
+#[derive(Debug, Clone, Default)]
+pub struct Metadata {
+    descs: Vec<Desc>,
+    desc_idx: HashMap<PmId, usize>,
+    /// Names per descriptor as listed in its (first) record.
+    pub pmns: Pmns,
+    indom_records: Vec<InDomRecord>,
+    snapshots: HashMap<InDom, Vec<Snapshot>>,
+    indom_order: Vec<InDom>,
+    labels: Vec<LabelRecord>,
+    texts: BTreeMap<(u32, u32), String>,
+}
+
+fn rec_err(off: u64, code: i32, what: &'static str) -> DecodeError {
+    DecodeError::new(off, DecodeErrorKind::Pcp(code, what))
+}
+
+impl Metadata {
+    /// Loads every record of a `.meta` file; `start` is the offset after its label.
+    pub fn load(file: &[u8], start: u64) -> Result<Metadata, DecodeError> {
+        let mut m = Metadata::default();
+        let mut off = start;
+        while let Some(frame) = frame_at(file, off)? {
+            let rec = decode_meta(frame.payload(file), frame.payload_start())?;
+            m.add(rec, frame.start)?;
+            off = frame.end();
+        }
+        // a partial header at the end is a clean end; a partial record is not
+        if (file.len() as u64).saturating_sub(off) >= 4 {
+            return Err(DecodeError::new(off, DecodeErrorKind::Record("partial record at end of file")));
+        }
+        m.pmns.finish();
+        Ok(m)
+    }
+
+    fn add(&mut self, rec: MetaRecord, off: u64) -> Result<(), DecodeError> {
+        match rec {
+            MetaRecord::Desc { desc, names } => {
+                if let Some(&i) = self.desc_idx.get(&desc.pmid) {
+                    let old = self.descs[i];
+                    if old.vtype != desc.vtype {
+                        return Err(rec_err(off, PM_ERR_LOGCHANGETYPE, "metric type changed"));
+                    }
+                    if old.sem != desc.sem {
+                        return Err(rec_err(off, PM_ERR_LOGCHANGESEM, "metric semantics changed"));
+                    }
+                    if old.indom != desc.indom {
+                        return Err(rec_err(off, PM_ERR_LOGCHANGEINDOM, "metric instance domain changed"));
+                    }
+                    if old.units != desc.units {
+                        return Err(rec_err(off, PM_ERR_LOGCHANGEUNITS, "metric units changed"));
+                    }
+                } else {
+                    self.desc_idx.insert(desc.pmid, self.descs.len());
+                    self.descs.push(desc);
+                }
+                for n in &names {
+                    self.pmns.insert(n, desc.pmid);
+                }
+            }
+            MetaRecord::InDom { kind, stamp, indom, instances } => {
+                self.indom_records.push(InDomRecord { kind, stamp, indom, instances: instances.clone() });
+                if instances.is_empty() {
+                    return Ok(());
+                }
+                let snaps = self.snapshots.entry(indom).or_default();
+                if snaps.is_empty() && !self.indom_order.contains(&indom) {
+                    self.indom_order.push(indom);
+                }
+                let mut set: Vec<(i32, String)> = if kind == InDomKind::Delta {
+                    // apply to the latest snapshot at or before this time
+                    let base = snaps.iter().rev().find(|s| s.stamp <= stamp).or(snaps.last());
+                    let mut set = base.map(|s| s.instances.clone()).unwrap_or_default();
+                    for i in &instances {
+                        set.retain(|(id, _)| *id != i.inst);
+                        if let Some(n) = &i.name {
+                            set.push((i.inst, n.clone()));
+                        }
+                    }
+                    set
+                } else {
+                    instances.into_iter().map(|i| (i.inst, i.name.unwrap_or_default())).collect()
+                };
+                set.sort_by_key(|(i, _)| *i);
+                let snap = Snapshot { stamp, instances: set };
+                if snaps.iter().any(|s| *s == snap) {
+                    return Ok(()); // duplicate with the same timestamp
+                }
+                let pos = snaps.partition_point(|s| s.stamp <= stamp);
+                snaps.insert(pos, snap);
+            }
+            MetaRecord::Label { stamp, ltype, ident, sets, .. } => {
+                self.labels.push(LabelRecord { stamp, ltype, ident, sets });
+            }
+            MetaRecord::Text { ttype, ident, text } => {
+                use crate::codec::meta::text_type as tt;
+                if ttype & (tt::ONELINE | tt::HELP) != 0 && ttype & (tt::PMID | tt::INDOM) != 0 {
+                    self.texts.insert((ttype, ident), text);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Descriptors in the order their PMIDs were first seen.
+    pub fn descs(&self) -> &[Desc] {
+        &self.descs
+    }
+    pub fn desc(&self, pmid: PmId) -> Option<&Desc> {
+        self.desc_idx.get(&pmid).map(|&i| &self.descs[i])
+    }
+    /// Descriptors in libpcp's hash-table order (as `pmdumplog -d` prints them).
+    pub fn descs_hash_order(&self) -> Vec<&Desc> {
+        let keys: Vec<u32> = self.descs.iter().map(|d| d.pmid.0).collect();
+        crate::hashorder::hash_order(&keys)
+            .into_iter()
+            .filter_map(|k| self.desc(PmId(k)))
+            .collect()
+    }
+    /// All names of a metric, in libpcp's order.
+    pub fn names(&self, pmid: PmId) -> &[String] {
+        self.pmns.names(pmid)
+    }
+    /// Instance-domain records in file order.
+    pub fn indom_records(&self) -> &[InDomRecord] {
+        &self.indom_records
+    }
+    /// Instance domains in the order first seen.
+    pub fn indoms(&self) -> &[InDom] {
+        &self.indom_order
+    }
+    /// Instance domains in libpcp's hash-table order (as `pmdumplog -i` prints them).
+    pub fn indoms_hash_order(&self) -> Vec<InDom> {
+        let keys: Vec<u32> = self.indom_order.iter().map(|d| d.0).collect();
+        crate::hashorder::hash_order(&keys).into_iter().map(InDom).collect()
+    }
+    /// Every snapshot of an instance domain, oldest first.
+    pub fn snapshots(&self, indom: InDom) -> &[Snapshot] {
+        self.snapshots.get(&indom).map(|v| v.as_slice()).unwrap_or(&[])
+    }
+    /// The instance domain in force at `t`: the newest snapshot at or before `t`, or the
+    /// oldest one if `t` precedes them all.
+    pub fn indom_at(&self, indom: InDom, t: Timestamp) -> Option<&Snapshot> {
+        let s = self.snapshots.get(&indom)?;
+        let k = s.partition_point(|x| x.stamp <= t);
+        if k == 0 {
+            s.first()
+        } else {
+            s.get(k - 1)
+        }
+    }
+    /// Every instance ever in the domain (newest name wins), sorted by id.
+    pub fn indom_union(&self, indom: InDom) -> Vec<(i32, String)> {
+        let mut m: BTreeMap<i32, String> = BTreeMap::new();
+        for s in self.snapshots(indom).iter().rev() {
+            for (i, n) in &s.instances {
+                m.entry(*i).or_insert_with(|| n.clone());
+            }
+        }
+        m.into_iter().collect()
+    }
+    /// Label-set records in file order.
+    pub fn labels(&self) -> &[LabelRecord] {
+        &self.labels
+    }
+    /// Help text keyed by `(PM_TEXT_* type, identifier)`.
+    pub fn texts(&self) -> &BTreeMap<(u32, u32), String> {
+        &self.texts
+    }
+    /// Help text of one kind for one PMID or InDom.
+    pub fn text(&self, ttype: u32, ident: u32) -> Option<&str> {
+        self.texts.get(&(ttype, ident)).map(|s| s.as_str())
+    }
+    /// Labels of one kind for an identifier at time `t` (newest record at or before).
+    pub fn labels_at(&self, ltype: u32, ident: u32, t: Timestamp) -> Option<&LabelRecord> {
+        self.labels
+            .iter()
+            .filter(|l| l.ltype == ltype && l.ident == ident && l.stamp <= t)
+            .max_by_key(|l| l.stamp)
+    }
+}
+
+/// Label type name as pmdumplog prints a label's class.
+pub fn label_class(flags: u8) -> &'static str {
+    match flags as u32 & !(label_type::COMPOUND | label_type::OPTIONAL) {
+        label_type::CONTEXT => "context",
+        label_type::DOMAIN => "domain",
+        label_type::INDOM => "indom",
+        label_type::CLUSTER => "cluster",
+        label_type::ITEM => "pmid",
+        label_type::INSTANCES => "instances",
+        _ => "?",
+    }
+}

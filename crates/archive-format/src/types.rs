@@ -1,0 +1,304 @@
+//! Core PCP types: metric identifiers (pmID), instance domains (pmInDom), units
+//! (pmUnits), value types and semantics, timestamps and metric descriptors (pmDesc),
+//! with their PCP text forms.
+
+use serde::Serialize;
+use std::fmt;
+
+/// A metric identifier, PCP's `pmID`: `flag:1 | domain:9 | cluster:12 | item:10`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct PmId(pub u32);
+
+impl PmId {
+    pub const NULL: PmId = PmId(0xffff_ffff);
+    pub fn new(domain: u32, cluster: u32, item: u32) -> Self {
+        PmId((domain & 0x1ff) << 22 | (cluster & 0xfff) << 10 | (item & 0x3ff))
+    }
+    pub fn domain(self) -> u32 {
+        (self.0 >> 22) & 0x1ff
+    }
+    pub fn cluster(self) -> u32 {
+        (self.0 >> 10) & 0xfff
+    }
+    pub fn item(self) -> u32 {
+        self.0 & 0x3ff
+    }
+}
+
+impl fmt::Display for PmId {
+    /// `pmIDStr`: `domain.cluster.item`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if *self == PmId::NULL {
+            f.write_str("PM_ID_NULL")
+        } else if self.domain() == 511 && self.item() == 0 {
+            write!(f, "{}.*.*", self.cluster())
+        } else {
+            write!(f, "{}.{}.{}", self.domain(), self.cluster(), self.item())
+        }
+    }
+}
+
+/// An instance domain identifier, PCP's `pmInDom`: `flag:1 | domain:9 | serial:22`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct InDom(pub u32);
+
+impl InDom {
+    pub const NULL: InDom = InDom(0xffff_ffff);
+    pub fn new(domain: u32, serial: u32) -> Self {
+        InDom((domain & 0x1ff) << 22 | (serial & 0x3f_ffff))
+    }
+    pub fn domain(self) -> u32 {
+        (self.0 >> 22) & 0x1ff
+    }
+    pub fn serial(self) -> u32 {
+        self.0 & 0x3f_ffff
+    }
+    pub fn is_null(self) -> bool {
+        self == InDom::NULL
+    }
+}
+
+impl fmt::Display for InDom {
+    /// `pmInDomStr`: `domain.serial`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.is_null() {
+            f.write_str("PM_INDOM_NULL")
+        } else {
+            write!(f, "{}.{}", self.domain(), self.serial())
+        }
+    }
+}
+
+/// Value type codes (`PM_TYPE_*`).
+pub mod vtype {
+    pub const NOSUPPORT: i32 = -1;
+    pub const I32: i32 = 0;
+    pub const U32: i32 = 1;
+    pub const I64: i32 = 2;
+    pub const U64: i32 = 3;
+    pub const FLOAT: i32 = 4;
+    pub const DOUBLE: i32 = 5;
+    pub const STRING: i32 = 6;
+    pub const AGGREGATE: i32 = 7;
+    pub const AGGREGATE_STATIC: i32 = 8;
+    pub const EVENT: i32 = 9;
+    pub const HIGHRES_EVENT: i32 = 10;
+    pub const UNKNOWN: i32 = 255;
+
+    /// Long form used by `pmdumplog -d` (`__pmPrintDesc`).
+    pub fn long_name(t: i32) -> Option<&'static str> {
+        Some(match t {
+            I32 => "32-bit int",
+            U32 => "32-bit unsigned int",
+            I64 => "64-bit int",
+            U64 => "64-bit unsigned int",
+            FLOAT => "float",
+            DOUBLE => "double",
+            STRING => "string",
+            AGGREGATE => "aggregate",
+            AGGREGATE_STATIC => "static aggregate",
+            EVENT => "event record array",
+            HIGHRES_EVENT => "highres event record array",
+            _ => return None,
+        })
+    }
+
+    /// Short form (`pmTypeStr`).
+    pub fn short_name(t: i32) -> &'static str {
+        match t {
+            I32 => "32",
+            U32 => "U32",
+            I64 => "64",
+            U64 => "U64",
+            FLOAT => "FLOAT",
+            DOUBLE => "DOUBLE",
+            STRING => "STRING",
+            AGGREGATE => "AGGREGATE",
+            AGGREGATE_STATIC => "AGGREGATE_STATIC",
+            EVENT => "EVENT",
+            HIGHRES_EVENT => "HIGHRES_EVENT",
+            NOSUPPORT => "NO_SUPPORT",
+            UNKNOWN => "UNKNOWN",
+            _ => "???",
+        }
+    }
+}
+
+/// Semantics codes (`PM_SEM_*`).
+pub mod sem {
+    pub const COUNTER: i32 = 1;
+    pub const INSTANT: i32 = 3;
+    pub const DISCRETE: i32 = 4;
+
+    pub fn name(s: i32) -> Option<&'static str> {
+        Some(match s {
+            COUNTER => "counter",
+            INSTANT => "instant",
+            DISCRETE => "discrete",
+            _ => return None,
+        })
+    }
+}
+
+/// Units and scale of a metric (`pmUnits`), packed exactly as on disk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub struct Units(pub u32);
+
+fn nibble_signed(v: u32) -> i32 {
+    let n = (v & 0xf) as i32;
+    if n >= 8 {
+        n - 16
+    } else {
+        n
+    }
+}
+
+impl Units {
+    pub fn dim_space(self) -> i32 {
+        nibble_signed(self.0 >> 28)
+    }
+    pub fn dim_time(self) -> i32 {
+        nibble_signed(self.0 >> 24)
+    }
+    pub fn dim_count(self) -> i32 {
+        nibble_signed(self.0 >> 20)
+    }
+    pub fn scale_space(self) -> u32 {
+        (self.0 >> 16) & 0xf
+    }
+    pub fn scale_time(self) -> u32 {
+        (self.0 >> 12) & 0xf
+    }
+    pub fn scale_count(self) -> i32 {
+        nibble_signed(self.0 >> 8)
+    }
+}
+
+impl fmt::Display for Units {
+    /// `pmUnitsStr`; empty when dimensionless with no count scale.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        const SPACE: [&str; 9] =
+            ["byte", "Kbyte", "Mbyte", "Gbyte", "Tbyte", "Pbyte", "Ebyte", "Zbyte", "Ybyte"];
+        const TIME: [&str; 6] = ["nanosec", "microsec", "millisec", "sec", "min", "hour"];
+        let space = match SPACE.get(self.scale_space() as usize) {
+            Some(s) => s.to_string(),
+            None => format!("space-{}", self.scale_space()),
+        };
+        let time = match TIME.get(self.scale_time() as usize) {
+            Some(s) => s.to_string(),
+            None => format!("time-{}", self.scale_time()),
+        };
+        let count = match self.scale_count() {
+            0 => "count".to_string(),
+            1 => "count x 10".to_string(),
+            n => format!("count x 10^{n}"),
+        };
+        let dims = [
+            (self.dim_space(), space),
+            (self.dim_time(), time),
+            (self.dim_count(), count),
+        ];
+        if dims.iter().all(|(d, _)| *d == 0) {
+            return match self.scale_count() {
+                0 => Ok(()),
+                1 => f.write_str("x 10"),
+                n => write!(f, "x 10^{n}"),
+            };
+        }
+        let mut parts: Vec<String> = Vec::new();
+        for (d, name) in dims.iter().filter(|(d, _)| *d > 0) {
+            parts.push(if *d == 1 { name.clone() } else { format!("{name}^{d}") });
+        }
+        let neg: Vec<String> = dims
+            .iter()
+            .filter(|(d, _)| *d < 0)
+            .map(|(d, name)| if *d == -1 { name.clone() } else { format!("{name}^{}", -d) })
+            .collect();
+        let mut s = parts.join(" ");
+        if !neg.is_empty() {
+            if !s.is_empty() {
+                s.push(' ');
+            }
+            s.push_str("/ ");
+            s.push_str(&neg.join(" "));
+        }
+        f.write_str(&s)
+    }
+}
+
+/// A timestamp: seconds since the epoch and nanoseconds. v2 archives only carry
+/// microseconds (nsec is then a multiple of 1000).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize)]
+pub struct Timestamp {
+    pub sec: i64,
+    pub nsec: u32,
+}
+
+impl Timestamp {
+    pub const fn new(sec: i64, nsec: u32) -> Self {
+        Timestamp { sec, nsec }
+    }
+    /// Seconds as a double.
+    pub fn as_f64(self) -> f64 {
+        self.sec as f64 + self.nsec as f64 / 1e9
+    }
+    /// `self - other` in seconds.
+    pub fn sub_f64(self, other: Timestamp) -> f64 {
+        (self.sec - other.sec) as f64 + (self.nsec as f64 - other.nsec as f64) / 1e9
+    }
+    /// Total nanoseconds (saturating), handy for comparisons and arithmetic.
+    pub fn as_nanos(self) -> i128 {
+        self.sec as i128 * 1_000_000_000 + self.nsec as i128
+    }
+    pub fn from_nanos(n: i128) -> Self {
+        let sec = n.div_euclid(1_000_000_000);
+        let nsec = n.rem_euclid(1_000_000_000) as u32;
+        Timestamp { sec: sec.clamp(i64::MIN as i128, i64::MAX as i128) as i64, nsec }
+    }
+}
+
+/// A metric descriptor (`pmDesc`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Desc {
+    pub pmid: PmId,
+    /// `PM_TYPE_*` code (see [`vtype`]).
+    pub vtype: i32,
+    pub indom: InDom,
+    /// `PM_SEM_*` code (see [`sem`]).
+    pub sem: i32,
+    pub units: Units,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn id_strings() {
+        assert_eq!(PmId::new(60, 0, 32).to_string(), "60.0.32");
+        assert_eq!(PmId::NULL.to_string(), "PM_ID_NULL");
+        assert_eq!(InDom::new(29, 2).to_string(), "29.2");
+        assert_eq!(InDom::new(29, 2).0, 0x7400002);
+        assert_eq!(InDom::NULL.to_string(), "PM_INDOM_NULL");
+    }
+
+    #[test]
+    fn units_strings() {
+        assert_eq!(Units(0x10010000).to_string(), "Kbyte");
+        assert_eq!(Units(0x01002000).to_string(), "millisec");
+        assert_eq!(Units(0x0f103000).to_string(), "count / sec");
+        assert_eq!(Units(0).to_string(), "");
+        assert_eq!(Units(0x00000100).to_string(), "x 10");
+        assert_eq!(Units(0x00000300).to_string(), "x 10^3");
+        assert_eq!(Units(0x1f013000).to_string(), "Kbyte / sec");
+        assert_eq!(Units(0x20000000).to_string(), "byte^2");
+    }
+
+    #[test]
+    fn timestamp_arith() {
+        let t = Timestamp::new(10, 500_000_000);
+        assert_eq!(Timestamp::from_nanos(t.as_nanos() - 1_000_000_000), Timestamp::new(9, 500_000_000));
+        assert_eq!(Timestamp::from_nanos(-1), Timestamp::new(-1, 999_999_999));
+        assert!((t.sub_f64(Timestamp::new(9, 0)) - 1.5).abs() < 1e-12);
+    }
+}

@@ -1,0 +1,238 @@
+//! Finding the files of an archive and getting at their bytes.
+//!
+//! An archive `B` is `B.meta`, optionally `B.index`, and data volumes `B.0`, `B.1`, ...,
+//! each possibly compressed (see [`crate::compress`]). The name given by a user may be
+//! the base name, any member file (`B.0`, `B.meta.xz`), or the base name with a trailing
+//! dot, as libpcp accepts.
+
+use crate::compress::{self, Compression};
+use crate::error::{Error, Result, ENOENT, PM_ERR_LOGFILE};
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io;
+use std::ops::Deref;
+use std::path::{Path, PathBuf};
+
+/// One file of an archive.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileRef {
+    pub path: PathBuf,
+    pub compression: Option<Compression>,
+}
+
+/// The files that make up an archive.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ArchiveFiles {
+    /// Base name (directory included), e.g. `/tmp/foo` for `/tmp/foo.meta`.
+    pub base: PathBuf,
+    pub meta: Option<FileRef>,
+    pub index: Option<FileRef>,
+    pub volumes: BTreeMap<u32, FileRef>,
+}
+
+/// What role a file name plays for which base name.
+fn classify(name: &str) -> Option<(&str, Role)> {
+    if let Some(b) = name.strip_suffix(".meta") {
+        return Some((b, Role::Meta));
+    }
+    if let Some(b) = name.strip_suffix(".index") {
+        return Some((b, Role::Index));
+    }
+    let dot = name.rfind('.')?;
+    let digits = &name[dot + 1..];
+    if !digits.is_empty() && digits.bytes().all(|c| c.is_ascii_digit()) {
+        if let Ok(n) = digits.parse::<u32>() {
+            return Some((&name[..dot], Role::Volume(n)));
+        }
+    }
+    None
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Role {
+    Meta,
+    Index,
+    Volume(u32),
+}
+
+fn exists_maybe_compressed(p: &str) -> bool {
+    Path::new(p).is_file() || compress::SUFFIXES.iter().any(|(s, _)| Path::new(&format!("{p}{s}")).is_file())
+}
+
+/// The base name of an archive named by `name` (any of the forms libpcp accepts).
+pub fn base_name(name: &str) -> String {
+    let mut n = name.to_string();
+    if exists_maybe_compressed(&n) {
+        if let Some((b, _)) = compress::strip_suffix(&n) {
+            n = b.to_string();
+        }
+        if let Some((b, _)) = classify(&n) {
+            n = b.to_string();
+        }
+    } else if let Some(b) = n.strip_suffix('.') {
+        n = b.to_string();
+    }
+    n
+}
+
+/// Finds the files of the archive named `name`.
+pub fn find_archive(name: &str) -> Result<ArchiveFiles> {
+    let base = base_name(name);
+    let bpath = PathBuf::from(&base);
+    let (dir, stem) = match (bpath.parent(), bpath.file_name()) {
+        (Some(d), Some(f)) => {
+            let d = if d.as_os_str().is_empty() { Path::new(".") } else { d };
+            (d.to_path_buf(), f.to_string_lossy().into_owned())
+        }
+        _ => return Err(Error::pcp(ENOENT, format!("no archive named {name}"))),
+    };
+    let mut files = ArchiveFiles { base: bpath.clone(), meta: None, index: None, volumes: BTreeMap::new() };
+    let entries = std::fs::read_dir(&dir).map_err(|e| Error::io(&dir, &e))?;
+    let mut names: Vec<String> = entries
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    // uncompressed files win over compressed ones with the same role
+    names.sort_by_key(|n| compress::strip_suffix(n).is_some());
+    let mut any = false;
+    for fname in names {
+        let (plain, comp) = match compress::strip_suffix(&fname) {
+            Some((b, c)) => (b.to_string(), Some(c)),
+            None => (fname.clone(), None),
+        };
+        let Some((b, role)) = classify(&plain) else { continue };
+        if b != stem {
+            continue;
+        }
+        let fr = FileRef { path: dir.join(&fname), compression: comp };
+        if !fr.path.is_file() {
+            continue;
+        }
+        any = true;
+        match role {
+            Role::Meta => {
+                files.meta.get_or_insert(fr);
+            }
+            Role::Index => {
+                files.index.get_or_insert(fr);
+            }
+            Role::Volume(n) => {
+                files.volumes.entry(n).or_insert(fr);
+            }
+        }
+    }
+    if files.meta.is_none() || files.volumes.is_empty() {
+        return Err(if any {
+            Error::pcp(PM_ERR_LOGFILE, format!("{base}: no .meta file or no data volume"))
+        } else {
+            Error::pcp(ENOENT, format!("{base}: no archive files found"))
+        });
+    }
+    Ok(files)
+}
+
+/// The bytes of one archive file: a read-only memory map of an uncompressed file, or
+/// a map of the decompressed copy in an unlinked temporary file.
+pub struct Bytes {
+    inner: Inner,
+}
+
+enum Inner {
+    Map(memmap2::Mmap),
+    Vec(Vec<u8>),
+}
+
+impl Deref for Bytes {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match &self.inner {
+            Inner::Map(m) => m,
+            Inner::Vec(v) => v,
+        }
+    }
+}
+
+impl std::fmt::Debug for Bytes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Bytes({} bytes)", self.len())
+    }
+}
+
+impl Bytes {
+    pub fn from_vec(v: Vec<u8>) -> Self {
+        Bytes { inner: Inner::Vec(v) }
+    }
+}
+
+#[allow(unsafe_code)]
+fn map_file(f: &File) -> io::Result<memmap2::Mmap> {
+    // SAFETY: the map is read-only and private to this process. Archive files are
+    // append-only (pmlogger never rewrites bytes that were written, except the
+    // labels, which are read separately); a file truncated under us could raise
+    // SIGBUS, which is the same exposure every mmap-based reader accepts.
+    unsafe { memmap2::Mmap::map(f) }
+}
+
+/// Files smaller than this are read rather than mapped.
+const MAP_THRESHOLD: u64 = 64 * 1024;
+
+/// Opens `fr` and returns its (decompressed) bytes.
+pub fn load(fr: &FileRef) -> Result<Bytes> {
+    let file = File::open(&fr.path).map_err(|e| Error::io(&fr.path, &e))?;
+    match fr.compression {
+        None => {
+            let len = file.metadata().map_err(|e| Error::io(&fr.path, &e))?.len();
+            if len < MAP_THRESHOLD {
+                let mut v = Vec::with_capacity(len as usize);
+                io::Read::read_to_end(&mut &file, &mut v).map_err(|e| Error::io(&fr.path, &e))?;
+                Ok(Bytes::from_vec(v))
+            } else {
+                Ok(Bytes { inner: Inner::Map(map_file(&file).map_err(|e| Error::io(&fr.path, &e))?) })
+            }
+        }
+        Some(c) => {
+            let logrec = |e: io::Error| {
+                Error::pcp(crate::error::PM_ERR_LOGREC, format!("cannot decompress: {e}")).at(&fr.path, None)
+            };
+            let mut dec = compress::decoder(c, io::BufReader::new(file)).map_err(logrec)?;
+            let mut tmp = tempfile::tempfile().map_err(|e| Error::io(Path::new("temporary file"), &e))?;
+            let n = io::copy(&mut dec, &mut tmp).map_err(logrec)?;
+            if n == 0 {
+                return Ok(Bytes::from_vec(Vec::new()));
+            }
+            Ok(Bytes { inner: Inner::Map(map_file(&tmp).map_err(|e| Error::io(&fr.path, &e))?) })
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classifies_member_files() {
+        assert_eq!(classify("foo.meta"), Some(("foo", Role::Meta)));
+        assert_eq!(classify("foo.12"), Some(("foo", Role::Volume(12))));
+        assert_eq!(classify("20180416.10.00.3"), Some(("20180416.10.00", Role::Volume(3))));
+        assert_eq!(classify("foo.config"), None);
+    }
+
+    #[test]
+    fn finds_archives_by_any_name() {
+        let d = tempfile::tempdir().unwrap();
+        for f in ["a.meta", "a.index", "a.0", "a.1.xz", "ab.0", "a.config"] {
+            std::fs::write(d.path().join(f), b"x").unwrap();
+        }
+        let base = d.path().join("a").to_string_lossy().into_owned();
+        for name in [base.clone(), format!("{base}.meta"), format!("{base}.1"), format!("{base}.")] {
+            let f = find_archive(&name).unwrap();
+            assert_eq!(f.base, d.path().join("a"), "{name}");
+            assert_eq!(f.volumes.len(), 2);
+            assert_eq!(f.volumes[&1].compression, Some(Compression::Xz));
+        }
+        let missing = d.path().join("zz").to_string_lossy().into_owned();
+        assert_eq!(find_archive(&missing).unwrap_err().pm_err(), ENOENT);
+        let partial = d.path().join("ab").to_string_lossy().into_owned();
+        assert_eq!(find_archive(&partial).unwrap_err().pm_err(), PM_ERR_LOGFILE);
+    }
+}

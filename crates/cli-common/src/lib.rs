@@ -1,0 +1,11 @@
+//! What the PCP-compatible command-line tools share: time zones as glibc's `tzset`
+//! reads them ([`zone`]), PCP's timestamp text ([`timefmt`]), the PCPIntro(1) time
+//! window and interval syntax ([`window`]), and `tool: message` exits ([`exit`]).
+
+pub mod exit;
+pub mod getopt;
+pub mod timefmt;
+pub mod window;
+pub mod zone;
+
+pub use jiff::tz::TimeZone;

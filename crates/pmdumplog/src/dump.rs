@@ -1,0 +1,592 @@
+//! The text report, section by section, in PCP 6.0.3's order and format.
+
+use crate::opts::Opts;
+use archive_format::codec::event::{decode_events, flags_str, FLAG_MISSED};
+use archive_format::codec::meta::{label_type, text_type, InDomKind};
+use archive_format::error::{PM_ERR_FEATURE, PM_ERR_NONLEAF};
+use archive_format::format::format_value;
+use archive_format::metadata::label_class;
+use archive_format::pmns::Lookup;
+use archive_format::types::vtype;
+use archive_format::{pm_err_str, Archive, InDom, OpenOptions, PmId, ResultRecord, Timestamp, Value};
+use cli_common::timefmt::{ctime, stamp};
+use cli_common::window::{parse_window, Bounds};
+use cli_common::zone;
+use cli_common::TimeZone;
+use std::io::{self, Write};
+
+const PROG: &str = "pmdumplog";
+
+/// Timestamp printing state.
+pub struct Clock {
+    pub tz: TimeZone,
+    pub digits: usize,
+    pub x: u32,
+    pub start: Timestamp,
+}
+
+impl Clock {
+    /// A record-style timestamp with the -x decorations.
+    pub fn ts(&self, t: Timestamp) -> String {
+        self.ts_digits(t, self.digits)
+    }
+    fn ts_digits(&self, t: Timestamp, digits: usize) -> String {
+        let s = stamp(t, digits, &self.tz);
+        if self.x == 0 {
+            return s;
+        }
+        let c = ctime(t.sec, &self.tz);
+        let mut r = format!("{} {} {}", &c[..10], s, &c[20..]);
+        if self.x >= 2 {
+            let off = t.sub_f64(self.start);
+            r.push_str(&format!(" ({:.*})", digits, off));
+        }
+        if self.x >= 3 {
+            r.push_str(&format!(" {}", t.sec));
+        }
+        r
+    }
+}
+
+fn open(name: &str, err: &mut dyn Write) -> io::Result<Result<Archive, i32>> {
+    match Archive::open(name) {
+        Ok(a) => Ok(Ok(a)),
+        Err(e) if e.pm_err() == PM_ERR_FEATURE => {
+            writeln!(err, "{PROG}: Warning: unsupported feature bits, other errors may follow ...")?;
+            match Archive::open_with(name, OpenOptions { ignore_features: true }) {
+                Ok(a) => Ok(Ok(a)),
+                Err(e) => {
+                    writeln!(err, "{PROG}: Cannot open archive \"{name}\": {}", e.pm_message())?;
+                    Ok(Err(1))
+                }
+            }
+        }
+        Err(e) => {
+            writeln!(err, "{PROG}: Cannot open archive \"{name}\": {}", e.pm_message())?;
+            Ok(Err(1))
+        }
+    }
+}
+
+fn names_str(a: &Archive, pmid: PmId) -> String {
+    let n = a.metadata().names(pmid);
+    if n.is_empty() {
+        "<noname>".into()
+    } else {
+        n.join(" or ")
+    }
+}
+
+pub fn dump(o: &Opts, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<i32> {
+    let name = o.archive.clone().unwrap_or_default();
+    if name.contains(',') || std::path::Path::new(&name).is_dir() {
+        writeln!(err, "{PROG}: Multiple archives are not supported")?;
+        return Ok(1);
+    }
+    let a = match open(&name, err)? {
+        Ok(a) => a,
+        Err(c) => return Ok(c),
+    };
+    let meta = a.metadata();
+
+    // metric names on the command line
+    let mut wanted: Vec<PmId> = Vec::new();
+    if !o.names.is_empty() {
+        for n in &o.names {
+            match meta.pmns.lookup(n) {
+                Lookup::Leaf(p) => wanted.push(p),
+                Lookup::NonLeaf => {
+                    let leaves = meta.pmns.traverse(n);
+                    if leaves.is_empty() {
+                        writeln!(err, "{PROG}: pmTraversePMNS({n}): {}", pm_err_str(PM_ERR_NONLEAF))?;
+                    }
+                    wanted.extend(leaves.into_iter().map(|(_, p)| p));
+                }
+                Lookup::Unknown => {
+                    writeln!(err, "{PROG}: pmLookupName({n}): {}", pm_err_str(archive_format::error::PM_ERR_NAME))?;
+                }
+            }
+        }
+        if wanted.is_empty() {
+            writeln!(err, "No metric names can be translated, dump abandoned")?;
+            return Ok(1);
+        }
+    }
+
+    let label = a.label().clone();
+    let end = match a.end_time() {
+        Ok(e) => e,
+        Err(e) => {
+            out.flush()?;
+            writeln!(err, "{PROG}: Cannot locate end of archive {name}: {}", e.pm_message())?;
+            writeln!(err, "\nWARNING: This archive is sufficiently damaged that it may not be possible to")?;
+            writeln!(err, "         produce complete information.  Continuing and hoping for the best.\n")?;
+            None
+        }
+    };
+
+    let tz = if o.hostzone {
+        writeln!(out, "Note: timezone set to local timezone of host \"{}\" from archive\n", label.hostname)?;
+        zone::parse_tz(&label.timezone)
+    } else if let Some(t) = &o.tz {
+        writeln!(out, "Note: timezone set to \"TZ={t}\"\n")?;
+        zone::parse_tz(t)
+    } else {
+        zone::local()
+    };
+    let clock = Clock { tz, digits: if label.version >= 3 { 9 } else { 6 }, x: o.x, start: label.start };
+
+    let far = Timestamp::new(i32::MAX as i64, 0);
+    let bounds = Bounds { start: label.start, end: end.unwrap_or(far) };
+    let (wstart, wend) = match parse_window(o.start.as_deref(), o.finish.as_deref(), bounds, &clock.tz) {
+        Ok(w) => w,
+        Err(spec) => {
+            writeln!(err, "{PROG}: invalid time window.\n{spec}\n^ -- unexpected value\n")?;
+            return Ok(1);
+        }
+    };
+
+    if o.label {
+        dump_label(&a, end, o.verbose_label, &clock, out)?;
+    }
+    if o.descs {
+        dump_descs(&a, out)?;
+    }
+    if o.labelsets {
+        dump_labelsets(&a, &clock, out)?;
+    }
+    if o.help {
+        dump_help(&a, out)?;
+    }
+    if o.ondisk {
+        dump_ondisk(&a, &clock, out)?;
+    }
+    if o.insts {
+        dump_insts(&a, &clock, out)?;
+    }
+    if o.index {
+        dump_index(&a, &clock, out)?;
+    }
+    if o.metrics {
+        return dump_values(&a, o, &wanted, wstart, wend, &clock, out, err);
+    }
+    Ok(0)
+}
+
+fn dump_label(a: &Archive, end: Option<Timestamp>, verbose: bool, c: &Clock, out: &mut dyn Write) -> io::Result<()> {
+    let l = a.label();
+    writeln!(out, "Log Label (Log Format Version {})", l.version)?;
+    writeln!(out, "Performance metrics from host {}", l.hostname)?;
+    let line = |t: Timestamp| {
+        let ct = ctime(t.sec, &c.tz);
+        let mut s = format!("{} {} {}", &ct[..10], stamp(t, c.digits, &c.tz), &ct[20..]);
+        if c.x >= 3 {
+            s.push_str(&format!(" {}", t.sec));
+        }
+        s
+    };
+    writeln!(out, "    commencing {}", line(l.start))?;
+    match end {
+        Some(e) => writeln!(out, "    ending     {}", line(e))?,
+        None => writeln!(out, "    ending     UNKNOWN")?,
+    }
+    if verbose {
+        if !l.timezone.is_empty() {
+            writeln!(out, "Archive timezone: {}", l.timezone)?;
+        }
+        if l.version >= 3 && !l.zoneinfo.is_empty() {
+            writeln!(out, "Archive zoneinfo: {}", l.zoneinfo)?;
+        }
+        if l.features != 0 {
+            let unknown = l.features & !archive_format::codec::label::FEATURE_QA;
+            if unknown != 0 {
+                writeln!(out, "Archive features: 0x{:x} [unknown: 0x{:x}]", l.features, unknown)?;
+            } else {
+                writeln!(out, "Archive features: 0x{:x}", l.features)?;
+            }
+        }
+        writeln!(out, "PID for pmlogger: {}", l.pid)?;
+    }
+    Ok(())
+}
+
+fn indom_str(indom: InDom) -> String {
+    format!("{} 0x{:x}", indom, indom.0)
+}
+
+fn dump_descs(a: &Archive, out: &mut dyn Write) -> io::Result<()> {
+    writeln!(out, "\nDescriptions for Metrics in the Log ...")?;
+    for d in a.metadata().descs_hash_order() {
+        writeln!(out, "PMID: {} ({})", d.pmid, names_str(a, d.pmid))?;
+        if d.vtype == vtype::NOSUPPORT {
+            writeln!(out, "    Data Type: Not Supported")?;
+            continue;
+        }
+        let t = match vtype::long_name(d.vtype) {
+            Some(s) => s.to_string(),
+            None => format!("???? (type={})", d.vtype),
+        };
+        writeln!(out, "    Data Type: {t}  InDom: {}", indom_str(d.indom))?;
+        let sem = match archive_format::types::sem::name(d.sem) {
+            Some(s) => s.to_string(),
+            None => format!("???? (sem={})", d.sem),
+        };
+        let units = d.units.to_string();
+        writeln!(out, "    Semantics: {sem}  Units: {}", if units.is_empty() { "none" } else { &units })?;
+    }
+    Ok(())
+}
+
+fn dump_labelsets(a: &Archive, c: &Clock, out: &mut dyn Write) -> io::Result<()> {
+    writeln!(out, "\nMetric Labels in the Log ...")?;
+    let labels = a.metadata().labels();
+    let mut stamps: Vec<Timestamp> = labels.iter().map(|l| l.stamp).collect();
+    stamps.sort();
+    stamps.dedup();
+    let order = [
+        label_type::CONTEXT,
+        label_type::DOMAIN,
+        label_type::CLUSTER,
+        label_type::ITEM,
+        label_type::INDOM,
+        label_type::INSTANCES,
+    ];
+    for t in stamps {
+        writeln!(out, "{}", c.ts(t))?;
+        for &lt in &order {
+            let mut recs: Vec<_> = labels.iter().filter(|l| l.stamp == t && l.ltype == lt).collect();
+            recs.sort_by_key(|l| l.ident);
+            for r in recs {
+                for s in &r.sets {
+                    let what = match lt {
+                        label_type::CONTEXT => "Context".to_string(),
+                        label_type::DOMAIN => format!("Domain {}", r.ident),
+                        label_type::CLUSTER => {
+                            let p = PmId(r.ident);
+                            format!("Cluster {}.{}", p.domain(), p.cluster())
+                        }
+                        label_type::ITEM => format!("PMID {}", PmId(r.ident)),
+                        label_type::INDOM => format!("InDom {}", InDom(r.ident)),
+                        _ => format!("InDom {}[{}]", InDom(r.ident), s.inst as u32),
+                    };
+                    writeln!(out, "    {what} labels ({} bytes): {}", s.json.len(), s.json)?;
+                    for (k, l) in s.labels.iter().enumerate() {
+                        let mut flags = label_class(l.flags).to_string();
+                        if l.flags as u32 & label_type::COMPOUND != 0 {
+                            flags.push_str(",compound");
+                        }
+                        if l.flags as u32 & label_type::OPTIONAL != 0 {
+                            flags.push_str(",optional");
+                        }
+                        writeln!(
+                            out,
+                            "        [{k}] name({},{}) : value({},{}) [{flags}]",
+                            l.name_off, l.name_len, l.value_off, l.value_len
+                        )?;
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn dump_help(a: &Archive, out: &mut dyn Write) -> io::Result<()> {
+    writeln!(out, "\nMetric Help Text in the Log ...")?;
+    let m = a.metadata();
+    for (kind, label) in [(text_type::PMID, "PMID"), (text_type::INDOM, "InDom")] {
+        let mut idents: Vec<u32> = m.texts().keys().filter(|(t, _)| t & kind != 0).map(|(_, i)| *i).collect();
+        idents.sort();
+        idents.dedup();
+        for id in idents {
+            let shown = if kind == text_type::PMID { PmId(id).to_string() } else { InDom(id).to_string() };
+            if let Some(t) = m.text(kind | text_type::ONELINE, id) {
+                writeln!(out, "{label}: {shown} [{t}]")?;
+            }
+            if let Some(t) = m.text(kind | text_type::HELP, id) {
+                writeln!(out, "{label}: {shown}\n{t}")?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn dump_ondisk(a: &Archive, c: &Clock, out: &mut dyn Write) -> io::Result<()> {
+    writeln!(out, "\nInstance Domains on-disk ...")?;
+    for r in a.metadata().indom_records() {
+        let delta = if r.kind == InDomKind::Delta { " delta" } else { "" };
+        writeln!(out, "{} InDom: {}{delta} {} instances", c.ts(r.stamp), r.indom, r.instances.len())?;
+        for i in &r.instances {
+            match (&i.name, r.kind) {
+                (Some(n), InDomKind::Delta) => writeln!(out, "   add {} or \"{n}\"", i.inst)?,
+                (None, _) => writeln!(out, "   del {}", i.inst)?,
+                (Some(n), _) => writeln!(out, "   {} or \"{n}\"", i.inst)?,
+            }
+        }
+    }
+    Ok(())
+}
+
+fn dump_insts(a: &Archive, c: &Clock, out: &mut dyn Write) -> io::Result<()> {
+    writeln!(out, "\nInstance Domains in the Log ...")?;
+    let m = a.metadata();
+    for indom in m.indoms_hash_order() {
+        writeln!(out, "InDom: {indom}")?;
+        for s in m.snapshots(indom) {
+            writeln!(out, "{} {} instances", c.ts(s.stamp), s.instances.len())?;
+            for (i, n) in &s.instances {
+                writeln!(out, "   {i} or \"{n}\"")?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn file_size(p: &std::path::Path) -> Option<u64> {
+    std::fs::metadata(p).ok().map(|m| m.len())
+}
+
+fn dump_index(a: &Archive, c: &Clock, out: &mut dyn Write) -> io::Result<()> {
+    writeln!(out, "\nTemporal Index")?;
+    let mut hdr = String::new();
+    if c.x >= 1 {
+        hdr.push_str("\t\t");
+    }
+    if c.x >= 2 {
+        hdr.push_str("\t\t");
+    }
+    if c.digits == 9 {
+        hdr.push('\t');
+    }
+    writeln!(out, "{hdr}\t\tLog Vol    end(meta)     end(log)")?;
+    let base = a.files().base.to_string_lossy().into_owned();
+    let meta_size = Some(a.meta_size());
+    let mut log_size: Option<u64> = None;
+    let mut last: Option<&archive_format::IndexEntry> = None;
+    for e in a.index() {
+        writeln!(out, "{}\t  {:5}  {:11}  {:11}", c.ts(e.stamp), e.vol, e.off_meta, e.off_data)?;
+        if last.is_none_or(|l| l.vol != e.vol) {
+            log_size = a
+                .files()
+                .volumes
+                .get(&(e.vol as u32))
+                .filter(|_| e.vol >= 0)
+                .and_then(|f| if f.compression.is_some() { None } else { file_size(&f.path) });
+            if log_size.is_none() && (e.vol < 0 || !a.files().volumes.contains_key(&(e.vol as u32))) {
+                writeln!(out, "\t\tWarning: file missing for log volume {}", e.vol)?;
+            }
+            let _ = &base;
+        }
+        let limit = if c.digits == 9 { 999_999_999 } else { 999_999 };
+        if e.stamp.sec < 0 || e.raw_subsec < 0 || e.raw_subsec > limit {
+            writeln!(out, "\t\tError: illegal timestamp value ({} sec, {} {})", e.stamp.sec, e.raw_subsec,
+                if c.digits == 9 { "nsec" } else { "usec" })?;
+        }
+        if let Some(ms) = meta_size {
+            if e.off_meta > ms as i64 {
+                writeln!(out, "\t\tError: offset to meta file past end of file ({ms})")?;
+            }
+        }
+        if let Some(ls) = log_size {
+            if e.off_data > ls as i64 {
+                writeln!(out, "\t\tError: offset to log file past end of file ({ls})")?;
+            }
+        }
+        if let Some(l) = last {
+            if e.stamp < l.stamp {
+                writeln!(out, "\t\tError: timestamp went backwards in time {} -> {}", c.ts(l.stamp), c.ts(e.stamp))?;
+            }
+            if e.vol < l.vol {
+                writeln!(out, "\t\tError: volume number decreased")?;
+            }
+            if e.vol == l.vol && e.off_meta < l.off_meta {
+                writeln!(out, "\t\tError: offset to meta file decreased")?;
+            }
+            if e.vol == l.vol && e.off_data < l.off_data {
+                writeln!(out, "\t\tError: offset to log file decreased")?;
+            }
+        }
+        last = Some(e);
+    }
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments)]
+fn dump_values(
+    a: &Archive,
+    o: &Opts,
+    wanted: &[PmId],
+    wstart: Timestamp,
+    wend: Timestamp,
+    c: &Clock,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> io::Result<i32> {
+    if o.reverse {
+        writeln!(out, "\nLog finished at {} - dump in reverse order", ctime(wend.sec, &c.tz))?;
+    }
+    let iter = if o.reverse { a.records_rev() } else { a.records() };
+    for r in iter {
+        let rec = match r {
+            Ok((_, rec)) => rec,
+            Err(e) => {
+                out.flush()?;
+                writeln!(err, "{PROG}: pmFetch: {}", e.pm_message())?;
+                return Ok(1);
+            }
+        };
+        if o.reverse {
+            if rec.stamp > wend {
+                continue;
+            }
+            if rec.stamp < wstart {
+                break;
+            }
+        } else {
+            if rec.stamp < wstart {
+                continue;
+            }
+            if rec.stamp > wend {
+                break;
+            }
+        }
+        dump_record(a, &rec, o, wanted, c, out)?;
+    }
+    Ok(0)
+}
+
+fn dump_record(a: &Archive, rec: &ResultRecord<'_>, o: &Opts, wanted: &[PmId], c: &Clock, out: &mut dyn Write) -> io::Result<()> {
+    let vsets: Vec<&archive_format::ValueSet> = if wanted.is_empty() {
+        rec.vsets.iter().collect()
+    } else {
+        if rec.is_mark() {
+            if !o.marks {
+                return Ok(());
+            }
+            Vec::new()
+        } else {
+            let v: Vec<_> = wanted.iter().filter_map(|p| rec.vsets.iter().find(|vs| vs.pmid == *p)).collect();
+            if v.is_empty() {
+                return Ok(());
+            }
+            v
+        }
+    };
+    writeln!(out)?;
+    if o.sizes {
+        writeln!(out, "[{} bytes]", rec.size(a.version()))?;
+    }
+    let ts = c.ts(rec.stamp);
+    if vsets.is_empty() {
+        writeln!(out, "{ts}  <mark>")?;
+        return Ok(());
+    }
+    writeln!(out, "{ts} {} metric{}", vsets.len(), if vsets.len() == 1 { "" } else { "s" })?;
+    let m = a.metadata();
+    for vs in vsets {
+        let names = names_str(a, vs.pmid);
+        if vs.numval == 0 {
+            writeln!(out, "    {} ({names}): No values returned!", vs.pmid)?;
+            continue;
+        }
+        if vs.numval < 0 {
+            writeln!(out, "    {} ({names}): {}", vs.pmid, pm_err_str(vs.numval))?;
+            continue;
+        }
+        let (ty, indom) = match m.desc(vs.pmid) {
+            Some(d) => (d.vtype, d.indom),
+            None => (if vs.valfmt == 0 { vtype::I32 } else { vtype::AGGREGATE }, InDom::NULL),
+        };
+        let inst_name = |inst: i32| -> String {
+            match m.indom_at(indom, rec.stamp).and_then(|s| s.name_of(inst)) {
+                Some(n) => format!("{inst} or \"{n}\""),
+                None => format!("{inst} or ???"),
+            }
+        };
+        if ty == vtype::EVENT || ty == vtype::HIGHRES_EVENT {
+            for (inst, v) in &vs.values {
+                write!(out, "    {} ({names}", vs.pmid)?;
+                if !indom.is_null() {
+                    write!(out, "[{}])", inst_name(*inst))?;
+                } else {
+                    write!(out, ")")?;
+                }
+                write!(out, ": ")?;
+                dump_event(a, v, ty == vtype::HIGHRES_EVENT, c, out)?;
+            }
+            continue;
+        }
+        if vs.values.len() > 1 {
+            writeln!(out, "    {} ({names}):", vs.pmid)?;
+        } else {
+            write!(out, "    {} ({names}):", vs.pmid)?;
+        }
+        for (inst, v) in &vs.values {
+            if vs.values.len() > 1 {
+                write!(out, "       ")?;
+            }
+            if !indom.is_null() {
+                write!(out, " inst [{}]", inst_name(*inst))?;
+            }
+            writeln!(out, " value {}", format_value(ty, vs.valfmt, v))?;
+        }
+    }
+    Ok(())
+}
+
+fn dump_event(a: &Archive, v: &Value<'_>, highres: bool, c: &Clock, out: &mut dyn Write) -> io::Result<()> {
+    let Value::Block { data, .. } = v else { return Ok(()) };
+    let Ok(recs) = decode_events(data, 0, highres) else { return Ok(()) };
+    if recs.is_empty() {
+        writeln!(out, "No event records")?;
+        return Ok(());
+    }
+    let nmissed: i64 = recs.iter().filter(|r| r.flags & FLAG_MISSED != 0).map(|r| r.nparams as i64).sum();
+    write!(out, "{}", recs.len())?;
+    if nmissed > 0 {
+        write!(out, " (and {nmissed} missed)")?;
+    }
+    writeln!(out, " event record{}", if recs.len() as i64 + nmissed == 1 { "" } else { "s" })?;
+    let m = a.metadata();
+    for (k, r) in recs.iter().enumerate() {
+        let ts = if highres { stamp(r.stamp, 9, &c.tz) } else { c.ts_digits(r.stamp, 6) };
+        write!(out, "        --- event record [{k}] timestamp {ts}")?;
+        let mut idx = 0usize;
+        if r.flags != 0 {
+            writeln!(out, " flags 0x{:x} ({}) ---", r.flags, flags_str(r.flags))?;
+            idx += 1;
+            if r.flags & FLAG_MISSED != 0 {
+                writeln!(out, "        ==> {} missed event records", r.nparams)?;
+                idx += 1;
+            }
+        }
+        if idx == 0 && r.params.is_empty() {
+            writeln!(out, " ---\n\t          No parameters")?;
+            continue;
+        }
+        for p in &r.params {
+            let names = m.names(p.pmid);
+            if names.is_empty() {
+                write!(out, "        PMID: {}:", p.pmid)?;
+            } else {
+                if idx == 0 {
+                    writeln!(out, " ---")?;
+                }
+                write!(out, "        {} ({}):", p.pmid, names.join(" or "))?;
+            }
+            idx += 1;
+            match m.desc(p.pmid) {
+                None => writeln!(out, " pmLookupDesc: {}", pm_err_str(archive_format::error::PM_ERR_PMID_LOG))?,
+                Some(d) => {
+                    let val = if matches!(d.vtype, vtype::I32 | vtype::U32) && p.data.len() >= 4 {
+                        Value::Insitu(u32::from_be_bytes([p.data[0], p.data[1], p.data[2], p.data[3]]))
+                    } else {
+                        Value::Block { vtype: p.vtype, data: p.data }
+                    };
+                    writeln!(out, " value {}", format_value(d.vtype, 1, &val))?;
+                }
+            }
+        }
+    }
+    Ok(())
+}

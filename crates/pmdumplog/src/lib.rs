@@ -1,0 +1,51 @@
+//! pmdumplog: prints the parts of a PCP archive, byte for byte as PCP 6.0.3's
+//! pmdumplog does. [`run`] takes the arguments and the two output streams, so tests
+//! run it in-process.
+
+mod dump;
+mod json;
+mod opts;
+mod raw;
+
+use std::io::Write;
+
+const PROG: &str = "pmdumplog";
+
+/// Runs pmdumplog; returns the exit status.
+pub fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+    let o = match opts::parse(args) {
+        opts::Parse::Version => {
+            let _ = writeln!(out, "{PROG} version 6.0.3");
+            return 0;
+        }
+        opts::Parse::Usage(msg) => {
+            if let Some(m) = msg {
+                let _ = writeln!(err, "{PROG}: {m}");
+            }
+            let _ = write!(err, "{}", opts::USAGE);
+            return 1;
+        }
+        opts::Parse::Run(o) => o,
+    };
+    let mut buf = std::io::BufWriter::with_capacity(256 * 1024, out);
+    let status = if let Some(f) = &o.raw {
+        raw::dump(f, &mut buf, err)
+    } else if o.json {
+        json::dump(&o, &mut buf, err)
+    } else {
+        dump::dump(&o, &mut buf, err)
+    };
+    let code = match status {
+        Ok(c) => c,
+        Err(e) if cli_common::exit::is_broken_pipe(&e) => 0,
+        Err(e) => {
+            let _ = buf.flush();
+            let _ = writeln!(err, "{PROG}: {e}");
+            1
+        }
+    };
+    match buf.flush() {
+        Err(e) if !cli_common::exit::is_broken_pipe(&e) => 1,
+        _ => code,
+    }
+}
