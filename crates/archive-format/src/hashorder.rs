@@ -3,7 +3,7 @@
 //! module reproduces that order from the insertion order of the keys.
 //!
 //! The table starts empty; each insertion counts a node and, when
-//! `nodes / 4 > size`, grows the table (size doubled, plus one if even, plus two
+//! `nodes / 4 > size`, grows the table (size doubled, plus one if odd, plus two
 //! if not a multiple of 3, plus two if not a multiple of 5), rehashing the old chains
 //! by walking the old buckets from last to first, each chain head to tail, pushing every
 //! node onto the head of its new bucket. The new node goes onto the head of bucket
@@ -21,7 +21,7 @@ pub fn hash_order(keys: &[u32]) -> Vec<u32> {
             buckets = vec![Vec::new()];
         } else if nodes / 4 > size {
             let mut ns = size * 2;
-            if ns % 2 == 0 {
+            if ns % 2 == 1 {
                 ns += 1;
             }
             if ns % 3 != 0 {

@@ -30,6 +30,22 @@ impl Clock {
     pub fn ts(&self, t: Timestamp) -> String {
         self.ts_digits(t, self.digits)
     }
+    /// Timestamps of (non-highres) event records: microseconds, the offset taken from
+    /// the label start truncated to microseconds, and never the epoch seconds.
+    fn event_ts(&self, t: Timestamp) -> String {
+        let s = stamp(t, 6, &self.tz);
+        if self.x == 0 {
+            return s;
+        }
+        let c = ctime(t.sec, &self.tz);
+        let mut r = format!("{} {} {}", &c[..10], s, &c[20..]);
+        if self.x >= 2 {
+            let st = Timestamp::new(self.start.sec, self.start.nsec / 1000 * 1000);
+            r.push_str(&format!(" ({:.6})", t.sub_f64(st)));
+        }
+        r
+    }
+
     fn ts_digits(&self, t: Timestamp, digits: usize) -> String {
         let s = stamp(t, digits, &self.tz);
         if self.x == 0 {
@@ -549,7 +565,7 @@ fn dump_event(a: &Archive, v: &Value<'_>, highres: bool, c: &Clock, out: &mut dy
     writeln!(out, " event record{}", if recs.len() as i64 + nmissed == 1 { "" } else { "s" })?;
     let m = a.metadata();
     for (k, r) in recs.iter().enumerate() {
-        let ts = if highres { stamp(r.stamp, 9, &c.tz) } else { c.ts_digits(r.stamp, 6) };
+        let ts = if highres { stamp(r.stamp, 9, &c.tz) } else { c.event_ts(r.stamp) };
         write!(out, "        --- event record [{k}] timestamp {ts}")?;
         let mut idx = 0usize;
         if r.flags != 0 {
