@@ -66,6 +66,9 @@ pub struct Position {
 
 fn load_labelled(fref: &FileRef, role: i32) -> Result<(Bytes, Label)> {
     let bytes = volume::load(fref)?;
+    if bytes.len() < 4 {
+        return Err(nodata(&fref.path));
+    }
     let label = decode_label(&bytes).map_err(|e| Error::decode(&fref.path, e))?;
     if label.vol != role {
         return Err(Error::decode(
@@ -269,52 +272,63 @@ impl Archive {
         Records { archive: self, pos: Some(self.end_position()), forward: false }
     }
 
-    /// The time of the last complete record (libpcp's `pmGetArchiveEnd`), or `None`
-    /// if no volume has a readable record at its end.
-    pub fn end_time(&self) -> Result<Option<Timestamp>> {
-        let mut last_err = None;
+    /// The time of the last complete record, found as libpcp's `pmGetArchiveEnd` finds
+    /// it: for the highest volume downwards, the last record read backwards from the
+    /// physical end; failing that, a forward scan from the last index entry of that
+    /// volume (backing up one record first). `PM_ERR_LOGREC` when nothing is found.
+    pub fn end_time(&self) -> Result<Timestamp> {
+        let lab = self.label_len();
+        let v = self.label.version;
+        let fail = |i: usize, off: u64| {
+            Error::pcp(crate::error::PM_ERR_LOGREC, "cannot locate the end of the archive")
+                .at(self.vol_path(i), Some(off))
+        };
+        let back = |b: &[u8], end: u64| -> Option<(u64, Timestamp)> {
+            let f = frame_before(b, end, lab).ok()??;
+            let r = decode_result(f.payload(b), f.payload_start(), v).ok()?;
+            Some((f.start, r.stamp))
+        };
+        let mut last_fail = None;
         for i in (0..self.volumes.len()).rev() {
             let Some(b) = self.vol_bytes(i) else { continue };
-            // the last record, read backwards from the physical end
-            if let Ok(Some(f)) = frame_before(b, b.len() as u64, self.label_len()) {
-                if let Ok(r) = decode_result(f.payload(b), f.payload_start(), self.label.version) {
-                    return Ok(Some(r.stamp));
-                }
+            let physend = b.len() as u64;
+            if let Some((_, t)) = back(b, physend) {
+                return Ok(t);
             }
-            // otherwise scan forward from the last index entry for this volume
             let num = self.volumes[i].num as i32;
-            let mut off = self
+            let Some(logend) = self
                 .index
                 .iter()
-                .filter(|e| e.vol == num && (e.off_data as u64) <= b.len() as u64 && e.off_data as u64 >= self.label_len())
+                .rev()
+                .find(|e| e.vol == num && e.off_data >= 0 && e.off_data as u64 <= physend)
                 .map(|e| e.off_data as u64)
-                .next_back()
-                .unwrap_or(self.label_len());
-            let mut best = None;
-            loop {
-                match frame_at(b, off) {
-                    Ok(Some(f)) => {
-                        match decode_result(f.payload(b), f.payload_start(), self.label.version) {
-                            Ok(r) => best = Some(r.stamp),
-                            Err(e) => last_err = Some(Error::decode(self.vol_path(i), e)),
-                        }
-                        off = f.end();
-                    }
-                    Ok(None) => break,
-                    Err(e) => {
-                        last_err = Some(Error::decode(self.vol_path(i), e));
-                        break;
-                    }
+            else {
+                last_fail = Some(fail(i, physend));
+                continue;
+            };
+            let mut pos = logend;
+            if logend > lab {
+                match back(b, logend) {
+                    Some((start, _)) => pos = start,
+                    None => return Err(fail(i, logend)),
                 }
             }
-            if best.is_some() {
-                return Ok(best);
+            let mut best = None;
+            while let Ok(Some(f)) = frame_at(b, pos) {
+                match decode_result(f.payload(b), f.payload_start(), v) {
+                    Ok(r) => best = Some(r.stamp),
+                    Err(_) => break,
+                }
+                pos = f.end();
             }
+            if let Some(t) = best {
+                return Ok(t);
+            }
+            last_fail = Some(fail(i, pos));
         }
-        match last_err {
-            Some(e) => Err(e),
-            None => Ok(None),
-        }
+        Err(last_fail.unwrap_or_else(|| {
+            Error::pcp(crate::error::PM_ERR_LOGREC, "no volume holds a readable record")
+        }))
     }
 }
 

@@ -76,12 +76,6 @@ pub fn format_value(ty: i32, valfmt: i32, v: &Value<'_>) -> String {
         (vtype::FLOAT, Value::Block { data, .. }) if data.len() >= 4 => {
             return fmt_g(f32::from_bits(be_u32(data).unwrap_or(0)) as f64, 8)
         }
-        (vtype::I32, Value::Block { data, .. }) if data.len() >= 4 => {
-            return (be_u32(data).unwrap_or(0) as i32).to_string()
-        }
-        (vtype::U32, Value::Block { data, .. }) if data.len() >= 4 => {
-            return be_u32(data).unwrap_or(0).to_string()
-        }
         (vtype::STRING, Value::Block { data, .. }) => {
             let end = data.iter().position(|&b| b == 0).unwrap_or(data.len());
             return format!("\"{}\"", String::from_utf8_lossy(&data[..end]));

@@ -138,7 +138,9 @@ impl Metadata {
                 if snaps.iter().any(|s| *s == snap) {
                     return Ok(()); // duplicate with the same timestamp
                 }
-                let pos = snaps.partition_point(|s| s.stamp <= stamp);
+                // libpcp keeps snapshots newest first and inserts a record before older
+                // ones; among equal timestamps the later record counts as the older one
+                let pos = snaps.partition_point(|s| s.stamp < stamp);
                 snaps.insert(pos, snap);
             }
             MetaRecord::Label { stamp, ltype, ident, sets, .. } => {

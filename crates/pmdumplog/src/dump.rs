@@ -46,6 +46,20 @@ impl Clock {
         r
     }
 
+    /// An index entry's timestamp, printed from its raw (possibly illegal) fields.
+    fn index_ts(&self, e: &archive_format::IndexEntry) -> String {
+        let tm = cli_common::timefmt::local_tm(e.stamp.sec, &self.tz);
+        let frac = if self.digits == 6 { e.raw_nsec / 1000 } else { e.raw_nsec };
+        let hms = format!("{:02}:{:02}:{:02}", tm.hour, tm.minute, tm.second);
+        let s = format!("{hms}.{:0w$}", frac, w = self.digits);
+        if self.x == 0 {
+            return s;
+        }
+        let t = Timestamp::new(e.stamp.sec, e.stamp.nsec);
+        let full = self.ts_digits(t, self.digits);
+        full.replacen(&stamp(t, self.digits, &self.tz), &s, 1)
+    }
+
     fn ts_digits(&self, t: Timestamp, digits: usize) -> String {
         let s = stamp(t, digits, &self.tz);
         if self.x == 0 {
@@ -131,7 +145,7 @@ pub fn dump(o: &Opts, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<i3
 
     let label = a.label().clone();
     let end = match a.end_time() {
-        Ok(e) => e,
+        Ok(e) => Some(e),
         Err(e) => {
             out.flush()?;
             writeln!(err, "{PROG}: Cannot locate end of archive {name}: {}", e.pm_message())?;
@@ -240,12 +254,12 @@ fn dump_descs(a: &Archive, out: &mut dyn Write) -> io::Result<()> {
         }
         let t = match vtype::long_name(d.vtype) {
             Some(s) => s.to_string(),
-            None => format!("???? (type={})", d.vtype),
+            None => format!("??? ({})", d.vtype),
         };
         writeln!(out, "    Data Type: {t}  InDom: {}", indom_str(d.indom))?;
         let sem = match archive_format::types::sem::name(d.sem) {
             Some(s) => s.to_string(),
-            None => format!("???? (sem={})", d.sem),
+            None => format!("??? ({})", d.sem),
         };
         let units = d.units.to_string();
         writeln!(out, "    Semantics: {sem}  Units: {}", if units.is_empty() { "none" } else { &units })?;
@@ -380,7 +394,8 @@ fn dump_index(a: &Archive, c: &Clock, out: &mut dyn Write) -> io::Result<()> {
     let mut log_size: Option<u64> = None;
     let mut last: Option<&archive_format::IndexEntry> = None;
     for e in a.index() {
-        writeln!(out, "{}\t  {:5}  {:11}  {:11}", c.ts(e.stamp), e.vol, e.off_meta, e.off_data)?;
+        let its = c.index_ts(e);
+        writeln!(out, "{its}\t  {:5}  {:11}  {:11}", e.vol, e.off_meta, e.off_data)?;
         if last.is_none_or(|l| l.vol != e.vol) {
             log_size = a
                 .files()
@@ -393,10 +408,8 @@ fn dump_index(a: &Archive, c: &Clock, out: &mut dyn Write) -> io::Result<()> {
             }
             let _ = &base;
         }
-        let limit = if c.digits == 9 { 999_999_999 } else { 999_999 };
-        if e.stamp.sec < 0 || e.raw_subsec < 0 || e.raw_subsec > limit {
-            writeln!(out, "\t\tError: illegal timestamp value ({} sec, {} {})", e.stamp.sec, e.raw_subsec,
-                if c.digits == 9 { "nsec" } else { "usec" })?;
+        if e.stamp.sec < 0 || e.raw_nsec < 0 || e.raw_nsec > 999_999_999 {
+            writeln!(out, "\t\tError: illegal timestamp value ({} sec, {} nsec)", e.stamp.sec, e.raw_nsec)?;
         }
         if let Some(ms) = meta_size {
             if e.off_meta > ms as i64 {
@@ -409,8 +422,8 @@ fn dump_index(a: &Archive, c: &Clock, out: &mut dyn Write) -> io::Result<()> {
             }
         }
         if let Some(l) = last {
-            if e.stamp < l.stamp {
-                writeln!(out, "\t\tError: timestamp went backwards in time {} -> {}", c.ts(l.stamp), c.ts(e.stamp))?;
+            if (e.stamp.sec, e.raw_nsec) < (l.stamp.sec, l.raw_nsec) {
+                writeln!(out, "\t\tError: timestamp went backwards in time {} -> {}", c.index_ts(l), c.index_ts(e))?;
             }
             if e.vol < l.vol {
                 writeln!(out, "\t\tError: volume number decreased")?;
@@ -500,7 +513,7 @@ fn dump_record(a: &Archive, rec: &ResultRecord<'_>, o: &Opts, wanted: &[PmId], c
     writeln!(out, "{ts} {} metric{}", vsets.len(), if vsets.len() == 1 { "" } else { "s" })?;
     let m = a.metadata();
     for vs in vsets {
-        let names = names_str(a, vs.pmid);
+        let names = value_names(a, vs.pmid);
         if vs.numval == 0 {
             writeln!(out, "    {} ({names}): No values returned!", vs.pmid)?;
             continue;
@@ -548,6 +561,16 @@ fn dump_record(a: &Archive, rec: &ResultRecord<'_>, o: &Opts, wanted: &[PmId], c
         }
     }
     Ok(())
+}
+
+/// Names as `__pmPrintMetricNames` prints them in value dumps.
+fn value_names(a: &Archive, pmid: PmId) -> String {
+    let n = a.metadata().names(pmid);
+    if n.is_empty() {
+        "<nonames>".into()
+    } else {
+        n.join(" or ")
+    }
 }
 
 fn dump_event(a: &Archive, v: &Value<'_>, highres: bool, c: &Clock, out: &mut dyn Write) -> io::Result<()> {

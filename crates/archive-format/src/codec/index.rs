@@ -16,8 +16,9 @@ use serde::Serialize;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct IndexEntry {
     pub stamp: Timestamp,
-    /// The raw sub-second field as stored (usec for v2, nsec for v3), for integrity checks.
-    pub raw_subsec: i32,
+    /// The sub-second field as stored, in nanoseconds (v2: usec x 1000), unclamped,
+    /// for integrity checks.
+    pub raw_nsec: i64,
     pub vol: i32,
     pub off_meta: i64,
     pub off_data: i64,
@@ -44,7 +45,7 @@ pub fn decode_index(body: &[u8], base: u64, version: u32) -> Result<Vec<IndexEnt
             let nsec = c.i32()?;
             IndexEntry {
                 stamp: Timestamp::new(sec, nsec.clamp(0, 999_999_999) as u32),
-                raw_subsec: nsec,
+                raw_nsec: nsec as i64,
                 vol: c.i32()?,
                 off_meta: c.i64()?,
                 off_data: c.i64()?,
@@ -54,7 +55,7 @@ pub fn decode_index(body: &[u8], base: u64, version: u32) -> Result<Vec<IndexEnt
             let usec = c.i32()?;
             IndexEntry {
                 stamp: Timestamp::new(sec, usec.clamp(0, 999_999) as u32 * 1000),
-                raw_subsec: usec,
+                raw_nsec: usec as i64 * 1000,
                 vol: c.i32()?,
                 off_meta: c.i32()? as i64,
                 off_data: c.i32()? as i64,
@@ -92,7 +93,7 @@ mod tests {
         for v in [2, 3] {
             let e = IndexEntry {
                 stamp: Timestamp::new(1_600_000_000, 5000),
-                raw_subsec: if v == 3 { 5000 } else { 5 },
+                raw_nsec: 5000,
                 vol: 1,
                 off_meta: 808,
                 off_data: 4096,
