@@ -53,7 +53,10 @@ pub struct Archive {
 
 impl std::fmt::Debug for Archive {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Archive").field("base", &self.files.base).field("label", &self.label).finish()
+        f.debug_struct("Archive")
+            .field("base", &self.files.base)
+            .field("label", &self.label)
+            .finish()
     }
 }
 
@@ -73,7 +76,10 @@ fn load_labelled(fref: &FileRef, role: i32) -> Result<(Bytes, Label)> {
     if label.vol != role {
         return Err(Error::decode(
             &fref.path,
-            DecodeError::new(20, DecodeErrorKind::Label("volume number in label does not match the file")),
+            DecodeError::new(
+                20,
+                DecodeErrorKind::Label("volume number in label does not match the file"),
+            ),
         ));
     }
     Ok((bytes, label))
@@ -81,7 +87,10 @@ fn load_labelled(fref: &FileRef, role: i32) -> Result<(Bytes, Label)> {
 
 fn check_features(label: &Label, path: &Path, opts: OpenOptions) -> Result<()> {
     if label.version >= 3 && !opts.ignore_features && label.features & !FEATURE_QA != 0 {
-        return Err(Error::decode(path, DecodeError::new(24, DecodeErrorKind::Feature(label.features))));
+        return Err(Error::decode(
+            path,
+            DecodeError::new(24, DecodeErrorKind::Feature(label.features)),
+        ));
     }
     Ok(())
 }
@@ -101,7 +110,11 @@ impl Archive {
         let mut volumes: Vec<Volume> = files
             .volumes
             .iter()
-            .map(|(n, f)| Volume { num: *n, fref: f.clone(), bytes: OnceCell::new() })
+            .map(|(n, f)| Volume {
+                num: *n,
+                fref: f.clone(),
+                bytes: OnceCell::new(),
+            })
             .collect();
         // the first data volume defines the archive
         let first = &volumes[0];
@@ -114,13 +127,21 @@ impl Archive {
         let _ = volumes[0].bytes.set(Some(vbytes));
 
         let same = |other: &Label| {
-            other.version == label.version && other.pid == label.pid && other.hostname == label.hostname
+            other.version == label.version
+                && other.pid == label.pid
+                && other.hostname == label.hostname
         };
-        let meta_ref = files.meta.clone().ok_or_else(|| Error::pcp(crate::error::PM_ERR_LOGFILE, "no .meta"))?;
+        let meta_ref = files
+            .meta
+            .clone()
+            .ok_or_else(|| Error::pcp(crate::error::PM_ERR_LOGFILE, "no .meta"))?;
         let (mbytes, mlabel) = load_labelled(&meta_ref, VOL_META)?;
         if !same(&mlabel) {
-            return Err(Error::pcp(PM_ERR_LABEL, "label of .meta does not match the data volume")
-                .at(&meta_ref.path, Some(0)));
+            return Err(Error::pcp(
+                PM_ERR_LABEL,
+                "label of .meta does not match the data volume",
+            )
+            .at(&meta_ref.path, Some(0)));
         }
         if mbytes.len() as u64 <= label_len {
             return Err(nodata(&meta_ref.path));
@@ -129,8 +150,11 @@ impl Archive {
         if let Some(iref) = &files.index {
             let (ibytes, ilabel) = load_labelled(iref, VOL_INDEX)?;
             if !same(&ilabel) {
-                return Err(Error::pcp(PM_ERR_LABEL, "label of .index does not match the data volume")
-                    .at(&iref.path, Some(0)));
+                return Err(Error::pcp(
+                    PM_ERR_LABEL,
+                    "label of .index does not match the data volume",
+                )
+                .at(&iref.path, Some(0)));
             }
             if ibytes.len() as u64 <= label_len {
                 return Err(nodata(&iref.path));
@@ -138,10 +162,18 @@ impl Archive {
             index = decode_index(&ibytes[label_len as usize..], label_len, label.version)
                 .map_err(|e| Error::decode(&iref.path, e))?;
         }
-        let meta = Metadata::load(&mbytes, label_len).map_err(|e| Error::decode(&meta_ref.path, e))?;
+        let meta =
+            Metadata::load(&mbytes, label_len).map_err(|e| Error::decode(&meta_ref.path, e))?;
         let meta_size = mbytes.len() as u64;
         volumes.shrink_to_fit();
-        Ok(Archive { files, label, meta, meta_size, index, volumes })
+        Ok(Archive {
+            files,
+            label,
+            meta,
+            meta_size,
+            index,
+            volumes,
+        })
     }
 
     /// The label of the first data volume.
@@ -193,13 +225,19 @@ impl Archive {
 
     /// Position of the first record.
     pub fn start(&self) -> Position {
-        Position { vol: 0, offset: self.label_len() }
+        Position {
+            vol: 0,
+            offset: self.label_len(),
+        }
     }
     /// Position after the last record.
     pub fn end_position(&self) -> Position {
         for i in (0..self.volumes.len()).rev() {
             if let Some(b) = self.vol_bytes(i) {
-                return Position { vol: i, offset: b.len() as u64 };
+                return Position {
+                    vol: i,
+                    offset: b.len() as u64,
+                };
             }
         }
         self.start()
@@ -207,23 +245,39 @@ impl Archive {
 
     /// Reads the record at `pos` forward: the record and the position after it, or
     /// `None` at the end of the archive. Moves across volumes.
-    pub fn read_forward(&self, mut pos: Position) -> Result<Option<(Position, ResultRecord<'_>, Position)>> {
+    pub fn read_forward(
+        &self,
+        mut pos: Position,
+    ) -> Result<Option<(Position, ResultRecord<'_>, Position)>> {
         loop {
             if pos.vol >= self.volumes.len() {
                 return Ok(None);
             }
             let Some(b) = self.vol_bytes(pos.vol) else {
-                pos = Position { vol: pos.vol + 1, offset: self.label_len() };
+                pos = Position {
+                    vol: pos.vol + 1,
+                    offset: self.label_len(),
+                };
                 continue;
             };
             match frame_at(b, pos.offset).map_err(|e| Error::decode(self.vol_path(pos.vol), e))? {
                 None => {
-                    pos = Position { vol: pos.vol + 1, offset: self.label_len() };
+                    pos = Position {
+                        vol: pos.vol + 1,
+                        offset: self.label_len(),
+                    };
                 }
                 Some(f) => {
                     let rec = decode_result(f.payload(b), f.payload_start(), self.label.version)
                         .map_err(|e| Error::decode(self.vol_path(pos.vol), e))?;
-                    return Ok(Some((pos, rec, Position { vol: pos.vol, offset: f.end() })));
+                    return Ok(Some((
+                        pos,
+                        rec,
+                        Position {
+                            vol: pos.vol,
+                            offset: f.end(),
+                        },
+                    )));
                 }
             }
         }
@@ -245,7 +299,8 @@ impl Archive {
                 }
             };
             let end = pos.offset.min(b.len() as u64);
-            let f = frame_before(b, end, self.label_len()).map_err(|e| Error::decode(self.vol_path(pos.vol), e))?;
+            let f = frame_before(b, end, self.label_len())
+                .map_err(|e| Error::decode(self.vol_path(pos.vol), e))?;
             match f {
                 None => {
                     if pos.vol == 0 {
@@ -257,7 +312,13 @@ impl Archive {
                 Some(f) => {
                     let rec = decode_result(f.payload(b), f.payload_start(), self.label.version)
                         .map_err(|e| Error::decode(self.vol_path(pos.vol), e))?;
-                    return Ok(Some((Position { vol: pos.vol, offset: f.start }, rec)));
+                    return Ok(Some((
+                        Position {
+                            vol: pos.vol,
+                            offset: f.start,
+                        },
+                        rec,
+                    )));
                 }
             }
         }
@@ -265,11 +326,19 @@ impl Archive {
 
     /// Iterates every record from the start, forward.
     pub fn records(&self) -> Records<'_> {
-        Records { archive: self, pos: Some(self.start()), forward: true }
+        Records {
+            archive: self,
+            pos: Some(self.start()),
+            forward: true,
+        }
     }
     /// Iterates every record from the end, backward.
     pub fn records_rev(&self) -> Records<'_> {
-        Records { archive: self, pos: Some(self.end_position()), forward: false }
+        Records {
+            archive: self,
+            pos: Some(self.end_position()),
+            forward: false,
+        }
     }
 
     /// The time of the last complete record, found as libpcp's `pmGetArchiveEnd` finds
@@ -280,8 +349,11 @@ impl Archive {
         let lab = self.label_len();
         let v = self.label.version;
         let fail = |i: usize, off: u64| {
-            Error::pcp(crate::error::PM_ERR_LOGREC, "cannot locate the end of the archive")
-                .at(self.vol_path(i), Some(off))
+            Error::pcp(
+                crate::error::PM_ERR_LOGREC,
+                "cannot locate the end of the archive",
+            )
+            .at(self.vol_path(i), Some(off))
         };
         let back = |b: &[u8], end: u64| -> Option<(u64, Timestamp)> {
             let f = frame_before(b, end, lab).ok()??;
@@ -327,7 +399,10 @@ impl Archive {
             last_fail = Some(fail(i, pos));
         }
         Err(last_fail.unwrap_or_else(|| {
-            Error::pcp(crate::error::PM_ERR_LOGREC, "no volume holds a readable record")
+            Error::pcp(
+                crate::error::PM_ERR_LOGREC,
+                "no volume holds a readable record",
+            )
         }))
     }
 }

@@ -31,11 +31,16 @@ pub const SUFFIXES: &[(&str, Compression)] = &[
 
 /// The compression implied by a file name's suffix, and the name without it.
 pub fn strip_suffix(name: &str) -> Option<(&str, Compression)> {
-    SUFFIXES.iter().find_map(|(s, c)| name.strip_suffix(s).map(|b| (b, *c)))
+    SUFFIXES
+        .iter()
+        .find_map(|(s, c)| name.strip_suffix(s).map(|b| (b, *c)))
 }
 
 fn unsupported(what: &str) -> io::Error {
-    io::Error::new(io::ErrorKind::Unsupported, format!("{what} support was not compiled in"))
+    io::Error::new(
+        io::ErrorKind::Unsupported,
+        format!("{what} support was not compiled in"),
+    )
 }
 
 /// A reader that decompresses `inner`.
@@ -45,7 +50,8 @@ pub fn decoder<'a, R: Read + 'a>(c: Compression, inner: R) -> io::Result<Box<dyn
         Compression::Xz => Box::new(liblzma::read::XzDecoder::new_multi_decoder(inner)),
         #[cfg(feature = "xz")]
         Compression::Lzma => {
-            let stream = liblzma::stream::Stream::new_lzma_decoder(u64::MAX).map_err(io::Error::other)?;
+            let stream =
+                liblzma::stream::Stream::new_lzma_decoder(u64::MAX).map_err(io::Error::other)?;
             Box::new(liblzma::read::XzDecoder::new_stream(inner, stream))
         }
         #[cfg(feature = "bzip2")]
@@ -73,7 +79,10 @@ mod tests {
     #[test]
     fn suffixes() {
         assert_eq!(strip_suffix("a.0.xz"), Some(("a.0", Compression::Xz)));
-        assert_eq!(strip_suffix("a.meta.bz2"), Some(("a.meta", Compression::Bzip2)));
+        assert_eq!(
+            strip_suffix("a.meta.bz2"),
+            Some(("a.meta", Compression::Bzip2))
+        );
         assert_eq!(strip_suffix("a.meta"), None);
     }
 
@@ -85,7 +94,10 @@ mod tests {
         enc.write_all(b"hello archive").unwrap();
         let gz = enc.finish().unwrap();
         let mut out = String::new();
-        decoder(Compression::Gzip, &gz[..]).unwrap().read_to_string(&mut out).unwrap();
+        decoder(Compression::Gzip, &gz[..])
+            .unwrap()
+            .read_to_string(&mut out)
+            .unwrap();
         assert_eq!(out, "hello archive");
     }
 }

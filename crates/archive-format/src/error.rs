@@ -130,7 +130,12 @@ struct Inner {
 impl Error {
     /// An error with a PCP (or negative errno) code.
     pub fn pcp(code: i32, detail: impl Into<String>) -> Self {
-        Error(Box::new(Inner { code, path: None, offset: None, detail: detail.into() }))
+        Error(Box::new(Inner {
+            code,
+            path: None,
+            offset: None,
+            detail: detail.into(),
+        }))
     }
     pub fn decode(path: &Path, e: DecodeError) -> Self {
         Error(Box::new(Inner {
@@ -213,6 +218,9 @@ mod tests {
         );
         assert_eq!(e.pm_err(), PM_ERR_LOGREC);
         let s = e.to_string();
-        assert!(s.contains("x.meta") && s.contains("40") && s.contains("bad trailer"), "{s}");
+        assert!(
+            s.contains("x.meta") && s.contains("40") && s.contains("bad trailer"),
+            "{s}"
+        );
     }
 }

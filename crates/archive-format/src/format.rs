@@ -7,7 +7,11 @@ use std::fmt::Write;
 /// C's `printf("%.*g", prec, x)`.
 pub fn fmt_g(x: f64, prec: usize) -> String {
     if x.is_nan() {
-        return if x.is_sign_negative() { "-nan".into() } else { "nan".into() };
+        return if x.is_sign_negative() {
+            "-nan".into()
+        } else {
+            "nan".into()
+        };
     }
     if x.is_infinite() {
         return if x < 0.0 { "-inf".into() } else { "inf".into() };
@@ -134,8 +138,19 @@ pub fn format_value(ty: i32, valfmt: i32, v: &Value<'_>) -> String {
 fn pmlc_control(w: u32) -> String {
     let mand = if w & 2 != 0 { "mand" } else { "adv" };
     let on = if w & 1 != 0 { "on" } else { "off" };
-    let hist = if w & 8 != 0 { if w & 4 != 0 { " " } else { "na " } } else { "nl " };
-    format!("[pmlc control {mand} {on} {hist}{}]", (w >> 4) & 0x0fff_ffff)
+    let hist = if w & 8 != 0 {
+        if w & 4 != 0 {
+            " "
+        } else {
+            "na "
+        }
+    } else {
+        "nl "
+    };
+    format!(
+        "[pmlc control {mand} {on} {hist}{}]",
+        (w >> 4) & 0x0fff_ffff
+    )
 }
 
 #[cfg(test)]
@@ -158,16 +173,45 @@ mod tests {
     #[test]
     fn aggregate_bytes() {
         let data = [0x01, 0x03, 0x07, 0x0f, 0x1f, 0x3f, 0x7f, 0xff];
-        let s = format_value(vtype::AGGREGATE, 1, &Value::Block { vtype: 7, data: &data });
-        assert_eq!(s, "18410503204342530817 -1.371380375612005e+306 [0103070f1f3f7fff]");
+        let s = format_value(
+            vtype::AGGREGATE,
+            1,
+            &Value::Block {
+                vtype: 7,
+                data: &data,
+            },
+        );
+        assert_eq!(
+            s,
+            "18410503204342530817 -1.371380375612005e+306 [0103070f1f3f7fff]"
+        );
     }
 
     #[test]
     fn numbers_and_strings() {
-        assert_eq!(format_value(vtype::I32, 0, &Value::Insitu(0xffff_ffff)), "-1");
-        assert_eq!(format_value(vtype::U32, 0, &Value::Insitu(0xffff_ffff)), "4294967295");
+        assert_eq!(
+            format_value(vtype::I32, 0, &Value::Insitu(0xffff_ffff)),
+            "-1"
+        );
+        assert_eq!(
+            format_value(vtype::U32, 0, &Value::Insitu(0xffff_ffff)),
+            "4294967295"
+        );
         let d = 1e6f64.to_bits().to_be_bytes();
-        assert_eq!(format_value(vtype::DOUBLE, 1, &Value::Block { vtype: 5, data: &d }), "1000000");
-        assert_eq!(format_value(vtype::STRING, 1, &Value::Block { vtype: 6, data: b"hi\0" }), "\"hi\"");
+        assert_eq!(
+            format_value(vtype::DOUBLE, 1, &Value::Block { vtype: 5, data: &d }),
+            "1000000"
+        );
+        assert_eq!(
+            format_value(
+                vtype::STRING,
+                1,
+                &Value::Block {
+                    vtype: 6,
+                    data: b"hi\0"
+                }
+            ),
+            "\"hi\""
+        );
     }
 }

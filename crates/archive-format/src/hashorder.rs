@@ -21,13 +21,13 @@ pub fn hash_order(keys: &[u32]) -> Vec<u32> {
             buckets = vec![Vec::new()];
         } else if nodes / 4 > size {
             let mut ns = size * 2;
-            if ns % 2 == 1 {
+            if !ns.is_multiple_of(2) {
                 ns += 1;
             }
-            if ns % 3 != 0 {
+            if !ns.is_multiple_of(3) {
                 ns += 2;
             }
-            if ns % 5 != 0 {
+            if !ns.is_multiple_of(5) {
                 ns += 2;
             }
             let mut nb: Vec<Vec<u32>> = vec![Vec::new(); ns];
@@ -42,7 +42,10 @@ pub fn hash_order(keys: &[u32]) -> Vec<u32> {
         }
         buckets[k as usize % size].push(k);
     }
-    buckets.iter().flat_map(|c| c.iter().rev().copied()).collect()
+    buckets
+        .iter()
+        .flat_map(|c| c.iter().rev().copied())
+        .collect()
 }
 
 #[cfg(test)]

@@ -79,7 +79,10 @@ impl Metadata {
         }
         // a partial header at the end is a clean end; a partial record is not
         if (file.len() as u64).saturating_sub(off) >= 4 {
-            return Err(DecodeError::new(off, DecodeErrorKind::Record("partial record at end of file")));
+            return Err(DecodeError::new(
+                off,
+                DecodeErrorKind::Record("partial record at end of file"),
+            ));
         }
         m.pmns.finish();
         Ok(m)
@@ -94,10 +97,18 @@ impl Metadata {
                         return Err(rec_err(off, PM_ERR_LOGCHANGETYPE, "metric type changed"));
                     }
                     if old.sem != desc.sem {
-                        return Err(rec_err(off, PM_ERR_LOGCHANGESEM, "metric semantics changed"));
+                        return Err(rec_err(
+                            off,
+                            PM_ERR_LOGCHANGESEM,
+                            "metric semantics changed",
+                        ));
                     }
                     if old.indom != desc.indom {
-                        return Err(rec_err(off, PM_ERR_LOGCHANGEINDOM, "metric instance domain changed"));
+                        return Err(rec_err(
+                            off,
+                            PM_ERR_LOGCHANGEINDOM,
+                            "metric instance domain changed",
+                        ));
                     }
                     if old.units != desc.units {
                         return Err(rec_err(off, PM_ERR_LOGCHANGEUNITS, "metric units changed"));
@@ -110,8 +121,18 @@ impl Metadata {
                     self.pmns.insert(n, desc.pmid);
                 }
             }
-            MetaRecord::InDom { kind, stamp, indom, instances } => {
-                self.indom_records.push(InDomRecord { kind, stamp, indom, instances: instances.clone() });
+            MetaRecord::InDom {
+                kind,
+                stamp,
+                indom,
+                instances,
+            } => {
+                self.indom_records.push(InDomRecord {
+                    kind,
+                    stamp,
+                    indom,
+                    instances: instances.clone(),
+                });
                 if instances.is_empty() {
                     return Ok(());
                 }
@@ -121,7 +142,11 @@ impl Metadata {
                 }
                 let mut set: Vec<(i32, String)> = if kind == InDomKind::Delta {
                     // apply to the latest snapshot at or before this time
-                    let base = snaps.iter().rev().find(|s| s.stamp <= stamp).or(snaps.last());
+                    let base = snaps
+                        .iter()
+                        .rev()
+                        .find(|s| s.stamp <= stamp)
+                        .or(snaps.last());
                     let mut set = base.map(|s| s.instances.clone()).unwrap_or_default();
                     for i in &instances {
                         set.retain(|(id, _)| *id != i.inst);
@@ -131,11 +156,17 @@ impl Metadata {
                     }
                     set
                 } else {
-                    instances.into_iter().map(|i| (i.inst, i.name.unwrap_or_default())).collect()
+                    instances
+                        .into_iter()
+                        .map(|i| (i.inst, i.name.unwrap_or_default()))
+                        .collect()
                 };
                 set.sort_by_key(|(i, _)| *i);
-                let snap = Snapshot { stamp, instances: set };
-                if snaps.iter().any(|s| *s == snap) {
+                let snap = Snapshot {
+                    stamp,
+                    instances: set,
+                };
+                if snaps.contains(&snap) {
                     return Ok(()); // duplicate with the same timestamp
                 }
                 // libpcp keeps snapshots newest first and inserts a record before older
@@ -143,8 +174,19 @@ impl Metadata {
                 let pos = snaps.partition_point(|s| s.stamp < stamp);
                 snaps.insert(pos, snap);
             }
-            MetaRecord::Label { stamp, ltype, ident, sets, .. } => {
-                self.labels.push(LabelRecord { stamp, ltype, ident, sets });
+            MetaRecord::Label {
+                stamp,
+                ltype,
+                ident,
+                sets,
+                ..
+            } => {
+                self.labels.push(LabelRecord {
+                    stamp,
+                    ltype,
+                    ident,
+                    sets,
+                });
             }
             MetaRecord::Text { ttype, ident, text } => {
                 use crate::codec::meta::text_type as tt;
@@ -186,11 +228,17 @@ impl Metadata {
     /// Instance domains in libpcp's hash-table order (as `pmdumplog -i` prints them).
     pub fn indoms_hash_order(&self) -> Vec<InDom> {
         let keys: Vec<u32> = self.indom_order.iter().map(|d| d.0).collect();
-        crate::hashorder::hash_order(&keys).into_iter().map(InDom).collect()
+        crate::hashorder::hash_order(&keys)
+            .into_iter()
+            .map(InDom)
+            .collect()
     }
     /// Every snapshot of an instance domain, oldest first.
     pub fn snapshots(&self, indom: InDom) -> &[Snapshot] {
-        self.snapshots.get(&indom).map(|v| v.as_slice()).unwrap_or(&[])
+        self.snapshots
+            .get(&indom)
+            .map(|v| v.as_slice())
+            .unwrap_or(&[])
     }
     /// The instance domain in force at `t`: the newest snapshot at or before `t`, or the
     /// oldest one if `t` precedes them all.

@@ -42,7 +42,11 @@ pub enum Lookup {
 
 impl Pmns {
     pub fn new() -> Self {
-        Pmns { nodes: vec![Node::default()], by_pmid: HashMap::new(), leaves: HashMap::new() }
+        Pmns {
+            nodes: vec![Node::default()],
+            by_pmid: HashMap::new(),
+            leaves: HashMap::new(),
+        }
     }
 
     /// Adds `name` for `pmid`. A name already in the tree is left as it is.
@@ -53,14 +57,22 @@ impl Pmns {
         let mut cur = 0usize;
         let parts: Vec<&str> = name.split('.').collect();
         for (i, part) in parts.iter().enumerate() {
-            let found = self.nodes[cur].children.iter().copied().find(|&c| self.nodes[c].name == *part);
+            let found = self.nodes[cur]
+                .children
+                .iter()
+                .copied()
+                .find(|&c| self.nodes[c].name == *part);
             let next = match found {
                 Some(c) => c,
                 None => {
                     if self.nodes[cur].pmid.is_some() {
                         return; // a leaf cannot grow children
                     }
-                    self.nodes.push(Node { name: (*part).to_string(), children: Vec::new(), pmid: None });
+                    self.nodes.push(Node {
+                        name: (*part).to_string(),
+                        children: Vec::new(),
+                        pmid: None,
+                    });
                     let id = self.nodes.len() - 1;
                     self.nodes[cur].children.push(id);
                     id
@@ -114,7 +126,11 @@ impl Pmns {
             return Some(0);
         }
         for part in name.split('.') {
-            cur = self.nodes[cur].children.iter().copied().find(|&c| self.nodes[c].name == part)?;
+            cur = self.nodes[cur]
+                .children
+                .iter()
+                .copied()
+                .find(|&c| self.nodes[c].name == part)?;
         }
         Some(cur)
     }
@@ -133,7 +149,9 @@ impl Pmns {
     /// Every leaf name below `name` (or `name` itself if it is a leaf), in
     /// `pmTraversePMNS` order.
     pub fn traverse(&self, name: &str) -> Vec<(String, PmId)> {
-        let Some(n) = self.find(name) else { return Vec::new() };
+        let Some(n) = self.find(name) else {
+            return Vec::new();
+        };
         if let Some(p) = self.nodes[n].pmid {
             return vec![(name.to_string(), p)];
         }
@@ -157,11 +175,17 @@ mod tests {
         p.insert("sample.bin", PmId::new(29, 0, 6));
         p.finish();
         // reverse depth-first visit order, newest child first
-        assert_eq!(p.names(id), ["sample.colour", "sample.dupnames.four.colour"]);
+        assert_eq!(
+            p.names(id),
+            ["sample.colour", "sample.dupnames.four.colour"]
+        );
         assert_eq!(p.lookup("sample"), Lookup::NonLeaf);
         assert_eq!(p.lookup("sample.bin"), Lookup::Leaf(PmId::new(29, 0, 6)));
         assert_eq!(p.lookup("nosuch"), Lookup::Unknown);
         let t: Vec<String> = p.traverse("sample").into_iter().map(|x| x.0).collect();
-        assert_eq!(t, ["sample.bin", "sample.dupnames.four.colour", "sample.colour"]);
+        assert_eq!(
+            t,
+            ["sample.bin", "sample.dupnames.four.colour", "sample.colour"]
+        );
     }
 }

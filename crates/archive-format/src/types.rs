@@ -177,8 +177,9 @@ impl Units {
 impl fmt::Display for Units {
     /// `pmUnitsStr`; empty when dimensionless with no count scale.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        const SPACE: [&str; 9] =
-            ["byte", "Kbyte", "Mbyte", "Gbyte", "Tbyte", "Pbyte", "Ebyte", "Zbyte", "Ybyte"];
+        const SPACE: [&str; 9] = [
+            "byte", "Kbyte", "Mbyte", "Gbyte", "Tbyte", "Pbyte", "Ebyte", "Zbyte", "Ybyte",
+        ];
         const TIME: [&str; 6] = ["nanosec", "microsec", "millisec", "sec", "min", "hour"];
         let space = match SPACE.get(self.scale_space() as usize) {
             Some(s) => s.to_string(),
@@ -207,12 +208,22 @@ impl fmt::Display for Units {
         }
         let mut parts: Vec<String> = Vec::new();
         for (d, name) in dims.iter().filter(|(d, _)| *d > 0) {
-            parts.push(if *d == 1 { name.clone() } else { format!("{name}^{d}") });
+            parts.push(if *d == 1 {
+                name.clone()
+            } else {
+                format!("{name}^{d}")
+            });
         }
         let neg: Vec<String> = dims
             .iter()
             .filter(|(d, _)| *d < 0)
-            .map(|(d, name)| if *d == -1 { name.clone() } else { format!("{name}^{}", -d) })
+            .map(|(d, name)| {
+                if *d == -1 {
+                    name.clone()
+                } else {
+                    format!("{name}^{}", -d)
+                }
+            })
             .collect();
         let mut s = parts.join(" ");
         if !neg.is_empty() {
@@ -253,7 +264,10 @@ impl Timestamp {
     pub fn from_nanos(n: i128) -> Self {
         let sec = n.div_euclid(1_000_000_000);
         let nsec = n.rem_euclid(1_000_000_000) as u32;
-        Timestamp { sec: sec.clamp(i64::MIN as i128, i64::MAX as i128) as i64, nsec }
+        Timestamp {
+            sec: sec.clamp(i64::MIN as i128, i64::MAX as i128) as i64,
+            nsec,
+        }
     }
 }
 
@@ -297,7 +311,10 @@ mod tests {
     #[test]
     fn timestamp_arith() {
         let t = Timestamp::new(10, 500_000_000);
-        assert_eq!(Timestamp::from_nanos(t.as_nanos() - 1_000_000_000), Timestamp::new(9, 500_000_000));
+        assert_eq!(
+            Timestamp::from_nanos(t.as_nanos() - 1_000_000_000),
+            Timestamp::new(9, 500_000_000)
+        );
         assert_eq!(Timestamp::from_nanos(-1), Timestamp::new(-1, 999_999_999));
         assert!((t.sub_f64(Timestamp::new(9, 0)) - 1.5).abs() < 1e-12);
     }

@@ -56,7 +56,10 @@ enum Role {
 }
 
 fn exists_maybe_compressed(p: &str) -> bool {
-    Path::new(p).is_file() || compress::SUFFIXES.iter().any(|(s, _)| Path::new(&format!("{p}{s}")).is_file())
+    Path::new(p).is_file()
+        || compress::SUFFIXES
+            .iter()
+            .any(|(s, _)| Path::new(&format!("{p}{s}")).is_file())
 }
 
 /// The base name of an archive named by `name` (any of the forms libpcp accepts).
@@ -81,12 +84,21 @@ pub fn find_archive(name: &str) -> Result<ArchiveFiles> {
     let bpath = PathBuf::from(&base);
     let (dir, stem) = match (bpath.parent(), bpath.file_name()) {
         (Some(d), Some(f)) => {
-            let d = if d.as_os_str().is_empty() { Path::new(".") } else { d };
+            let d = if d.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                d
+            };
             (d.to_path_buf(), f.to_string_lossy().into_owned())
         }
         _ => return Err(Error::pcp(ENOENT, format!("no archive named {name}"))),
     };
-    let mut files = ArchiveFiles { base: bpath.clone(), meta: None, index: None, volumes: BTreeMap::new() };
+    let mut files = ArchiveFiles {
+        base: bpath.clone(),
+        meta: None,
+        index: None,
+        volumes: BTreeMap::new(),
+    };
     let entries = std::fs::read_dir(&dir).map_err(|e| Error::io(&dir, &e))?;
     let mut names: Vec<String> = entries
         .filter_map(|e| e.ok())
@@ -100,11 +112,16 @@ pub fn find_archive(name: &str) -> Result<ArchiveFiles> {
             Some((b, c)) => (b.to_string(), Some(c)),
             None => (fname.clone(), None),
         };
-        let Some((b, role)) = classify(&plain) else { continue };
+        let Some((b, role)) = classify(&plain) else {
+            continue;
+        };
         if b != stem {
             continue;
         }
-        let fr = FileRef { path: dir.join(&fname), compression: comp };
+        let fr = FileRef {
+            path: dir.join(&fname),
+            compression: comp,
+        };
         if !fr.path.is_file() {
             continue;
         }
@@ -123,7 +140,10 @@ pub fn find_archive(name: &str) -> Result<ArchiveFiles> {
     }
     if files.meta.is_none() || files.volumes.is_empty() {
         return Err(if any {
-            Error::pcp(PM_ERR_LOGFILE, format!("{base}: no .meta file or no data volume"))
+            Error::pcp(
+                PM_ERR_LOGFILE,
+                format!("{base}: no .meta file or no data volume"),
+            )
         } else {
             Error::pcp(ENOENT, format!("{base}: no archive files found"))
         });
@@ -160,7 +180,9 @@ impl std::fmt::Debug for Bytes {
 
 impl Bytes {
     pub fn from_vec(v: Vec<u8>) -> Self {
-        Bytes { inner: Inner::Vec(v) }
+        Bytes {
+            inner: Inner::Vec(v),
+        }
     }
 }
 
@@ -187,20 +209,29 @@ pub fn load(fr: &FileRef) -> Result<Bytes> {
                 io::Read::read_to_end(&mut &file, &mut v).map_err(|e| Error::io(&fr.path, &e))?;
                 Ok(Bytes::from_vec(v))
             } else {
-                Ok(Bytes { inner: Inner::Map(map_file(&file).map_err(|e| Error::io(&fr.path, &e))?) })
+                Ok(Bytes {
+                    inner: Inner::Map(map_file(&file).map_err(|e| Error::io(&fr.path, &e))?),
+                })
             }
         }
         Some(c) => {
             let logrec = |e: io::Error| {
-                Error::pcp(crate::error::PM_ERR_LOGREC, format!("cannot decompress: {e}")).at(&fr.path, None)
+                Error::pcp(
+                    crate::error::PM_ERR_LOGREC,
+                    format!("cannot decompress: {e}"),
+                )
+                .at(&fr.path, None)
             };
             let mut dec = compress::decoder(c, io::BufReader::new(file)).map_err(logrec)?;
-            let mut tmp = tempfile::tempfile().map_err(|e| Error::io(Path::new("temporary file"), &e))?;
+            let mut tmp =
+                tempfile::tempfile().map_err(|e| Error::io(Path::new("temporary file"), &e))?;
             let n = io::copy(&mut dec, &mut tmp).map_err(logrec)?;
             if n == 0 {
                 return Ok(Bytes::from_vec(Vec::new()));
             }
-            Ok(Bytes { inner: Inner::Map(map_file(&tmp).map_err(|e| Error::io(&fr.path, &e))?) })
+            Ok(Bytes {
+                inner: Inner::Map(map_file(&tmp).map_err(|e| Error::io(&fr.path, &e))?),
+            })
         }
     }
 }
@@ -213,7 +244,10 @@ mod tests {
     fn classifies_member_files() {
         assert_eq!(classify("foo.meta"), Some(("foo", Role::Meta)));
         assert_eq!(classify("foo.12"), Some(("foo", Role::Volume(12))));
-        assert_eq!(classify("20180416.10.00.3"), Some(("20180416.10.00", Role::Volume(3))));
+        assert_eq!(
+            classify("20180416.10.00.3"),
+            Some(("20180416.10.00", Role::Volume(3)))
+        );
         assert_eq!(classify("foo.config"), None);
     }
 
@@ -224,7 +258,12 @@ mod tests {
             std::fs::write(d.path().join(f), b"x").unwrap();
         }
         let base = d.path().join("a").to_string_lossy().into_owned();
-        for name in [base.clone(), format!("{base}.meta"), format!("{base}.1"), format!("{base}.")] {
+        for name in [
+            base.clone(),
+            format!("{base}.meta"),
+            format!("{base}.1"),
+            format!("{base}."),
+        ] {
             let f = find_archive(&name).unwrap();
             assert_eq!(f.base, d.path().join("a"), "{name}");
             assert_eq!(f.volumes.len(), 2);

@@ -46,13 +46,18 @@ pub fn getopt(args: &[String], short: &str, long: &[LongOpt]) -> Result<Parsed, 
             let opt = match exact {
                 Some(l) => *l,
                 None => {
-                    let cands: Vec<&LongOpt> = long.iter().filter(|l| l.name.starts_with(name)).collect();
+                    let cands: Vec<&LongOpt> =
+                        long.iter().filter(|l| l.name.starts_with(name)).collect();
                     match cands.len() {
                         0 => return Err(format!("unrecognized option '--{name}'")),
                         1 => *cands[0],
                         _ => {
-                            let list: Vec<String> = cands.iter().map(|l| format!("'--{}'", l.name)).collect();
-                            return Err(format!("option '--{name}' is ambiguous; possibilities: {}", list.join(" ")));
+                            let list: Vec<String> =
+                                cands.iter().map(|l| format!("'--{}'", l.name)).collect();
+                            return Err(format!(
+                                "option '--{name}' is ambiguous; possibilities: {}",
+                                list.join(" ")
+                            ));
                         }
                     }
                 }
@@ -114,9 +119,21 @@ mod tests {
     use super::*;
 
     const LONG: &[LongOpt] = &[
-        LongOpt { name: "all", has_arg: false, short: 'a' },
-        LongOpt { name: "start", has_arg: true, short: 'S' },
-        LongOpt { name: "sizes", has_arg: false, short: 's' },
+        LongOpt {
+            name: "all",
+            has_arg: false,
+            short: 'a',
+        },
+        LongOpt {
+            name: "start",
+            has_arg: true,
+            short: 'S',
+        },
+        LongOpt {
+            name: "sizes",
+            has_arg: false,
+            short: 's',
+        },
     ];
 
     fn v(a: &[&str]) -> Vec<String> {
@@ -125,7 +142,12 @@ mod tests {
 
     #[test]
     fn clusters_permutes_and_longs() {
-        let p = getopt(&v(&["-axx", "arch", "-S+1", "--start=+2", "--al", "m"]), "axS:s", LONG).unwrap();
+        let p = getopt(
+            &v(&["-axx", "arch", "-S+1", "--start=+2", "--al", "m"]),
+            "axS:s",
+            LONG,
+        )
+        .unwrap();
         assert_eq!(p.operands, ["arch", "m"]);
         assert_eq!(
             p.opts,
@@ -142,11 +164,26 @@ mod tests {
 
     #[test]
     fn glibc_messages() {
-        assert_eq!(getopt(&v(&["-V"]), "a", LONG).unwrap_err(), "invalid option -- 'V'");
-        assert_eq!(getopt(&v(&["-S"]), "S:", LONG).unwrap_err(), "option requires an argument -- 'S'");
-        assert_eq!(getopt(&v(&["--start"]), "S:", LONG).unwrap_err(), "option '--start' requires an argument");
-        assert_eq!(getopt(&v(&["--bogus"]), "a", LONG).unwrap_err(), "unrecognized option '--bogus'");
-        assert_eq!(getopt(&v(&["--all=3"]), "a", LONG).unwrap_err(), "option '--all' doesn't allow an argument");
+        assert_eq!(
+            getopt(&v(&["-V"]), "a", LONG).unwrap_err(),
+            "invalid option -- 'V'"
+        );
+        assert_eq!(
+            getopt(&v(&["-S"]), "S:", LONG).unwrap_err(),
+            "option requires an argument -- 'S'"
+        );
+        assert_eq!(
+            getopt(&v(&["--start"]), "S:", LONG).unwrap_err(),
+            "option '--start' requires an argument"
+        );
+        assert_eq!(
+            getopt(&v(&["--bogus"]), "a", LONG).unwrap_err(),
+            "unrecognized option '--bogus'"
+        );
+        assert_eq!(
+            getopt(&v(&["--all=3"]), "a", LONG).unwrap_err(),
+            "option '--all' doesn't allow an argument"
+        );
         assert_eq!(
             getopt(&v(&["--s"]), "a", LONG).unwrap_err(),
             "option '--s' is ambiguous; possibilities: '--start' '--sizes'"

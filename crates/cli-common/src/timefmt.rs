@@ -17,7 +17,9 @@ pub struct Tm {
 }
 
 const DAYS: [&str; 7] = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
-const MONTHS: [&str; 12] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+const MONTHS: [&str; 12] = [
+    "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+];
 
 /// Converts seconds since the epoch to local time in `tz`.
 pub fn local_tm(sec: i64, tz: &TimeZone) -> Tm {
@@ -54,7 +56,14 @@ pub fn ctime(sec: i64, tz: &TimeZone) -> String {
 pub fn stamp(t: Timestamp, digits: usize, tz: &TimeZone) -> String {
     let tm = local_tm(t.sec, tz);
     let frac = if digits == 6 { t.nsec / 1000 } else { t.nsec };
-    format!("{:02}:{:02}:{:02}.{:0w$}", tm.hour, tm.minute, tm.second, frac, w = digits)
+    format!(
+        "{:02}:{:02}:{:02}.{:0w$}",
+        tm.hour,
+        tm.minute,
+        tm.second,
+        frac,
+        w = digits
+    )
 }
 
 #[cfg(test)]
@@ -65,7 +74,13 @@ mod tests {
     fn ctime_and_stamp() {
         let utc = TimeZone::UTC;
         assert_eq!(ctime(1_648_968_655, &utc), "Sun Apr  3 06:50:55 2022");
-        assert_eq!(stamp(Timestamp::new(1_648_968_655, 401_624_349), 9, &utc), "06:50:55.401624349");
-        assert_eq!(stamp(Timestamp::new(1_648_968_655, 401_624_349), 6, &utc), "06:50:55.401624");
+        assert_eq!(
+            stamp(Timestamp::new(1_648_968_655, 401_624_349), 9, &utc),
+            "06:50:55.401624349"
+        );
+        assert_eq!(
+            stamp(Timestamp::new(1_648_968_655, 401_624_349), 6, &utc),
+            "06:50:55.401624"
+        );
     }
 }

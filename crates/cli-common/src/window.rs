@@ -72,7 +72,9 @@ pub struct Bounds {
     pub end: Timestamp,
 }
 
-const MONTHS: [&str; 12] = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
+const MONTHS: [&str; 12] = [
+    "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
+];
 const DAYS: [&str; 7] = ["sun", "mon", "tue", "wed", "thu", "fri", "sat"];
 
 fn parse_hms(s: &str) -> Option<(i8, i8, i8, u32)> {
@@ -140,7 +142,10 @@ pub fn parse_absolute(s: &str, tz: &TimeZone) -> Option<Timestamp> {
     }
     let mut w = words.as_slice();
     if let Some(first) = w.first() {
-        if DAYS.contains(&first.to_ascii_lowercase().get(..3).unwrap_or("")) && first.len() >= 3 && first.chars().all(|c| c.is_ascii_alphabetic()) {
+        if DAYS.contains(&first.to_ascii_lowercase().get(..3).unwrap_or(""))
+            && first.len() >= 3
+            && first.chars().all(|c| c.is_ascii_alphabetic())
+        {
             w = &w[1..];
         }
     }
@@ -164,7 +169,12 @@ pub fn parse_absolute(s: &str, tz: &TimeZone) -> Option<Timestamp> {
 }
 
 /// Resolves a `-S`/`-T` spec. `relative_to_start` is where `+interval` counts from.
-pub fn resolve(spec: &str, relative_to_start: Timestamp, end: Timestamp, tz: &TimeZone) -> Option<Timestamp> {
+pub fn resolve(
+    spec: &str,
+    relative_to_start: Timestamp,
+    end: Timestamp,
+    tz: &TimeZone,
+) -> Option<Timestamp> {
     let s = spec.trim();
     if let Some(rest) = s.strip_prefix('+') {
         let n = parse_interval(rest)?;
@@ -211,7 +221,10 @@ mod tests {
 
     #[test]
     fn windows() {
-        let b = Bounds { start: Timestamp::new(1000, 0), end: Timestamp::new(2000, 0) };
+        let b = Bounds {
+            start: Timestamp::new(1000, 0),
+            end: Timestamp::new(2000, 0),
+        };
         let utc = TimeZone::UTC;
         let (s, e) = parse_window(Some("+2"), Some("+3"), b, &utc).unwrap();
         assert_eq!((s.sec, e.sec), (1002, 1005));

@@ -54,7 +54,10 @@ mod tests {
     use jiff::Timestamp;
 
     fn hour(tz: &str, secs: i64) -> i8 {
-        Timestamp::from_second(secs).unwrap().to_zoned(parse_tz(tz)).hour()
+        Timestamp::from_second(secs)
+            .unwrap()
+            .to_zoned(parse_tz(tz))
+            .hour()
     }
 
     #[test]

@@ -8,7 +8,9 @@ use archive_format::format::format_value;
 use archive_format::metadata::label_class;
 use archive_format::pmns::Lookup;
 use archive_format::types::vtype;
-use archive_format::{pm_err_str, Archive, InDom, OpenOptions, PmId, ResultRecord, Timestamp, Value};
+use archive_format::{
+    pm_err_str, Archive, InDom, OpenOptions, PmId, ResultRecord, Timestamp, Value,
+};
 use cli_common::timefmt::{ctime, stamp};
 use cli_common::window::{parse_window, Bounds};
 use cli_common::zone;
@@ -49,7 +51,11 @@ impl Clock {
     /// An index entry's timestamp, printed from its raw (possibly illegal) fields.
     fn index_ts(&self, e: &archive_format::IndexEntry) -> String {
         let tm = cli_common::timefmt::local_tm(e.stamp.sec, &self.tz);
-        let frac = if self.digits == 6 { e.raw_nsec / 1000 } else { e.raw_nsec };
+        let frac = if self.digits == 6 {
+            e.raw_nsec / 1000
+        } else {
+            e.raw_nsec
+        };
         let hms = format!("{:02}:{:02}:{:02}", tm.hour, tm.minute, tm.second);
         let s = format!("{hms}.{:0w$}", frac, w = self.digits);
         if self.x == 0 {
@@ -82,17 +88,33 @@ fn open(name: &str, err: &mut dyn Write) -> io::Result<Result<Archive, i32>> {
     match Archive::open(name) {
         Ok(a) => Ok(Ok(a)),
         Err(e) if e.pm_err() == PM_ERR_FEATURE => {
-            writeln!(err, "{PROG}: Warning: unsupported feature bits, other errors may follow ...")?;
-            match Archive::open_with(name, OpenOptions { ignore_features: true }) {
+            writeln!(
+                err,
+                "{PROG}: Warning: unsupported feature bits, other errors may follow ..."
+            )?;
+            match Archive::open_with(
+                name,
+                OpenOptions {
+                    ignore_features: true,
+                },
+            ) {
                 Ok(a) => Ok(Ok(a)),
                 Err(e) => {
-                    writeln!(err, "{PROG}: Cannot open archive \"{name}\": {}", e.pm_message())?;
+                    writeln!(
+                        err,
+                        "{PROG}: Cannot open archive \"{name}\": {}",
+                        e.pm_message()
+                    )?;
                     Ok(Err(1))
                 }
             }
         }
         Err(e) => {
-            writeln!(err, "{PROG}: Cannot open archive \"{name}\": {}", e.pm_message())?;
+            writeln!(
+                err,
+                "{PROG}: Cannot open archive \"{name}\": {}",
+                e.pm_message()
+            )?;
             Ok(Err(1))
         }
     }
@@ -128,12 +150,20 @@ pub fn dump(o: &Opts, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<i3
                 Lookup::NonLeaf => {
                     let leaves = meta.pmns.traverse(n);
                     if leaves.is_empty() {
-                        writeln!(err, "{PROG}: pmTraversePMNS({n}): {}", pm_err_str(PM_ERR_NONLEAF))?;
+                        writeln!(
+                            err,
+                            "{PROG}: pmTraversePMNS({n}): {}",
+                            pm_err_str(PM_ERR_NONLEAF)
+                        )?;
                     }
                     wanted.extend(leaves.into_iter().map(|(_, p)| p));
                 }
                 Lookup::Unknown => {
-                    writeln!(err, "{PROG}: pmLookupName({n}): {}", pm_err_str(archive_format::error::PM_ERR_NAME))?;
+                    writeln!(
+                        err,
+                        "{PROG}: pmLookupName({n}): {}",
+                        pm_err_str(archive_format::error::PM_ERR_NAME)
+                    )?;
                 }
             }
         }
@@ -148,15 +178,29 @@ pub fn dump(o: &Opts, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<i3
         Ok(e) => Some(e),
         Err(e) => {
             out.flush()?;
-            writeln!(err, "{PROG}: Cannot locate end of archive {name}: {}", e.pm_message())?;
-            writeln!(err, "\nWARNING: This archive is sufficiently damaged that it may not be possible to")?;
-            writeln!(err, "         produce complete information.  Continuing and hoping for the best.\n")?;
+            writeln!(
+                err,
+                "{PROG}: Cannot locate end of archive {name}: {}",
+                e.pm_message()
+            )?;
+            writeln!(
+                err,
+                "\nWARNING: This archive is sufficiently damaged that it may not be possible to"
+            )?;
+            writeln!(
+                err,
+                "         produce complete information.  Continuing and hoping for the best.\n"
+            )?;
             None
         }
     };
 
     let tz = if o.hostzone {
-        writeln!(out, "Note: timezone set to local timezone of host \"{}\" from archive\n", label.hostname)?;
+        writeln!(
+            out,
+            "Note: timezone set to local timezone of host \"{}\" from archive\n",
+            label.hostname
+        )?;
         zone::parse_tz(&label.timezone)
     } else if let Some(t) = &o.tz {
         writeln!(out, "Note: timezone set to \"TZ={t}\"\n")?;
@@ -164,17 +208,29 @@ pub fn dump(o: &Opts, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<i3
     } else {
         zone::local()
     };
-    let clock = Clock { tz, digits: if label.version >= 3 { 9 } else { 6 }, x: o.x, start: label.start };
+    let clock = Clock {
+        tz,
+        digits: if label.version >= 3 { 9 } else { 6 },
+        x: o.x,
+        start: label.start,
+    };
 
     let far = Timestamp::new(i32::MAX as i64, 0);
-    let bounds = Bounds { start: label.start, end: end.unwrap_or(far) };
-    let (wstart, wend) = match parse_window(o.start.as_deref(), o.finish.as_deref(), bounds, &clock.tz) {
-        Ok(w) => w,
-        Err(spec) => {
-            writeln!(err, "{PROG}: invalid time window.\n{spec}\n^ -- unexpected value\n")?;
-            return Ok(1);
-        }
+    let bounds = Bounds {
+        start: label.start,
+        end: end.unwrap_or(far),
     };
+    let (wstart, wend) =
+        match parse_window(o.start.as_deref(), o.finish.as_deref(), bounds, &clock.tz) {
+            Ok(w) => w,
+            Err(spec) => {
+                writeln!(
+                    err,
+                    "{PROG}: invalid time window.\n{spec}\n^ -- unexpected value\n"
+                )?;
+                return Ok(1);
+            }
+        };
 
     if o.label {
         dump_label(&a, end, o.verbose_label, &clock, out)?;
@@ -203,7 +259,13 @@ pub fn dump(o: &Opts, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<i3
     Ok(0)
 }
 
-fn dump_label(a: &Archive, end: Option<Timestamp>, verbose: bool, c: &Clock, out: &mut dyn Write) -> io::Result<()> {
+fn dump_label(
+    a: &Archive,
+    end: Option<Timestamp>,
+    verbose: bool,
+    c: &Clock,
+    out: &mut dyn Write,
+) -> io::Result<()> {
     let l = a.label();
     writeln!(out, "Log Label (Log Format Version {})", l.version)?;
     writeln!(out, "Performance metrics from host {}", l.hostname)?;
@@ -230,7 +292,11 @@ fn dump_label(a: &Archive, end: Option<Timestamp>, verbose: bool, c: &Clock, out
         if l.features != 0 {
             let unknown = l.features & !archive_format::codec::label::FEATURE_QA;
             if unknown != 0 {
-                writeln!(out, "Archive features: 0x{:x} [unknown: 0x{:x}]", l.features, unknown)?;
+                writeln!(
+                    out,
+                    "Archive features: 0x{:x} [unknown: 0x{:x}]",
+                    l.features, unknown
+                )?;
             } else {
                 writeln!(out, "Archive features: 0x{:x}", l.features)?;
             }
@@ -262,7 +328,11 @@ fn dump_descs(a: &Archive, out: &mut dyn Write) -> io::Result<()> {
             None => format!("??? ({})", d.sem),
         };
         let units = d.units.to_string();
-        writeln!(out, "    Semantics: {sem}  Units: {}", if units.is_empty() { "none" } else { &units })?;
+        writeln!(
+            out,
+            "    Semantics: {sem}  Units: {}",
+            if units.is_empty() { "none" } else { &units }
+        )?;
     }
     Ok(())
 }
@@ -284,7 +354,10 @@ fn dump_labelsets(a: &Archive, c: &Clock, out: &mut dyn Write) -> io::Result<()>
     for t in stamps {
         writeln!(out, "{}", c.ts(t))?;
         for &lt in &order {
-            let mut recs: Vec<_> = labels.iter().filter(|l| l.stamp == t && l.ltype == lt).collect();
+            let mut recs: Vec<_> = labels
+                .iter()
+                .filter(|l| l.stamp == t && l.ltype == lt)
+                .collect();
             recs.sort_by_key(|l| l.ident);
             for r in recs {
                 for s in &r.sets {
@@ -299,7 +372,12 @@ fn dump_labelsets(a: &Archive, c: &Clock, out: &mut dyn Write) -> io::Result<()>
                         label_type::INDOM => format!("InDom {}", InDom(r.ident)),
                         _ => format!("InDom {}[{}]", InDom(r.ident), s.inst as u32),
                     };
-                    writeln!(out, "    {what} labels ({} bytes): {}", s.json.len(), s.json)?;
+                    writeln!(
+                        out,
+                        "    {what} labels ({} bytes): {}",
+                        s.json.len(),
+                        s.json
+                    )?;
                     for (k, l) in s.labels.iter().enumerate() {
                         let mut flags = label_class(l.flags).to_string();
                         if l.flags as u32 & label_type::COMPOUND != 0 {
@@ -325,11 +403,20 @@ fn dump_help(a: &Archive, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out, "\nMetric Help Text in the Log ...")?;
     let m = a.metadata();
     for (kind, label) in [(text_type::PMID, "PMID"), (text_type::INDOM, "InDom")] {
-        let mut idents: Vec<u32> = m.texts().keys().filter(|(t, _)| t & kind != 0).map(|(_, i)| *i).collect();
+        let mut idents: Vec<u32> = m
+            .texts()
+            .keys()
+            .filter(|(t, _)| t & kind != 0)
+            .map(|(_, i)| *i)
+            .collect();
         idents.sort();
         idents.dedup();
         for id in idents {
-            let shown = if kind == text_type::PMID { PmId(id).to_string() } else { InDom(id).to_string() };
+            let shown = if kind == text_type::PMID {
+                PmId(id).to_string()
+            } else {
+                InDom(id).to_string()
+            };
             if let Some(t) = m.text(kind | text_type::ONELINE, id) {
                 writeln!(out, "{label}: {shown} [{t}]")?;
             }
@@ -344,8 +431,18 @@ fn dump_help(a: &Archive, out: &mut dyn Write) -> io::Result<()> {
 fn dump_ondisk(a: &Archive, c: &Clock, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out, "\nInstance Domains on-disk ...")?;
     for r in a.metadata().indom_records() {
-        let delta = if r.kind == InDomKind::Delta { " delta" } else { "" };
-        writeln!(out, "{} InDom: {}{delta} {} instances", c.ts(r.stamp), r.indom, r.instances.len())?;
+        let delta = if r.kind == InDomKind::Delta {
+            " delta"
+        } else {
+            ""
+        };
+        writeln!(
+            out,
+            "{} InDom: {}{delta} {} instances",
+            c.ts(r.stamp),
+            r.indom,
+            r.instances.len()
+        )?;
         for i in &r.instances {
             match (&i.name, r.kind) {
                 (Some(n), InDomKind::Delta) => writeln!(out, "   add {} or \"{n}\"", i.inst)?,
@@ -395,25 +492,43 @@ fn dump_index(a: &Archive, c: &Clock, out: &mut dyn Write) -> io::Result<()> {
     let mut last: Option<&archive_format::IndexEntry> = None;
     for e in a.index() {
         let its = c.index_ts(e);
-        writeln!(out, "{its}\t  {:5}  {:11}  {:11}", e.vol, e.off_meta, e.off_data)?;
+        writeln!(
+            out,
+            "{its}\t  {:5}  {:11}  {:11}",
+            e.vol, e.off_meta, e.off_data
+        )?;
         if last.is_none_or(|l| l.vol != e.vol) {
             log_size = a
                 .files()
                 .volumes
                 .get(&(e.vol as u32))
                 .filter(|_| e.vol >= 0)
-                .and_then(|f| if f.compression.is_some() { None } else { file_size(&f.path) });
-            if log_size.is_none() && (e.vol < 0 || !a.files().volumes.contains_key(&(e.vol as u32))) {
+                .and_then(|f| {
+                    if f.compression.is_some() {
+                        None
+                    } else {
+                        file_size(&f.path)
+                    }
+                });
+            if log_size.is_none() && (e.vol < 0 || !a.files().volumes.contains_key(&(e.vol as u32)))
+            {
                 writeln!(out, "\t\tWarning: file missing for log volume {}", e.vol)?;
             }
             let _ = &base;
         }
         if e.stamp.sec < 0 || e.raw_nsec < 0 || e.raw_nsec > 999_999_999 {
-            writeln!(out, "\t\tError: illegal timestamp value ({} sec, {} nsec)", e.stamp.sec, e.raw_nsec)?;
+            writeln!(
+                out,
+                "\t\tError: illegal timestamp value ({} sec, {} nsec)",
+                e.stamp.sec, e.raw_nsec
+            )?;
         }
         if let Some(ms) = meta_size {
             if e.off_meta > ms as i64 {
-                writeln!(out, "\t\tError: offset to meta file past end of file ({ms})")?;
+                writeln!(
+                    out,
+                    "\t\tError: offset to meta file past end of file ({ms})"
+                )?;
             }
         }
         if let Some(ls) = log_size {
@@ -423,7 +538,12 @@ fn dump_index(a: &Archive, c: &Clock, out: &mut dyn Write) -> io::Result<()> {
         }
         if let Some(l) = last {
             if (e.stamp.sec, e.raw_nsec) < (l.stamp.sec, l.raw_nsec) {
-                writeln!(out, "\t\tError: timestamp went backwards in time {} -> {}", c.index_ts(l), c.index_ts(e))?;
+                writeln!(
+                    out,
+                    "\t\tError: timestamp went backwards in time {} -> {}",
+                    c.index_ts(l),
+                    c.index_ts(e)
+                )?;
             }
             if e.vol < l.vol {
                 writeln!(out, "\t\tError: volume number decreased")?;
@@ -452,9 +572,17 @@ fn dump_values(
     err: &mut dyn Write,
 ) -> io::Result<i32> {
     if o.reverse {
-        writeln!(out, "\nLog finished at {} - dump in reverse order", ctime(wend.sec, &c.tz))?;
+        writeln!(
+            out,
+            "\nLog finished at {} - dump in reverse order",
+            ctime(wend.sec, &c.tz)
+        )?;
     }
-    let iter = if o.reverse { a.records_rev() } else { a.records() };
+    let iter = if o.reverse {
+        a.records_rev()
+    } else {
+        a.records()
+    };
     for r in iter {
         let rec = match r {
             Ok((_, rec)) => rec,
@@ -484,7 +612,14 @@ fn dump_values(
     Ok(0)
 }
 
-fn dump_record(a: &Archive, rec: &ResultRecord<'_>, o: &Opts, wanted: &[PmId], c: &Clock, out: &mut dyn Write) -> io::Result<()> {
+fn dump_record(
+    a: &Archive,
+    rec: &ResultRecord<'_>,
+    o: &Opts,
+    wanted: &[PmId],
+    c: &Clock,
+    out: &mut dyn Write,
+) -> io::Result<()> {
     let vsets: Vec<&archive_format::ValueSet> = if wanted.is_empty() {
         rec.vsets.iter().collect()
     } else {
@@ -494,7 +629,10 @@ fn dump_record(a: &Archive, rec: &ResultRecord<'_>, o: &Opts, wanted: &[PmId], c
             }
             Vec::new()
         } else {
-            let v: Vec<_> = wanted.iter().filter_map(|p| rec.vsets.iter().find(|vs| vs.pmid == *p)).collect();
+            let v: Vec<_> = wanted
+                .iter()
+                .filter_map(|p| rec.vsets.iter().find(|vs| vs.pmid == *p))
+                .collect();
             if v.is_empty() {
                 return Ok(());
             }
@@ -510,7 +648,12 @@ fn dump_record(a: &Archive, rec: &ResultRecord<'_>, o: &Opts, wanted: &[PmId], c
         writeln!(out, "{ts}  <mark>")?;
         return Ok(());
     }
-    writeln!(out, "{ts} {} metric{}", vsets.len(), if vsets.len() == 1 { "" } else { "s" })?;
+    writeln!(
+        out,
+        "{ts} {} metric{}",
+        vsets.len(),
+        if vsets.len() == 1 { "" } else { "s" }
+    )?;
     let m = a.metadata();
     for vs in vsets {
         let names = value_names(a, vs.pmid);
@@ -524,7 +667,14 @@ fn dump_record(a: &Archive, rec: &ResultRecord<'_>, o: &Opts, wanted: &[PmId], c
         }
         let (ty, indom) = match m.desc(vs.pmid) {
             Some(d) => (d.vtype, d.indom),
-            None => (if vs.valfmt == 0 { vtype::I32 } else { vtype::AGGREGATE }, InDom::NULL),
+            None => (
+                if vs.valfmt == 0 {
+                    vtype::I32
+                } else {
+                    vtype::AGGREGATE
+                },
+                InDom::NULL,
+            ),
         };
         let inst_name = |inst: i32| -> String {
             match m.indom_at(indom, rec.stamp).and_then(|s| s.name_of(inst)) {
@@ -573,22 +723,48 @@ fn value_names(a: &Archive, pmid: PmId) -> String {
     }
 }
 
-fn dump_event(a: &Archive, v: &Value<'_>, highres: bool, c: &Clock, out: &mut dyn Write) -> io::Result<()> {
-    let Value::Block { data, .. } = v else { return Ok(()) };
-    let Ok(recs) = decode_events(data, 0, highres) else { return Ok(()) };
+fn dump_event(
+    a: &Archive,
+    v: &Value<'_>,
+    highres: bool,
+    c: &Clock,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let Value::Block { data, .. } = v else {
+        return Ok(());
+    };
+    let Ok(recs) = decode_events(data, 0, highres) else {
+        return Ok(());
+    };
     if recs.is_empty() {
         writeln!(out, "No event records")?;
         return Ok(());
     }
-    let nmissed: i64 = recs.iter().filter(|r| r.flags & FLAG_MISSED != 0).map(|r| r.nparams as i64).sum();
+    let nmissed: i64 = recs
+        .iter()
+        .filter(|r| r.flags & FLAG_MISSED != 0)
+        .map(|r| r.nparams as i64)
+        .sum();
     write!(out, "{}", recs.len())?;
     if nmissed > 0 {
         write!(out, " (and {nmissed} missed)")?;
     }
-    writeln!(out, " event record{}", if recs.len() as i64 + nmissed == 1 { "" } else { "s" })?;
+    writeln!(
+        out,
+        " event record{}",
+        if recs.len() as i64 + nmissed == 1 {
+            ""
+        } else {
+            "s"
+        }
+    )?;
     let m = a.metadata();
     for (k, r) in recs.iter().enumerate() {
-        let ts = if highres { stamp(r.stamp, 9, &c.tz) } else { c.event_ts(r.stamp) };
+        let ts = if highres {
+            stamp(r.stamp, 9, &c.tz)
+        } else {
+            c.event_ts(r.stamp)
+        };
         write!(out, "        --- event record [{k}] timestamp {ts}")?;
         let mut idx = 0usize;
         if r.flags != 0 {
@@ -615,12 +791,21 @@ fn dump_event(a: &Archive, v: &Value<'_>, highres: bool, c: &Clock, out: &mut dy
             }
             idx += 1;
             match m.desc(p.pmid) {
-                None => writeln!(out, " pmLookupDesc: {}", pm_err_str(archive_format::error::PM_ERR_PMID_LOG))?,
+                None => writeln!(
+                    out,
+                    " pmLookupDesc: {}",
+                    pm_err_str(archive_format::error::PM_ERR_PMID_LOG)
+                )?,
                 Some(d) => {
                     let val = if matches!(d.vtype, vtype::I32 | vtype::U32) && p.data.len() >= 4 {
-                        Value::Insitu(u32::from_be_bytes([p.data[0], p.data[1], p.data[2], p.data[3]]))
+                        Value::Insitu(u32::from_be_bytes([
+                            p.data[0], p.data[1], p.data[2], p.data[3],
+                        ]))
                     } else {
-                        Value::Block { vtype: p.vtype, data: p.data }
+                        Value::Block {
+                            vtype: p.vtype,
+                            data: p.data,
+                        }
                     };
                     writeln!(out, " value {}", format_value(d.vtype, 1, &val))?;
                 }

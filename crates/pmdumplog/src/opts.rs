@@ -5,26 +5,106 @@ use cli_common::getopt::{getopt, LongOpt};
 pub const SHORT: &str = "aD:dehIilLmMn:rS:sT:tv:xZ:z?";
 
 pub const LONG: &[LongOpt] = &[
-    LongOpt { name: "debug", has_arg: true, short: 'D' },
-    LongOpt { name: "all", has_arg: false, short: 'a' },
-    LongOpt { name: "descs", has_arg: false, short: 'd' },
-    LongOpt { name: "labelsets", has_arg: false, short: 'e' },
-    LongOpt { name: "helptext", has_arg: false, short: 'h' },
-    LongOpt { name: "on-disk-insts", has_arg: false, short: 'I' },
-    LongOpt { name: "insts", has_arg: false, short: 'i' },
-    LongOpt { name: "label", has_arg: false, short: 'l' },
-    LongOpt { name: "markrecs", has_arg: false, short: 'M' },
-    LongOpt { name: "metrics", has_arg: false, short: 'm' },
-    LongOpt { name: "namespace", has_arg: true, short: 'n' },
-    LongOpt { name: "reverse", has_arg: false, short: 'r' },
-    LongOpt { name: "start", has_arg: true, short: 'S' },
-    LongOpt { name: "sizes", has_arg: false, short: 's' },
-    LongOpt { name: "finish", has_arg: true, short: 'T' },
-    LongOpt { name: "timezone", has_arg: true, short: 'Z' },
-    LongOpt { name: "hostzone", has_arg: false, short: 'z' },
-    LongOpt { name: "version", has_arg: false, short: 'V' },
-    LongOpt { name: "help", has_arg: false, short: '?' },
-    LongOpt { name: "json", has_arg: false, short: 'J' },
+    LongOpt {
+        name: "debug",
+        has_arg: true,
+        short: 'D',
+    },
+    LongOpt {
+        name: "all",
+        has_arg: false,
+        short: 'a',
+    },
+    LongOpt {
+        name: "descs",
+        has_arg: false,
+        short: 'd',
+    },
+    LongOpt {
+        name: "labelsets",
+        has_arg: false,
+        short: 'e',
+    },
+    LongOpt {
+        name: "helptext",
+        has_arg: false,
+        short: 'h',
+    },
+    LongOpt {
+        name: "on-disk-insts",
+        has_arg: false,
+        short: 'I',
+    },
+    LongOpt {
+        name: "insts",
+        has_arg: false,
+        short: 'i',
+    },
+    LongOpt {
+        name: "label",
+        has_arg: false,
+        short: 'l',
+    },
+    LongOpt {
+        name: "markrecs",
+        has_arg: false,
+        short: 'M',
+    },
+    LongOpt {
+        name: "metrics",
+        has_arg: false,
+        short: 'm',
+    },
+    LongOpt {
+        name: "namespace",
+        has_arg: true,
+        short: 'n',
+    },
+    LongOpt {
+        name: "reverse",
+        has_arg: false,
+        short: 'r',
+    },
+    LongOpt {
+        name: "start",
+        has_arg: true,
+        short: 'S',
+    },
+    LongOpt {
+        name: "sizes",
+        has_arg: false,
+        short: 's',
+    },
+    LongOpt {
+        name: "finish",
+        has_arg: true,
+        short: 'T',
+    },
+    LongOpt {
+        name: "timezone",
+        has_arg: true,
+        short: 'Z',
+    },
+    LongOpt {
+        name: "hostzone",
+        has_arg: false,
+        short: 'z',
+    },
+    LongOpt {
+        name: "version",
+        has_arg: false,
+        short: 'V',
+    },
+    LongOpt {
+        name: "help",
+        has_arg: false,
+        short: '?',
+    },
+    LongOpt {
+        name: "json",
+        has_arg: false,
+        short: 'J',
+    },
 ];
 
 pub const USAGE: &str = "Usage: pmdumplog [options] [archive [metricname ...]]
@@ -91,14 +171,50 @@ pub enum Parse {
 }
 
 const DEBUG_FLAGS: &[&str] = &[
-    "pdu", "fetch", "profile", "value", "context", "indom", "pdubuf", "log", "logmeta", "optfetch",
-    "af", "appl0", "appl1", "appl2", "pmns", "libpmda", "timecontrol", "pmc", "derive", "lock",
-    "interp", "config", "pmapi", "fault", "auth", "discovery", "attr", "http", "desperate",
-    "deprecated", "exec", "labels", "series", "access", "qa", "dev0", "dev1", "dev2", "all",
+    "pdu",
+    "fetch",
+    "profile",
+    "value",
+    "context",
+    "indom",
+    "pdubuf",
+    "log",
+    "logmeta",
+    "optfetch",
+    "af",
+    "appl0",
+    "appl1",
+    "appl2",
+    "pmns",
+    "libpmda",
+    "timecontrol",
+    "pmc",
+    "derive",
+    "lock",
+    "interp",
+    "config",
+    "pmapi",
+    "fault",
+    "auth",
+    "discovery",
+    "attr",
+    "http",
+    "desperate",
+    "deprecated",
+    "exec",
+    "labels",
+    "series",
+    "access",
+    "qa",
+    "dev0",
+    "dev1",
+    "dev2",
+    "all",
 ];
 
 fn debug_ok(spec: &str) -> bool {
-    spec.split(',').all(|f| f.parse::<i64>().is_ok() || DEBUG_FLAGS.contains(&f))
+    spec.split(',')
+        .all(|f| f.parse::<i64>().is_ok() || DEBUG_FLAGS.contains(&f))
 }
 
 pub fn parse(args: &[String]) -> Parse {
@@ -121,7 +237,10 @@ pub fn parse(args: &[String]) -> Parse {
             }
             'D' => {
                 if !debug_ok(v.as_deref().unwrap_or("")) {
-                    err = Some(format!("unrecognized debug options specification ({})", v.unwrap_or_default()));
+                    err = Some(format!(
+                        "unrecognized debug options specification ({})",
+                        v.unwrap_or_default()
+                    ));
                 }
             }
             'd' => o.descs = true,
@@ -176,7 +295,8 @@ pub fn parse(args: &[String]) -> Parse {
         return Parse::Usage(None);
     }
     o.names = ops.collect();
-    if !(o.descs || o.labelsets || o.help || o.ondisk || o.insts || o.label || o.metrics || o.index) {
+    if !(o.descs || o.labelsets || o.help || o.ondisk || o.insts || o.label || o.metrics || o.index)
+    {
         o.metrics = true;
     }
     Parse::Run(Box::new(o))

@@ -26,7 +26,10 @@ impl<'a> Cursor<'a> {
         self.buf.len() - self.pos
     }
     pub fn err(&self, kind: DecodeErrorKind) -> DecodeError {
-        DecodeError { offset: self.offset(), kind }
+        DecodeError {
+            offset: self.offset(),
+            kind,
+        }
     }
     pub fn bytes(&mut self, n: usize) -> Result<&'a [u8], DecodeError> {
         if n > self.remaining() {

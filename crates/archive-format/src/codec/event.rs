@@ -53,7 +53,12 @@ pub fn flags_str(flags: u32) -> String {
         (FLAG_ID, "id"),
         (FLAG_PARENT, "parent"),
     ];
-    names.iter().filter(|(b, _)| flags & b != 0).map(|(_, n)| *n).collect::<Vec<_>>().join(",")
+    names
+        .iter()
+        .filter(|(b, _)| flags & b != 0)
+        .map(|(_, n)| *n)
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 fn err(c: &Cursor, code: i32, what: &'static str) -> DecodeError {
@@ -61,7 +66,11 @@ fn err(c: &Cursor, code: i32, what: &'static str) -> DecodeError {
 }
 
 /// Decodes an event array block payload; `base` is the file offset of `data[0]`.
-pub fn decode_events(data: &[u8], base: u64, highres: bool) -> Result<Vec<EventRecord<'_>>, DecodeError> {
+pub fn decode_events(
+    data: &[u8],
+    base: u64,
+    highres: bool,
+) -> Result<Vec<EventRecord<'_>>, DecodeError> {
     let mut c = Cursor::new(data, base);
     if data.len() < 4 {
         return Err(err(&c, PM_ERR_TOOSMALL, "event array too short"));
@@ -74,7 +83,11 @@ pub fn decode_events(data: &[u8], base: u64, highres: bool) -> Result<Vec<EventR
     let mut out = Vec::with_capacity(n as usize);
     for _ in 0..n {
         if c.remaining() < rec_hdr {
-            return Err(err(&c, PM_ERR_TOOBIG, "event record past the end of its array"));
+            return Err(err(
+                &c,
+                PM_ERR_TOOBIG,
+                "event record past the end of its array",
+            ));
         }
         let stamp = if highres {
             let sec = c.i64()?;
@@ -90,7 +103,11 @@ pub fn decode_events(data: &[u8], base: u64, highres: bool) -> Result<Vec<EventR
         let mut params = Vec::new();
         if flags & FLAG_MISSED != 0 {
             if flags != FLAG_MISSED {
-                return Err(err(&c, crate::error::PM_ERR_CONV, "missed flag with other flags"));
+                return Err(err(
+                    &c,
+                    crate::error::PM_ERR_CONV,
+                    "missed flag with other flags",
+                ));
             }
         } else {
             if nparams < 0 || nparams as usize > c.remaining() / 8 {
@@ -109,13 +126,26 @@ pub fn decode_events(data: &[u8], base: u64, highres: bool) -> Result<Vec<EventR
                 }
                 let padded = (len - 4).div_ceil(4) * 4;
                 if padded > c.remaining() {
-                    return Err(err(&c, PM_ERR_TOOBIG, "event parameter past the end of its array"));
+                    return Err(err(
+                        &c,
+                        PM_ERR_TOOBIG,
+                        "event parameter past the end of its array",
+                    ));
                 }
                 let bytes = c.bytes(padded)?;
-                params.push(EventParam { pmid, vtype: ptype, data: &bytes[..len - 4] });
+                params.push(EventParam {
+                    pmid,
+                    vtype: ptype,
+                    data: &bytes[..len - 4],
+                });
             }
         }
-        out.push(EventRecord { stamp, flags, nparams, params });
+        out.push(EventRecord {
+            stamp,
+            flags,
+            nparams,
+            params,
+        });
     }
     Ok(out)
 }
@@ -133,7 +163,12 @@ pub struct EventArrayBuilder {
 
 impl EventArrayBuilder {
     pub fn new(highres: bool) -> Self {
-        EventArrayBuilder { highres, nrecords: 0, body: Vec::new(), cur_nparams: None }
+        EventArrayBuilder {
+            highres,
+            nrecords: 0,
+            body: Vec::new(),
+            cur_nparams: None,
+        }
     }
     fn put_stamp(&mut self, t: Timestamp) {
         if self.highres {
@@ -164,14 +199,22 @@ impl EventArrayBuilder {
     }
     /// Adds a parameter to the current record; ignored when there is none.
     pub fn add_param(&mut self, pmid: PmId, vtype: u8, value: &[u8]) -> &mut Self {
-        let Some(at) = self.cur_nparams else { return self };
+        let Some(at) = self.cur_nparams else {
+            return self;
+        };
         self.body.put_u32(pmid.0);
-        self.body.put_u32((vtype as u32) << 24 | (value.len() as u32 + 4));
+        self.body
+            .put_u32((vtype as u32) << 24 | (value.len() as u32 + 4));
         self.body.extend_from_slice(value);
-        while self.body.len() % 4 != 0 {
+        while !self.body.len().is_multiple_of(4) {
             self.body.push(0);
         }
-        let n = i32::from_be_bytes([self.body[at], self.body[at + 1], self.body[at + 2], self.body[at + 3]]);
+        let n = i32::from_be_bytes([
+            self.body[at],
+            self.body[at + 1],
+            self.body[at + 2],
+            self.body[at + 3],
+        ]);
         self.body[at..at + 4].copy_from_slice(&(n + 1).to_be_bytes());
         self
     }

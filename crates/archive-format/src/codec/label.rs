@@ -92,9 +92,17 @@ pub fn decode_label(file: &[u8]) -> Result<Label, DecodeError> {
     if file.len() < want {
         return Err(bad(file.len() as u64, "label record is truncated"));
     }
-    let trailer = u32::from_be_bytes([file[want - 4], file[want - 3], file[want - 2], file[want - 1]]);
+    let trailer = u32::from_be_bytes([
+        file[want - 4],
+        file[want - 3],
+        file[want - 2],
+        file[want - 1],
+    ]);
     if trailer as usize != len {
-        return Err(bad(want as u64 - 4, "label record trailer does not match its header"));
+        return Err(bad(
+            want as u64 - 4,
+            "label record trailer does not match its header",
+        ));
     }
     let pid = c.i32()?;
     if version == 2 {
@@ -177,12 +185,23 @@ mod tests {
         Label {
             version,
             pid: 1234,
-            start: Timestamp::new(1_700_000_000, if version == 3 { 123_456_789 } else { 123_456_000 }),
+            start: Timestamp::new(
+                1_700_000_000,
+                if version == 3 {
+                    123_456_789
+                } else {
+                    123_456_000
+                },
+            ),
             vol: VOL_META,
             features: 0,
             hostname: "bozo".into(),
             timezone: "AEST-10".into(),
-            zoneinfo: if version == 3 { ":Australia/Melbourne".into() } else { String::new() },
+            zoneinfo: if version == 3 {
+                ":Australia/Melbourne".into()
+            } else {
+                String::new()
+            },
         }
     }
 
@@ -200,7 +219,10 @@ mod tests {
     fn rejects_bad_labels() {
         let mut b = encode_label(&sample(2));
         b[7] = 1; // version 1
-        assert_eq!(decode_label(&b).unwrap_err().kind.pm_err(), crate::error::PM_ERR_LABEL);
+        assert_eq!(
+            decode_label(&b).unwrap_err().kind.pm_err(),
+            crate::error::PM_ERR_LABEL
+        );
         let mut b = encode_label(&sample(3));
         let n = b.len();
         b[n - 1] ^= 1;

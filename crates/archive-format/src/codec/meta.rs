@@ -205,7 +205,12 @@ pub fn decode_meta(payload: &[u8], base: u64) -> Result<MetaRecord, DecodeError>
                 };
                 instances.push(Instance { inst, name });
             }
-            Ok(MetaRecord::InDom { kind, stamp, indom, instances })
+            Ok(MetaRecord::InDom {
+                kind,
+                stamp,
+                indom,
+                instances,
+            })
         }
         TYPE_LABEL_V2 | TYPE_LABEL => {
             let v3 = rtype == TYPE_LABEL;
@@ -238,16 +243,31 @@ pub fn decode_meta(payload: &[u8], base: u64) -> Result<MetaRecord, DecodeError>
                         value_len: c.u16()?,
                     });
                 }
-                sets.push(LabelSet { inst, json, nlabels, labels });
+                sets.push(LabelSet {
+                    inst,
+                    json,
+                    nlabels,
+                    labels,
+                });
             }
-            Ok(MetaRecord::Label { v3, stamp, ltype, ident, sets })
+            Ok(MetaRecord::Label {
+                v3,
+                stamp,
+                ltype,
+                ident,
+                sets,
+            })
         }
         TYPE_TEXT => {
             let ttype = c.u32()?;
             let ident = c.u32()?;
             let rest = c.bytes(c.remaining())?;
             let end = rest.iter().position(|&b| b == 0).unwrap_or(rest.len());
-            Ok(MetaRecord::Text { ttype, ident, text: String::from_utf8_lossy(&rest[..end]).into_owned() })
+            Ok(MetaRecord::Text {
+                ttype,
+                ident,
+                text: String::from_utf8_lossy(&rest[..end]).into_owned(),
+            })
         }
         t => Err(DecodeError::new(base, DecodeErrorKind::RecType(t))),
     }
@@ -280,7 +300,12 @@ pub fn encode_meta(r: &MetaRecord) -> Vec<u8> {
                 out.extend_from_slice(n.as_bytes());
             }
         }
-        MetaRecord::InDom { kind, stamp, indom, instances } => {
+        MetaRecord::InDom {
+            kind,
+            stamp,
+            indom,
+            instances,
+        } => {
             out.put_i32(match kind {
                 InDomKind::V2 => TYPE_INDOM_V2,
                 InDomKind::Full => TYPE_INDOM,
@@ -305,7 +330,13 @@ pub fn encode_meta(r: &MetaRecord) -> Vec<u8> {
             }
             out.extend_from_slice(&strings);
         }
-        MetaRecord::Label { v3, stamp, ltype, ident, sets } => {
+        MetaRecord::Label {
+            v3,
+            stamp,
+            ltype,
+            ident,
+            sets,
+        } => {
             out.put_i32(if *v3 { TYPE_LABEL } else { TYPE_LABEL_V2 });
             put_stamp(&mut out, *stamp, *v3);
             out.put_u32(*ltype);
@@ -375,8 +406,14 @@ mod tests {
             stamp: Timestamp::new(5_000_000_000, 7),
             indom: InDom::new(29, 12),
             instances: vec![
-                Instance { inst: 5, name: Some("0005 loko".into()) },
-                Instance { inst: 7, name: None },
+                Instance {
+                    inst: 5,
+                    name: Some("0005 loko".into()),
+                },
+                Instance {
+                    inst: 7,
+                    name: None,
+                },
             ],
         };
         assert_eq!(decode_meta(&encode_meta(&r), 0).unwrap(), r);
@@ -393,7 +430,10 @@ mod tests {
             kind: InDomKind::Delta,
             stamp: Timestamp::new(1, 0),
             indom: InDom::new(1, 1),
-            instances: vec![Instance { inst: 1, name: None }],
+            instances: vec![Instance {
+                inst: 1,
+                name: None,
+            }],
         });
         b[3] = TYPE_INDOM as u8;
         assert!(decode_meta(&b, 0).is_err());

@@ -44,7 +44,10 @@ pub fn frame_at(file: &[u8], off: u64) -> Result<Option<Frame>, DecodeError> {
     }
     let len = be32(file, off as usize);
     if (len as i32) < 8 {
-        return Err(DecodeError::new(off, DecodeErrorKind::Record("record length below 8")));
+        return Err(DecodeError::new(
+            off,
+            DecodeErrorKind::Record("record length below 8"),
+        ));
     }
     if off + len as u64 > size {
         return Err(DecodeError::new(
@@ -69,7 +72,10 @@ pub fn frame_before(file: &[u8], end: u64, lower: u64) -> Result<Option<Frame>, 
         return Ok(None);
     }
     if end - lower < 4 || end > file.len() as u64 {
-        return Err(DecodeError::new(end, DecodeErrorKind::Record("no record trailer")));
+        return Err(DecodeError::new(
+            end,
+            DecodeErrorKind::Record("no record trailer"),
+        ));
     }
     let len = be32(file, (end - 4) as usize);
     if (len as i32) < 8 || len as u64 > end - lower {

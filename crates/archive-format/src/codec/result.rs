@@ -25,7 +25,10 @@ pub const VAL_SPTR: i32 = 2;
 pub enum Value<'a> {
     Insitu(u32),
     /// A `pmValueBlock`: its type byte and payload (without the header word or padding).
-    Block { vtype: u8, data: &'a [u8] },
+    Block {
+        vtype: u8,
+        data: &'a [u8],
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -88,13 +91,20 @@ pub fn decode_stamp(payload: &[u8], base: u64, version: u32) -> Result<Timestamp
 
 /// Decodes a data record payload; `base` is the file offset of `payload[0]` (the byte
 /// after the leading length word).
-pub fn decode_result(payload: &[u8], base: u64, version: u32) -> Result<ResultRecord<'_>, DecodeError> {
+pub fn decode_result(
+    payload: &[u8],
+    base: u64,
+    version: u32,
+) -> Result<ResultRecord<'_>, DecodeError> {
     let stamp = decode_stamp(payload, base, version)?;
     let mut c = Cursor::new(payload, base);
     c.skip(if version >= 3 { 12 } else { 8 })?;
     let numpmid = c.i32()?;
     if numpmid < 0 || numpmid as usize > c.remaining() / 8 {
-        return Err(logrec(c.offset() - 4, "illegal number of metrics in record"));
+        return Err(logrec(
+            c.offset() - 4,
+            "illegal number of metrics in record",
+        ));
     }
     let mut vsets = Vec::with_capacity(numpmid as usize);
     // (vset index, value index, word index) of pointer values, checked after the vlist.
@@ -102,7 +112,12 @@ pub fn decode_result(payload: &[u8], base: u64, version: u32) -> Result<ResultRe
     for _ in 0..numpmid {
         let pmid = PmId(c.u32()?);
         let numval = c.i32()?;
-        let mut vs = ValueSet { pmid, numval, valfmt: 0, values: Vec::new() };
+        let mut vs = ValueSet {
+            pmid,
+            numval,
+            valfmt: 0,
+            values: Vec::new(),
+        };
         if numval > 0 {
             let valfmt = c.i32()?;
             if !(VAL_INSITU..=VAL_SPTR).contains(&valfmt) {
@@ -129,16 +144,27 @@ pub fn decode_result(payload: &[u8], base: u64, version: u32) -> Result<ResultRe
         // byte offset within the record = w*4 - 8; within the payload 4 less
         let at = (w as i64) * 4 - 12;
         if at < vlist_end as i64 || at as usize + 4 > payload.len() {
-            return Err(logrec(base + vlist_end as u64, "value block outside its record"));
+            return Err(logrec(
+                base + vlist_end as u64,
+                "value block outside its record",
+            ));
         }
         let at = at as usize;
-        let hdr = u32::from_be_bytes([payload[at], payload[at + 1], payload[at + 2], payload[at + 3]]);
+        let hdr = u32::from_be_bytes([
+            payload[at],
+            payload[at + 1],
+            payload[at + 2],
+            payload[at + 3],
+        ]);
         let vtype = (hdr >> 24) as u8;
         let vlen = (hdr & 0x00ff_ffff) as usize;
         if vlen < 4 || at + vlen > payload.len() {
             return Err(logrec(base + at as u64, "illegal value block length"));
         }
-        vsets[i].values[j].1 = Value::Block { vtype, data: &payload[at + 4..at + vlen] };
+        vsets[i].values[j].1 = Value::Block {
+            vtype,
+            data: &payload[at + 4..at + vlen],
+        };
     }
     Ok(ResultRecord { stamp, vsets })
 }
@@ -218,12 +244,23 @@ mod tests {
                 valfmt: VAL_INSITU,
                 values: vec![(1, OwnedValue::Insitu(7)), (2, OwnedValue::Insitu(9))],
             },
-            OwnedValueSet { pmid: PmId::new(29, 0, 2), numval: -12350, valfmt: 0, values: vec![] },
+            OwnedValueSet {
+                pmid: PmId::new(29, 0, 2),
+                numval: -12350,
+                valfmt: 0,
+                values: vec![],
+            },
             OwnedValueSet {
                 pmid: PmId::new(29, 0, 3),
                 numval: 1,
                 valfmt: VAL_DPTR,
-                values: vec![(-1, OwnedValue::Block { vtype: 6, data: b"hullo\0".to_vec() })],
+                values: vec![(
+                    -1,
+                    OwnedValue::Block {
+                        vtype: 6,
+                        data: b"hullo\0".to_vec(),
+                    },
+                )],
             },
         ];
         for v in [2, 3] {
@@ -233,7 +270,13 @@ mod tests {
             assert_eq!(r.vsets.len(), 3);
             assert_eq!(r.vsets[0].values[1], (2, Value::Insitu(9)));
             assert_eq!(r.vsets[1].numval, -12350);
-            assert_eq!(r.vsets[2].values[0].1, Value::Block { vtype: 6, data: b"hullo\0" });
+            assert_eq!(
+                r.vsets[2].values[0].1,
+                Value::Block {
+                    vtype: 6,
+                    data: b"hullo\0"
+                }
+            );
             assert_eq!(r.size(v), p.len() + 8);
         }
     }
@@ -244,7 +287,13 @@ mod tests {
             pmid: PmId::new(1, 0, 3),
             numval: 1,
             valfmt: VAL_DPTR,
-            values: vec![(-1, OwnedValue::Block { vtype: 3, data: vec![0; 8] })],
+            values: vec![(
+                -1,
+                OwnedValue::Block {
+                    vtype: 3,
+                    data: vec![0; 8],
+                },
+            )],
         }];
         let mut p = encode_result(Timestamp::new(1, 0), &vsets, 2);
         // point the value at word 1000

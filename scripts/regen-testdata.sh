@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Regenerates testdata/: small archives recorded with the reference pmlogger (v2 and
+# v3, from pmcd with the sample agent) and with pcp.pmi, then the reference
+# pmdumplog's output for each of them under testdata/golden/<archive>/<case>/
+# {cmd,stdout,stderr,status}. Needs the reference installed and pmcd running with
+# the sample agent (../shared/reference/start-pmcd.sh --sample, or
+# scripts/install-reference.sh then /etc/init.d/pmcd start and the sample Install).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+A=testdata/archives
+G=testdata/golden
+rm -rf "$A" "$G"
+mkdir -p "$A" "$G"
+
+for v in 2 3; do
+  /usr/lib/pcp/bin/pmlogger -V $v -c testdata/configs/sample.config -s 12 -l /tmp/pmlogger-regen.log "$A/sample_v$v"
+done
+/usr/bin/python3 scripts/make-pmi-archive.py "$A/pmi_v2"
+
+cases=(
+  "-a" "-l" "-L" "-d" "-i" "-I" "-t" "-e" "-h" "-m -r" "-M" "-a -x" "-a -xx" "-a -xxx"
+  "-a -z" "-a -Z EST-10" "-s" "-S +0.3 -T +0.5" "ARCH sample.colour sample.event pmi.disk"
+)
+for arch in sample_v2 sample_v3 pmi_v2; do
+  n=0
+  for c in "${cases[@]}"; do
+    d="$G/$arch/$(printf '%02d' $n)"
+    mkdir -p "$d"
+    # the archive goes last unless the case places it (ARCH)
+    case "$c" in *ARCH*) args="${c//ARCH/$arch}" ;; *) args="$c $arch" ;; esac
+    echo "$args" > "$d/cmd"
+    # shellcheck disable=SC2086
+    (cd "$A" && TZ=UTC pmdumplog $args >"../../$d/stdout" 2>"../../$d/stderr"; echo $? >"../../$d/status") || true
+    n=$((n + 1))
+  done
+done
+echo "testdata regenerated"
