@@ -120,10 +120,12 @@ fn open(name: &str, err: &mut dyn Write) -> io::Result<Result<Archive, i32>> {
     }
 }
 
-fn names_str(a: &Archive, pmid: PmId) -> String {
+/// A metric's names joined by " or ", or `none` when it has no name (pmdumplog says
+/// `<noname>` in descriptor dumps and `<nonames>` in value dumps).
+fn names_str(a: &Archive, pmid: PmId, none: &str) -> String {
     let n = a.metadata().names(pmid);
     if n.is_empty() {
-        "<noname>".into()
+        none.into()
     } else {
         n.join(" or ")
     }
@@ -313,7 +315,12 @@ fn indom_str(indom: InDom) -> String {
 fn dump_descs(a: &Archive, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out, "\nDescriptions for Metrics in the Log ...")?;
     for d in a.metadata().descs_hash_order() {
-        writeln!(out, "PMID: {} ({})", d.pmid, names_str(a, d.pmid))?;
+        writeln!(
+            out,
+            "PMID: {} ({})",
+            d.pmid,
+            names_str(a, d.pmid, "<noname>")
+        )?;
         if d.vtype == vtype::NOSUPPORT {
             writeln!(out, "    Data Type: Not Supported")?;
             continue;
@@ -486,7 +493,6 @@ fn dump_index(a: &Archive, c: &Clock, out: &mut dyn Write) -> io::Result<()> {
         hdr.push('\t');
     }
     writeln!(out, "{hdr}\t\tLog Vol    end(meta)     end(log)")?;
-    let base = a.files().base.to_string_lossy().into_owned();
     let meta_size = Some(a.meta_size());
     let mut log_size: Option<u64> = None;
     let mut last: Option<&archive_format::IndexEntry> = None;
@@ -514,7 +520,6 @@ fn dump_index(a: &Archive, c: &Clock, out: &mut dyn Write) -> io::Result<()> {
             {
                 writeln!(out, "\t\tWarning: file missing for log volume {}", e.vol)?;
             }
-            let _ = &base;
         }
         if e.stamp.sec < 0 || e.raw_nsec < 0 || e.raw_nsec > 999_999_999 {
             writeln!(
@@ -656,7 +661,7 @@ fn dump_record(
     )?;
     let m = a.metadata();
     for vs in vsets {
-        let names = value_names(a, vs.pmid);
+        let names = names_str(a, vs.pmid, "<nonames>");
         if vs.numval == 0 {
             writeln!(out, "    {} ({names}): No values returned!", vs.pmid)?;
             continue;
@@ -711,16 +716,6 @@ fn dump_record(
         }
     }
     Ok(())
-}
-
-/// Names as `__pmPrintMetricNames` prints them in value dumps.
-fn value_names(a: &Archive, pmid: PmId) -> String {
-    let n = a.metadata().names(pmid);
-    if n.is_empty() {
-        "<nonames>".into()
-    } else {
-        n.join(" or ")
-    }
 }
 
 fn dump_event(
