@@ -2,7 +2,7 @@
 # Regenerates testdata/: small archives recorded with the reference pmlogger (v2 and
 # v3, from pmcd with the sample agent) and with pcp.pmi, then the reference
 # pmdumplog's output for each of them under testdata/golden/<archive>/<case>/
-# {cmd,stdout,stderr,status}. Needs the reference installed and pmcd running with
+# {cmd,stdout,stderr,status}. The .Z copies need ncompress (compress). Needs the reference installed and pmcd running with
 # the sample agent (../shared/reference/start-pmcd.sh --sample, or
 # scripts/install-reference.sh then /etc/init.d/pmcd start and the sample Install).
 set -euo pipefail
@@ -17,9 +17,17 @@ for v in 2 3; do
 done
 /usr/bin/python3 scripts/make-pmi-archive.py "$A/pmi_v2"
 
+# .Z (unix compress) copies for the LZW reader; see testdata/compressed/README
+C=testdata/compressed
+for f in 0 meta; do compress -c "$A/sample_v2.$f" >"$C/sample_v2.$f.Z"; done
+cp "$A/sample_v2.index" "$C/"
+compress -b 10 -c "$A/sample_v3.0" >"$C/sample_v3_b10.0.Z"
+
 cases=(
   "-a" "-l" "-L" "-d" "-i" "-I" "-t" "-e" "-h" "-m -r" "-M" "-a -x" "-a -xx" "-a -xxx"
   "-a -z" "-a -Z EST-10" "-s" "-S +0.3 -T +0.5" "ARCH sample.colour sample.event pmi.disk"
+  "-a ARCH sample.colour sample.event pmi.disk" "-n ../configs/alt.pmns -d ARCH"
+  "-n ../configs/alt.pmns -a ARCH foo"
 )
 for arch in sample_v2 sample_v3 pmi_v2; do
   n=0
@@ -34,4 +42,9 @@ for arch in sample_v2 sample_v3 pmi_v2; do
     n=$((n + 1))
   done
 done
+# the compressed copy, read by the reference through its .Z support
+d="$G/compressed_Z/00"
+mkdir -p "$d"
+echo "-a ../compressed/sample_v2" >"$d/cmd"
+(cd "$A" && TZ=UTC pmdumplog -a ../compressed/sample_v2 >"../../$d/stdout" 2>"../../$d/stderr"; echo $? >"../../$d/status") || true
 echo "testdata regenerated"

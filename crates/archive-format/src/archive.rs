@@ -180,6 +180,12 @@ impl Archive {
     pub fn label(&self) -> &Label {
         &self.label
     }
+    /// Uses `pmns` for every name lookup in place of the archive's own names, as
+    /// libpcp does after `pmLoadASCIINameSpace` (pmdumplog's `-n`).
+    pub fn set_pmns(&mut self, pmns: crate::pmns::Pmns) {
+        self.meta.pmns = pmns;
+    }
+
     pub fn metadata(&self) -> &Metadata {
         &self.meta
     }

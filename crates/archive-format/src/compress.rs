@@ -63,7 +63,7 @@ pub fn decoder<'a, R: Read + 'a>(c: Compression, inner: R) -> io::Result<Box<dyn
             ruzstd::decoding::StreamingDecoder::new(inner)
                 .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e.to_string()))?,
         ),
-        Compression::Lzw => return Err(unsupported("unix compress (.Z)")),
+        Compression::Lzw => Box::new(crate::lzw::LzwReader::new(inner)),
         #[allow(unreachable_patterns)]
         other => {
             drop(inner);

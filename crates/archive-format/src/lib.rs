@@ -28,12 +28,14 @@
 //! ```
 
 pub mod archive;
+pub mod atom;
 pub mod codec;
 pub mod compress;
 pub mod error;
 mod errtab;
 pub mod format;
 pub mod hashorder;
+mod lzw;
 pub mod metadata;
 pub mod pmns;
 pub mod types;

@@ -162,9 +162,279 @@ impl Pmns {
     }
 }
 
+/// Where and why an ASCII PMNS file could not be parsed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PmnsParseError {
+    /// 1-based line of the problem, when it has one.
+    pub line: Option<usize>,
+    /// Text of that line and the byte column of the problem in it.
+    pub text: String,
+    pub column: usize,
+    pub message: String,
+}
+
+impl std::fmt::Display for PmnsParseError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.line {
+            Some(l) => write!(f, "line {l}: {}", self.message),
+            None => f.write_str(&self.message),
+        }
+    }
+}
+
+impl std::error::Error for PmnsParseError {}
+
+/// The PMID libpcp gives a dynamic subtree (`domain:*:*`): domain 511, the real
+/// domain in the cluster field.
+const DYNAMIC_PMID_DOMAIN: u32 = 511;
+
+/// A child in a PMNS section: its name, and its PMID when it is a leaf.
+type Child = (String, Option<PmId>);
+
+struct Tok {
+    text: String,
+    line: usize,
+    col: usize,
+}
+
+impl Pmns {
+    /// Parses an ASCII namespace file (the format of `pmns(5)`: sections
+    /// `path { child [pmid] ... }` starting at `root`, PMIDs as `domain:cluster:item`
+    /// or `domain:*:*`, C comments and simple `#define` macros), as
+    /// `pmLoadASCIINameSpace` does. Children keep the file's order, which is the
+    /// order libpcp lists and traverses them in.
+    pub fn parse_ascii(text: &str) -> std::result::Result<Pmns, PmnsParseError> {
+        let lines: Vec<&str> = text.lines().collect();
+        let err = |line: usize, col: usize, message: String| PmnsParseError {
+            line: Some(line),
+            text: lines.get(line - 1).copied().unwrap_or("").to_string(),
+            column: col,
+            message,
+        };
+        // tokens, with C comments and preprocessor lines removed
+        let mut macros: HashMap<String, String> = HashMap::new();
+        let mut toks: Vec<Tok> = Vec::new();
+        let mut in_comment = false;
+        for (ln, raw) in lines.iter().enumerate() {
+            let line = ln + 1;
+            let trimmed = raw.trim_start();
+            if !in_comment && trimmed.starts_with('#') {
+                let mut w = trimmed[1..].split_whitespace();
+                if w.next() == Some("define") {
+                    if let Some(name) = w.next() {
+                        let value = w.collect::<Vec<_>>().join(" ");
+                        macros.insert(name.to_string(), value);
+                    }
+                }
+                continue;
+            }
+            let b = raw.as_bytes();
+            let mut i = 0;
+            while i < b.len() {
+                if in_comment {
+                    if b[i] == b'*' && b.get(i + 1) == Some(&b'/') {
+                        in_comment = false;
+                        i += 2;
+                    } else {
+                        i += 1;
+                    }
+                    continue;
+                }
+                let c = b[i];
+                if c == b'/' && b.get(i + 1) == Some(&b'*') {
+                    in_comment = true;
+                    i += 2;
+                } else if c.is_ascii_whitespace() {
+                    i += 1;
+                } else if c == b'{' || c == b'}' {
+                    toks.push(Tok {
+                        text: (c as char).to_string(),
+                        line,
+                        col: i,
+                    });
+                    i += 1;
+                } else if c.is_ascii_alphanumeric()
+                    || c == b'_'
+                    || c == b'.'
+                    || c == b':'
+                    || c == b'*'
+                {
+                    let start = i;
+                    while i < b.len()
+                        && (b[i].is_ascii_alphanumeric()
+                            || matches!(b[i], b'_' | b'.' | b':' | b'*'))
+                    {
+                        i += 1;
+                    }
+                    toks.push(Tok {
+                        text: raw[start..i].to_string(),
+                        line,
+                        col: start,
+                    });
+                } else {
+                    return Err(err(line, i, "Expected NAME or }".into()));
+                }
+            }
+        }
+        let expand = |t: &str| -> String {
+            t.split(':')
+                .map(|p| macros.get(p).map(String::as_str).unwrap_or(p).to_string())
+                .collect::<Vec<_>>()
+                .join(":")
+        };
+        let parse_pmid = |t: &Tok| -> std::result::Result<PmId, PmnsParseError> {
+            let e = expand(&t.text);
+            let f: Vec<&str> = e.split(':').collect();
+            let num = |s: &str, max: u32| s.parse::<u32>().ok().filter(|v| *v <= max);
+            let bad = || err(t.line, t.col, "Illegal PMID".into());
+            if f.len() != 3 {
+                return Err(bad());
+            }
+            let dom = num(f[0], 510).ok_or_else(bad)?;
+            if f[1] == "*" && f[2] == "*" {
+                return Ok(PmId::new(DYNAMIC_PMID_DOMAIN, dom, 0));
+            }
+            let cl = num(f[1], 4095).ok_or_else(bad)?;
+            let it = num(f[2], 1023).ok_or_else(bad)?;
+            Ok(PmId::new(dom, cl, it))
+        };
+        // sections in file order
+        let mut sections: Vec<(String, Vec<Child>)> = Vec::new();
+        let mut k = 0;
+        while k < toks.len() {
+            let head = &toks[k];
+            if head.text == "{" || head.text == "}" || head.text.contains(':') {
+                return Err(err(head.line, head.col, "Expected NAME".into()));
+            }
+            match toks.get(k + 1) {
+                Some(t) if t.text == "{" => {}
+                Some(t) => return Err(err(t.line, t.col, "Expected {".into())),
+                None => return Err(err(head.line, head.col, "Expected {".into())),
+            }
+            let path = head.text.clone();
+            if sections.iter().any(|(p, _)| *p == path) {
+                return Err(err(
+                    head.line,
+                    head.col,
+                    format!("Duplicate non-terminal name \"{path}\""),
+                ));
+            }
+            k += 2;
+            let mut children: Vec<Child> = Vec::new();
+            loop {
+                let Some(t) = toks.get(k) else {
+                    let l = lines.len().max(1);
+                    return Err(err(l, 0, "Expected NAME, PMID or }".into()));
+                };
+                if t.text == "}" {
+                    k += 1;
+                    break;
+                }
+                if t.text == "{" || t.text.contains(':') || t.text.contains('.') {
+                    return Err(err(t.line, t.col, "Expected NAME or }".into()));
+                }
+                let mut pmid = None;
+                if let Some(n) = toks.get(k + 1) {
+                    if n.text.contains(':') || macros.contains_key(&n.text) {
+                        pmid = Some(parse_pmid(n)?);
+                    }
+                }
+                if children.iter().any(|(c, _)| *c == t.text) {
+                    return Err(err(
+                        t.line,
+                        t.col,
+                        format!("Duplicate name \"{}\" in subtree for \"{path}\"", t.text),
+                    ));
+                }
+                children.push((t.text.clone(), pmid));
+                k += if pmid.is_some() { 2 } else { 1 };
+            }
+            sections.push((path, children));
+        }
+        let whole = |message: String| PmnsParseError {
+            line: None,
+            text: String::new(),
+            column: 0,
+            message,
+        };
+        if !sections.iter().any(|(p, _)| p == "root") {
+            return Err(whole("Missing root node in name space".into()));
+        }
+        // depth-first from root in file order
+        let mut leaves: Vec<(String, PmId)> = Vec::new();
+        let mut used = vec![false; sections.len()];
+        let mut stack: Vec<(String, usize)> = vec![("root".into(), 0)];
+        while let Some((path, next)) = stack.pop() {
+            let Some(si) = sections.iter().position(|(p, _)| *p == path) else {
+                continue;
+            };
+            used[si] = true;
+            let children = &sections[si].1;
+            if next >= children.len() {
+                continue;
+            }
+            stack.push((path.clone(), next + 1));
+            let (name, pmid) = &children[next];
+            let full = if path == "root" {
+                name.clone()
+            } else {
+                format!("{path}.{name}")
+            };
+            match pmid {
+                Some(p) => leaves.push((full, *p)),
+                None => {
+                    if !sections.iter().any(|(p, _)| *p == full) {
+                        return Err(whole(format!(
+                            "Cannot find definition for non-terminal node \"{name}\" in name space"
+                        )));
+                    }
+                    stack.push((full, 0));
+                }
+            }
+        }
+        if let Some(i) = used.iter().position(|u| !u) {
+            return Err(whole(format!(
+                "Disconnected subtree (\"{}\") in name space",
+                sections[i].0
+            )));
+        }
+        // Our tree lists children newest first (as libpcp's archive namespace): insert
+        // in reverse so that the walk follows the file's order.
+        let mut p = Pmns::new();
+        for (name, pmid) in leaves.iter().rev() {
+            p.insert(name, *pmid);
+        }
+        p.finish();
+        Ok(p)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ascii_pmns_keeps_file_order() {
+        let text = "/* test */\n#define S 29\nroot {\n    foo\n    bar\tS:0:5\n}\nfoo {\n    colour 29:0:5\n    x 29:0:6\n}\n";
+        let p = Pmns::parse_ascii(text).expect("parses");
+        assert_eq!(p.names(PmId::new(29, 0, 5)), ["bar", "foo.colour"]);
+        let t: Vec<String> = p.traverse("foo").into_iter().map(|(n, _)| n).collect();
+        assert_eq!(t, ["foo.colour", "foo.x"]);
+        assert_eq!(p.lookup("foo.x"), Lookup::Leaf(PmId::new(29, 0, 6)));
+    }
+
+    #[test]
+    fn ascii_pmns_errors() {
+        let e = Pmns::parse_ascii("root {\n  foo 29:0:5\n  bar\n}\n").unwrap_err();
+        assert!(e.message.contains("non-terminal node \"bar\""), "{e}");
+        let e = Pmns::parse_ascii("root {\n  foo 29:0:5\n  foo 29:0:6\n}\n").unwrap_err();
+        assert_eq!(e.line, Some(3));
+        assert!(e.message.starts_with("Duplicate name"), "{e}");
+        let e = Pmns::parse_ascii("root {\n  foo 29:0\n}\n").unwrap_err();
+        assert_eq!((e.line, e.message.as_str()), (Some(2), "Illegal PMID"));
+        let e = Pmns::parse_ascii("root {\n foo 1:1:1\n}\nzzz {\n y 1:1:2\n}\n").unwrap_err();
+        assert!(e.message.contains("Disconnected subtree (\"zzz\")"), "{e}");
+    }
 
     #[test]
     fn names_in_libpcp_order() {

@@ -54,21 +54,30 @@ impl ResultRecord<'_> {
     }
     /// Record size as `pmdumplog -s` reports it.
     pub fn size(&self, version: u32) -> usize {
-        let mut n = 4 + if version >= 3 { 12 } else { 8 } + 4 + 4;
-        for vs in &self.vsets {
-            n += 8;
-            if vs.numval > 0 {
-                n += 4;
-                for (_, v) in &vs.values {
-                    n += 8;
-                    if let Value::Block { data, .. } = v {
-                        n += (data.len() + 4).div_ceil(4) * 4;
-                    }
+        record_size(version, &self.vsets)
+    }
+}
+
+/// The on-disk size of a record holding `vsets` (what `pmdumplog -s` reports; with
+/// metric arguments the reference reports the size of the record cut down to them).
+pub fn record_size<'v, 'a: 'v>(
+    version: u32,
+    vsets: impl IntoIterator<Item = &'v ValueSet<'a>>,
+) -> usize {
+    let mut n = 4 + if version >= 3 { 12 } else { 8 } + 4 + 4;
+    for vs in vsets {
+        n += 8;
+        if vs.numval > 0 {
+            n += 4;
+            for (_, v) in &vs.values {
+                n += 8;
+                if let Value::Block { data, .. } = v {
+                    n += (data.len() + 4).div_ceil(4) * 4;
                 }
             }
         }
-        n
     }
+    n
 }
 
 fn logrec(off: u64, what: &'static str) -> DecodeError {

@@ -1,0 +1,105 @@
+//! Typed values: a stored value read as its metric's type, as `pmExtractValue` does
+//! when the input and output types are the same.
+
+use crate::codec::result::Value;
+use crate::types::vtype;
+use serde::Serialize;
+
+/// One value of a metric, in its own type.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum Atom<'a> {
+    I32(i32),
+    U32(u32),
+    I64(i64),
+    U64(u64),
+    Float(f32),
+    Double(f64),
+    /// A string value (bytes up to the first NUL, lossily UTF-8).
+    String(String),
+    /// An aggregate's raw bytes, or an event array's packed form.
+    Bytes(&'a [u8]),
+}
+
+impl Atom<'_> {
+    /// The value as a double, for the numeric types.
+    pub fn as_f64(&self) -> Option<f64> {
+        Some(match *self {
+            Atom::I32(v) => v as f64,
+            Atom::U32(v) => v as f64,
+            Atom::I64(v) => v as f64,
+            Atom::U64(v) => v as f64,
+            Atom::Float(v) => v as f64,
+            Atom::Double(v) => v,
+            Atom::String(_) | Atom::Bytes(_) => return None,
+        })
+    }
+}
+
+fn be_u32(d: &[u8]) -> Option<u32> {
+    Some(u32::from_be_bytes(d.get(..4)?.try_into().ok()?))
+}
+fn be_u64(d: &[u8]) -> Option<u64> {
+    Some(u64::from_be_bytes(d.get(..8)?.try_into().ok()?))
+}
+
+/// Reads `v` as a value of type `ty` (a `PM_TYPE_*`). `None` when the stored form
+/// cannot hold that type (a too-short block, an in-situ 64-bit value, an unknown type).
+pub fn extract<'a>(ty: i32, v: &Value<'a>) -> Option<Atom<'a>> {
+    Some(match (ty, v) {
+        (vtype::I32, Value::Insitu(w)) => Atom::I32(*w as i32),
+        (vtype::U32, Value::Insitu(w)) => Atom::U32(*w),
+        (vtype::FLOAT, Value::Insitu(w)) => Atom::Float(f32::from_bits(*w)),
+        (vtype::I32, Value::Block { data, .. }) => Atom::I32(be_u32(data)? as i32),
+        (vtype::U32, Value::Block { data, .. }) => Atom::U32(be_u32(data)?),
+        (vtype::FLOAT, Value::Block { data, .. }) => Atom::Float(f32::from_bits(be_u32(data)?)),
+        (vtype::I64, Value::Block { data, .. }) => Atom::I64(be_u64(data)? as i64),
+        (vtype::U64, Value::Block { data, .. }) => Atom::U64(be_u64(data)?),
+        (vtype::DOUBLE, Value::Block { data, .. }) => Atom::Double(f64::from_bits(be_u64(data)?)),
+        (vtype::STRING, Value::Block { data, .. }) => {
+            let end = data.iter().position(|&b| b == 0).unwrap_or(data.len());
+            Atom::String(String::from_utf8_lossy(&data[..end]).into_owned())
+        }
+        (
+            vtype::AGGREGATE | vtype::AGGREGATE_STATIC | vtype::EVENT | vtype::HIGHRES_EVENT,
+            Value::Block { data, .. },
+        ) => Atom::Bytes(data),
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn extracts_each_numeric_type() {
+        assert_eq!(
+            extract(vtype::I32, &Value::Insitu(u32::MAX)),
+            Some(Atom::I32(-1))
+        );
+        assert_eq!(extract(vtype::U32, &Value::Insitu(7)), Some(Atom::U32(7)));
+        let d = 2.5f64.to_bits().to_be_bytes();
+        let b = Value::Block {
+            vtype: vtype::DOUBLE as u8,
+            data: &d,
+        };
+        assert_eq!(extract(vtype::DOUBLE, &b), Some(Atom::Double(2.5)));
+        assert_eq!(
+            extract(vtype::U64, &b).and_then(|a| a.as_f64()),
+            Some(2.5f64.to_bits() as f64)
+        );
+        assert_eq!(extract(vtype::I64, &Value::Insitu(1)), None);
+        let s = b"abc\0\0";
+        let b = Value::Block {
+            vtype: vtype::STRING as u8,
+            data: s,
+        };
+        assert_eq!(extract(vtype::STRING, &b), Some(Atom::String("abc".into())));
+        let short = Value::Block {
+            vtype: vtype::U64 as u8,
+            data: &d[..4],
+        };
+        assert_eq!(extract(vtype::U64, &short), None);
+    }
+}
