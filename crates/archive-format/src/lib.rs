@@ -38,6 +38,7 @@ pub mod hashorder;
 mod lzw;
 pub mod metadata;
 pub mod pmns;
+pub mod replay;
 pub mod types;
 pub mod volume;
 

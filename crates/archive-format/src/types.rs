@@ -172,6 +172,11 @@ impl Units {
     pub fn scale_count(self) -> i32 {
         nibble_signed(self.0 >> 8)
     }
+    /// The same units with another time dimension and time scale.
+    pub fn with_time(self, dim: i32, scale: u32) -> Units {
+        let v = self.0 & !(0xf << 24) & !(0xf << 12);
+        Units(v | ((dim as u32 & 0xf) << 24) | ((scale & 0xf) << 12))
+    }
 }
 
 impl fmt::Display for Units {

@@ -110,12 +110,22 @@ fn to_ts(y: i16, mo: i8, d: i8, hms: (i8, i8, i8, u32), tz: &TimeZone) -> Option
     Some(Timestamp::new(z.timestamp().as_second(), hms.3))
 }
 
-/// Parses an absolute date/time in `tz`.
-pub fn parse_absolute(s: &str, tz: &TimeZone) -> Option<Timestamp> {
+/// Parses an absolute date/time in `tz`. Fields left out default to today's date,
+/// except after `@` (ctime form), where they default to the date of `at_date` (the
+/// archive's start), as libpcp's `__pmParseCtime` does.
+pub fn parse_absolute(s: &str, tz: &TimeZone, at_date: Option<Timestamp>) -> Option<Timestamp> {
     let s = s.trim();
-    let s = s.strip_prefix('@').map(str::trim).unwrap_or(s);
+    let (s, at) = match s.strip_prefix('@') {
+        Some(r) => (r.trim(), true),
+        None => (s, false),
+    };
     let words: Vec<&str> = s.split_whitespace().collect();
-    let today = jiff::Zoned::now().with_time_zone(tz.clone());
+    let today = match at_date.filter(|_| at) {
+        Some(t) => jiff::Timestamp::new(t.sec, 0)
+            .unwrap_or(jiff::Timestamp::UNIX_EPOCH)
+            .to_zoned(tz.clone()),
+        None => jiff::Zoned::now().with_time_zone(tz.clone()),
+    };
     // YYYY-MM-DD HH:MM[:SS]
     if let Some(date) = words.first().filter(|w| w.contains('-')) {
         let p: Vec<&str> = date.split('-').collect();
@@ -168,11 +178,14 @@ pub fn parse_absolute(s: &str, tz: &TimeZone) -> Option<Timestamp> {
     to_ts(y, mo, d, hms, tz)
 }
 
-/// Resolves a `-S`/`-T` spec. `relative_to_start` is where `+interval` counts from.
+/// Resolves a `-S`/`-T`/`-O` spec. `relative_to_start` is where `+interval` counts
+/// from, `end` where `-interval` counts back from; `archive_start` gives `@` times
+/// their default date.
 pub fn resolve(
     spec: &str,
     relative_to_start: Timestamp,
     end: Timestamp,
+    archive_start: Timestamp,
     tz: &TimeZone,
 ) -> Option<Timestamp> {
     let s = spec.trim();
@@ -184,7 +197,7 @@ pub fn resolve(
         let n = parse_interval(rest)?;
         return Some(Timestamp::from_nanos(end.as_nanos() - n));
     }
-    parse_absolute(s, tz)
+    parse_absolute(s, tz, Some(archive_start))
 }
 
 /// Resolves `-S start` and `-T finish` against an archive's bounds.
@@ -195,19 +208,111 @@ pub fn parse_window(
     tz: &TimeZone,
 ) -> Result<(Timestamp, Timestamp), String> {
     let s = match start {
-        Some(spec) => resolve(spec, b.start, b.end, tz).ok_or_else(|| spec.to_string())?,
+        Some(spec) => resolve(spec, b.start, b.end, b.start, tz).ok_or_else(|| spec.to_string())?,
         None => b.start,
     };
     let e = match finish {
-        Some(spec) => resolve(spec, s, b.end, tz).ok_or_else(|| spec.to_string())?,
+        Some(spec) => resolve(spec, s, b.end, b.start, tz).ok_or_else(|| spec.to_string())?,
         None => b.end,
     };
     Ok((s, e))
 }
 
+/// A resolved time window: `-S`, `-T`, `-O` and `-A` as `pmParseTimeWindow` treats
+/// them for an archive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Window {
+    pub start: Timestamp,
+    pub finish: Timestamp,
+    pub origin: Timestamp,
+}
+
+/// The window options as given on the command line.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct WindowArgs<'a> {
+    pub start: Option<&'a str>,
+    pub finish: Option<&'a str>,
+    pub origin: Option<&'a str>,
+    pub align: Option<&'a str>,
+}
+
+/// Resolves a whole window. `-A interval` moves the start up to the next multiple of
+/// the interval (counted from the epoch), which is also the default origin; `-O` is
+/// relative to the window (`+` from its start, `-` back from its end) and is kept
+/// inside it. On error, returns the offending spec.
+pub fn resolve_window(w: WindowArgs<'_>, b: Bounds, tz: &TimeZone) -> Result<Window, String> {
+    let (mut start, finish) = parse_window(w.start, w.finish, b, tz)?;
+    if let Some(a) = w.align {
+        let step = parse_interval(a)
+            .filter(|n| *n > 0)
+            .ok_or_else(|| a.to_string())?;
+        let n = start.as_nanos();
+        let aligned = (n + step - 1).div_euclid(step) * step;
+        start = Timestamp::from_nanos(aligned);
+    }
+    let origin = match w.origin {
+        Some(spec) => {
+            let o = resolve(spec, start, finish, b.start, tz).ok_or_else(|| spec.to_string())?;
+            if o < start {
+                start
+            } else if o > finish {
+                finish
+            } else {
+                o
+            }
+        }
+        None => start,
+    };
+    Ok(Window {
+        start,
+        finish,
+        origin,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn window_align_and_origin() {
+        let utc = TimeZone::UTC;
+        let b = Bounds {
+            start: Timestamp::new(1_000_000_032, 48_000_000),
+            end: Timestamp::new(1_000_000_098, 68_000_000),
+        };
+        let w = resolve_window(
+            WindowArgs {
+                align: Some("10sec"),
+                ..Default::default()
+            },
+            b,
+            &utc,
+        )
+        .expect("window");
+        assert_eq!(w.start, Timestamp::new(1_000_000_040, 0));
+        assert_eq!(w.origin, w.start);
+        let w = resolve_window(
+            WindowArgs {
+                origin: Some("-10"),
+                ..Default::default()
+            },
+            b,
+            &utc,
+        )
+        .expect("window");
+        assert_eq!(w.origin, Timestamp::new(1_000_000_088, 68_000_000));
+        let w = resolve_window(
+            WindowArgs {
+                origin: Some("+1000"),
+                ..Default::default()
+            },
+            b,
+            &utc,
+        )
+        .expect("window");
+        assert_eq!(w.origin, b.end);
+    }
 
     #[test]
     fn intervals() {
@@ -237,9 +342,12 @@ mod tests {
     fn absolute_forms() {
         let utc = TimeZone::UTC;
         let want = Some(Timestamp::new(1_648_968_658, 0));
-        assert_eq!(parse_absolute("@ Sun Apr  3 06:50:58 2022", &utc), want);
-        assert_eq!(parse_absolute("Apr 3 06:50:58 2022", &utc), want);
-        assert_eq!(parse_absolute("2022-04-03 06:50:58", &utc), want);
-        assert_eq!(parse_absolute("2022-04-03 06:50:58.5", &utc), None);
+        assert_eq!(
+            parse_absolute("@ Sun Apr  3 06:50:58 2022", &utc, None),
+            want
+        );
+        assert_eq!(parse_absolute("Apr 3 06:50:58 2022", &utc, None), want);
+        assert_eq!(parse_absolute("2022-04-03 06:50:58", &utc, None), want);
+        assert_eq!(parse_absolute("2022-04-03 06:50:58.5", &utc, None), None);
     }
 }

@@ -170,53 +170,6 @@ pub enum Parse {
     Usage(Option<String>),
 }
 
-const DEBUG_FLAGS: &[&str] = &[
-    "pdu",
-    "fetch",
-    "profile",
-    "value",
-    "context",
-    "indom",
-    "pdubuf",
-    "log",
-    "logmeta",
-    "optfetch",
-    "af",
-    "appl0",
-    "appl1",
-    "appl2",
-    "pmns",
-    "libpmda",
-    "timecontrol",
-    "pmc",
-    "derive",
-    "lock",
-    "interp",
-    "config",
-    "pmapi",
-    "fault",
-    "auth",
-    "discovery",
-    "attr",
-    "http",
-    "desperate",
-    "deprecated",
-    "exec",
-    "labels",
-    "series",
-    "access",
-    "qa",
-    "dev0",
-    "dev1",
-    "dev2",
-    "all",
-];
-
-fn debug_ok(spec: &str) -> bool {
-    spec.split(',')
-        .all(|f| f.parse::<i64>().is_ok() || DEBUG_FLAGS.contains(&f))
-}
-
 pub fn parse(args: &[String]) -> Parse {
     let p = match getopt(args, SHORT, LONG) {
         Ok(p) => p,
@@ -236,7 +189,7 @@ pub fn parse(args: &[String]) -> Parse {
                 o.index = true;
             }
             'D' => {
-                if !debug_ok(v.as_deref().unwrap_or("")) {
+                if !cli_common::debug::debug_ok(v.as_deref().unwrap_or("")) {
                     err = Some(format!(
                         "unrecognized debug options specification ({})",
                         v.unwrap_or_default()

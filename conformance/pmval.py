@@ -1,0 +1,168 @@
+#!/usr/bin/env python3
+"""Conformance suite for pmval: runs PCP 6.0.3's pmval and ours on the corpus
+archives that PCP's QA tests use for interpolation (see ../shared/docs/qa-tests.tsv,
+group "interp"), for several metrics of each semantics and type per archive, with
+intervals below, around and above the logging interval, raw counters (-r),
+non-interpolated replay (-U), -S/-T windows, -A alignment and -z. Compares stdout,
+stderr and exit status and writes a scoreboard (N of M identical, and the differing
+cases).
+
+Exit status: 0 when the score is at least the floor kept in conformance/floor-pmval,
+1 below it, 77 when the reference is not installed (unless REQUIRE_REFERENCE is set,
+then 1).
+
+Usage: conformance/pmval.py [--ours PATH] [--out DIR] [--jobs N] [--filter SUBSTR]
+"""
+import argparse, concurrent.futures as cf, datetime, os, re, shutil, subprocess, sys
+
+CORPUS = "/var/lib/pcp/testsuite/archives"
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+# archives of the interp QA tests that the corpus holds
+ARCHIVES = """ok-interp ok-mv-interp ok-noti-interp ok-bigbin ok-mv-bigbin ok-noti-bigbin
+ok-foo ok-mv-foo interpmark gap gap2 mark-bug count-mark changeinst omnibus_v2 omnibus_v3
+omnibus-nomark_v3 bug_v2 babylon.pmview_v2 960624.08.17_v2 iopct instant-1 instant-base
+sample-secs uwrap value-test gmt-boring kenj-pc-1 20130706 naslog mirage moomba.client
+omen.client rattle 541380_v2 ace_v2 bigace_v2 dm-io 20041125 section-a section-b section-d
+951127.23.01_v2 pcp-atop-boot bug-1044 bug1057 20180606 late mirage-3 ac15 bozo-disk
+pcp-free sample_expr""".split()
+METRICS_PER_ARCHIVE = 8
+MAX_SAMPLES = "400"
+
+
+def run(cmd, env):
+    p = subprocess.run(cmd, cwd=CORPUS, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       timeout=600)
+    return p.stdout, p.stderr, p.returncode
+
+
+def parse_ctime(s):
+    s = " ".join(s.split())
+    return datetime.datetime.strptime(s, "%a %b %d %H:%M:%S.%f %Y")
+
+
+def archive_info(base, env):
+    """(duration in seconds, [(name, type, semantics, singular)]) from the reference."""
+    out, _, _ = run(["pmdumplog", "-L", base], env)
+    txt = out.decode(errors="replace")
+    m1 = re.search(r"commencing (.*)", txt)
+    m2 = re.search(r"ending\s+(.*)", txt)
+    dur = 60.0
+    if m1 and m2:
+        try:
+            dur = (parse_ctime(m2.group(1)) - parse_ctime(m1.group(1))).total_seconds()
+        except ValueError:
+            pass
+    out, _, _ = run(["pmdumplog", "-d", base], env)
+    metrics = []
+    cur = None
+    for line in out.decode(errors="replace").splitlines():
+        m = re.match(r"PMID: \S+ \((\S+)", line)
+        if m:
+            cur = [m.group(1).rstrip(")"), None, None, None]
+            continue
+        m = re.match(r"\s+Data Type: (.*?)  InDom: (\S+)", line)
+        if m and cur:
+            cur[1] = m.group(1)
+            cur[3] = m.group(2) == "PM_INDOM_NULL"
+            continue
+        m = re.match(r"\s+Semantics: (\S+)", line)
+        if m and cur:
+            cur[2] = m.group(1)
+            if cur[0] != "<noname>" and "event" not in (cur[1] or ""):
+                metrics.append(tuple(cur))
+            cur = None
+    # one metric per (type, semantics, singular), in the order the reference lists them
+    seen, picked = set(), []
+    for mt in metrics:
+        key = mt[1:]
+        if key in seen:
+            continue
+        seen.add(key)
+        picked.append(mt[0])
+    return dur, picked[:METRICS_PER_ARCHIVE]
+
+
+def option_sets(base, dur):
+    fine = max(dur / 40.0, 0.01)
+    coarse = max(dur / 7.0, 0.01)
+    sets = [
+        ["-t", f"{fine:.3f}"],
+        ["-t", f"{coarse:.3f}"],
+        ["-r", "-t", f"{fine:.3f}"],
+        ["-U", base],
+        ["-S", f"+{dur / 5:.3f}", "-T", f"-{dur / 5:.3f}", "-t", f"{coarse / 2:.3f}"],
+        ["-z", "-A", "1min", "-t", f"{coarse:.3f}"],
+    ]
+    if dur <= 600:
+        sets.append([])
+    return sets
+
+
+def case(ours, base, metric, opts, env):
+    args = ["-a", base, "-s", MAX_SAMPLES] + opts + [metric]
+    if opts[:1] == ["-U"]:
+        args = ["-s", MAX_SAMPLES] + opts + [metric]
+    ref = run(["pmval"] + args, env)
+    got = run([ours] + args, env)
+    same = ref == got
+    return f"{base} {metric} {' '.join(opts)}", same, None if same else {"ref": ref, "got": got}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--ours", default=os.path.join(ROOT, "target/release/pmval"))
+    ap.add_argument("--out", default=os.path.join(ROOT, "conformance-out"))
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    ap.add_argument("--filter", default="")
+    a = ap.parse_args()
+    if shutil.which("pmval") is None or not os.path.isdir(CORPUS):
+        msg = "reference PCP (pmval and its QA corpus) is not installed"
+        if os.environ.get("REQUIRE_REFERENCE"):
+            print(f"conformance: FAIL: {msg}", file=sys.stderr)
+            return 1
+        print(f"conformance: skipped: {msg}")
+        return 77
+    env = dict(os.environ)
+    env.setdefault("TZ", "UTC")
+    jobs = []
+    for base in ARCHIVES:
+        if a.filter and a.filter not in base:
+            continue
+        if not any(f.startswith(base + ".meta") for f in os.listdir(CORPUS)):
+            continue
+        dur, metrics = archive_info(base, env)
+        for m in metrics:
+            for opts in option_sets(base, dur):
+                jobs.append((base, m, opts))
+    os.makedirs(a.out, exist_ok=True)
+    diffdir = os.path.join(a.out, "diffs-pmval")
+    shutil.rmtree(diffdir, ignore_errors=True)
+    os.makedirs(diffdir)
+    with cf.ThreadPoolExecutor(a.jobs) as ex:
+        results = list(ex.map(lambda j: case(a.ours, *j, env), jobs))
+    ok = sum(1 for _, s, _ in results if s)
+    lines = [f"pmval conformance: {ok} of {len(results)} identical"]
+    bad = [(n, det) for n, s, det in results if not s]
+    for i, (n, det) in enumerate(bad):
+        lines.append(f"DIFF {n}")
+        with open(os.path.join(diffdir, f"{i:04d}.txt"), "wb") as fh:
+            fh.write(f"case: {n}\n".encode())
+            for k in ("ref", "got"):
+                out, err, rc = det[k]
+                fh.write(f"--- {k} rc={rc} stderr:\n".encode() + err[:4000])
+                fh.write(f"--- {k} stdout:\n".encode() + out[:200_000])
+    with open(os.path.join(a.out, "scoreboard-pmval.txt"), "w") as fh:
+        fh.write("\n".join(lines) + "\n")
+    print(lines[0])
+    floor_file = os.path.join(HERE, "floor-pmval")
+    floor = int(open(floor_file).read().split()[0]) if os.path.exists(floor_file) else 0
+    if not a.filter and ok < floor:
+        print(f"conformance: FAIL: {ok} identical is below the floor of {floor}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

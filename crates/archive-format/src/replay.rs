@@ -1,0 +1,995 @@
+//! Replaying an archive as `pmFetch` does under `pmSetMode`: forward and backward
+//! record by record, or interpolated at regular instants.
+//!
+//! ```no_run
+//! use archive_format::replay::{Delta, Mode, Replay};
+//! use archive_format::Archive;
+//! let a = Archive::open("/var/lib/pcp/testsuite/archives/ok-interp")?;
+//! let pmid = a.metadata().pmns.lookup("sample.seconds");
+//! # let archive_format::pmns::Lookup::Leaf(pmid) = pmid else { return Ok(()) };
+//! let mut r = Replay::new(&a);
+//! r.set_mode(Mode::Interp, Some(a.label().start), Delta::from_millis(500));
+//! while let Ok(res) = r.fetch(&[pmid]) {
+//!     println!("{:?} {:?}", res.stamp, res.sets[0].values);
+//! }
+//! # Ok::<(), archive_format::Error>(())
+//! ```
+//!
+//! Interpolation follows libpcp 6.0.3 (`__pmLogFetchInterp`): for every wanted
+//! (metric, instance) the replay keeps the closest record at or before the requested
+//! time (the *prior*) and at or after it (the *next*), where a `<mark>` record bounds
+//! every instance. Discrete metrics need a prior value; instant and counter metrics
+//! need both. Instant and discrete values are the prior's (a step function); counters
+//! are interpolated linearly with libpcp's rounding for integers. Moving forward reuses
+//! the bounds of the previous fetch, so replaying a whole archive reads each record
+//! about once, and seeking uses the temporal index.
+//!
+//! [`InterpRule::Nearest`] gives the rule of PCP 6.3.2 and later for instant and
+//! discrete metrics (the observation nearest in time); the default is 6.0.3's.
+
+use crate::archive::{Archive, Position};
+use crate::codec::result::{ResultRecord, Value, VAL_DPTR, VAL_INSITU, VAL_SPTR};
+use crate::error::{Error, Result, PM_ERR_EOL, PM_ERR_LOGREC, PM_ERR_PMID_LOG, PM_ERR_TYPE};
+use crate::types::{sem, vtype, Desc, InDom, PmId, Timestamp};
+use std::collections::HashMap;
+
+/// The instance id of a singular metric's only value.
+pub const PM_IN_NULL: i32 = -1;
+
+/// How `fetch` moves through the archive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// Values at origin, origin += delta after each fetch.
+    Interp,
+    /// The next record at or after origin.
+    Forw,
+    /// The previous record at or before origin.
+    Back,
+}
+
+/// The step between interpolated fetches, in nanoseconds (may be negative).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Delta(pub i128);
+
+/// Units of `pmSetMode`'s delta (`PM_XTB_SET`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TimeUnit {
+    Nsec,
+    Usec,
+    Msec,
+    Sec,
+    Min,
+    Hour,
+}
+
+impl Delta {
+    pub fn from_millis(ms: i64) -> Delta {
+        Delta(ms as i128 * 1_000_000)
+    }
+    pub fn from_nanos(ns: i128) -> Delta {
+        Delta(ns)
+    }
+    /// A delta as `pmSetMode(mode | PM_XTB_SET(unit), when, n)` takes it, with the
+    /// reference's arithmetic: sub-microsecond parts are dropped (libpcp keeps the
+    /// origin in microseconds) and an hour is 360 seconds (a libpcp 6.0.3 quirk).
+    pub fn from_xtb(n: i32, unit: TimeUnit) -> Delta {
+        let n = n as i128;
+        Delta(match unit {
+            TimeUnit::Nsec => n / 1000 * 1000,
+            TimeUnit::Usec => n * 1000,
+            TimeUnit::Msec => n * 1_000_000,
+            TimeUnit::Sec => n * 1_000_000_000,
+            TimeUnit::Min => n * 60_000_000_000,
+            TimeUnit::Hour => n * 360_000_000_000,
+        })
+    }
+}
+
+/// Which stored value an interpolated instant or discrete metric takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum InterpRule {
+    /// PCP 6.0.3: the value at or before the requested time.
+    #[default]
+    Prior,
+    /// PCP 6.3.2+: the value nearest the requested time (ties go to the earlier one).
+    Nearest,
+}
+
+/// A value owned by a fetch result.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OwnedValue {
+    Insitu(u32),
+    Block { vtype: u8, data: Vec<u8> },
+}
+
+impl OwnedValue {
+    pub fn from_value(v: &Value<'_>) -> OwnedValue {
+        match *v {
+            Value::Insitu(w) => OwnedValue::Insitu(w),
+            Value::Block { vtype, data } => OwnedValue::Block {
+                vtype,
+                data: data.to_vec(),
+            },
+        }
+    }
+    /// A borrowed [`Value`], for [`crate::format::format_value`] and
+    /// [`crate::atom::extract`].
+    pub fn as_value(&self) -> Value<'_> {
+        match self {
+            OwnedValue::Insitu(w) => Value::Insitu(*w),
+            OwnedValue::Block { vtype, data } => Value::Block {
+                vtype: *vtype,
+                data,
+            },
+        }
+    }
+}
+
+/// One metric's values in a fetch result.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FetchedSet {
+    pub pmid: PmId,
+    /// Number of values, or a negative PCP error code (`PM_ERR_PMID_LOG` for a metric
+    /// not in the archive, `PM_ERR_TYPE` for a non-numeric counter in INTERP mode).
+    pub numval: i32,
+    pub valfmt: i32,
+    pub values: Vec<(i32, OwnedValue)>,
+}
+
+/// A fetch result (a pmResult).
+#[derive(Debug, Clone, PartialEq)]
+pub struct FetchResult {
+    pub stamp: Timestamp,
+    /// One set per requested PMID, in request order (all of the record's sets for
+    /// [`Replay::fetch_archive`]; none for a `<mark>` record).
+    pub sets: Vec<FetchedSet>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Bound {
+    /// Nothing found (yet).
+    None,
+    Mark(f64),
+    Value(f64, OwnedValue),
+}
+
+impl Bound {
+    fn time(&self) -> Option<f64> {
+        match self {
+            Bound::None => None,
+            Bound::Mark(t) | Bound::Value(t, _) => Some(*t),
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+struct InstState {
+    inst: i32,
+    prior: Bound,
+    next: Bound,
+    /// Scanned forward to the end of the archive without finding a next bound after
+    /// this time.
+    no_next_after: Option<f64>,
+}
+
+#[derive(Debug, Clone)]
+struct MetricState {
+    desc: Desc,
+    insts: Vec<InstState>,
+    by_inst: HashMap<i32, usize>,
+    /// The valfmt of the first value seen, which must not change.
+    valfmt: Option<i32>,
+    last_numval: i32,
+}
+
+/// A replay context over one archive.
+pub struct Replay<'a> {
+    a: &'a Archive,
+    start: Timestamp,
+    mode: Mode,
+    origin: Timestamp,
+    delta: Delta,
+    rule: InterpRule,
+    /// FORW/BACK: where the next read starts (`None`: position from origin).
+    pos: Option<Position>,
+    profile: HashMap<InDom, Vec<i32>>,
+    metrics: HashMap<PmId, MetricState>,
+    /// INTERP: the previous request time, and the position of the first record
+    /// after it.
+    last_req: Option<(f64, Position)>,
+    ignore_marks: MarkPolicy,
+    /// The archive end as last computed, in seconds from the start.
+    end: f64,
+}
+
+/// What `PCP_IGNORE_MARK_RECORDS` asks for.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum MarkPolicy {
+    /// Marks bound values (the default).
+    Honour,
+    /// Every mark is ignored.
+    IgnoreAll,
+    /// A mark is ignored when the records around it are at most this many seconds
+    /// apart.
+    IgnoreGap(f64),
+}
+
+impl<'a> Replay<'a> {
+    /// A replay positioned at the archive's start in FORW mode, as a new archive
+    /// context is.
+    pub fn new(a: &'a Archive) -> Replay<'a> {
+        let start = a.label().start;
+        Replay {
+            a,
+            start,
+            mode: Mode::Forw,
+            origin: start,
+            delta: Delta::from_millis(1000),
+            rule: InterpRule::default(),
+            pos: None,
+            profile: HashMap::new(),
+            metrics: HashMap::new(),
+            last_req: None,
+            ignore_marks: MarkPolicy::Honour,
+            end: 0.0,
+        }
+    }
+
+    pub fn archive(&self) -> &'a Archive {
+        self.a
+    }
+
+    /// The current origin (the time of the next interpolated fetch, or of the last
+    /// record returned in FORW/BACK mode).
+    pub fn origin(&self) -> Timestamp {
+        self.origin
+    }
+
+    pub fn set_interp_rule(&mut self, rule: InterpRule) {
+        self.rule = rule;
+        self.last_req = None;
+    }
+
+    /// Sets how `<mark>` records are treated in INTERP mode.
+    pub fn set_mark_policy(&mut self, p: MarkPolicy) {
+        self.ignore_marks = p;
+        self.last_req = None;
+    }
+
+    /// `pmSetMode`: `when == None` keeps the origin.
+    pub fn set_mode(&mut self, mode: Mode, when: Option<Timestamp>, delta: Delta) {
+        self.mode = mode;
+        if let Some(t) = when {
+            self.origin = t;
+        }
+        self.delta = delta;
+        self.pos = None;
+        // bounds that no longer bracket the origin are dropped at the next fetch
+        self.last_req = None;
+    }
+
+    /// Restricts the instances returned for `indom` to `insts` (`pmAddProfile`);
+    /// an empty list restores all instances.
+    pub fn set_profile(&mut self, indom: InDom, insts: Vec<i32>) {
+        if insts.is_empty() {
+            self.profile.remove(&indom);
+        } else {
+            self.profile.insert(indom, insts);
+        }
+        self.metrics.retain(|_, m| m.desc.indom != indom);
+        self.last_req = None;
+    }
+
+    fn in_profile(&self, indom: InDom, inst: i32) -> bool {
+        self.profile.get(&indom).is_none_or(|l| l.contains(&inst))
+    }
+
+    fn secs(&self, t: Timestamp) -> f64 {
+        (t.sec - self.start.sec) as f64 + (t.nsec as f64 - self.start.nsec as f64) / 1e9
+    }
+
+    fn advance_origin(&mut self) {
+        let n = self.origin.as_nanos() + self.delta.0;
+        self.origin = Timestamp::from_nanos(n);
+    }
+
+    /// A position at or before the first record whose time is `>= t`, from the
+    /// temporal index.
+    fn seek(&self, t: Timestamp) -> Position {
+        let vols = self.a.volume_numbers();
+        let idx = self.a.index();
+        let mut best = self.a.start();
+        for e in idx {
+            if e.stamp >= t {
+                break;
+            }
+            if e.off_data < 0 {
+                continue;
+            }
+            if let Some(v) = vols.iter().position(|&n| n as i32 == e.vol) {
+                best = Position {
+                    vol: v,
+                    offset: e.off_data as u64,
+                };
+            }
+        }
+        best
+    }
+
+    /// `pmFetchArchive`: the next record in the mode's direction, every metric of it,
+    /// `<mark>` records included and the profile ignored.
+    pub fn fetch_archive(&mut self) -> Result<FetchResult> {
+        if self.mode == Mode::Interp {
+            return Err(Error::pcp(
+                crate::error::PM_ERR_MODE,
+                "pmFetchArchive needs FORW or BACK mode",
+            ));
+        }
+        let rec = self.next_record(|_| true)?;
+        Ok(FetchResult {
+            stamp: rec.stamp,
+            sets: rec
+                .vsets
+                .iter()
+                .map(|vs| FetchedSet {
+                    pmid: vs.pmid,
+                    numval: vs.numval,
+                    valfmt: vs.valfmt,
+                    values: vs
+                        .values
+                        .iter()
+                        .map(|(i, v)| (*i, OwnedValue::from_value(v)))
+                        .collect(),
+                })
+                .collect(),
+        })
+    }
+
+    /// The next record (FORW/BACK) that `keep` accepts, updating origin and position.
+    fn next_record(
+        &mut self,
+        keep: impl Fn(&ResultRecord<'_>) -> bool,
+    ) -> Result<ResultRecord<'a>> {
+        let a = self.a;
+        let eol = || Error::pcp(PM_ERR_EOL, "end of archive");
+        match self.mode {
+            Mode::Forw | Mode::Interp => {
+                let mut pos = match self.pos {
+                    Some(p) => p,
+                    None => self.seek(self.origin),
+                };
+                loop {
+                    let Some((_, rec, after)) = a.read_forward(pos)? else {
+                        self.pos = Some(pos);
+                        return Err(eol());
+                    };
+                    pos = after;
+                    if rec.stamp < self.origin || !keep(&rec) {
+                        continue;
+                    }
+                    self.pos = Some(pos);
+                    self.origin = rec.stamp;
+                    return Ok(rec);
+                }
+            }
+            Mode::Back => {
+                let mut pos = match self.pos {
+                    Some(p) => p,
+                    None => self.seek_back(self.origin)?,
+                };
+                loop {
+                    let Some((start, rec)) = a.read_backward(pos)? else {
+                        self.pos = Some(pos);
+                        return Err(eol());
+                    };
+                    pos = start;
+                    if rec.stamp > self.origin || !keep(&rec) {
+                        continue;
+                    }
+                    self.pos = Some(pos);
+                    self.origin = rec.stamp;
+                    return Ok(rec);
+                }
+            }
+        }
+    }
+
+    /// A position after the last record whose time is `<= t`.
+    fn seek_back(&self, t: Timestamp) -> Result<Position> {
+        let vols = self.a.volume_numbers();
+        let mut pos = self.seek(t);
+        // the first index entry after t, if any, bounds the records at or before t
+        if let Some(e) = self
+            .a
+            .index()
+            .iter()
+            .find(|e| e.stamp > t && e.off_data >= 0)
+        {
+            if let Some(v) = vols.iter().position(|&n| n as i32 == e.vol) {
+                let p = Position {
+                    vol: v,
+                    offset: e.off_data as u64,
+                };
+                // make sure no record at exactly t hides after it
+                let mut q = p;
+                loop {
+                    match self.a.read_forward(q)? {
+                        Some((_, r, after)) if r.stamp <= t => q = after,
+                        _ => break,
+                    }
+                }
+                return Ok(q);
+            }
+        }
+        // no index entry after t: from our forward position to the end
+        loop {
+            match self.a.read_forward(pos)? {
+                Some((_, r, after)) if r.stamp <= t => pos = after,
+                Some(_) => return Ok(pos),
+                None => return Ok(self.a.end_position()),
+            }
+        }
+    }
+
+    /// `pmFetch` of `pmids` in the current mode.
+    pub fn fetch(&mut self, pmids: &[PmId]) -> Result<FetchResult> {
+        match self.mode {
+            Mode::Interp => {
+                let r = self.fetch_interp(pmids);
+                self.advance_origin();
+                r
+            }
+            Mode::Forw | Mode::Back => {
+                let rec = self.next_record(|r| {
+                    !r.is_mark() && r.vsets.iter().any(|vs| pmids.contains(&vs.pmid))
+                })?;
+                let sets = pmids
+                    .iter()
+                    .map(|&p| match rec.vsets.iter().find(|vs| vs.pmid == p) {
+                        None => FetchedSet {
+                            pmid: p,
+                            numval: 0,
+                            valfmt: 0,
+                            values: Vec::new(),
+                        },
+                        Some(vs) => {
+                            let indom = self
+                                .a
+                                .metadata()
+                                .desc(p)
+                                .map(|d| d.indom)
+                                .unwrap_or(InDom::NULL);
+                            let values: Vec<(i32, OwnedValue)> = vs
+                                .values
+                                .iter()
+                                .filter(|(i, _)| indom.is_null() || self.in_profile(indom, *i))
+                                .map(|(i, v)| (*i, OwnedValue::from_value(v)))
+                                .collect();
+                            FetchedSet {
+                                pmid: p,
+                                numval: if vs.numval < 0 {
+                                    vs.numval
+                                } else {
+                                    values.len() as i32
+                                },
+                                valfmt: vs.valfmt,
+                                values,
+                            }
+                        }
+                    })
+                    .collect();
+                Ok(FetchResult {
+                    stamp: rec.stamp,
+                    sets,
+                })
+            }
+        }
+    }
+
+    fn track(&mut self, pmid: PmId) -> bool {
+        if self.metrics.contains_key(&pmid) {
+            return true;
+        }
+        let m = self.a.metadata();
+        let Some(desc) = m.desc(pmid).cloned() else {
+            return false;
+        };
+        let insts: Vec<i32> = if desc.indom.is_null() {
+            vec![PM_IN_NULL]
+        } else {
+            m.indom_union(desc.indom)
+                .into_iter()
+                .map(|(i, _)| i)
+                .filter(|&i| self.in_profile(desc.indom, i))
+                .collect()
+        };
+        let by_inst = insts.iter().enumerate().map(|(k, &i)| (i, k)).collect();
+        let insts = insts
+            .into_iter()
+            .map(|inst| InstState {
+                inst,
+                prior: Bound::None,
+                next: Bound::None,
+                no_next_after: None,
+            })
+            .collect();
+        self.metrics.insert(
+            pmid,
+            MetricState {
+                desc,
+                insts,
+                by_inst,
+                valfmt: None,
+                last_numval: 0,
+            },
+        );
+        self.last_req = None;
+        true
+    }
+
+    fn mark_ignored(&self, pos: Position, after: Position) -> Result<bool> {
+        match self.ignore_marks {
+            MarkPolicy::Honour => Ok(false),
+            MarkPolicy::IgnoreAll => Ok(true),
+            MarkPolicy::IgnoreGap(gap) => {
+                let prior = self.a.read_backward(pos)?.map(|(_, r)| self.secs(r.stamp));
+                let next = self
+                    .a
+                    .read_forward(after)?
+                    .map(|(_, r, _)| self.secs(r.stamp));
+                Ok(matches!((prior, next), (Some(p), Some(n)) if n - p <= gap))
+            }
+        }
+    }
+
+    /// Applies one record to the bounds of every tracked instance, as libpcp's
+    /// `update_bounds`: `set_prior`/`set_next` select which bounds may change.
+    fn update(
+        &mut self,
+        rec: &ResultRecord<'_>,
+        t: f64,
+        t_req: f64,
+        set_prior: bool,
+        set_next: bool,
+    ) -> Result<bool> {
+        let mut saw_mark = false;
+        if rec.is_mark() {
+            for m in self.metrics.values_mut() {
+                for s in &mut m.insts {
+                    if set_prior && t <= t_req {
+                        s.prior = Bound::Mark(t);
+                        saw_mark = true;
+                    }
+                    if set_next && t >= t_req {
+                        s.next = Bound::Mark(t);
+                    }
+                }
+            }
+            return Ok(saw_mark);
+        }
+        for vs in &rec.vsets {
+            let Some(m) = self.metrics.get_mut(&vs.pmid) else {
+                continue;
+            };
+            if vs.numval <= 0 {
+                continue;
+            }
+            match m.valfmt {
+                None => {
+                    let ok = match m.desc.vtype {
+                        vtype::I32 | vtype::U32 => vs.valfmt == VAL_INSITU,
+                        vtype::FLOAT => true,
+                        _ => vs.valfmt == VAL_DPTR || vs.valfmt == VAL_SPTR,
+                    };
+                    if !ok {
+                        return Err(Error::pcp(
+                            PM_ERR_LOGREC,
+                            "value format does not fit the metric's type",
+                        ));
+                    }
+                    m.valfmt = Some(vs.valfmt);
+                }
+                Some(f) if f != vs.valfmt => {
+                    return Err(Error::pcp(PM_ERR_LOGREC, "value format changed"));
+                }
+                _ => {}
+            }
+            for (inst, v) in &vs.values {
+                let k = match m.by_inst.get(inst).or_else(|| m.by_inst.get(&PM_IN_NULL)) {
+                    Some(&k) => k,
+                    None => continue,
+                };
+                let s = &mut m.insts[k];
+                if set_prior && t <= t_req {
+                    s.prior = Bound::Value(t, OwnedValue::from_value(v));
+                }
+                if set_next && t >= t_req {
+                    s.next = Bound::Value(t, OwnedValue::from_value(v));
+                }
+                if m.desc.indom.is_null() {
+                    break;
+                }
+            }
+        }
+        Ok(saw_mark)
+    }
+
+    fn fetch_interp(&mut self, pmids: &[PmId]) -> Result<FetchResult> {
+        let t_req = self.secs(self.origin);
+        if t_req < -0.001 {
+            return Err(Error::pcp(PM_ERR_EOL, "before the start of the archive"));
+        }
+        if t_req > self.end + 0.001 {
+            // past the end we knew: look again, the archive may have grown
+            if let Ok(e) = self.a.end_time() {
+                self.end = self.secs(e);
+            }
+            if t_req > self.end {
+                return Err(Error::pcp(PM_ERR_EOL, "after the end of the archive"));
+            }
+        }
+        let mut known = Vec::with_capacity(pmids.len());
+        for &p in pmids {
+            known.push(self.track(p));
+        }
+
+        let mut seen_mark = false;
+        let forward = self.delta.0 >= 0;
+        let (mut pos, reset) = match self.last_req {
+            Some((last, pos)) if forward && last <= t_req => (pos, false),
+            _ => (self.seek(self.origin), true),
+        };
+        if reset {
+            for m in self.metrics.values_mut() {
+                for s in &mut m.insts {
+                    s.prior = Bound::None;
+                    s.next = Bound::None;
+                    s.no_next_after = None;
+                }
+            }
+        }
+        let seek_start = pos;
+        // roll forward to t_req: each record at or before it is a closer prior
+        while let Some((at, rec, after)) = self.a.read_forward(pos)? {
+            let t = self.secs(rec.stamp);
+            if t > t_req {
+                break;
+            }
+            if rec.is_mark() && self.mark_ignored(at, after)? {
+                pos = after;
+                continue;
+            }
+            let m = self.update(&rec, t, t_req, true, t >= t_req)?;
+            seen_mark |= m && !reset;
+            pos = after;
+        }
+        self.last_req = Some((t_req, pos));
+
+        // instances still without a prior: search backwards from where we started
+        let needs_prior = |m: &HashMap<PmId, MetricState>| {
+            m.values()
+                .any(|m| m.insts.iter().any(|s| s.prior == Bound::None))
+        };
+        if reset && needs_prior(&self.metrics) {
+            let mut bpos = seek_start;
+            while let Some((at, rec)) = self.a.read_backward(bpos)? {
+                let t = self.secs(rec.stamp);
+                bpos = at;
+                if rec.is_mark() {
+                    let after = Position {
+                        vol: at.vol,
+                        offset: at.offset,
+                    };
+                    let after = self
+                        .a
+                        .read_forward(after)?
+                        .map(|(_, _, n)| n)
+                        .unwrap_or(after);
+                    if self.mark_ignored(at, after)? {
+                        continue;
+                    }
+                }
+                self.update_missing_prior(&rec, t);
+                if !needs_prior(&self.metrics) {
+                    break;
+                }
+            }
+        }
+
+        // instances without a next at or after t_req: search forwards
+        let needs_next = |m: &HashMap<PmId, MetricState>| {
+            m.values().any(|m| {
+                m.insts.iter().any(|s| {
+                    s.next.time().is_none_or(|tn| tn < t_req)
+                        && s.no_next_after.is_none_or(|ta| ta > t_req)
+                })
+            })
+        };
+        if needs_next(&self.metrics) {
+            for m in self.metrics.values_mut() {
+                for s in &mut m.insts {
+                    if s.next.time().is_some_and(|tn| tn < t_req) {
+                        s.next = Bound::None;
+                    }
+                }
+            }
+            let mut fpos = pos;
+            let mut hit_end = true;
+            while let Some((at, rec, after)) = self.a.read_forward(fpos)? {
+                fpos = after;
+                let t = self.secs(rec.stamp);
+                if rec.is_mark() && self.mark_ignored(at, after)? {
+                    continue;
+                }
+                self.update_missing_next(&rec, t);
+                if !needs_next(&self.metrics) {
+                    hit_end = false;
+                    break;
+                }
+            }
+            if hit_end {
+                for m in self.metrics.values_mut() {
+                    for s in &mut m.insts {
+                        if s.next == Bound::None {
+                            s.no_next_after = Some(t_req);
+                        }
+                    }
+                }
+            }
+        }
+
+        // build the result
+        let rule = self.rule;
+        let mut sets = Vec::with_capacity(pmids.len());
+        for (&pmid, &ok) in pmids.iter().zip(&known) {
+            if !ok {
+                sets.push(FetchedSet {
+                    pmid,
+                    numval: PM_ERR_PMID_LOG,
+                    valfmt: 0,
+                    values: Vec::new(),
+                });
+                continue;
+            }
+            let Some(m) = self.metrics.get_mut(&pmid) else {
+                continue;
+            };
+            let set = interp_set(m, t_req, seen_mark, rule);
+            m.last_numval = set.numval;
+            sets.push(set);
+        }
+        Ok(FetchResult {
+            stamp: self.origin,
+            sets,
+        })
+    }
+
+    fn update_missing_prior(&mut self, rec: &ResultRecord<'_>, t: f64) {
+        for m in self.metrics.values_mut() {
+            if rec.is_mark() {
+                for s in &mut m.insts {
+                    if s.prior == Bound::None {
+                        s.prior = Bound::Mark(t);
+                    }
+                }
+                continue;
+            }
+            let Some(vs) = rec.vsets.iter().find(|vs| vs.pmid == m.desc.pmid) else {
+                continue;
+            };
+            for (inst, v) in &vs.values {
+                if let Some(&k) = m.by_inst.get(inst).or_else(|| m.by_inst.get(&PM_IN_NULL)) {
+                    let s = &mut m.insts[k];
+                    if s.prior == Bound::None {
+                        s.prior = Bound::Value(t, OwnedValue::from_value(v));
+                    }
+                }
+                if m.desc.indom.is_null() {
+                    break;
+                }
+            }
+        }
+    }
+
+    fn update_missing_next(&mut self, rec: &ResultRecord<'_>, t: f64) {
+        for m in self.metrics.values_mut() {
+            if rec.is_mark() {
+                for s in &mut m.insts {
+                    if s.next == Bound::None {
+                        s.next = Bound::Mark(t);
+                    }
+                }
+                continue;
+            }
+            let Some(vs) = rec.vsets.iter().find(|vs| vs.pmid == m.desc.pmid) else {
+                continue;
+            };
+            for (inst, v) in &vs.values {
+                if let Some(&k) = m.by_inst.get(inst).or_else(|| m.by_inst.get(&PM_IN_NULL)) {
+                    let s = &mut m.insts[k];
+                    if s.next == Bound::None {
+                        s.next = Bound::Value(t, OwnedValue::from_value(v));
+                    }
+                }
+                if m.desc.indom.is_null() {
+                    break;
+                }
+            }
+        }
+    }
+}
+
+fn be_u32(d: &[u8]) -> u32 {
+    d.get(..4)
+        .and_then(|b| b.try_into().ok())
+        .map(u32::from_be_bytes)
+        .unwrap_or(0)
+}
+fn be_u64(d: &[u8]) -> u64 {
+    d.get(..8)
+        .and_then(|b| b.try_into().ok())
+        .map(u64::from_be_bytes)
+        .unwrap_or(0)
+}
+fn block_data(v: &OwnedValue) -> &[u8] {
+    match v {
+        OwnedValue::Block { data, .. } => data,
+        OwnedValue::Insitu(_) => &[],
+    }
+}
+
+/// Counter interpolation between `p` at `tp` and `n` at `tn`, at `t`, as libpcp
+/// computes it for each type (no counter-wrap handling, the default).
+fn interp_counter(
+    ty: i32,
+    p: &OwnedValue,
+    n: &OwnedValue,
+    tp: f64,
+    tn: f64,
+    t: f64,
+) -> Option<OwnedValue> {
+    let frac = t - tp;
+    let span = tn - tp;
+    Some(match (ty, p, n) {
+        (vtype::I32, OwnedValue::Insitu(a), OwnedValue::Insitu(b)) => {
+            let (a, b) = (*a as i32, *b as i32);
+            let v = 0.5 + a as f64 + frac * b.wrapping_sub(a) as f64 / span;
+            OwnedValue::Insitu(v as i32 as u32)
+        }
+        (vtype::U32, OwnedValue::Insitu(a), OwnedValue::Insitu(b)) => {
+            let v = if b >= a {
+                0.5 + *a as f64 + frac * (b - a) as f64 / span
+            } else {
+                0.5 + *a as f64 - frac * (a - b) as f64 / span
+            };
+            OwnedValue::Insitu(v as u32)
+        }
+        (vtype::FLOAT, OwnedValue::Insitu(a), OwnedValue::Insitu(b)) => {
+            let (a, b) = (f32::from_bits(*a), f32::from_bits(*b));
+            // the difference is taken in single precision, the rest in double
+            let v = a as f64 + frac * (b - a) as f64 / span;
+            OwnedValue::Insitu((v as f32).to_bits())
+        }
+        (vtype::FLOAT, _, _) => {
+            let a = f32::from_bits(be_u32(block_data(p)));
+            let b = f32::from_bits(be_u32(block_data(n)));
+            let v = (a as f64 + frac * (b - a) as f64 / span) as f32;
+            OwnedValue::Block {
+                vtype: vtype::FLOAT as u8,
+                data: v.to_bits().to_be_bytes().to_vec(),
+            }
+        }
+        (vtype::I64, _, _) => {
+            let a = be_u64(block_data(p)) as i64;
+            let b = be_u64(block_data(n)) as i64;
+            let incr = b.wrapping_sub(a);
+            let v = (0.5 + a as f64 + frac * incr as f64 / span) as i64;
+            OwnedValue::Block {
+                vtype: vtype::I64 as u8,
+                data: v.to_be_bytes().to_vec(),
+            }
+        }
+        (vtype::U64, _, _) => {
+            // libpcp holds these in signed variables: the comparison is signed
+            let a = be_u64(block_data(p));
+            let b = be_u64(block_data(n));
+            let v = if (b as i64) >= (a as i64) {
+                let incr = b.wrapping_sub(a);
+                (0.5 + (a as i64) as f64 + frac * incr as f64 / span) as u64
+            } else {
+                let dec = a.wrapping_sub(b);
+                (0.5 + (a as i64) as f64 - frac * dec as f64 / span) as u64
+            };
+            OwnedValue::Block {
+                vtype: vtype::U64 as u8,
+                data: v.to_be_bytes().to_vec(),
+            }
+        }
+        (vtype::DOUBLE, _, _) => {
+            let a = f64::from_bits(be_u64(block_data(p)));
+            let b = f64::from_bits(be_u64(block_data(n)));
+            let v = a + frac * (b - a) / span;
+            OwnedValue::Block {
+                vtype: vtype::DOUBLE as u8,
+                data: v.to_bits().to_be_bytes().to_vec(),
+            }
+        }
+        _ => return None,
+    })
+}
+
+fn is_arithmetic(ty: i32) -> bool {
+    matches!(
+        ty,
+        vtype::I32 | vtype::U32 | vtype::I64 | vtype::U64 | vtype::FLOAT | vtype::DOUBLE
+    )
+}
+
+fn interp_set(m: &MetricState, t_req: f64, seen_mark: bool, rule: InterpRule) -> FetchedSet {
+    let d = &m.desc;
+    let valfmt = match d.vtype {
+        vtype::I32 | vtype::U32 => VAL_INSITU,
+        vtype::FLOAT if m.valfmt == Some(VAL_INSITU) => VAL_INSITU,
+        _ => VAL_DPTR,
+    };
+    let mut insts: Vec<&InstState> = m.insts.iter().collect();
+    insts.sort_by_key(|s| s.inst);
+    let mut values = Vec::new();
+    for s in insts {
+        let prior = match &s.prior {
+            Bound::Value(t, v) if *t <= t_req => Some((*t, v)),
+            _ => None,
+        };
+        let next = match &s.next {
+            Bound::Value(t, v) if *t >= t_req => Some((*t, v)),
+            _ => None,
+        };
+        if d.sem == sem::DISCRETE {
+            let Some((tp, vp)) = prior else { continue };
+            let v = match (rule, next) {
+                (InterpRule::Nearest, Some((tn, vn))) if tn - t_req < t_req - tp => vn,
+                _ => vp,
+            };
+            values.push((s.inst, v.clone()));
+            continue;
+        }
+        let (Some((tp, vp)), Some((tn, vn))) = (prior, next) else {
+            continue;
+        };
+        if d.sem == sem::COUNTER {
+            if !is_arithmetic(d.vtype) {
+                return FetchedSet {
+                    pmid: d.pmid,
+                    numval: PM_ERR_TYPE,
+                    valfmt: 0,
+                    values: Vec::new(),
+                };
+            }
+            if seen_mark && m.last_numval > 0 {
+                continue;
+            }
+        }
+        let v = if tp == t_req {
+            vp.clone()
+        } else if tn == t_req {
+            vn.clone()
+        } else if d.sem == sem::COUNTER {
+            match interp_counter(d.vtype, vp, vn, tp, tn, t_req) {
+                Some(v) => v,
+                None => continue,
+            }
+        } else {
+            match rule {
+                InterpRule::Nearest if tn - t_req < t_req - tp => vn.clone(),
+                _ => vp.clone(),
+            }
+        };
+        values.push((s.inst, v));
+    }
+    FetchedSet {
+        pmid: d.pmid,
+        numval: values.len() as i32,
+        valfmt,
+        values,
+    }
+}

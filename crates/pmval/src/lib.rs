@@ -1,0 +1,931 @@
+//! pmval for archives: the values of one metric at regular intervals (interpolated, as
+//! PCP 6.0.3's pmval shows them), or every recorded value with `-U`. [`run`] takes the
+//! arguments and the output streams so that tests run it in-process.
+//!
+//! Beyond PCP: `--csv` (a header row, then one row per sample), `--json` (one object
+//! per sample, per line), and `--nearest` (PCP 6.3.2's interpolation rule for instant
+//! and discrete metrics: the nearest observation instead of the prior one).
+
+mod opts;
+mod print;
+
+use archive_format::atom::extract;
+use archive_format::error::{pm_err_str, PM_ERR_EOL};
+use archive_format::pmns::{Lookup, Pmns};
+use archive_format::replay::{Delta, FetchResult, FetchedSet, InterpRule, Mode, Replay};
+use archive_format::types::{sem, vtype, Desc, Timestamp};
+use archive_format::Archive;
+use cli_common::window::{resolve_window, Bounds, WindowArgs};
+use cli_common::{zone, TimeZone};
+use opts::{Format, Opts, Parse};
+use print::{pad_left, printreal};
+use std::io::{self, Write};
+
+const PROG: &str = "pmval";
+
+/// Runs pmval; returns the exit status.
+pub fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+    let o = match opts::parse(args) {
+        Parse::Version => {
+            let _ = writeln!(out, "{PROG} version 6.0.3");
+            return 0;
+        }
+        Parse::Usage(msg) => {
+            if let Some(m) = msg {
+                let _ = writeln!(err, "{PROG}: {m}");
+            }
+            let _ = write!(err, "{}", opts::USAGE);
+            return 1;
+        }
+        Parse::Fail(msg) => {
+            let _ = writeln!(err, "{PROG}: {msg}");
+            return 1;
+        }
+        Parse::Run(o) => o,
+    };
+    let mut buf = io::BufWriter::with_capacity(64 * 1024, out);
+    let code = match Pmval::run(&o, &mut buf, err) {
+        Ok(c) => c,
+        Err(e) if cli_common::exit::is_broken_pipe(&e) => 0,
+        Err(e) => {
+            let _ = buf.flush();
+            let _ = writeln!(err, "{PROG}: {e}");
+            1
+        }
+    };
+    match buf.flush() {
+        Err(e) if !cli_common::exit::is_broken_pipe(&e) => 1,
+        _ => code,
+    }
+}
+
+/// The metric argument: `[archive/]metric[inst,...]`.
+struct MetricSpec {
+    source: Option<String>,
+    metric: String,
+    insts: Vec<String>,
+}
+
+fn parse_spec(s: &str) -> MetricSpec {
+    let (body, insts) = match (s.find('['), s.ends_with(']')) {
+        (Some(i), true) => (&s[..i], opts::split_instances(&s[i + 1..s.len() - 1])),
+        _ => (s, Vec::new()),
+    };
+    match body.rsplit_once('/') {
+        Some((src, m)) => MetricSpec {
+            source: Some(src.to_string()),
+            metric: m.to_string(),
+            insts,
+        },
+        None => MetricSpec {
+            source: None,
+            metric: body.to_string(),
+            insts,
+        },
+    }
+}
+
+fn secs(t: Timestamp) -> f64 {
+    t.sec as f64 + t.nsec as f64 / 1e9
+}
+
+struct Pmval<'a> {
+    o: &'a Opts,
+    desc: Desc,
+    metric: String,
+    tz: TimeZone,
+    cols: usize,
+    fixed: Option<usize>,
+    /// `(id, name)` of the reported instances, by id.
+    ipairs: Vec<(i32, String)>,
+    iall: bool,
+    scale: f64,
+    label_style: Option<u8>,
+    finish: f64,
+    /// Rows after the header: the first row of CSV is the header.
+    csv_header_done: bool,
+}
+
+impl<'a> Pmval<'a> {
+    fn run(o: &'a Opts, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<i32> {
+        if o.archive.is_none() && !o.metric.contains('/') {
+            let what = if o.host || o.local {
+                "live metric sources"
+            } else {
+                "the local pmcd"
+            };
+            writeln!(
+                err,
+                "{PROG}: {what} are not supported by this pmval; give an archive with -a"
+            )?;
+            return Ok(1);
+        }
+        if o.gui {
+            writeln!(err, "{PROG}: -g (GUI time control) is not supported")?;
+            return Ok(1);
+        }
+        if o.derived {
+            writeln!(err, "{PROG}: --derived is not supported")?;
+            return Ok(1);
+        }
+        let spec = parse_spec(&o.metric);
+        let source = o
+            .archive
+            .clone()
+            .or_else(|| spec.source.clone())
+            .unwrap_or_default();
+        let mut a = match Archive::open(&source) {
+            Ok(a) => a,
+            Err(e) => {
+                writeln!(
+                    err,
+                    "{PROG}: Cannot open archive \"{source}\": {}",
+                    e.pm_message()
+                )?;
+                return Ok(1);
+            }
+        };
+        if let Some(f) = &o.namespace {
+            let loaded = std::fs::read_to_string(f)
+                .map_err(|e| e.to_string())
+                .and_then(|t| Pmns::parse_ascii(&t).map_err(|e| e.to_string()));
+            match loaded {
+                Ok(p) => a.set_pmns(p),
+                Err(e) => {
+                    writeln!(err, "{PROG}: Cannot load namespace from \"{f}\": {e}")?;
+                    return Ok(1);
+                }
+            }
+        }
+        let label = a.label().clone();
+        let tz = if o.hostzone {
+            writeln!(
+                out,
+                "Note: timezone set to local timezone of host \"{}\" from archive\n",
+                label.hostname
+            )?;
+            zone::parse_tz(&label.timezone)
+        } else if let Some(t) = &o.tz {
+            writeln!(out, "Note: timezone set to \"TZ={t}\"\n")?;
+            zone::parse_tz(t)
+        } else {
+            zone::local()
+        };
+        let end = a.end_time().unwrap_or(label.start);
+        let window = match resolve_window(
+            WindowArgs {
+                start: o.start.as_deref(),
+                finish: o.finish.as_deref(),
+                origin: o.origin.as_deref(),
+                align: o.align.as_deref(),
+            },
+            Bounds {
+                start: label.start,
+                end,
+            },
+            &tz,
+        ) {
+            Ok(w) => w,
+            Err(spec) => {
+                out.flush()?;
+                writeln!(
+                    err,
+                    "{PROG}: invalid time window.\n{spec}\n^ -- unexpected value\n"
+                )?;
+                return Ok(1);
+            }
+        };
+
+        let m = a.metadata();
+        let pmid = match m.pmns.lookup(&spec.metric) {
+            Lookup::Leaf(p) => p,
+            _ => {
+                out.flush()?;
+                writeln!(
+                    err,
+                    "{PROG}: pmLookupName({}): Unknown metric name",
+                    spec.metric
+                )?;
+                return Ok(1);
+            }
+        };
+        let Some(desc) = m.desc(pmid).copied() else {
+            out.flush()?;
+            writeln!(
+                err,
+                "{PROG}: pmLookupDesc: Unknown or illegal metric identifier"
+            )?;
+            return Ok(1);
+        };
+        if desc.indom.is_null() && !spec.insts.is_empty() {
+            out.flush()?;
+            writeln!(
+                err,
+                "{PROG}: {}: singular metrics do not have instances",
+                spec.metric
+            )?;
+            return Ok(1);
+        }
+        let events = desc.vtype == vtype::EVENT || desc.vtype == vtype::HIGHRES_EVENT;
+        if events {
+            out.flush()?;
+            writeln!(
+                err,
+                "{PROG}: event metrics are not supported yet; use pmdumplog -a"
+            )?;
+            return Ok(1);
+        }
+        let scale = if desc.sem == sem::COUNTER && desc.units.dim_time() != 0 {
+            let st = desc.units.scale_time() as i32;
+            if st > 3 {
+                60f64.powi(3 - st)
+            } else {
+                1000f64.powi(3 - st)
+            }
+        } else {
+            1.0
+        };
+
+        // instances
+        let mut wanted: Vec<String> = o.instances.clone();
+        wanted.extend(spec.insts.iter().cloned());
+        let iall = wanted.is_empty();
+        let mut ipairs: Vec<(i32, String)> = Vec::new();
+        let mut profile: Vec<i32> = Vec::new();
+        if !desc.indom.is_null() {
+            let union = m.indom_union(desc.indom);
+            if iall {
+                ipairs = union;
+            } else {
+                for name in &wanted {
+                    match lookup_instance(&union, name) {
+                        Some(id) => {
+                            ipairs.push((id, name.clone()));
+                            profile.push(id);
+                        }
+                        None => {
+                            out.flush()?;
+                            writeln!(err, "{PROG}: instance {name} not available")?;
+                            return Ok(1);
+                        }
+                    }
+                }
+            }
+            ipairs.sort_by_key(|p| p.0);
+        }
+
+        // samples
+        let interp = !o.nointerp;
+        let delta_ns = o
+            .interval
+            .as_deref()
+            .and_then(cli_common::window::parse_interval)
+            .unwrap_or(1_000_000_000);
+        // pmTimeStateMode hands libpcp a whole number of milliseconds and a
+        // microsecond origin
+        let delta_ms = ((delta_ns as f64 / 1e9) * 1000.0) as i64;
+        let origin = Timestamp::new(window.origin.sec, window.origin.nsec / 1000 * 1000);
+        let mut samples: i64 = match o.samples {
+            Some(n) => n as i64,
+            None => -1,
+        };
+        if samples < 0 && interp {
+            let n = ((secs(window.finish) - secs(window.origin)) / (delta_ns as f64 / 1e9)) as i64;
+            samples = if n < 0 { 0 } else { n + 1 };
+        }
+
+        if o.tz.is_none() && !o.hostzone {
+            writeln!(out)?;
+        }
+        let cols = match o.width {
+            Some(w) => w as usize,
+            None => match desc.vtype {
+                vtype::I32 | vtype::U32 => 11,
+                vtype::FLOAT => 13,
+                _ => 21,
+            },
+        };
+        if let Some(f) = o.fixed {
+            let f = f as usize;
+            if (f == 0 && f > cols) || (f > 0 && f + 2 > cols) {
+                out.flush()?;
+                writeln!(err, "{PROG}: -f {f} too large for column width {cols}")?;
+                return Ok(1);
+            }
+        }
+
+        let mut p = Pmval {
+            o,
+            desc,
+            metric: spec.metric.clone(),
+            tz,
+            cols,
+            fixed: o.fixed.map(|f| f as usize),
+            ipairs,
+            iall,
+            scale,
+            label_style: None,
+            finish: secs(window.finish),
+            csv_header_done: false,
+        };
+        if o.format == Format::Text {
+            p.header(
+                out,
+                &source,
+                &label.hostname,
+                window.origin,
+                window.finish,
+                samples,
+                delta_ns,
+                interp,
+            )?;
+        }
+
+        let mut r = Replay::new(&a);
+        if o.nearest {
+            r.set_interp_rule(InterpRule::Nearest);
+        }
+        if let Some(policy) = mark_policy() {
+            r.set_mark_policy(policy);
+        }
+        if !profile.is_empty() {
+            r.set_profile(desc.indom, profile);
+        }
+        if interp {
+            r.set_mode(Mode::Interp, Some(origin), Delta::from_millis(delta_ms));
+        } else {
+            r.set_mode(Mode::Forw, Some(origin), Delta::from_millis(delta_ms));
+        }
+        p.main_loop(&mut r, samples, out, err)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn header(
+        &self,
+        out: &mut dyn Write,
+        source: &str,
+        host: &str,
+        origin: Timestamp,
+        finish: Timestamp,
+        samples: i64,
+        delta_ns: i128,
+        interp: bool,
+    ) -> io::Result<()> {
+        let d = &self.desc;
+        writeln!(out, "metric:    {}", self.metric)?;
+        writeln!(out, "archive:   {source}")?;
+        writeln!(out, "host:      {host}")?;
+        if self.o.xflag == 0 {
+            writeln!(
+                out,
+                "start:     {}",
+                cli_common::timefmt::ctime(origin.sec, &self.tz)
+            )?;
+            writeln!(
+                out,
+                "end:       {}",
+                cli_common::timefmt::ctime(finish.sec, &self.tz)
+            )?;
+        } else {
+            writeln!(out, "start:     {}", self.stamp(origin))?;
+            writeln!(out, "end:       {}", self.stamp(finish))?;
+        }
+        let semantics = match d.sem {
+            sem::COUNTER if self.o.raw => "cumulative counter",
+            sem::COUNTER => "cumulative counter (converting to rate)",
+            sem::INSTANT => "instantaneous value",
+            sem::DISCRETE => "discrete instantaneous value",
+            _ => "unknown",
+        };
+        writeln!(out, "semantics: {semantics}")?;
+        let u = d.units.to_string();
+        write!(out, "units:     {}", if u.is_empty() { "none" } else { &u })?;
+        if !self.o.raw && d.sem == sem::COUNTER {
+            let scale = if d.units.dim_time() == 0 {
+                3
+            } else {
+                d.units.scale_time()
+            };
+            let conv = d.units.with_time(d.units.dim_time() - 1, scale);
+            if conv.dim_space() == 0 && conv.dim_time() == 0 && conv.dim_count() == 0 {
+                write!(out, " (converting to time utilization)")?;
+            } else {
+                let s = conv.to_string();
+                write!(
+                    out,
+                    " (converting to {})",
+                    if s.is_empty() { "none" } else { &s }
+                )?;
+            }
+        }
+        writeln!(out)?;
+        if samples < 0 {
+            writeln!(out, "samples:   all")?;
+        } else {
+            writeln!(out, "samples:   {samples}")?;
+        }
+        if samples > 1 && interp {
+            let d = delta_ns as f64 / 1e9;
+            writeln!(out, "interval:  {d:.2} sec")?;
+        }
+        Ok(())
+    }
+
+    /// pmval's timestamp: `HH:MM:SS.mmm`, or with -X the date and microseconds, -XX
+    /// nanoseconds.
+    fn stamp(&self, t: Timestamp) -> String {
+        let tm = cli_common::timefmt::local_tm(t.sec, &self.tz);
+        let hms = format!("{:02}:{:02}:{:02}", tm.hour, tm.minute, tm.second);
+        match self.o.xflag {
+            0 => format!("{hms}.{:03}", t.nsec / 1_000_000),
+            x => {
+                let c = cli_common::timefmt::ctime(t.sec, &self.tz);
+                let frac = if x == 1 {
+                    format!("{:06}", t.nsec / 1000)
+                } else {
+                    format!("{:09}", t.nsec)
+                };
+                format!("{} {hms}.{frac} {:>4}", &c[..10], &c[20..])
+            }
+        }
+    }
+
+    /// One fetch as pmval's `getvals`: `Ok(Some)` with values, `Ok(None)` when there
+    /// were none (reported), `Err(code)` to stop: 0 at the end of the archive, 1 on
+    /// error, -2 past the window.
+    fn getvals(
+        &self,
+        r: &mut Replay<'_>,
+        out: &mut dyn Write,
+        err: &mut dyn Write,
+        reporting: &mut bool,
+    ) -> io::Result<Result<Option<FetchResult>, i32>> {
+        let res = if self.o.nointerp {
+            loop {
+                match r.fetch_archive() {
+                    Ok(res) if res.sets.is_empty() => {
+                        if self.o.format == Format::Text {
+                            writeln!(out, "{}  Archive logging suspended", self.stamp(res.stamp))?;
+                        }
+                        *reporting = false;
+                        return Ok(Ok(None));
+                    }
+                    Ok(res) => {
+                        if let Some(s) = res.sets.iter().find(|s| s.pmid == self.desc.pmid) {
+                            let s = s.clone();
+                            break Ok(FetchResult {
+                                stamp: res.stamp,
+                                sets: vec![s],
+                            });
+                        }
+                    }
+                    Err(e) => break Err(e),
+                }
+            }
+        } else {
+            r.fetch(&[self.desc.pmid])
+        };
+        let mut res = match res {
+            Ok(res) => res,
+            Err(e) if e.pm_err() == PM_ERR_EOL => return Ok(Err(0)),
+            Err(e) => {
+                out.flush()?;
+                let what = if self.o.nointerp {
+                    "pmFetchArchive"
+                } else {
+                    "pmFetch"
+                };
+                writeln!(err, "\n{PROG}: {what}: {}", e.pm_message())?;
+                return Ok(Err(1));
+            }
+        };
+        if secs(res.stamp) > self.finish {
+            return Ok(Err(-2));
+        }
+        let Some(set) = res.sets.first_mut() else {
+            return Ok(Ok(None));
+        };
+        if set.numval == 0 {
+            if self.o.format == Format::Text {
+                writeln!(out, "{}  No values available", self.stamp(res.stamp))?;
+            }
+            return Ok(Ok(None));
+        }
+        if set.numval < 0 {
+            out.flush()?;
+            let what = if self.o.nointerp {
+                "pmFetchArchive"
+            } else {
+                "pmFetch"
+            };
+            writeln!(err, "\n{PROG}: {what}: {}", pm_err_str(set.numval))?;
+            return Ok(Ok(None));
+        }
+        set.values.sort_by_key(|v| v.0);
+        Ok(Ok(Some(res)))
+    }
+
+    fn main_loop(
+        &mut self,
+        r: &mut Replay<'_>,
+        mut samples: i64,
+        out: &mut dyn Write,
+        err: &mut dyn Write,
+    ) -> io::Result<i32> {
+        let forever = samples < 0;
+        let rate = !self.o.raw && self.desc.sem == sem::COUNTER;
+        let mut prev: Option<FetchResult> = None;
+        let mut no_values = false;
+        let mut reporting = false;
+        loop {
+            if !forever {
+                if samples <= 0 {
+                    break;
+                }
+                samples -= 1;
+            }
+            if prev.is_none() {
+                match self.getvals(r, out, err, &mut reporting)? {
+                    Err(-2) => break,
+                    Err(code) => return Ok(code),
+                    Ok(None) => no_values = true,
+                    Ok(Some(res)) => {
+                        if !self.desc.indom.is_null() {
+                            self.labels(out)?;
+                        }
+                        if !rate {
+                            self.row_values(out, &res)?;
+                            reporting = true;
+                            prev = Some(res);
+                            continue;
+                        }
+                        if (no_values || reporting) && self.o.format == Format::Text {
+                            writeln!(out, "{}  No values available", self.stamp(res.stamp))?;
+                        }
+                        no_values = false;
+                        prev = Some(res);
+                    }
+                }
+            }
+            if prev.is_none() {
+                continue;
+            }
+            // next sample
+            match self.getvals(r, out, err, &mut reporting)? {
+                Err(-2) => break,
+                Err(code) => return Ok(code),
+                Ok(None) => {
+                    prev = None;
+                    continue;
+                }
+                Ok(Some(res)) => {
+                    if rate {
+                        if let Some(p) = &prev {
+                            self.row_rates(out, &res, p)?;
+                        }
+                    } else {
+                        self.row_values(out, &res)?;
+                    }
+                    reporting = true;
+                    prev = Some(res);
+                }
+            }
+        }
+        Ok(0)
+    }
+
+    fn labels(&mut self, out: &mut dyn Write) -> io::Result<()> {
+        if self.o.format == Format::Csv && !self.csv_header_done {
+            self.csv_header_done = true;
+            let names: Vec<String> = if self.desc.indom.is_null() {
+                vec![csv_field(&self.metric)]
+            } else {
+                self.ipairs.iter().map(|(_, n)| csv_field(n)).collect()
+            };
+            writeln!(out, "time,{}", names.join(","))?;
+        }
+        if self.o.format != Format::Text {
+            return Ok(());
+        }
+        let cols = self.cols;
+        let style = *self.label_style.get_or_insert_with(|| {
+            let mut style = 0;
+            for (_, n) in &self.ipairs {
+                if n.len() > cols {
+                    style = 2;
+                    break;
+                }
+                if n.len() + 3 > cols {
+                    style = 1;
+                }
+            }
+            style
+        });
+        if style == 2 && !self.label_full_printed() {
+            for (i, (_, n)) in self.ipairs.iter().enumerate() {
+                writeln!(out, "full label for instance[{i}]: {n}")?;
+            }
+        }
+        writeln!(out)?;
+        let rate = !self.o.raw && self.desc.sem == sem::COUNTER;
+        for (i, (_, n)) in self.ipairs.iter().enumerate() {
+            if i == 0 {
+                let w = match self.o.xflag {
+                    0 => 12,
+                    1 => 31,
+                    _ => 34,
+                };
+                write!(out, "{:w$}", "")?;
+            }
+            let name: String = truncate(n, cols);
+            if !rate || style != 0 || self.fixed.is_some() {
+                write!(out, "{} ", pad_left(&name, cols))?;
+            } else {
+                let w = cols.saturating_sub(3);
+                write!(out, "{}    ", pad_left(&truncate(n, w), w))?;
+            }
+        }
+        if !self.ipairs.is_empty() {
+            writeln!(out)?;
+        }
+        Ok(())
+    }
+
+    fn label_full_printed(&self) -> bool {
+        false
+    }
+
+    fn value_text(
+        &self,
+        set: &FetchedSet,
+        v: &archive_format::replay::OwnedValue,
+        width: usize,
+    ) -> String {
+        let d = &self.desc;
+        if d.vtype == vtype::FLOAT || d.vtype == vtype::DOUBLE {
+            let x = extract(d.vtype, &v.as_value())
+                .and_then(|a| a.as_f64())
+                .unwrap_or(0.0);
+            return printreal(x, d.sem, width, self.fixed);
+        }
+        let s = archive_format::format::format_value(d.vtype, set.valfmt, &v.as_value());
+        pad_left(&s, width)
+    }
+
+    fn row_values(&mut self, out: &mut dyn Write, res: &FetchResult) -> io::Result<()> {
+        let Some(set) = res.sets.first() else {
+            return Ok(());
+        };
+        match self.o.format {
+            Format::Text => {}
+            Format::Csv | Format::Json => {
+                let vals: Vec<Option<serde_json::Value>> = self.columns(set, |v| {
+                    extract(self.desc.vtype, &v.as_value()).map(|a| match a {
+                        archive_format::atom::Atom::Bytes(b) => serde_json::Value::String(
+                            b.iter().map(|x| format!("{x:02x}")).collect(),
+                        ),
+                        other => serde_json::to_value(other).unwrap_or(serde_json::Value::Null),
+                    })
+                });
+                return self.machine_row(out, res.stamp, vals);
+            }
+        }
+        write!(out, "{}", self.stamp(res.stamp))?;
+        if self.desc.indom.is_null() {
+            if set.values.len() == 1 {
+                write!(out, "{}", self.value_text(set, &set.values[0].1, self.cols))?;
+            } else {
+                write!(out, "{:>w$}", "?", w = self.cols)?;
+            }
+            writeln!(out)?;
+            return Ok(());
+        }
+        for (id, _) in &self.ipairs {
+            match set.values.iter().find(|(i, _)| i == id) {
+                Some((_, v)) => write!(out, "{}", self.value_text(set, v, self.cols))?,
+                None => write!(out, "{:>w$}", "?", w = self.cols)?,
+            }
+            write!(out, " ")?;
+        }
+        writeln!(out)?;
+        if self.iall {
+            for (inst, v) in &set.values {
+                if !self.ipairs.iter().any(|(i, _)| i == inst) {
+                    writeln!(
+                        out,
+                        "Warning: value={}, but instance={inst} is unknown",
+                        self.value_text(set, v, 1)
+                    )?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn columns(
+        &self,
+        set: &FetchedSet,
+        f: impl Fn(&archive_format::replay::OwnedValue) -> Option<serde_json::Value>,
+    ) -> Vec<Option<serde_json::Value>> {
+        if self.desc.indom.is_null() {
+            vec![set.values.first().and_then(|(_, v)| f(v))]
+        } else {
+            self.ipairs
+                .iter()
+                .map(|(id, _)| {
+                    set.values
+                        .iter()
+                        .find(|(i, _)| i == id)
+                        .and_then(|(_, v)| f(v))
+                })
+                .collect()
+        }
+    }
+
+    fn machine_row(
+        &mut self,
+        out: &mut dyn Write,
+        t: Timestamp,
+        vals: Vec<Option<serde_json::Value>>,
+    ) -> io::Result<()> {
+        let time = jiff::Timestamp::new(t.sec, t.nsec as i32)
+            .map(|ts| {
+                ts.to_zoned(self.tz.clone())
+                    .strftime("%Y-%m-%dT%H:%M:%S%.f%:z")
+                    .to_string()
+            })
+            .unwrap_or_default();
+        match self.o.format {
+            Format::Csv => {
+                if !self.csv_header_done {
+                    self.labels(out)?;
+                }
+                let cells: Vec<String> = vals
+                    .iter()
+                    .map(|v| match v {
+                        None | Some(serde_json::Value::Null) => String::new(),
+                        Some(serde_json::Value::String(s)) => csv_field(s),
+                        Some(other) => other.to_string(),
+                    })
+                    .collect();
+                writeln!(out, "{time},{}", cells.join(","))
+            }
+            _ => {
+                let mut obj = serde_json::Map::new();
+                obj.insert("time".into(), serde_json::Value::String(time));
+                obj.insert(
+                    "metric".into(),
+                    serde_json::Value::String(self.metric.clone()),
+                );
+                if self.desc.indom.is_null() {
+                    obj.insert(
+                        "value".into(),
+                        vals.into_iter()
+                            .next()
+                            .flatten()
+                            .unwrap_or(serde_json::Value::Null),
+                    );
+                } else {
+                    let mut m = serde_json::Map::new();
+                    for ((_, n), v) in self.ipairs.iter().zip(vals) {
+                        m.insert(n.clone(), v.unwrap_or(serde_json::Value::Null));
+                    }
+                    obj.insert("instances".into(), serde_json::Value::Object(m));
+                }
+                serde_json::to_writer(&mut *out, &obj)?;
+                writeln!(out)
+            }
+        }
+    }
+
+    fn rate_of(
+        &self,
+        now: &archive_format::replay::OwnedValue,
+        before: &archive_format::replay::OwnedValue,
+        delta: f64,
+    ) -> f64 {
+        let a = extract(self.desc.vtype, &now.as_value())
+            .and_then(|x| x.as_f64())
+            .unwrap_or(0.0);
+        let b = extract(self.desc.vtype, &before.as_value())
+            .and_then(|x| x.as_f64())
+            .unwrap_or(0.0);
+        let mut v = a - b;
+        if v < 0.0 && std::env::var_os("PCP_COUNTER_WRAP").is_some() {
+            match self.desc.vtype {
+                vtype::I32 | vtype::U32 => v += u32::MAX as f64 + 1.0,
+                vtype::I64 | vtype::U64 => v += u64::MAX as f64 + 1.0,
+                _ => {}
+            }
+        }
+        v / delta
+    }
+
+    fn row_rates(
+        &mut self,
+        out: &mut dyn Write,
+        now: &FetchResult,
+        before: &FetchResult,
+    ) -> io::Result<()> {
+        let (Some(s1), Some(s2)) = (now.sets.first(), before.sets.first()) else {
+            return Ok(());
+        };
+        let delta = self.scale * (secs(now.stamp) - secs(before.stamp));
+        if self.o.format != Format::Text {
+            let vals: Vec<Option<serde_json::Value>> = if self.desc.indom.is_null() {
+                vec![match (s1.values.first(), s2.values.first()) {
+                    (Some((_, a)), Some((_, b))) => {
+                        Some(serde_json::json!(self.rate_of(a, b, delta)))
+                    }
+                    _ => None,
+                }]
+            } else {
+                self.ipairs
+                    .iter()
+                    .map(|(id, _)| {
+                        let a = s1.values.iter().find(|(i, _)| i == id)?;
+                        let b = s2.values.iter().find(|(i, _)| i == id)?;
+                        Some(serde_json::json!(self.rate_of(&a.1, &b.1, delta)))
+                    })
+                    .collect()
+            };
+            return self.machine_row(out, now.stamp, vals);
+        }
+        write!(out, "{}", self.stamp(now.stamp))?;
+        if self.desc.indom.is_null() {
+            if s1.values.len() == 1 && s2.values.len() == 1 {
+                let v = self.rate_of(&s1.values[0].1, &s2.values[0].1, delta);
+                write!(out, "{}", printreal(v, sem::COUNTER, self.cols, self.fixed))?;
+            } else {
+                write!(out, "{:>w$}", "?", w = self.cols)?;
+            }
+            writeln!(out)?;
+            return Ok(());
+        }
+        for (id, _) in &self.ipairs {
+            let a = s1.values.iter().find(|(i, _)| i == id);
+            let b = s2.values.iter().find(|(i, _)| i == id);
+            match (a, b) {
+                (Some((_, a)), Some((_, b))) => {
+                    let v = self.rate_of(a, b, delta);
+                    write!(out, "{}", printreal(v, sem::COUNTER, self.cols, self.fixed))?;
+                }
+                _ => write!(out, "{:>w$}", "?", w = self.cols)?,
+            }
+            write!(out, " ")?;
+        }
+        writeln!(out)?;
+        if self.iall {
+            for (j, (inst, a)) in s1.values.iter().enumerate() {
+                if self.ipairs.iter().any(|(i, _)| i == inst) {
+                    continue;
+                }
+                if let Some((i2, b)) = s2.values.get(j) {
+                    if i2 == inst {
+                        let v = self.rate_of(a, b, delta);
+                        writeln!(
+                            out,
+                            "Warning: value={}, but instance={inst} is unknown",
+                            printreal(v, sem::COUNTER, 1, self.fixed)
+                        )?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn truncate(s: &str, n: usize) -> String {
+    s.chars().take(n).collect()
+}
+
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+/// `pmLookupInDomArchive`: an exact name, else a name whose first word matches.
+fn lookup_instance(union: &[(i32, String)], name: &str) -> Option<i32> {
+    if let Some((id, _)) = union.iter().find(|(_, n)| n == name) {
+        return Some(*id);
+    }
+    union
+        .iter()
+        .find(|(_, n)| n.split(' ').next() == Some(name))
+        .map(|(id, _)| *id)
+}
+
+/// `$PCP_IGNORE_MARK_RECORDS`: set and empty ignores every mark; an interval ignores
+/// marks in gaps no longer than it.
+fn mark_policy() -> Option<archive_format::replay::MarkPolicy> {
+    use archive_format::replay::MarkPolicy;
+    let v = std::env::var("PCP_IGNORE_MARK_RECORDS").ok()?;
+    if v.is_empty() {
+        return Some(MarkPolicy::IgnoreAll);
+    }
+    cli_common::window::parse_interval(&v).map(|ns| MarkPolicy::IgnoreGap(ns as f64 / 1e9))
+}
