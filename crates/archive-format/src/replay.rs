@@ -170,6 +170,8 @@ struct InstState {
     /// Scanned forward to the end of the archive without finding a next bound after
     /// this time.
     no_next_after: Option<f64>,
+    /// Scanned back to the start of the archive without finding a prior bound.
+    no_prior: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -288,9 +290,25 @@ impl<'a> Replay<'a> {
         (t.sec - self.start.sec) as f64 + (t.nsec as f64 - self.start.nsec as f64) / 1e9
     }
 
+    /// origin += delta, normalised as libpcp does it: the sub-second part is only
+    /// carried when it *exceeds* one second, so an origin can end up with exactly
+    /// 1e9 nanoseconds (pmval then prints `.1000` milliseconds).
     fn advance_origin(&mut self) {
-        let n = self.origin.as_nanos() + self.delta.0;
-        self.origin = Timestamp::from_nanos(n);
+        let d = self.delta.0;
+        let mut sec = self.origin.sec as i128 + d / 1_000_000_000;
+        let mut nsec = self.origin.nsec as i128 + d % 1_000_000_000;
+        while nsec > 1_000_000_000 {
+            sec += 1;
+            nsec -= 1_000_000_000;
+        }
+        while nsec < 0 {
+            sec -= 1;
+            nsec += 1_000_000_000;
+        }
+        self.origin = Timestamp {
+            sec: sec as i64,
+            nsec: nsec as u32,
+        };
     }
 
     /// A position at or before the first record whose time is `>= t`, from the
@@ -511,6 +529,7 @@ impl<'a> Replay<'a> {
                 prior: Bound::None,
                 next: Bound::None,
                 no_next_after: None,
+                no_prior: false,
             })
             .collect();
         self.metrics.insert(
@@ -645,8 +664,30 @@ impl<'a> Replay<'a> {
                     s.prior = Bound::None;
                     s.next = Bound::None;
                     s.no_next_after = None;
+                    s.no_prior = false;
                 }
             }
+        }
+        // Like libpcp, read the archive only when some instance lacks a bound around
+        // t_req: bounds that still bracket it are kept, even a prior that is older
+        // than a next exactly at t_req (which string and aggregate values then show).
+        let need = reset
+            || self.metrics.values().any(|m| {
+                m.insts.iter().any(|s| {
+                    let prior_missing = match s.prior.time() {
+                        None => !s.no_prior,
+                        Some(tp) => tp > t_req,
+                    };
+                    let next_missing = match s.next.time() {
+                        None => s.no_next_after.is_none_or(|ta| ta > t_req),
+                        Some(tn) => tn < t_req,
+                    };
+                    prior_missing || next_missing
+                })
+            });
+        if !need {
+            self.last_req = Some((t_req, pos));
+            return Ok(self.interp_result(pmids, &known, t_req, false));
         }
         let seek_start = pos;
         // roll forward to t_req: each record at or before it is a closer prior
@@ -694,6 +735,13 @@ impl<'a> Replay<'a> {
                     break;
                 }
             }
+            for m in self.metrics.values_mut() {
+                for s in &mut m.insts {
+                    if s.prior == Bound::None {
+                        s.no_prior = true;
+                    }
+                }
+            }
         }
 
         // instances without a next at or after t_req: search forwards
@@ -738,10 +786,19 @@ impl<'a> Replay<'a> {
             }
         }
 
-        // build the result
+        Ok(self.interp_result(pmids, &known, t_req, seen_mark))
+    }
+
+    fn interp_result(
+        &mut self,
+        pmids: &[PmId],
+        known: &[bool],
+        t_req: f64,
+        seen_mark: bool,
+    ) -> FetchResult {
         let rule = self.rule;
         let mut sets = Vec::with_capacity(pmids.len());
-        for (&pmid, &ok) in pmids.iter().zip(&known) {
+        for (&pmid, &ok) in pmids.iter().zip(known) {
             if !ok {
                 sets.push(FetchedSet {
                     pmid,
@@ -758,10 +815,10 @@ impl<'a> Replay<'a> {
             m.last_numval = set.numval;
             sets.push(set);
         }
-        Ok(FetchResult {
+        FetchResult {
             stamp: self.origin,
             sets,
-        })
+        }
     }
 
     fn update_missing_prior(&mut self, rec: &ResultRecord<'_>, t: f64) {
@@ -946,8 +1003,9 @@ fn interp_set(m: &MetricState, t_req: f64, seen_mark: bool, rule: InterpRule) ->
         };
         if d.sem == sem::DISCRETE {
             let Some((tp, vp)) = prior else { continue };
-            let v = match (rule, next) {
-                (InterpRule::Nearest, Some((tn, vn))) if tn - t_req < t_req - tp => vn,
+            let v = match next {
+                Some((tn, vn)) if is_arithmetic(d.vtype) && tp != t_req && tn == t_req => vn,
+                Some((tn, vn)) if rule == InterpRule::Nearest && tn - t_req < t_req - tp => vn,
                 _ => vp,
             };
             values.push((s.inst, v.clone()));
@@ -969,7 +1027,11 @@ fn interp_set(m: &MetricState, t_req: f64, seen_mark: bool, rule: InterpRule) ->
                 continue;
             }
         }
-        let v = if tp == t_req {
+        let v = if !is_arithmetic(d.vtype) {
+            // libpcp copies the prior for strings, aggregates and events, even when
+            // the next value is exactly at t_req
+            vp.clone()
+        } else if tp == t_req {
             vp.clone()
         } else if tn == t_req {
             vn.clone()

@@ -237,7 +237,8 @@ pub struct WindowArgs<'a> {
 }
 
 /// Resolves a whole window. `-A interval` moves the start up to the next multiple of
-/// the interval (counted from the epoch), which is also the default origin; `-O` is
+/// the interval (counted from the epoch) unless that passes the end, and is also the
+/// default origin; `-O` is
 /// relative to the window (`+` from its start, `-` back from its end) and is kept
 /// inside it. On error, returns the offending spec.
 pub fn resolve_window(w: WindowArgs<'_>, b: Bounds, tz: &TimeZone) -> Result<Window, String> {
@@ -247,8 +248,11 @@ pub fn resolve_window(w: WindowArgs<'_>, b: Bounds, tz: &TimeZone) -> Result<Win
             .filter(|n| *n > 0)
             .ok_or_else(|| a.to_string())?;
         let n = start.as_nanos();
-        let aligned = (n + step - 1).div_euclid(step) * step;
-        start = Timestamp::from_nanos(aligned);
+        let aligned = Timestamp::from_nanos((n + step - 1).div_euclid(step) * step);
+        // an alignment that would leave the window is not applied
+        if aligned <= finish {
+            start = aligned;
+        }
     }
     let origin = match w.origin {
         Some(spec) => {

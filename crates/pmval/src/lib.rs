@@ -101,6 +101,8 @@ struct Pmval<'a> {
     iall: bool,
     scale: f64,
     label_style: Option<u8>,
+    /// pmval lists over-long instance names once, when it first prints labels.
+    label_full_printed: bool,
     finish: f64,
     /// Rows after the header: the first row of CSV is the header.
     csv_header_done: bool,
@@ -253,6 +255,16 @@ impl<'a> Pmval<'a> {
         let mut ipairs: Vec<(i32, String)> = Vec::new();
         let mut profile: Vec<i32> = Vec::new();
         if !desc.indom.is_null() {
+            if m.snapshots(desc.indom).is_empty() {
+                out.flush()?;
+                writeln!(
+                    err,
+                    "{PROG}: pmGetInDom({}): {}",
+                    desc.indom,
+                    pm_err_str(archive_format::error::PM_ERR_INDOM_LOG)
+                )?;
+                return Ok(1);
+            }
             let union = m.indom_union(desc.indom);
             if iall {
                 ipairs = union;
@@ -325,6 +337,7 @@ impl<'a> Pmval<'a> {
             iall,
             scale,
             label_style: None,
+            label_full_printed: false,
             finish: secs(window.finish),
             csv_header_done: false,
         };
@@ -621,7 +634,8 @@ impl<'a> Pmval<'a> {
             }
             style
         });
-        if style == 2 && !self.label_full_printed() {
+        if style == 2 && !self.label_full_printed {
+            self.label_full_printed = true;
             for (i, (_, n)) in self.ipairs.iter().enumerate() {
                 writeln!(out, "full label for instance[{i}]: {n}")?;
             }
@@ -649,10 +663,6 @@ impl<'a> Pmval<'a> {
             writeln!(out)?;
         }
         Ok(())
-    }
-
-    fn label_full_printed(&self) -> bool {
-        false
     }
 
     fn value_text(
