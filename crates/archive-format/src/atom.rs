@@ -36,11 +36,42 @@ impl Atom<'_> {
     }
 }
 
+/// The bytes of a value block as libpcp holds them in memory on a little-endian
+/// host: it converts a block from network order according to the block's own type
+/// byte (64-bit and double: 8 bytes, float: 4), and leaves any other block raw. Very
+/// old archives label 64-bit values with another block type, so the reference then
+/// reads the big-endian bytes as little-endian: we do the same.
+pub(crate) fn host_bytes(block_type: u8, data: &[u8]) -> Vec<u8> {
+    let bt = block_type as i32;
+    let mut v = data.to_vec();
+    if matches!(bt, vtype::I64 | vtype::U64 | vtype::DOUBLE) && v.len() >= 8 {
+        v[..8].reverse();
+    } else if bt == vtype::FLOAT && v.len() >= 4 {
+        v[..4].reverse();
+    }
+    v
+}
+
+/// The first 8 bytes of a block as libpcp reads them (see [`host_bytes`]); 0 when short.
+pub(crate) fn host_u64(block_type: u8, data: &[u8]) -> u64 {
+    let h = host_bytes(block_type, data);
+    h.get(..8)
+        .and_then(|b| b.try_into().ok())
+        .map(u64::from_le_bytes)
+        .unwrap_or(0)
+}
+
+/// The first 4 bytes of a block as libpcp reads them; 0 when short.
+pub(crate) fn host_u32(block_type: u8, data: &[u8]) -> u32 {
+    let h = host_bytes(block_type, data);
+    h.get(..4)
+        .and_then(|b| b.try_into().ok())
+        .map(u32::from_le_bytes)
+        .unwrap_or(0)
+}
+
 fn be_u32(d: &[u8]) -> Option<u32> {
     Some(u32::from_be_bytes(d.get(..4)?.try_into().ok()?))
-}
-fn be_u64(d: &[u8]) -> Option<u64> {
-    Some(u64::from_be_bytes(d.get(..8)?.try_into().ok()?))
 }
 
 /// Reads `v` as a value of type `ty` (a `PM_TYPE_*`). `None` when the stored form
@@ -52,10 +83,18 @@ pub fn extract<'a>(ty: i32, v: &Value<'a>) -> Option<Atom<'a>> {
         (vtype::FLOAT, Value::Insitu(w)) => Atom::Float(f32::from_bits(*w)),
         (vtype::I32, Value::Block { data, .. }) => Atom::I32(be_u32(data)? as i32),
         (vtype::U32, Value::Block { data, .. }) => Atom::U32(be_u32(data)?),
-        (vtype::FLOAT, Value::Block { data, .. }) => Atom::Float(f32::from_bits(be_u32(data)?)),
-        (vtype::I64, Value::Block { data, .. }) => Atom::I64(be_u64(data)? as i64),
-        (vtype::U64, Value::Block { data, .. }) => Atom::U64(be_u64(data)?),
-        (vtype::DOUBLE, Value::Block { data, .. }) => Atom::Double(f64::from_bits(be_u64(data)?)),
+        (vtype::FLOAT, Value::Block { vtype: bt, data }) if data.len() >= 4 => {
+            Atom::Float(f32::from_bits(host_u32(*bt, data)))
+        }
+        (vtype::I64, Value::Block { vtype: bt, data }) if data.len() >= 8 => {
+            Atom::I64(host_u64(*bt, data) as i64)
+        }
+        (vtype::U64, Value::Block { vtype: bt, data }) if data.len() >= 8 => {
+            Atom::U64(host_u64(*bt, data))
+        }
+        (vtype::DOUBLE, Value::Block { vtype: bt, data }) if data.len() >= 8 => {
+            Atom::Double(f64::from_bits(host_u64(*bt, data)))
+        }
         (vtype::STRING, Value::Block { data, .. }) => {
             let end = data.iter().position(|&b| b == 0).unwrap_or(data.len());
             Atom::String(String::from_utf8_lossy(&data[..end]).into_owned())

@@ -38,25 +38,9 @@ fn strip_zeros(s: &str) -> &str {
     }
 }
 
-fn be_u32(d: &[u8]) -> Option<u32> {
-    Some(u32::from_be_bytes(d.get(..4)?.try_into().ok()?))
-}
-fn be_u64(d: &[u8]) -> Option<u64> {
-    Some(u64::from_be_bytes(d.get(..8)?.try_into().ok()?))
-}
+use crate::atom::{host_u32, host_u64};
 
-/// The bytes of a value block as libpcp holds them in memory on a little-endian host:
-/// numeric blocks are converted from big-endian, everything else is raw.
-fn host_bytes(block_type: u8, data: &[u8]) -> Vec<u8> {
-    let bt = block_type as i32;
-    let mut v = data.to_vec();
-    if matches!(bt, vtype::I64 | vtype::U64 | vtype::DOUBLE) && v.len() >= 8 {
-        v[..8].reverse();
-    } else if bt == vtype::FLOAT && v.len() >= 4 {
-        v[..4].reverse();
-    }
-    v
-}
+use crate::atom::host_bytes;
 
 fn is_print(b: u8) -> bool {
     (0x20..0x7f).contains(&b)
@@ -68,17 +52,17 @@ pub fn format_value(ty: i32, valfmt: i32, v: &Value<'_>) -> String {
         (vtype::I32, Value::Insitu(w)) => return (*w as i32).to_string(),
         (vtype::U32, Value::Insitu(w)) => return w.to_string(),
         (vtype::FLOAT, Value::Insitu(w)) => return fmt_g(f32::from_bits(*w) as f64, 8),
-        (vtype::I64, Value::Block { data, .. }) if data.len() >= 8 => {
-            return (be_u64(data).unwrap_or(0) as i64).to_string()
+        (vtype::I64, Value::Block { vtype: bt, data }) if data.len() >= 8 => {
+            return (host_u64(*bt, data) as i64).to_string()
         }
-        (vtype::U64, Value::Block { data, .. }) if data.len() >= 8 => {
-            return be_u64(data).unwrap_or(0).to_string()
+        (vtype::U64, Value::Block { vtype: bt, data }) if data.len() >= 8 => {
+            return host_u64(*bt, data).to_string()
         }
-        (vtype::DOUBLE, Value::Block { data, .. }) if data.len() >= 8 => {
-            return fmt_g(f64::from_bits(be_u64(data).unwrap_or(0)), 16)
+        (vtype::DOUBLE, Value::Block { vtype: bt, data }) if data.len() >= 8 => {
+            return fmt_g(f64::from_bits(host_u64(*bt, data)), 16)
         }
-        (vtype::FLOAT, Value::Block { data, .. }) if data.len() >= 4 => {
-            return fmt_g(f32::from_bits(be_u32(data).unwrap_or(0)) as f64, 8)
+        (vtype::FLOAT, Value::Block { vtype: bt, data }) if data.len() >= 4 => {
+            return fmt_g(f32::from_bits(host_u32(*bt, data)) as f64, 8)
         }
         (vtype::STRING, Value::Block { data, .. }) => {
             let end = data.iter().position(|&b| b == 0).unwrap_or(data.len());

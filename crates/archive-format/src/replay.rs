@@ -876,23 +876,34 @@ impl<'a> Replay<'a> {
     }
 }
 
-fn be_u32(d: &[u8]) -> u32 {
-    d.get(..4)
-        .and_then(|b| b.try_into().ok())
-        .map(u32::from_be_bytes)
-        .unwrap_or(0)
-}
-fn be_u64(d: &[u8]) -> u64 {
-    d.get(..8)
-        .and_then(|b| b.try_into().ok())
-        .map(u64::from_be_bytes)
-        .unwrap_or(0)
-}
-fn block_data(v: &OwnedValue) -> &[u8] {
+/// A block's first 4 or 8 bytes as libpcp holds them in memory.
+fn host32(v: &OwnedValue) -> u32 {
     match v {
-        OwnedValue::Block { data, .. } => data,
-        OwnedValue::Insitu(_) => &[],
+        OwnedValue::Block { vtype, data } => crate::atom::host_u32(*vtype, data),
+        OwnedValue::Insitu(w) => *w,
     }
+}
+fn host64(v: &OwnedValue) -> u64 {
+    match v {
+        OwnedValue::Block { vtype, data } => crate::atom::host_u64(*vtype, data),
+        OwnedValue::Insitu(_) => 0,
+    }
+}
+
+/// C's (gcc, x86-64) conversion of a double to `uint64_t`: values below 2^63 go
+/// through a signed conversion, so negative ones wrap instead of saturating.
+fn c_f64_to_u64(d: f64) -> u64 {
+    const TWO63: f64 = 9_223_372_036_854_775_808.0;
+    if d >= TWO63 {
+        ((d - TWO63) as i64 as u64) ^ (1 << 63)
+    } else {
+        d as i64 as u64
+    }
+}
+
+/// C's conversion of a double to `uint32_t` (through a 64-bit signed conversion).
+fn c_f64_to_u32(d: f64) -> u32 {
+    d as i64 as u32
 }
 
 /// Counter interpolation between `p` at `tp` and `n` at `tn`, at `t`, as libpcp
@@ -919,7 +930,7 @@ fn interp_counter(
             } else {
                 0.5 + *a as f64 - frac * (a - b) as f64 / span
             };
-            OwnedValue::Insitu(v as u32)
+            OwnedValue::Insitu(c_f64_to_u32(v))
         }
         (vtype::FLOAT, OwnedValue::Insitu(a), OwnedValue::Insitu(b)) => {
             let (a, b) = (f32::from_bits(*a), f32::from_bits(*b));
@@ -928,8 +939,8 @@ fn interp_counter(
             OwnedValue::Insitu((v as f32).to_bits())
         }
         (vtype::FLOAT, _, _) => {
-            let a = f32::from_bits(be_u32(block_data(p)));
-            let b = f32::from_bits(be_u32(block_data(n)));
+            let a = f32::from_bits(host32(p));
+            let b = f32::from_bits(host32(n));
             let v = (a as f64 + frac * (b - a) as f64 / span) as f32;
             OwnedValue::Block {
                 vtype: vtype::FLOAT as u8,
@@ -937,8 +948,8 @@ fn interp_counter(
             }
         }
         (vtype::I64, _, _) => {
-            let a = be_u64(block_data(p)) as i64;
-            let b = be_u64(block_data(n)) as i64;
+            let a = host64(p) as i64;
+            let b = host64(n) as i64;
             let incr = b.wrapping_sub(a);
             let v = (0.5 + a as f64 + frac * incr as f64 / span) as i64;
             OwnedValue::Block {
@@ -947,24 +958,23 @@ fn interp_counter(
             }
         }
         (vtype::U64, _, _) => {
-            // libpcp holds these in signed variables: the comparison is signed
-            let a = be_u64(block_data(p));
-            let b = be_u64(block_data(n));
-            let v = if (b as i64) >= (a as i64) {
-                let incr = b.wrapping_sub(a);
-                (0.5 + (a as i64) as f64 + frac * incr as f64 / span) as u64
+            // What the reference computes: prior and next held as signed 64-bit
+            // values, and the increment converted to double as a signed value too.
+            let a = host64(p) as i64;
+            let b = host64(n) as i64;
+            let d = if b >= a {
+                0.5 + a as f64 + frac * b.wrapping_sub(a) as f64 / span
             } else {
-                let dec = a.wrapping_sub(b);
-                (0.5 + (a as i64) as f64 - frac * dec as f64 / span) as u64
+                0.5 + a as f64 - frac * a.wrapping_sub(b) as f64 / span
             };
             OwnedValue::Block {
                 vtype: vtype::U64 as u8,
-                data: v.to_be_bytes().to_vec(),
+                data: c_f64_to_u64(d).to_be_bytes().to_vec(),
             }
         }
         (vtype::DOUBLE, _, _) => {
-            let a = f64::from_bits(be_u64(block_data(p)));
-            let b = f64::from_bits(be_u64(block_data(n)));
+            let a = f64::from_bits(host64(p));
+            let b = f64::from_bits(host64(n));
             let v = a + frac * (b - a) / span;
             OwnedValue::Block {
                 vtype: vtype::DOUBLE as u8,
