@@ -172,6 +172,10 @@ struct InstState {
     no_next_after: Option<f64>,
     /// Scanned back to the start of the archive without finding a prior bound.
     no_prior: bool,
+    /// From the instance domain's history (big domains only): when the instance
+    /// appears and disappears.
+    birth: Option<f64>,
+    death: Option<f64>,
 }
 
 #[derive(Debug, Clone)]
@@ -522,14 +526,24 @@ impl<'a> Replay<'a> {
                 .collect()
         };
         let by_inst = insts.iter().enumerate().map(|(k, &i)| (i, k)).collect();
+        let calipers = if desc.indom.is_null() {
+            HashMap::new()
+        } else {
+            self.calipers(desc.indom)
+        };
         let insts = insts
             .into_iter()
-            .map(|inst| InstState {
-                inst,
-                prior: Bound::None,
-                next: Bound::None,
-                no_next_after: None,
-                no_prior: false,
+            .map(|inst| {
+                let (birth, death) = calipers.get(&inst).copied().unwrap_or((None, None));
+                InstState {
+                    inst,
+                    prior: Bound::None,
+                    next: Bound::None,
+                    no_next_after: None,
+                    no_prior: false,
+                    birth,
+                    death,
+                }
             })
             .collect();
         self.metrics.insert(
@@ -544,6 +558,29 @@ impl<'a> Replay<'a> {
         );
         self.last_req = None;
         true
+    }
+
+    /// libpcp's `time_caliper`: for an instance domain that ever holds 16 or more
+    /// instances, each instance's birth (the first snapshot holding it) and death
+    /// (the snapshot after the last one holding it; none if it is in the last).
+    fn calipers(&self, indom: InDom) -> HashMap<i32, (Option<f64>, Option<f64>)> {
+        const HASH_THRESHOLD: usize = 16;
+        let snaps = self.a.metadata().snapshots(indom);
+        let mut out: HashMap<i32, (Option<f64>, Option<f64>)> = HashMap::new();
+        if snaps.iter().all(|s| s.instances.len() < HASH_THRESHOLD) {
+            return out;
+        }
+        let mut newer: Option<f64> = None;
+        for snap in snaps.iter().rev() {
+            let t = self.secs(snap.stamp);
+            for (inst, _) in &snap.instances {
+                out.entry(*inst)
+                    .and_modify(|e| e.0 = Some(t))
+                    .or_insert((Some(t), newer));
+            }
+            newer = Some(t);
+        }
+        out
     }
 
     fn mark_ignored(&self, pos: Position, after: Position) -> Result<bool> {
@@ -674,6 +711,9 @@ impl<'a> Replay<'a> {
         let need = reset
             || self.metrics.values().any(|m| {
                 m.insts.iter().any(|s| {
+                    if s.birth.is_some_and(|b| t_req < b) || s.death.is_some_and(|d| t_req > d) {
+                        return false;
+                    }
                     let prior_missing = match s.prior.time() {
                         None => !s.no_prior,
                         Some(tp) => tp > t_req,
@@ -1013,6 +1053,9 @@ fn interp_set(m: &MetricState, t_req: f64, seen_mark: bool, rule: InterpRule) ->
         };
         if d.sem == sem::DISCRETE {
             let Some((tp, vp)) = prior else { continue };
+            if s.birth.is_some_and(|b| b > t_req) || s.death.is_some_and(|x| t_req > x) {
+                continue;
+            }
             let v = match next {
                 Some((tn, vn)) if is_arithmetic(d.vtype) && tp != t_req && tn == t_req => vn,
                 Some((tn, vn)) if rule == InterpRule::Nearest && tn - t_req < t_req - tp => vn,
