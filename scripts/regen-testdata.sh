@@ -47,4 +47,27 @@ d="$G/compressed_Z/00"
 mkdir -p "$d"
 echo "-a ../compressed/sample_v2" >"$d/cmd"
 (cd "$A" && TZ=UTC pmdumplog -a ../compressed/sample_v2 >"../../$d/stdout" 2>"../../$d/stderr"; echo $? >"../../$d/status") || true
+# pmval: interpolated and raw replay of the same archives
+P=testdata/golden-pmval
+rm -rf "$P"
+pmval_cases=(
+  "-t 0.05 sample.colour" "-t 0.25 sample.bin" "-t 0.1 sample.string.hullo"
+  "-t 0.1 sample.double.million" "-t 0.1 -r sample.longlong.million" "-U ARCH sample.colour"
+  "-t 0.1 -i red,blue sample.colour" "-t 0.07 -X sample.float.million"
+  "-t 0.1 sample.aggregate.hullo" "-z -t 0.3 sample.ulonglong.million"
+  "-t 0.5 -S +0.2 -T +0.8 sample.long.one" "-t 1 pmi.disk.bytes" "-t 0.5 pmi.load"
+  "-r -t 2 pmi.u32" "-t 1 pmi.name" "-t 1 nosuch.metric"
+)
+for arch in sample_v2 sample_v3 pmi_v2; do
+  n=0
+  for c in "${pmval_cases[@]}"; do
+    d="$P/$arch/$(printf '%02d' $n)"
+    mkdir -p "$d"
+    case "$c" in *ARCH*) args="${c//ARCH/$arch}" ;; *) args="-a $arch $c" ;; esac
+    echo "$args" > "$d/cmd"
+    # shellcheck disable=SC2086
+    (cd "$A" && TZ=UTC pmval $args >"../../$d/stdout" 2>"../../$d/stderr"; echo $? >"../../$d/status") || true
+    n=$((n + 1))
+  done
+done
 echo "testdata regenerated"

@@ -388,21 +388,13 @@ impl<'a> Pmval<'a> {
         writeln!(out, "metric:    {}", self.metric)?;
         writeln!(out, "archive:   {source}")?;
         writeln!(out, "host:      {host}")?;
-        if self.o.xflag == 0 {
-            writeln!(
-                out,
-                "start:     {}",
-                cli_common::timefmt::ctime(origin.sec, &self.tz)
-            )?;
-            writeln!(
-                out,
-                "end:       {}",
-                cli_common::timefmt::ctime(finish.sec, &self.tz)
-            )?;
-        } else {
-            writeln!(out, "start:     {}", self.stamp(origin))?;
-            writeln!(out, "end:       {}", self.stamp(finish))?;
-        }
+        // 6.0.3 prints the header times with ctime whatever -X says
+        let (st, en) = (
+            cli_common::timefmt::ctime(origin.sec, &self.tz),
+            cli_common::timefmt::ctime(finish.sec, &self.tz),
+        );
+        writeln!(out, "start:     {st}")?;
+        writeln!(out, "end:       {en}")?;
         let semantics = match d.sem {
             sem::COUNTER if self.o.raw => "cumulative counter",
             sem::COUNTER => "cumulative counter (converting to rate)",
@@ -679,6 +671,12 @@ impl<'a> Pmval<'a> {
             return printreal(x, d.sem, width, self.fixed);
         }
         let s = archive_format::format::format_value(d.vtype, set.valfmt, &v.as_value());
+        if matches!(d.vtype, vtype::AGGREGATE | vtype::AGGREGATE_STATIC) {
+            // pmPrintValue pads the text part of an aggregate, then adds the hex
+            if let Some((text, hex)) = s.split_once(" [") {
+                return format!("{} [{hex}", pad_left(text, width));
+            }
+        }
         pad_left(&s, width)
     }
 
