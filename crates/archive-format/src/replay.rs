@@ -28,7 +28,7 @@
 //! discrete metrics (the observation nearest in time); the default is 6.0.3's.
 
 use crate::archive::{Archive, Position};
-use crate::codec::result::{ResultRecord, Value, VAL_DPTR, VAL_INSITU, VAL_SPTR};
+use crate::codec::result::{ResultRecord, VAL_DPTR, VAL_INSITU, VAL_SPTR};
 use crate::error::{Error, Result, PM_ERR_EOL, PM_ERR_LOGREC, PM_ERR_PMID_LOG, PM_ERR_TYPE};
 use crate::types::{sem, vtype, Desc, InDom, PmId, Timestamp};
 use std::collections::HashMap;
@@ -95,46 +95,12 @@ pub enum InterpRule {
     Nearest,
 }
 
-/// A value owned by a fetch result.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum OwnedValue {
-    Insitu(u32),
-    Block { vtype: u8, data: Vec<u8> },
-}
+pub use crate::codec::result::OwnedValue;
 
-impl OwnedValue {
-    pub fn from_value(v: &Value<'_>) -> OwnedValue {
-        match *v {
-            Value::Insitu(w) => OwnedValue::Insitu(w),
-            Value::Block { vtype, data } => OwnedValue::Block {
-                vtype,
-                data: data.to_vec(),
-            },
-        }
-    }
-    /// A borrowed [`Value`], for [`crate::format::format_value`] and
-    /// [`crate::atom::extract`].
-    pub fn as_value(&self) -> Value<'_> {
-        match self {
-            OwnedValue::Insitu(w) => Value::Insitu(*w),
-            OwnedValue::Block { vtype, data } => Value::Block {
-                vtype: *vtype,
-                data,
-            },
-        }
-    }
-}
-
-/// One metric's values in a fetch result.
-#[derive(Debug, Clone, PartialEq)]
-pub struct FetchedSet {
-    pub pmid: PmId,
-    /// Number of values, or a negative PCP error code (`PM_ERR_PMID_LOG` for a metric
-    /// not in the archive, `PM_ERR_TYPE` for a non-numeric counter in INTERP mode).
-    pub numval: i32,
-    pub valfmt: i32,
-    pub values: Vec<(i32, OwnedValue)>,
-}
+/// One metric's values in a fetch result: `numval` is the number of values or a
+/// negative PCP error code (`PM_ERR_PMID_LOG` for a metric not in the archive,
+/// `PM_ERR_TYPE` for a non-numeric counter in INTERP mode).
+pub type FetchedSet = crate::codec::result::OwnedValueSet;
 
 /// A fetch result (a pmResult).
 #[derive(Debug, Clone, PartialEq)]

@@ -185,6 +185,29 @@ pub enum OwnedValue {
     Block { vtype: u8, data: Vec<u8> },
 }
 
+impl OwnedValue {
+    pub fn from_value(v: &Value<'_>) -> OwnedValue {
+        match *v {
+            Value::Insitu(w) => OwnedValue::Insitu(w),
+            Value::Block { vtype, data } => OwnedValue::Block {
+                vtype,
+                data: data.to_vec(),
+            },
+        }
+    }
+    /// A borrowed [`Value`], for [`crate::format::format_value`] and
+    /// [`crate::atom::extract`].
+    pub fn as_value(&self) -> Value<'_> {
+        match self {
+            OwnedValue::Insitu(w) => Value::Insitu(*w),
+            OwnedValue::Block { vtype, data } => Value::Block {
+                vtype: *vtype,
+                data,
+            },
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OwnedValueSet {
     pub pmid: PmId,
