@@ -3,7 +3,7 @@
 use crate::codec::index::{decode_index, IndexEntry};
 use crate::codec::label::{decode_label, Label, FEATURE_QA, VOL_INDEX, VOL_META};
 use crate::codec::record::{frame_at, frame_before};
-use crate::codec::result::{decode_result, ResultRecord};
+use crate::codec::result::{decode_result, decode_stamp, ResultRecord};
 use crate::error::{DecodeError, DecodeErrorKind, Error, Result, PM_ERR_LABEL, PM_ERR_NODATA};
 use crate::metadata::Metadata;
 use crate::types::Timestamp;
@@ -249,6 +249,23 @@ impl Archive {
         self.start()
     }
 
+    /// Lets the memory behind `pos` go: mapped pages of earlier volumes and of this
+    /// volume before `pos` are dropped from the process (they are re-read from the
+    /// file if used again). Sequential readers call this to keep memory bounded.
+    pub fn release_before(&self, pos: Position) {
+        for i in 0..=pos.vol.min(self.volumes.len().saturating_sub(1)) {
+            let Some(Some(b)) = self.volumes[i].bytes.get() else {
+                continue;
+            };
+            let end = if i < pos.vol {
+                b.len()
+            } else {
+                pos.offset as usize
+            };
+            b.release(0, end);
+        }
+    }
+
     /// Reads the record at `pos` forward: the record and the position after it, or
     /// `None` at the end of the archive. Moves across volumes.
     pub fn read_forward(
@@ -279,6 +296,55 @@ impl Archive {
                     return Ok(Some((
                         pos,
                         rec,
+                        Position {
+                            vol: pos.vol,
+                            offset: f.end(),
+                        },
+                    )));
+                }
+            }
+        }
+    }
+
+    /// Like [`Archive::read_forward`], but decodes only the record's timestamp and
+    /// whether it is a `<mark>`: `(start, stamp, is_mark, after)`. For skimming over
+    /// records that will not be used.
+    pub fn peek_forward(
+        &self,
+        mut pos: Position,
+    ) -> Result<Option<(Position, Timestamp, bool, Position)>> {
+        loop {
+            if pos.vol >= self.volumes.len() {
+                return Ok(None);
+            }
+            let Some(b) = self.vol_bytes(pos.vol) else {
+                pos = Position {
+                    vol: pos.vol + 1,
+                    offset: self.label_len(),
+                };
+                continue;
+            };
+            match frame_at(b, pos.offset).map_err(|e| Error::decode(self.vol_path(pos.vol), e))? {
+                None => {
+                    pos = Position {
+                        vol: pos.vol + 1,
+                        offset: self.label_len(),
+                    };
+                }
+                Some(f) => {
+                    let payload = f.payload(b);
+                    let v = self.label.version;
+                    let stamp = decode_stamp(payload, f.payload_start(), v)
+                        .map_err(|e| Error::decode(self.vol_path(pos.vol), e))?;
+                    let at = if v >= 3 { 12 } else { 8 };
+                    let numpmid = payload
+                        .get(at..at + 4)
+                        .map(|w| i32::from_be_bytes([w[0], w[1], w[2], w[3]]))
+                        .unwrap_or(0);
+                    return Ok(Some((
+                        pos,
+                        stamp,
+                        numpmid == 0,
                         Position {
                             vol: pos.vol,
                             offset: f.end(),
@@ -336,6 +402,7 @@ impl Archive {
             archive: self,
             pos: Some(self.start()),
             forward: true,
+            released: self.start(),
         }
     }
     /// Iterates every record from the end, backward.
@@ -344,6 +411,7 @@ impl Archive {
             archive: self,
             pos: Some(self.end_position()),
             forward: false,
+            released: self.start(),
         }
     }
 
@@ -413,11 +481,16 @@ impl Archive {
     }
 }
 
+/// How far a forward iteration goes between releasing the memory behind it.
+const RELEASE_STEP: u64 = 8 << 20;
+
 /// Iterator over records; yields errors once and then stops.
 pub struct Records<'a> {
     archive: &'a Archive,
     pos: Option<Position>,
     forward: bool,
+    /// Forward iteration: everything before this has been released.
+    released: Position,
 }
 
 impl<'a> Iterator for Records<'a> {
@@ -428,6 +501,13 @@ impl<'a> Iterator for Records<'a> {
             match self.archive.read_forward(pos) {
                 Ok(Some((at, rec, next))) => {
                     self.pos = Some(next);
+                    // keep memory bounded on long reads: let go of what is behind
+                    if at.vol != self.released.vol
+                        || at.offset.saturating_sub(self.released.offset) > RELEASE_STEP
+                    {
+                        self.archive.release_before(at);
+                        self.released = at;
+                    }
                     Some(Ok((at, rec)))
                 }
                 Ok(None) => {

@@ -142,6 +142,8 @@ struct InstState {
     /// appears and disappears.
     birth: Option<f64>,
     death: Option<f64>,
+    /// The roll that last gave this instance a bound (see `Replay::gen`).
+    gen: u64,
 }
 
 #[derive(Debug, Clone)]
@@ -172,6 +174,10 @@ pub struct Replay<'a> {
     ignore_marks: MarkPolicy,
     /// The archive end as last computed, in seconds from the start.
     end: f64,
+    /// Counts rolls forward; an instance whose `gen` equals it has its bound.
+    gen: u64,
+    /// Mapped data before this position has been released.
+    released: Position,
 }
 
 /// What `PCP_IGNORE_MARK_RECORDS` asks for.
@@ -204,6 +210,8 @@ impl<'a> Replay<'a> {
             last_req: None,
             ignore_marks: MarkPolicy::Honour,
             end: 0.0,
+            gen: 0,
+            released: a.start(),
         }
     }
 
@@ -509,6 +517,7 @@ impl<'a> Replay<'a> {
                     no_prior: false,
                     birth,
                     death,
+                    gen: 0,
                 }
             })
             .collect();
@@ -566,6 +575,8 @@ impl<'a> Replay<'a> {
 
     /// Applies one record to the bounds of every tracked instance, as libpcp's
     /// `update_bounds`: `set_prior`/`set_next` select which bounds may change.
+    /// With `gen`, records are applied newest first and only instances not yet
+    /// given a bound in this roll change; returns how many did.
     fn update(
         &mut self,
         rec: &ResultRecord<'_>,
@@ -573,21 +584,26 @@ impl<'a> Replay<'a> {
         t_req: f64,
         set_prior: bool,
         set_next: bool,
-    ) -> Result<bool> {
-        let mut saw_mark = false;
+        gen: u64,
+    ) -> Result<usize> {
+        let mut touched = 0;
         if rec.is_mark() {
             for m in self.metrics.values_mut() {
                 for s in &mut m.insts {
+                    if s.gen == gen {
+                        continue;
+                    }
+                    s.gen = gen;
+                    touched += 1;
                     if set_prior && t <= t_req {
                         s.prior = Bound::Mark(t);
-                        saw_mark = true;
                     }
                     if set_next && t >= t_req {
                         s.next = Bound::Mark(t);
                     }
                 }
             }
-            return Ok(saw_mark);
+            return Ok(touched);
         }
         for vs in &rec.vsets {
             let Some(m) = self.metrics.get_mut(&vs.pmid) else {
@@ -622,18 +638,22 @@ impl<'a> Replay<'a> {
                     None => continue,
                 };
                 let s = &mut m.insts[k];
-                if set_prior && t <= t_req {
-                    s.prior = Bound::Value(t, OwnedValue::from_value(v));
-                }
-                if set_next && t >= t_req {
-                    s.next = Bound::Value(t, OwnedValue::from_value(v));
+                if s.gen != gen {
+                    s.gen = gen;
+                    touched += 1;
+                    if set_prior && t <= t_req {
+                        s.prior = Bound::Value(t, OwnedValue::from_value(v));
+                    }
+                    if set_next && t >= t_req {
+                        s.next = Bound::Value(t, OwnedValue::from_value(v));
+                    }
                 }
                 if m.desc.indom.is_null() {
                     break;
                 }
             }
         }
-        Ok(saw_mark)
+        Ok(touched)
     }
 
     fn fetch_interp(&mut self, pmids: &[PmId]) -> Result<FetchResult> {
@@ -696,19 +716,44 @@ impl<'a> Replay<'a> {
             return Ok(self.interp_result(pmids, &known, t_req, false));
         }
         let seek_start = pos;
-        // roll forward to t_req: each record at or before it is a closer prior
-        while let Some((at, rec, after)) = self.a.read_forward(pos)? {
-            let t = self.secs(rec.stamp);
+        // Roll forward to t_req. Only the newest record holding an instance (or a
+        // newer <mark>) can be its prior, so skim the records' headers, then decode
+        // from the newest back until every instance has its bound.
+        let mut span: Vec<(Position, f64, bool)> = Vec::new();
+        while let Some((at, stamp, is_mark, after)) = self.a.peek_forward(pos)? {
+            let t = self.secs(stamp);
             if t > t_req {
                 break;
             }
-            if rec.is_mark() && self.mark_ignored(at, after)? {
-                pos = after;
-                continue;
+            if !(is_mark && self.mark_ignored(at, after)?) {
+                span.push((at, t, is_mark));
             }
-            let m = self.update(&rec, t, t_req, true, t >= t_req)?;
-            seen_mark |= m && !reset;
             pos = after;
+        }
+        if !reset && span.iter().any(|s| s.2) {
+            seen_mark = true;
+        }
+        if let Some(&(first, _, _)) = span.first() {
+            // nothing before this roll is read again while moving forward
+            if first.vol != self.released.vol
+                || first.offset.saturating_sub(self.released.offset) > 8 << 20
+            {
+                self.a.release_before(first);
+                self.released = first;
+            }
+        }
+        self.gen += 1;
+        let gen = self.gen;
+        let total: usize = self.metrics.values().map(|m| m.insts.len()).sum();
+        let mut touched = 0;
+        for &(at, t, _) in span.iter().rev() {
+            let Some((_, rec, _)) = self.a.read_forward(at)? else {
+                break;
+            };
+            touched += self.update(&rec, t, t_req, true, t >= t_req, gen)?;
+            if touched >= total {
+                break;
+            }
         }
         self.last_req = Some((t_req, pos));
 

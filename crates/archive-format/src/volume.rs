@@ -184,6 +184,29 @@ impl Bytes {
             inner: Inner::Vec(v),
         }
     }
+
+    /// Tells the kernel the mapped pages wholly inside `start..end` are not needed
+    /// for now, so a long sequential read does not keep the whole file resident. The
+    /// bytes stay readable (they are read back from the file on the next access).
+    pub fn release(&self, start: usize, end: usize) {
+        const ALIGN: usize = 64 * 1024; // a multiple of every page size in use
+        let Inner::Map(m) = &self.inner else {
+            return;
+        };
+        let start = start.div_ceil(ALIGN) * ALIGN;
+        let end = end.min(m.len()) / ALIGN * ALIGN;
+        if end > start {
+            let _ = dont_need(m, start, end - start);
+        }
+    }
+}
+
+#[allow(unsafe_code)]
+fn dont_need(m: &memmap2::Mmap, offset: usize, len: usize) -> io::Result<()> {
+    // SAFETY: the map is a read-only mapping of a file we never write through it;
+    // after MADV_DONTNEED the kernel refills the pages from the file on the next
+    // access, so every slice borrowed from the map keeps its contents.
+    unsafe { m.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, offset, len) }
 }
 
 #[allow(unsafe_code)]
