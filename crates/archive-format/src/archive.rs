@@ -253,16 +253,27 @@ impl Archive {
     /// volume before `pos` are dropped from the process (they are re-read from the
     /// file if used again). Sequential readers call this to keep memory bounded.
     pub fn release_before(&self, pos: Position) {
-        for i in 0..=pos.vol.min(self.volumes.len().saturating_sub(1)) {
+        self.release_range(self.start(), pos);
+    }
+
+    /// Like [`Archive::release_before`], for the records between `from` and `to`.
+    pub fn release_range(&self, from: Position, to: Position) {
+        let last = to.vol.min(self.volumes.len().saturating_sub(1));
+        for i in from.vol..=last {
             let Some(Some(b)) = self.volumes[i].bytes.get() else {
                 continue;
             };
-            let end = if i < pos.vol {
+            let start = if i == from.vol {
+                from.offset as usize
+            } else {
+                0
+            };
+            let end = if i < to.vol {
                 b.len()
             } else {
-                pos.offset as usize
+                to.offset as usize
             };
-            b.release(0, end);
+            b.release(start, end);
         }
     }
 

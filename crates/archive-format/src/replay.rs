@@ -144,6 +144,19 @@ struct InstState {
     death: Option<f64>,
     /// The roll that last gave this instance a bound (see `Replay::gen`).
     gen: u64,
+    /// Being searched for in the current backward or forward scan.
+    searching: bool,
+    /// The newest record holding this instance among those read by forward scans
+    /// (complete for everything after `Replay::eof_known_after`).
+    last_seen: Option<f64>,
+}
+
+impl InstState {
+    /// Whether the instance domain's history allows a value at `t` (instances of
+    /// small domains always do).
+    fn alive(&self, t: f64) -> bool {
+        !(self.birth.is_some_and(|b| t < b) || self.death.is_some_and(|d| t > d))
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -178,6 +191,11 @@ pub struct Replay<'a> {
     gen: u64,
     /// Mapped data before this position has been released.
     released: Position,
+    /// A forward scan once read every record after this time up to the end of the
+    /// archive, so each instance's `last_seen` tells whether anything follows.
+    eof_known_after: Option<f64>,
+    /// The newest `<mark>` such scans read.
+    last_mark: Option<f64>,
 }
 
 /// What `PCP_IGNORE_MARK_RECORDS` asks for.
@@ -212,6 +230,8 @@ impl<'a> Replay<'a> {
             end: 0.0,
             gen: 0,
             released: a.start(),
+            eof_known_after: None,
+            last_mark: None,
         }
     }
 
@@ -518,6 +538,8 @@ impl<'a> Replay<'a> {
                     birth,
                     death,
                     gen: 0,
+                    searching: false,
+                    last_seen: None,
                 }
             })
             .collect();
@@ -664,7 +686,12 @@ impl<'a> Replay<'a> {
         if t_req > self.end + 0.001 {
             // past the end we knew: look again, the archive may have grown
             if let Ok(e) = self.a.end_time() {
-                self.end = self.secs(e);
+                let end = self.secs(e);
+                if end > self.end {
+                    // the archive grew: what scans learnt about its end is stale
+                    self.eof_known_after = None;
+                }
+                self.end = end;
             }
             if t_req > self.end {
                 return Err(Error::pcp(PM_ERR_EOL, "after the end of the archive"));
@@ -757,34 +784,31 @@ impl<'a> Replay<'a> {
         }
         self.last_req = Some((t_req, pos));
 
-        // instances still without a prior: search backwards from where we started
-        let needs_prior = |m: &HashMap<PmId, MetricState>| {
-            m.values()
-                .any(|m| m.insts.iter().any(|s| s.prior == Bound::None))
-        };
-        if reset && needs_prior(&self.metrics) {
+        // Instances still without a prior: search backwards from where we started.
+        // Instances that the instance domain says are not alive at t_req are not
+        // searched for (libpcp's time calipers).
+        if reset {
+            let mut remaining = 0usize;
+            for m in self.metrics.values_mut() {
+                for s in &mut m.insts {
+                    s.searching = s.prior == Bound::None && s.alive(t_req);
+                    remaining += usize::from(s.searching);
+                }
+            }
             let mut bpos = seek_start;
-            while let Some((at, rec)) = self.a.read_backward(bpos)? {
+            while remaining > 0 {
+                let Some((at, rec)) = self.a.read_backward(bpos)? else {
+                    break;
+                };
                 let t = self.secs(rec.stamp);
                 bpos = at;
                 if rec.is_mark() {
-                    let after = Position {
-                        vol: at.vol,
-                        offset: at.offset,
-                    };
-                    let after = self
-                        .a
-                        .read_forward(after)?
-                        .map(|(_, _, n)| n)
-                        .unwrap_or(after);
+                    let after = self.a.read_forward(at)?.map(|(_, _, n)| n).unwrap_or(at);
                     if self.mark_ignored(at, after)? {
                         continue;
                     }
                 }
-                self.update_missing_prior(&rec, t);
-                if !needs_prior(&self.metrics) {
-                    break;
-                }
+                remaining -= self.update_missing(&rec, t, true);
             }
             for m in self.metrics.values_mut() {
                 for s in &mut m.insts {
@@ -796,37 +820,55 @@ impl<'a> Replay<'a> {
         }
 
         // instances without a next at or after t_req: search forwards
-        let needs_next = |m: &HashMap<PmId, MetricState>| {
-            m.values().any(|m| {
-                m.insts.iter().any(|s| {
-                    s.next.time().is_none_or(|tn| tn < t_req)
-                        && s.no_next_after.is_none_or(|ta| ta > t_req)
-                })
-            })
-        };
-        if needs_next(&self.metrics) {
-            for m in self.metrics.values_mut() {
-                for s in &mut m.insts {
-                    if s.next.time().is_some_and(|tn| tn < t_req) {
-                        s.next = Bound::None;
-                    }
+        let eof_known = self
+            .eof_known_after
+            .filter(|_| self.last_mark.is_none_or(|m| m < t_req));
+        let mut remaining = 0usize;
+        for m in self.metrics.values_mut() {
+            for s in &mut m.insts {
+                if s.next.time().is_some_and(|tn| tn < t_req) {
+                    s.next = Bound::None;
                 }
+                s.searching = s.next == Bound::None
+                    && s.no_next_after.is_none_or(|ta| ta > t_req)
+                    && s.alive(t_req);
+                // a scan to the end already showed nothing holds it after t_req
+                if s.searching
+                    && eof_known.is_some_and(|t0| t0 <= t_req)
+                    && s.last_seen.is_none_or(|l| l < t_req)
+                {
+                    s.searching = false;
+                    s.no_next_after = Some(t_req);
+                }
+                remaining += usize::from(s.searching);
             }
+        }
+        if remaining > 0 {
             let mut fpos = pos;
-            let mut hit_end = true;
-            while let Some((at, rec, after)) = self.a.read_forward(fpos)? {
+            let mut kept = pos;
+            while remaining > 0 {
+                let Some((at, rec, after)) = self.a.read_forward(fpos)? else {
+                    break;
+                };
                 fpos = after;
+                // a long scan ahead must not keep what it passed in memory
+                if at.vol != kept.vol || at.offset.saturating_sub(kept.offset) > 8 << 20 {
+                    self.a.release_range(kept, at);
+                    kept = at;
+                }
                 let t = self.secs(rec.stamp);
                 if rec.is_mark() && self.mark_ignored(at, after)? {
                     continue;
                 }
-                self.update_missing_next(&rec, t);
-                if !needs_next(&self.metrics) {
-                    hit_end = false;
-                    break;
-                }
+                remaining -= self.update_missing(&rec, t, false);
+                self.note_seen(&rec, t);
             }
-            if hit_end {
+            if remaining > 0 {
+                // read to the end: remember what that showed
+                if self.eof_known_after.is_none_or(|t0| t0 > t_req) {
+                    self.eof_known_after = Some(t_req);
+                }
+                // the end of the archive: nothing later for these
                 for m in self.metrics.values_mut() {
                     for s in &mut m.insts {
                         if s.next == Bound::None {
@@ -872,25 +914,20 @@ impl<'a> Replay<'a> {
         }
     }
 
-    fn update_missing_prior(&mut self, rec: &ResultRecord<'_>, t: f64) {
-        for m in self.metrics.values_mut() {
-            if rec.is_mark() {
-                for s in &mut m.insts {
-                    if s.prior == Bound::None {
-                        s.prior = Bound::Mark(t);
-                    }
-                }
-                continue;
-            }
-            let Some(vs) = rec.vsets.iter().find(|vs| vs.pmid == m.desc.pmid) else {
+    /// Records which instances a record read by a forward scan holds.
+    fn note_seen(&mut self, rec: &ResultRecord<'_>, t: f64) {
+        if rec.is_mark() {
+            self.last_mark = Some(self.last_mark.map_or(t, |m| m.max(t)));
+            return;
+        }
+        for vs in &rec.vsets {
+            let Some(m) = self.metrics.get_mut(&vs.pmid) else {
                 continue;
             };
-            for (inst, v) in &vs.values {
+            for (inst, _) in &vs.values {
                 if let Some(&k) = m.by_inst.get(inst).or_else(|| m.by_inst.get(&PM_IN_NULL)) {
                     let s = &mut m.insts[k];
-                    if s.prior == Bound::None {
-                        s.prior = Bound::Value(t, OwnedValue::from_value(v));
-                    }
+                    s.last_seen = Some(s.last_seen.map_or(t, |l| l.max(t)));
                 }
                 if m.desc.indom.is_null() {
                     break;
@@ -899,13 +936,25 @@ impl<'a> Replay<'a> {
         }
     }
 
-    fn update_missing_next(&mut self, rec: &ResultRecord<'_>, t: f64) {
+    /// Fills missing prior (`prior == true`) or next bounds from one record: a mark
+    /// bounds every instance, a value its instance. Returns how many of the instances
+    /// being searched for were found.
+    fn update_missing(&mut self, rec: &ResultRecord<'_>, t: f64, prior: bool) -> usize {
+        let mut found = 0;
+        let mut fill = |s: &mut InstState, b: Bound| {
+            let slot = if prior { &mut s.prior } else { &mut s.next };
+            if *slot == Bound::None {
+                *slot = b;
+                if s.searching {
+                    s.searching = false;
+                    found += 1;
+                }
+            }
+        };
         for m in self.metrics.values_mut() {
             if rec.is_mark() {
                 for s in &mut m.insts {
-                    if s.next == Bound::None {
-                        s.next = Bound::Mark(t);
-                    }
+                    fill(s, Bound::Mark(t));
                 }
                 continue;
             }
@@ -914,16 +963,14 @@ impl<'a> Replay<'a> {
             };
             for (inst, v) in &vs.values {
                 if let Some(&k) = m.by_inst.get(inst).or_else(|| m.by_inst.get(&PM_IN_NULL)) {
-                    let s = &mut m.insts[k];
-                    if s.next == Bound::None {
-                        s.next = Bound::Value(t, OwnedValue::from_value(v));
-                    }
+                    fill(&mut m.insts[k], Bound::Value(t, OwnedValue::from_value(v)));
                 }
                 if m.desc.indom.is_null() {
                     break;
                 }
             }
         }
+        found
     }
 }
 
