@@ -3,7 +3,7 @@
 use crate::codec::index::{decode_index, IndexEntry};
 use crate::codec::label::{decode_label, Label, FEATURE_QA, VOL_INDEX, VOL_META};
 use crate::codec::record::{frame_at, frame_before};
-use crate::codec::result::{decode_result, decode_stamp, ResultRecord};
+use crate::codec::result::{decode_result, decode_result_for, decode_stamp, ResultRecord};
 use crate::error::{DecodeError, DecodeErrorKind, Error, Result, PM_ERR_LABEL, PM_ERR_NODATA};
 use crate::metadata::Metadata;
 use crate::types::Timestamp;
@@ -281,7 +281,17 @@ impl Archive {
     /// `None` at the end of the archive. Moves across volumes.
     pub fn read_forward(
         &self,
+        pos: Position,
+    ) -> Result<Option<(Position, ResultRecord<'_>, Position)>> {
+        self.read_forward_for(pos, &|_| true)
+    }
+
+    /// Like [`Archive::read_forward`], collecting only the values of the metrics
+    /// `keep` accepts (see [`crate::codec::result::decode_result_for`]).
+    pub fn read_forward_for(
+        &self,
         mut pos: Position,
+        keep: &dyn Fn(crate::types::PmId) -> bool,
     ) -> Result<Option<(Position, ResultRecord<'_>, Position)>> {
         loop {
             if pos.vol >= self.volumes.len() {
@@ -302,8 +312,13 @@ impl Archive {
                     };
                 }
                 Some(f) => {
-                    let rec = decode_result(f.payload(b), f.payload_start(), self.label.version)
-                        .map_err(|e| Error::decode(self.vol_path(pos.vol), e))?;
+                    let rec = decode_result_for(
+                        f.payload(b),
+                        f.payload_start(),
+                        self.label.version,
+                        keep,
+                    )
+                    .map_err(|e| Error::decode(self.vol_path(pos.vol), e))?;
                     return Ok(Some((
                         pos,
                         rec,

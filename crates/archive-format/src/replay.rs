@@ -743,6 +743,8 @@ impl<'a> Replay<'a> {
             return Ok(self.interp_result(pmids, &known, t_req, false));
         }
         let seek_start = pos;
+        let tracked: Vec<PmId> = self.metrics.keys().copied().collect();
+        let keep = |p: PmId| tracked.contains(&p);
         // Roll forward to t_req. Only the newest record holding an instance (or a
         // newer <mark>) can be its prior, so skim the records' headers, then decode
         // from the newest back until every instance has its bound.
@@ -774,7 +776,7 @@ impl<'a> Replay<'a> {
         let total: usize = self.metrics.values().map(|m| m.insts.len()).sum();
         let mut touched = 0;
         for &(at, t, _) in span.iter().rev() {
-            let Some((_, rec, _)) = self.a.read_forward(at)? else {
+            let Some((_, rec, _)) = self.a.read_forward_for(at, &keep)? else {
                 break;
             };
             touched += self.update(&rec, t, t_req, true, t >= t_req, gen)?;
@@ -847,7 +849,7 @@ impl<'a> Replay<'a> {
             let mut fpos = pos;
             let mut kept = pos;
             while remaining > 0 {
-                let Some((at, rec, after)) = self.a.read_forward(fpos)? else {
+                let Some((at, rec, after)) = self.a.read_forward_for(fpos, &keep)? else {
                     break;
                 };
                 fpos = after;

@@ -105,6 +105,18 @@ pub fn decode_result(
     base: u64,
     version: u32,
 ) -> Result<ResultRecord<'_>, DecodeError> {
+    decode_result_for(payload, base, version, &|_| true)
+}
+
+/// Like [`decode_result`], but the values of metrics `keep` rejects are not
+/// collected (their value sets are there, with `numval` and `valfmt`, and no
+/// values). The record is validated the same way.
+pub fn decode_result_for<'a>(
+    payload: &'a [u8],
+    base: u64,
+    version: u32,
+    keep: &dyn Fn(PmId) -> bool,
+) -> Result<ResultRecord<'a>, DecodeError> {
     let stamp = decode_stamp(payload, base, version)?;
     let mut c = Cursor::new(payload, base);
     c.skip(if version >= 3 { 12 } else { 8 })?;
@@ -136,14 +148,18 @@ pub fn decode_result(
                 return Err(logrec(c.offset() - 8, "illegal number of values"));
             }
             vs.valfmt = valfmt;
-            vs.values.reserve(numval as usize);
-            for j in 0..numval as usize {
-                let inst = c.i32()?;
-                let w = c.u32()?;
-                vs.values.push((inst, Value::Insitu(w)));
-                if valfmt != VAL_INSITU {
-                    ptrs.push((vsets.len(), j, w));
+            if keep(pmid) {
+                vs.values.reserve(numval as usize);
+                for j in 0..numval as usize {
+                    let inst = c.i32()?;
+                    let w = c.u32()?;
+                    vs.values.push((inst, Value::Insitu(w)));
+                    if valfmt != VAL_INSITU {
+                        ptrs.push((vsets.len(), j, w));
+                    }
                 }
+            } else {
+                c.skip(numval as usize * 8)?;
             }
         }
         vsets.push(vs);
