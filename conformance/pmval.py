@@ -28,6 +28,14 @@ omen.client rattle 541380_v2 ace_v2 bigace_v2 dm-io 20041125 section-a section-b
 951127.23.01_v2 pcp-atop-boot bug-1044 bug1057 20180606 late mirage-3 ac15 bozo-disk
 pcp-free sample_expr""".split()
 METRICS_PER_ARCHIVE = 8
+# multi-archive contexts (directories and comma-separated lists, as pmNewContext takes
+# them), some with $PCP_IGNORE_MARK_RECORDS as PCP's QA tests 1114/1138 use it
+MULTI = ["multi", "multi-xz", "multi-xz-1k", "multi/20150508.11.44,multi/20150508.11.46",
+         "multi/20150508.11.50,multi/20150508.11.44"]
+MULTI_METRICS = ["kernel.all.load", "disk.dev.read", "kernel.percpu.cpu.user",
+                 "mem.util.available", "hinv.ncpu"]
+MULTI_SETS = [["-t", "5"], ["-t", "37"], ["-r", "-t", "2"], ["-z", "-t", "11", "-S", "+100"]]
+MARK_ENVS = [None, "", "10s"]
 MAX_SAMPLES = "400"
 
 
@@ -100,14 +108,18 @@ def option_sets(base, dur):
     return sets
 
 
-def case(ours, base, metric, opts, env):
+def case(ours, base, metric, opts, env, marks=None):
     args = ["-a", base, "-s", MAX_SAMPLES] + opts + [metric]
     if opts[:1] == ["-U"]:
         args = ["-s", MAX_SAMPLES] + opts + [metric]
+    name = f"{base} {metric} {' '.join(opts)}"
+    if marks is not None:
+        env = dict(env, PCP_IGNORE_MARK_RECORDS=marks)
+        name = f"PCP_IGNORE_MARK_RECORDS={marks!r} " + name
     ref = run(["pmval"] + args, env)
     got = run([ours] + args, env)
     same = ref == got
-    return f"{base} {metric} {' '.join(opts)}", same, None if same else {"ref": ref, "got": got}
+    return name, same, None if same else {"ref": ref, "got": got}
 
 
 def main():
@@ -135,13 +147,20 @@ def main():
         dur, metrics = archive_info(base, env)
         for m in metrics:
             for opts in option_sets(base, dur):
-                jobs.append((base, m, opts))
+                jobs.append((base, m, opts, None))
+    for src in MULTI:
+        if a.filter and a.filter not in src:
+            continue
+        for m in MULTI_METRICS:
+            for opts in MULTI_SETS + [["-U", src]]:
+                for marks in MARK_ENVS:
+                    jobs.append((src, m, opts, marks))
     os.makedirs(a.out, exist_ok=True)
     diffdir = os.path.join(a.out, "diffs-pmval")
     shutil.rmtree(diffdir, ignore_errors=True)
     os.makedirs(diffdir)
     with cf.ThreadPoolExecutor(a.jobs) as ex:
-        results = list(ex.map(lambda j: case(a.ours, *j, env), jobs))
+        results = list(ex.map(lambda j: case(a.ours, j[0], j[1], j[2], env, j[3]), jobs))
     ok = sum(1 for _, s, _ in results if s)
     lines = [f"pmval conformance: {ok} of {len(results)} identical"]
     bad = [(n, det) for n, s, det in results if not s]

@@ -4,7 +4,10 @@ use crate::codec::index::{decode_index, IndexEntry};
 use crate::codec::label::{decode_label, Label, FEATURE_QA, VOL_INDEX, VOL_META};
 use crate::codec::record::{frame_at, frame_before};
 use crate::codec::result::{decode_result, decode_result_for, decode_stamp, ResultRecord};
-use crate::error::{DecodeError, DecodeErrorKind, Error, Result, PM_ERR_LABEL, PM_ERR_NODATA};
+use crate::error::{
+    DecodeError, DecodeErrorKind, Error, Result, PM_ERR_LABEL, PM_ERR_LOGHOST, PM_ERR_LOGOVERLAP,
+    PM_ERR_NODATA,
+};
 use crate::metadata::Metadata;
 use crate::types::Timestamp;
 use crate::volume::{self, ArchiveFiles, Bytes, FileRef};
@@ -20,7 +23,14 @@ pub struct OpenOptions {
 }
 
 struct Volume {
+    /// Volume number in this (possibly multi-archive) context; index entries use it.
     num: u32,
+    /// Volume number in its own archive, as its label says.
+    file_num: u32,
+    /// For the first volume of each archive after the first in a multi-archive
+    /// context: where the previous archive ended and this one starts (libpcp puts a
+    /// `<mark>` between them).
+    boundary: Option<Boundary>,
     fref: FileRef,
     /// Loaded on first use; `None` when the volume is unreadable or only a label
     /// (libpcp skips those when reading across volumes).
@@ -57,6 +67,53 @@ impl std::fmt::Debug for Archive {
             .field("base", &self.files.base)
             .field("label", &self.label)
             .finish()
+    }
+}
+
+/// The end of one archive and the start of the next in a multi-archive context.
+#[derive(Debug, Clone, Copy)]
+struct Boundary {
+    prev_end: Timestamp,
+    start: Timestamp,
+}
+
+impl Boundary {
+    /// The `<mark>` seen reading forward: 1 ms after the previous archive's end
+    /// (carried only past a whole second, as libpcp does).
+    fn forward_mark(&self) -> Timestamp {
+        let mut t = self.prev_end;
+        t.nsec += 1_000_000;
+        if t.nsec > 1_000_000_000 {
+            t.nsec -= 1_000_000_000;
+            t.sec += 1;
+        }
+        t
+    }
+    /// The `<mark>` seen reading backward: 1 ms before this archive's start.
+    fn backward_mark(&self) -> Timestamp {
+        let mut t = self.start;
+        if t.nsec >= 1_000_000 {
+            t.nsec -= 1_000_000;
+        } else {
+            t.nsec += 1_000_000_000 - 1_000_000;
+            t.sec -= 1;
+        }
+        t
+    }
+}
+
+/// What is next in some direction.
+enum Located<'a> {
+    End,
+    /// A `<mark>` between archives: where it is, its time, and where to go on.
+    Mark(Position, Timestamp, Position),
+    Frame(Position, crate::codec::record::Frame, &'a [u8]),
+}
+
+fn mark_record<'a>(stamp: Timestamp) -> ResultRecord<'a> {
+    ResultRecord {
+        stamp,
+        vsets: Vec::new(),
     }
 }
 
@@ -112,6 +169,8 @@ impl Archive {
             .iter()
             .map(|(n, f)| Volume {
                 num: *n,
+                file_num: *n,
+                boundary: None,
                 fref: f.clone(),
                 bytes: OnceCell::new(),
             })
@@ -176,6 +235,124 @@ impl Archive {
         })
     }
 
+    /// Opens what `pmNewContext` accepts as an archive: one archive (any of its
+    /// names), a comma-separated list of archives, or a directory of archives. Several
+    /// archives make one context ordered by start time, as libpcp's multi-archive
+    /// contexts: they must come from one host; their metadata is merged and reading
+    /// crosses from one to the next through a `<mark>`.
+    pub fn open_context(spec: &str) -> Result<Archive> {
+        let mut names: Vec<String> = Vec::new();
+        for part in spec.split(',').filter(|p| !p.is_empty()) {
+            let path = Path::new(part);
+            if path.is_dir() {
+                let rd = std::fs::read_dir(path).map_err(|e| Error::io(path, &e))?;
+                let mut bases: Vec<String> = rd
+                    .filter_map(|e| e.ok())
+                    .filter_map(|e| {
+                        let n = e.file_name().to_string_lossy().into_owned();
+                        let stem = crate::compress::strip_suffix(&n).map_or(n.as_str(), |(b, _)| b);
+                        stem.strip_suffix(".meta")
+                            .map(|b| path.join(b).to_string_lossy().into_owned())
+                    })
+                    .collect();
+                bases.sort();
+                bases.dedup();
+                names.extend(bases);
+            } else {
+                names.push(part.to_string());
+            }
+        }
+        match names.len() {
+            0 => Archive::open(spec),
+            1 => Archive::open(&names[0]),
+            _ => Archive::open_multi(&names),
+        }
+    }
+
+    /// Opens several archives of one host as one context (see
+    /// [`Archive::open_context`]).
+    pub fn open_multi(names: &[String]) -> Result<Archive> {
+        let mut parts: Vec<Archive> = Vec::new();
+        for (i, n) in names.iter().enumerate() {
+            if names[..i].contains(n) {
+                continue;
+            }
+            parts.push(Archive::open(n)?);
+        }
+        parts.sort_by_key(|a| a.label.start);
+        let mut iter = parts.into_iter();
+        let Some(mut first) = iter.next() else {
+            return Err(Error::pcp(crate::error::PM_ERR_LOGFILE, "no archives"));
+        };
+        let mut prev_end = first.end_time().unwrap_or(first.label.start);
+        // number the volumes of the context 0, 1, 2, ... across archives
+        let renum: Vec<(u32, u32)> = first
+            .volumes
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (v.num, i as u32))
+            .collect();
+        first
+            .index
+            .retain_mut(|e| match renum.iter().find(|(o, _)| *o as i32 == e.vol) {
+                Some(&(_, n)) => {
+                    e.vol = n as i32;
+                    true
+                }
+                None => false,
+            });
+        for (i, v) in first.volumes.iter_mut().enumerate() {
+            v.num = i as u32;
+        }
+        for a in iter {
+            if a.label.hostname != first.label.hostname {
+                return Err(
+                    Error::pcp(PM_ERR_LOGHOST, "archives differ by host").at(&a.files.base, None)
+                );
+            }
+            if a.label.version != first.label.version {
+                return Err(Error::pcp(
+                    PM_ERR_LABEL,
+                    "archives of different format versions in one context",
+                )
+                .at(&a.files.base, None));
+            }
+            if a.label.start < prev_end {
+                return Err(Error::pcp(PM_ERR_LOGOVERLAP, "archives overlap in time")
+                    .at(&a.files.base, None));
+            }
+            let end = a.end_time().unwrap_or(a.label.start);
+            let base = first.volumes.len() as u32;
+            let renum: Vec<(u32, u32)> = a
+                .volumes
+                .iter()
+                .enumerate()
+                .map(|(i, v)| (v.num, base + i as u32))
+                .collect();
+            for e in a.index {
+                if let Some(&(_, n)) = renum.iter().find(|(o, _)| *o as i32 == e.vol) {
+                    first.index.push(IndexEntry { vol: n as i32, ..e });
+                }
+            }
+            for (i, mut v) in a.volumes.into_iter().enumerate() {
+                v.num = base + i as u32;
+                if i == 0 {
+                    v.boundary = Some(Boundary {
+                        prev_end,
+                        start: a.label.start,
+                    });
+                }
+                first.volumes.push(v);
+            }
+            first
+                .meta
+                .merge(a.meta)
+                .map_err(|e| Error::decode(&a.files.base, e))?;
+            prev_end = end;
+        }
+        Ok(first)
+    }
+
     /// The label of the first data volume.
     pub fn label(&self) -> &Label {
         &self.label
@@ -216,7 +393,7 @@ impl Archive {
         let v = self.volumes.get(i)?;
         v.bytes
             .get_or_init(|| {
-                let (b, l) = load_labelled(&v.fref, v.num as i32).ok()?;
+                let (b, l) = load_labelled(&v.fref, v.file_num as i32).ok()?;
                 if l.version != self.label.version || b.len() as u64 <= self.label_len() {
                     return None;
                 }
@@ -290,44 +467,24 @@ impl Archive {
     /// `keep` accepts (see [`crate::codec::result::decode_result_for`]).
     pub fn read_forward_for(
         &self,
-        mut pos: Position,
+        pos: Position,
         keep: &dyn Fn(crate::types::PmId) -> bool,
     ) -> Result<Option<(Position, ResultRecord<'_>, Position)>> {
-        loop {
-            if pos.vol >= self.volumes.len() {
-                return Ok(None);
-            }
-            let Some(b) = self.vol_bytes(pos.vol) else {
-                pos = Position {
-                    vol: pos.vol + 1,
-                    offset: self.label_len(),
-                };
-                continue;
-            };
-            match frame_at(b, pos.offset).map_err(|e| Error::decode(self.vol_path(pos.vol), e))? {
-                None => {
-                    pos = Position {
-                        vol: pos.vol + 1,
-                        offset: self.label_len(),
-                    };
-                }
-                Some(f) => {
-                    let rec = decode_result_for(
-                        f.payload(b),
-                        f.payload_start(),
-                        self.label.version,
-                        keep,
-                    )
-                    .map_err(|e| Error::decode(self.vol_path(pos.vol), e))?;
-                    return Ok(Some((
-                        pos,
-                        rec,
-                        Position {
-                            vol: pos.vol,
-                            offset: f.end(),
-                        },
-                    )));
-                }
+        match self.locate_forward(pos)? {
+            Located::End => Ok(None),
+            Located::Mark(at, stamp, next) => Ok(Some((at, mark_record(stamp), next))),
+            Located::Frame(at, f, b) => {
+                let rec =
+                    decode_result_for(f.payload(b), f.payload_start(), self.label.version, keep)
+                        .map_err(|e| Error::decode(self.vol_path(at.vol), e))?;
+                Ok(Some((
+                    at,
+                    rec,
+                    Position {
+                        vol: at.vol,
+                        offset: f.end(),
+                    },
+                )))
             }
         }
     }
@@ -337,87 +494,128 @@ impl Archive {
     /// records that will not be used.
     pub fn peek_forward(
         &self,
-        mut pos: Position,
+        pos: Position,
     ) -> Result<Option<(Position, Timestamp, bool, Position)>> {
+        match self.locate_forward(pos)? {
+            Located::End => Ok(None),
+            Located::Mark(at, stamp, next) => Ok(Some((at, stamp, true, next))),
+            Located::Frame(at, f, b) => {
+                let payload = f.payload(b);
+                let v = self.label.version;
+                let stamp = decode_stamp(payload, f.payload_start(), v)
+                    .map_err(|e| Error::decode(self.vol_path(at.vol), e))?;
+                let w = if v >= 3 { 12 } else { 8 };
+                let numpmid = payload
+                    .get(w..w + 4)
+                    .map(|x| i32::from_be_bytes([x[0], x[1], x[2], x[3]]))
+                    .unwrap_or(0);
+                Ok(Some((
+                    at,
+                    stamp,
+                    numpmid == 0,
+                    Position {
+                        vol: at.vol,
+                        offset: f.end(),
+                    },
+                )))
+            }
+        }
+    }
+
+    /// Where reading forward from `vol`'s end continues: the next volume's first
+    /// record, or the `<mark>` before it when it starts another archive.
+    fn next_volume(&self, vol: usize) -> Position {
+        let v = vol + 1;
+        let at_boundary = self.volumes.get(v).is_some_and(|x| x.boundary.is_some());
+        Position {
+            vol: v,
+            offset: if at_boundary { 0 } else { self.label_len() },
+        }
+    }
+
+    fn locate_forward(&self, mut pos: Position) -> Result<Located<'_>> {
         loop {
             if pos.vol >= self.volumes.len() {
-                return Ok(None);
+                return Ok(Located::End);
             }
-            let Some(b) = self.vol_bytes(pos.vol) else {
-                pos = Position {
-                    vol: pos.vol + 1,
+            if pos.offset == 0 {
+                let first = Position {
+                    vol: pos.vol,
                     offset: self.label_len(),
                 };
+                if let Some(bd) = &self.volumes[pos.vol].boundary {
+                    return Ok(Located::Mark(pos, bd.forward_mark(), first));
+                }
+                pos = first;
+            }
+            let Some(b) = self.vol_bytes(pos.vol) else {
+                pos = self.next_volume(pos.vol);
                 continue;
             };
             match frame_at(b, pos.offset).map_err(|e| Error::decode(self.vol_path(pos.vol), e))? {
-                None => {
-                    pos = Position {
-                        vol: pos.vol + 1,
-                        offset: self.label_len(),
-                    };
+                None => pos = self.next_volume(pos.vol),
+                Some(f) => return Ok(Located::Frame(pos, f, b)),
+            }
+        }
+    }
+
+    fn locate_backward(&self, mut pos: Position) -> Result<Located<'_>> {
+        loop {
+            if pos.vol >= self.volumes.len() {
+                return Ok(Located::End);
+            }
+            let frame = if pos.offset == 0 {
+                // before a mark between archives: continue in the previous volume
+                None
+            } else {
+                match self.vol_bytes(pos.vol) {
+                    Some(b) => {
+                        let end = pos.offset.min(b.len() as u64);
+                        frame_before(b, end, self.label_len())
+                            .map_err(|e| Error::decode(self.vol_path(pos.vol), e))?
+                            .map(|f| (f, b))
+                    }
+                    None => None,
                 }
-                Some(f) => {
-                    let payload = f.payload(b);
-                    let v = self.label.version;
-                    let stamp = decode_stamp(payload, f.payload_start(), v)
-                        .map_err(|e| Error::decode(self.vol_path(pos.vol), e))?;
-                    let at = if v >= 3 { 12 } else { 8 };
-                    let numpmid = payload
-                        .get(at..at + 4)
-                        .map(|w| i32::from_be_bytes([w[0], w[1], w[2], w[3]]))
-                        .unwrap_or(0);
-                    return Ok(Some((
-                        pos,
-                        stamp,
-                        numpmid == 0,
-                        Position {
-                            vol: pos.vol,
-                            offset: f.end(),
-                        },
-                    )));
+            };
+            if let Some((f, b)) = frame {
+                return Ok(Located::Frame(
+                    Position {
+                        vol: pos.vol,
+                        offset: f.start,
+                    },
+                    f,
+                    b,
+                ));
+            }
+            // at the start of this volume
+            if pos.offset != 0 {
+                if let Some(bd) = &self.volumes[pos.vol].boundary {
+                    let at = Position {
+                        vol: pos.vol,
+                        offset: 0,
+                    };
+                    return Ok(Located::Mark(at, bd.backward_mark(), at));
                 }
             }
+            if pos.vol == 0 {
+                return Ok(Located::End);
+            }
+            pos.vol -= 1;
+            pos.offset = self.vol_bytes(pos.vol).map(|b| b.len() as u64).unwrap_or(0);
         }
     }
 
     /// Reads the record that ends at `pos`, backward: the record and its start
     /// position, or `None` at the start of the archive.
-    pub fn read_backward(&self, mut pos: Position) -> Result<Option<(Position, ResultRecord<'_>)>> {
-        loop {
-            let b = match self.vol_bytes(pos.vol) {
-                Some(b) => b,
-                None => {
-                    if pos.vol == 0 {
-                        return Ok(None);
-                    }
-                    pos.vol -= 1;
-                    pos.offset = self.vol_bytes(pos.vol).map(|b| b.len() as u64).unwrap_or(0);
-                    continue;
-                }
-            };
-            let end = pos.offset.min(b.len() as u64);
-            let f = frame_before(b, end, self.label_len())
-                .map_err(|e| Error::decode(self.vol_path(pos.vol), e))?;
-            match f {
-                None => {
-                    if pos.vol == 0 {
-                        return Ok(None);
-                    }
-                    pos.vol -= 1;
-                    pos.offset = self.vol_bytes(pos.vol).map(|b| b.len() as u64).unwrap_or(0);
-                }
-                Some(f) => {
-                    let rec = decode_result(f.payload(b), f.payload_start(), self.label.version)
-                        .map_err(|e| Error::decode(self.vol_path(pos.vol), e))?;
-                    return Ok(Some((
-                        Position {
-                            vol: pos.vol,
-                            offset: f.start,
-                        },
-                        rec,
-                    )));
-                }
+    pub fn read_backward(&self, pos: Position) -> Result<Option<(Position, ResultRecord<'_>)>> {
+        match self.locate_backward(pos)? {
+            Located::End => Ok(None),
+            Located::Mark(at, stamp, _) => Ok(Some((at, mark_record(stamp)))),
+            Located::Frame(at, f, b) => {
+                let rec = decode_result(f.payload(b), f.payload_start(), self.label.version)
+                    .map_err(|e| Error::decode(self.vol_path(at.vol), e))?;
+                Ok(Some((at, rec)))
             }
         }
     }

@@ -198,6 +198,33 @@ impl Metadata {
         Ok(())
     }
 
+    /// Adds a later archive's metadata, as libpcp merges the archives of a
+    /// multi-archive context: descriptors and names not yet known, every instance
+    /// domain record (snapshots kept in time order), label sets and help text not
+    /// yet known. A metric whose type, semantics, instance domain or units differ
+    /// is an error, as within one archive.
+    pub fn merge(&mut self, other: Metadata) -> Result<(), DecodeError> {
+        for d in &other.descs {
+            let names = other.names(d.pmid).to_vec();
+            self.add(MetaRecord::Desc { desc: *d, names }, 0)?;
+        }
+        self.pmns.finish();
+        for (indom, snaps) in other.snapshots {
+            if !self.snapshots.contains_key(&indom) {
+                self.indom_order.push(indom);
+            }
+            let v = self.snapshots.entry(indom).or_default();
+            v.extend(snaps);
+            v.sort_by_key(|s| s.stamp);
+        }
+        self.indom_records.extend(other.indom_records);
+        self.labels.extend(other.labels);
+        for (k, t) in other.texts {
+            self.texts.entry(k).or_insert(t);
+        }
+        Ok(())
+    }
+
     /// Descriptors in the order their PMIDs were first seen.
     pub fn descs(&self) -> &[Desc] {
         &self.descs

@@ -136,7 +136,7 @@ impl<'a> Pmval<'a> {
             .clone()
             .or_else(|| spec.source.clone())
             .unwrap_or_default();
-        let mut a = match Archive::open(&source) {
+        let mut a = match Archive::open_context(&source) {
             Ok(a) => a,
             Err(e) => {
                 writeln!(

@@ -144,6 +144,20 @@ pub enum Parse {
     Fail(String),
 }
 
+/// Adds an archive to the comma-separated list `-a` and `-U` build (a name given
+/// twice counts once).
+fn add_archive(o: &mut Opts, name: String) {
+    match &mut o.archive {
+        None => o.archive = Some(name),
+        Some(list) => {
+            if !list.split(',').any(|n| n == name) {
+                list.push(',');
+                list.push_str(&name);
+            }
+        }
+    }
+}
+
 /// pmval's `-i` list: separated by commas or white space, names may be quoted.
 pub fn split_instances(s: &str) -> Vec<String> {
     let mut out = Vec::new();
@@ -185,15 +199,13 @@ pub fn parse(args: &[String]) -> Parse {
     };
     let mut o = Opts::default();
     let mut errs: Vec<String> = Vec::new();
-    let mut sources = 0;
+    let mut hosts = 0;
     for (c, v) in p.opts {
         let v = v.unwrap_or_default();
         match c {
             'A' => o.align = Some(v),
-            'a' => {
-                sources += 1;
-                o.archive = Some(v);
-            }
+            // every -a (and -U) adds an archive to one multi-archive context
+            'a' => add_archive(&mut o, v),
             'D' => {
                 if !cli_common::debug::debug_ok(&v) {
                     errs.push(format!("unrecognized debug options specification ({v})"));
@@ -201,7 +213,7 @@ pub fn parse(args: &[String]) -> Parse {
             }
             'g' => o.gui = true,
             'h' => {
-                sources += 1;
+                hosts += 1;
                 o.host = true;
             }
             'n' => o.namespace = Some(v),
@@ -240,8 +252,7 @@ pub fn parse(args: &[String]) -> Parse {
             'i' => o.instances.extend(split_instances(&v)),
             'r' => o.raw = true,
             'U' => {
-                sources += 1;
-                o.archive = Some(v);
+                add_archive(&mut o, v);
                 o.nointerp = true;
             }
             'v' => {}
@@ -257,7 +268,7 @@ pub fn parse(args: &[String]) -> Parse {
             _ => return Parse::Usage(None),
         }
     }
-    if sources > 1 {
+    if hosts > 1 || (hosts > 0 && o.archive.is_some()) {
         errs.push("only one host or archive allowed".into());
     }
     if let Some(e) = errs.into_iter().next() {
