@@ -1,0 +1,142 @@
+//! Multi-archive contexts: archives of one host read as one, in time order, with a
+//! `<mark>` between them (1 ms after the earlier archive's end going forward, 1 ms
+//! before the later one's start going backward), and the reference's errors for
+//! archives of different hosts or overlapping in time.
+
+use archive_format::codec::index::{encode_index_entry, IndexEntry};
+use archive_format::codec::label::{encode_label, Label, VOL_INDEX, VOL_META};
+use archive_format::codec::meta::{encode_meta, MetaRecord};
+use archive_format::codec::record::encode_frame;
+use archive_format::codec::result::{encode_result, OwnedValue, OwnedValueSet, VAL_INSITU};
+use archive_format::error::{PM_ERR_LOGHOST, PM_ERR_LOGOVERLAP};
+use archive_format::replay::{Delta, Mode, Replay};
+use archive_format::types::{sem, vtype};
+use archive_format::{Archive, Desc, InDom, PmId, Timestamp, Units};
+use std::path::Path;
+
+const PMID: PmId = PmId(251 << 22);
+
+/// Writes a v2 archive with one U32 instant metric sampled once a second.
+fn write(dir: &Path, name: &str, host: &str, start: i64, samples: u32) -> String {
+    let base = dir.join(name);
+    let label = |vol: i32| Label {
+        version: 2,
+        pid: 1,
+        start: Timestamp::new(start, 0),
+        vol,
+        features: 0,
+        hostname: host.into(),
+        timezone: "UTC".into(),
+        zoneinfo: String::new(),
+    };
+    let mut meta = encode_label(&label(VOL_META));
+    meta.extend(encode_frame(&encode_meta(&MetaRecord::Desc {
+        desc: Desc {
+            pmid: PMID,
+            vtype: vtype::U32,
+            indom: InDom::NULL,
+            sem: sem::INSTANT,
+            units: Units(0),
+        },
+        names: vec!["test.value".into()],
+    })));
+    let mut data = encode_label(&label(0));
+    let mut index = encode_label(&label(VOL_INDEX));
+    index.extend(encode_index_entry(
+        &IndexEntry {
+            stamp: Timestamp::new(start, 0),
+            raw_nsec: 0,
+            vol: 0,
+            off_meta: meta.len() as i64,
+            off_data: data.len() as i64,
+        },
+        2,
+    ));
+    for n in 0..samples {
+        let vs = OwnedValueSet {
+            pmid: PMID,
+            numval: 1,
+            valfmt: VAL_INSITU,
+            values: vec![(-1, OwnedValue::Insitu(start as u32 % 1000 + n))],
+        };
+        data.extend(encode_frame(&encode_result(
+            Timestamp::new(start + n as i64, 0),
+            &[vs],
+            2,
+        )));
+    }
+    std::fs::write(base.with_extension("meta"), meta).expect("meta");
+    std::fs::write(base.with_extension("0"), data).expect("data");
+    std::fs::write(base.with_extension("index"), index).expect("index");
+    base.to_string_lossy().into_owned()
+}
+
+#[test]
+fn archives_of_one_host_read_as_one_with_a_mark_between() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let b = write(dir.path(), "b", "h", 1_000_100, 5);
+    let a = write(dir.path(), "a", "h", 1_000_000, 5);
+    // listed out of order: the context orders them by time
+    let ctx = Archive::open_context(&format!("{b},{a}")).expect("context");
+    assert_eq!(ctx.label().start, Timestamp::new(1_000_000, 0));
+    assert_eq!(ctx.end_time().expect("end"), Timestamp::new(1_000_104, 0));
+
+    let mut r = Replay::new(&ctx);
+    r.set_mode(Mode::Forw, None, Delta::from_millis(0));
+    let mut fwd = Vec::new();
+    while let Ok(res) = r.fetch_archive() {
+        fwd.push((res.stamp, res.sets.is_empty()));
+    }
+    assert_eq!(fwd.len(), 11);
+    assert_eq!(
+        fwd[5],
+        (Timestamp::new(1_000_004, 1_000_000), true),
+        "forward mark"
+    );
+    assert!(fwd.iter().filter(|(_, m)| *m).count() == 1);
+
+    r.set_mode(
+        Mode::Back,
+        Some(Timestamp::new(1_000_104, 0)),
+        Delta::from_millis(0),
+    );
+    let mut back = Vec::new();
+    while let Ok(res) = r.fetch_archive() {
+        back.push((res.stamp, res.sets.is_empty()));
+    }
+    assert_eq!(back.len(), 11);
+    assert_eq!(
+        back[5],
+        (Timestamp::new(1_000_099, 999_000_000), true),
+        "backward mark"
+    );
+
+    // interpolation does not bridge the gap between the archives
+    r.set_mode(
+        Mode::Interp,
+        Some(Timestamp::new(1_000_002, 0)),
+        Delta::from_millis(50_000),
+    );
+    let inside = r.fetch(&[PMID]).expect("fetch");
+    assert_eq!(inside.sets[0].numval, 1);
+    let gap = r.fetch(&[PMID]).expect("fetch");
+    assert_eq!(gap.sets[0].numval, 0, "no value in the gap");
+    let later = r.fetch(&[PMID]).expect("fetch");
+    assert_eq!(later.sets[0].numval, 1);
+
+    // a directory of archives is the same context
+    let d = Archive::open_context(&dir.path().to_string_lossy()).expect("directory");
+    assert_eq!(d.records().count(), 11);
+}
+
+#[test]
+fn different_hosts_and_overlaps_are_refused() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let a = write(dir.path(), "a", "h1", 1_000_000, 5);
+    let b = write(dir.path(), "b", "h2", 1_000_100, 5);
+    let c = write(dir.path(), "c", "h1", 1_000_002, 5);
+    let e = Archive::open_context(&format!("{a},{b}")).expect_err("hosts differ");
+    assert_eq!(e.pm_err(), PM_ERR_LOGHOST);
+    let e = Archive::open_context(&format!("{a},{c}")).expect_err("overlap");
+    assert_eq!(e.pm_err(), PM_ERR_LOGOVERLAP);
+}
