@@ -36,6 +36,15 @@ MULTI_METRICS = ["kernel.all.load", "disk.dev.read", "kernel.percpu.cpu.user",
                  "mem.util.available", "hinv.ncpu"]
 MULTI_SETS = [["-t", "5"], ["-t", "37"], ["-r", "-t", "2"], ["-z", "-t", "11", "-S", "+100"]]
 MARK_ENVS = [None, "", "10s"]
+# event metrics: never interpolated, every record's event arrays unpacked
+EVENTS = [("20180102", "sample.event.records"), ("eventrec", "sample.event.records"),
+          ("eventrec", "sample.event.no_indom_records"), ("eventrec", "sample.event.highres_records"),
+          ("eventrec-old", "sample.event.records"), ("foo+", "sampledso.event.records"),
+          ("foo+", "sampledso.event.highres_records"), ("omnibus_v2", "sampledso.event.records"),
+          ("omnibus_v3", "sampledso.event.highres_records"),
+          ("omnibus-nomark_v3", "sampledso.event.records"), ("pyapi", "sample.event.records"),
+          ("pyapi", "sample.event.no_indom_records")]
+EVENT_SETS = [[], ["-s", "2"], ["-Z", "UTC"], ["-S", "+1"]]
 MAX_SAMPLES = "400"
 
 
@@ -148,6 +157,11 @@ def main():
         for m in metrics:
             for opts in option_sets(base, dur):
                 jobs.append((base, m, opts, None))
+    for base, m in EVENTS:
+        if a.filter and a.filter not in base:
+            continue
+        for opts in EVENT_SETS:
+            jobs.append((base, m, opts, None))
     for src in MULTI:
         if a.filter and a.filter not in src:
             continue

@@ -849,16 +849,7 @@ fn dump_event(
                     pm_err_str(archive_format::error::PM_ERR_PMID_LOG)
                 )?,
                 Some(d) => {
-                    let val = if matches!(d.vtype, vtype::I32 | vtype::U32) && p.data.len() >= 4 {
-                        Value::Insitu(u32::from_be_bytes([
-                            p.data[0], p.data[1], p.data[2], p.data[3],
-                        ]))
-                    } else {
-                        Value::Block {
-                            vtype: p.vtype,
-                            data: p.data,
-                        }
-                    };
+                    let val = p.value_as(d.vtype);
                     writeln!(out, " value {}", format_value(d.vtype, 1, &val))?;
                 }
             }

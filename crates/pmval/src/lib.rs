@@ -6,6 +6,7 @@
 //! per sample, per line), and `--nearest` (PCP 6.3.2's interpolation rule for instant
 //! and discrete metrics: the nearest observation instead of the prior one).
 
+mod events;
 mod opts;
 mod print;
 
@@ -103,6 +104,9 @@ struct Pmval<'a> {
     label_style: Option<u8>,
     /// pmval lists over-long instance names once, when it first prints labels.
     label_full_printed: bool,
+    /// An event metric: raw records, event arrays unpacked.
+    events: bool,
+    meta_archive: &'a Archive,
     finish: f64,
     /// Rows after the header: the first row of CSV is the header.
     csv_header_done: bool,
@@ -228,15 +232,8 @@ impl<'a> Pmval<'a> {
             )?;
             return Ok(1);
         }
+        // events are never interpolated: every record in turn, as with -U
         let events = desc.vtype == vtype::EVENT || desc.vtype == vtype::HIGHRES_EVENT;
-        if events {
-            out.flush()?;
-            writeln!(
-                err,
-                "{PROG}: event metrics are not supported yet; use pmdumplog -a"
-            )?;
-            return Ok(1);
-        }
         let scale = if desc.sem == sem::COUNTER && desc.units.dim_time() != 0 {
             let st = desc.units.scale_time() as i32;
             if st > 3 {
@@ -287,7 +284,7 @@ impl<'a> Pmval<'a> {
         }
 
         // samples
-        let interp = !o.nointerp;
+        let interp = !o.nointerp && !events;
         let delta_ns = o
             .interval
             .as_deref()
@@ -306,7 +303,7 @@ impl<'a> Pmval<'a> {
             samples = if n < 0 { 0 } else { n + 1 };
         }
 
-        if o.tz.is_none() && !o.hostzone {
+        if o.tz.is_none() && !o.hostzone && !events {
             writeln!(out)?;
         }
         let cols = match o.width {
@@ -314,6 +311,7 @@ impl<'a> Pmval<'a> {
             None => match desc.vtype {
                 vtype::I32 | vtype::U32 => 11,
                 vtype::FLOAT => 13,
+                vtype::EVENT | vtype::HIGHRES_EVENT => 0,
                 _ => 21,
             },
         };
@@ -338,6 +336,8 @@ impl<'a> Pmval<'a> {
             scale,
             label_style: None,
             label_full_printed: false,
+            events,
+            meta_archive: &a,
             finish: secs(window.finish),
             csv_header_done: false,
         };
@@ -385,7 +385,9 @@ impl<'a> Pmval<'a> {
         interp: bool,
     ) -> io::Result<()> {
         let d = &self.desc;
-        writeln!(out, "metric:    {}", self.metric)?;
+        if !self.events {
+            writeln!(out, "metric:    {}", self.metric)?;
+        }
         writeln!(out, "archive:   {source}")?;
         writeln!(out, "host:      {host}")?;
         // 6.0.3 prints the header times with ctime whatever -X says
@@ -395,6 +397,14 @@ impl<'a> Pmval<'a> {
         );
         writeln!(out, "start:     {st}")?;
         writeln!(out, "end:       {en}")?;
+        if self.events {
+            if samples < 0 {
+                writeln!(out, "samples:   all")?;
+            } else {
+                writeln!(out, "samples:   {samples}")?;
+            }
+            return Ok(());
+        }
         let semantics = match d.sem {
             sem::COUNTER if self.o.raw => "cumulative counter",
             sem::COUNTER => "cumulative counter (converting to rate)",
@@ -465,7 +475,7 @@ impl<'a> Pmval<'a> {
         err: &mut dyn Write,
         reporting: &mut bool,
     ) -> io::Result<Result<Option<FetchResult>, i32>> {
-        let res = if self.o.nointerp {
+        let res = if self.o.nointerp || self.events {
             loop {
                 match r.fetch_archive() {
                     Ok(res) if res.sets.is_empty() => {
@@ -512,7 +522,12 @@ impl<'a> Pmval<'a> {
         };
         if set.numval == 0 {
             if self.o.format == Format::Text {
-                writeln!(out, "{}  No values available", self.stamp(res.stamp))?;
+                if self.events {
+                    // pmval leaves the line open for events (it says more only with -v)
+                    write!(out, "{}  ", self.stamp(res.stamp))?;
+                } else {
+                    writeln!(out, "{}  No values available", self.stamp(res.stamp))?;
+                }
             }
             return Ok(Ok(None));
         }
@@ -555,6 +570,14 @@ impl<'a> Pmval<'a> {
                     Err(code) => return Ok(code),
                     Ok(None) => no_values = true,
                     Ok(Some(res)) => {
+                        if self.events {
+                            if let Some(code) = self.row_events(out, err, &res)? {
+                                return Ok(code);
+                            }
+                            reporting = true;
+                            prev = Some(res);
+                            continue;
+                        }
                         if !self.desc.indom.is_null() {
                             self.labels(out)?;
                         }
@@ -584,7 +607,11 @@ impl<'a> Pmval<'a> {
                     continue;
                 }
                 Ok(Some(res)) => {
-                    if rate {
+                    if self.events {
+                        if let Some(code) = self.row_events(out, err, &res)? {
+                            return Ok(code);
+                        }
+                    } else if rate {
                         if let Some(p) = &prev {
                             self.row_rates(out, &res, p)?;
                         }
@@ -597,6 +624,37 @@ impl<'a> Pmval<'a> {
             }
         }
         Ok(0)
+    }
+
+    /// An event metric's row: the time, then every instance's event records.
+    fn row_events(
+        &mut self,
+        out: &mut dyn Write,
+        err: &mut dyn Write,
+        res: &FetchResult,
+    ) -> io::Result<Option<i32>> {
+        let Some(set) = res.sets.first() else {
+            return Ok(None);
+        };
+        write!(out, "{}  ", self.stamp(res.stamp))?;
+        let selected: Vec<(i32, String)> = if self.iall {
+            Vec::new()
+        } else {
+            self.ipairs.clone()
+        };
+        let em = events::EventMetric {
+            name: &self.metric,
+            desc: self.desc,
+            selected: &selected,
+            meta: self.meta_archive.metadata(),
+            tz: &self.tz,
+        };
+        if let Err(msg) = events::print_events(out, &em, set, res.stamp)? {
+            out.flush()?;
+            writeln!(err, "{PROG}: {msg}")?;
+            return Ok(Some(1));
+        }
+        Ok(None)
     }
 
     fn labels(&mut self, out: &mut dyn Write) -> io::Result<()> {

@@ -65,6 +65,29 @@ fn err(c: &Cursor, code: i32, what: &'static str) -> DecodeError {
     c.err(DecodeErrorKind::Pcp(code, what))
 }
 
+impl<'a> EventParam<'a> {
+    /// The parameter's value as libpcp's `pmUnpackEventRecords` hands it out for a
+    /// metric of type `ty`: 32-bit integers in the value word, everything else as a
+    /// value block.
+    pub fn value_as(&self, ty: i32) -> crate::codec::result::Value<'a> {
+        use crate::codec::result::Value;
+        if matches!(ty, crate::types::vtype::I32 | crate::types::vtype::U32) && self.data.len() >= 4
+        {
+            Value::Insitu(u32::from_be_bytes([
+                self.data[0],
+                self.data[1],
+                self.data[2],
+                self.data[3],
+            ]))
+        } else {
+            Value::Block {
+                vtype: self.vtype,
+                data: self.data,
+            }
+        }
+    }
+}
+
 /// Decodes an event array block payload; `base` is the file offset of `data[0]`.
 pub fn decode_events(
     data: &[u8],

@@ -1,0 +1,153 @@
+//! Event metrics in pmval: every record's event arrays, unpacked, as PCP 6.0.3's
+//! pmval prints them (its `printevents`).
+
+use archive_format::codec::event::{decode_events, flags_str, FLAG_MISSED};
+use archive_format::format::format_value;
+use archive_format::metadata::Metadata;
+use archive_format::replay::FetchedSet;
+use archive_format::types::{vtype, Desc, Timestamp};
+use cli_common::timefmt::local_tm;
+use cli_common::TimeZone;
+use std::io::{self, Write};
+
+/// `__pmPrintStamp` (milliseconds) or `__pmPrintHighResStamp` (nanoseconds).
+fn stamp(t: Timestamp, highres: bool, tz: &TimeZone) -> String {
+    let tm = local_tm(t.sec, tz);
+    if highres {
+        format!(
+            "{:02}:{:02}:{:02}.{:09}",
+            tm.hour, tm.minute, tm.second, t.nsec
+        )
+    } else {
+        format!(
+            "{:02}:{:02}:{:02}.{:03}",
+            tm.hour,
+            tm.minute,
+            tm.second,
+            t.nsec / 1_000_000
+        )
+    }
+}
+
+/// What `printevents` needs to know about the metric being reported.
+pub struct EventMetric<'a> {
+    pub name: &'a str,
+    pub desc: Desc,
+    /// `-i` instances (id, name as given); empty means all.
+    pub selected: &'a [(i32, String)],
+    pub meta: &'a Metadata,
+    pub tz: &'a TimeZone,
+}
+
+/// Prints the event arrays of one value set (one line head per instance).
+pub fn print_events(
+    out: &mut dyn Write,
+    em: &EventMetric<'_>,
+    set: &FetchedSet,
+    at: Timestamp,
+) -> io::Result<Result<(), String>> {
+    let highres = em.desc.vtype == vtype::HIGHRES_EVENT;
+    for (inst, v) in &set.values {
+        if *inst == -1 {
+            write!(out, "{}:", em.name)?;
+        } else {
+            let iname = if em.selected.is_empty() {
+                match em
+                    .meta
+                    .indom_at(em.desc.indom, at)
+                    .and_then(|s| s.name_of(*inst))
+                    .map(str::to_string)
+                    .or_else(|| {
+                        em.meta
+                            .indom_union(em.desc.indom)
+                            .into_iter()
+                            .find(|(i, _)| i == inst)
+                            .map(|(_, n)| n)
+                    }) {
+                    Some(n) => n,
+                    None => {
+                        return Ok(Err(format!(
+                            "pmNameInDom: {}[{}]: Unknown or illegal instance identifier",
+                            em.name, *inst as u32
+                        )))
+                    }
+                }
+            } else {
+                match em.selected.iter().find(|(i, _)| i == inst) {
+                    Some((_, n)) => n.clone(),
+                    None => continue,
+                }
+            };
+            write!(out, "{}[{}]:", em.name, iname)?;
+        }
+        let value = v.as_value();
+        let archive_format::codec::result::Value::Block { data, .. } = value else {
+            writeln!(out, " pmUnpackEventRecords: Illegal pmValue format")?;
+            continue;
+        };
+        let recs = match decode_events(data, 0, highres) {
+            Ok(r) => r,
+            Err(_) => {
+                writeln!(out, " pmUnpackEventRecords: Unexpected end of PDU buffer")?;
+                continue;
+            }
+        };
+        writeln!(out, " {} event records", recs.len())?;
+        for (k, r) in recs.iter().enumerate() {
+            write!(
+                out,
+                "  {} --- event record [{k}]",
+                stamp(r.stamp, highres, em.tz)
+            )?;
+            let mut first = true;
+            if r.flags != 0 {
+                writeln!(out, " flags 0x{:x} ({}) ---", r.flags, flags_str(r.flags))?;
+                first = false;
+                if r.flags & FLAG_MISSED != 0 {
+                    writeln!(out, "    ==> {} missed event records", r.nparams)?;
+                    continue;
+                }
+            }
+            if first && r.params.is_empty() {
+                writeln!(out, " ---\n    ==> No parameters")?;
+                continue;
+            }
+            for p in &r.params {
+                if first {
+                    writeln!(out, " ---")?;
+                    first = false;
+                }
+                let Some(pname) = em.meta.names(p.pmid).first() else {
+                    writeln!(
+                        out,
+                        "\t{}: pmNameID: Unknown or illegal metric identifier",
+                        p.pmid
+                    )?;
+                    continue;
+                };
+                let Some(pd) = em.meta.desc(p.pmid) else {
+                    writeln!(
+                        out,
+                        "\t{pname}: pmLookupDesc: Unknown or illegal metric identifier"
+                    )?;
+                    continue;
+                };
+                write!(out, "    {pname}")?;
+                write!(out, " ")?;
+                if matches!(pd.vtype, vtype::AGGREGATE | vtype::AGGREGATE_STATIC) {
+                    let hex: String = p.data.iter().map(|b| format!("{b:02x}")).collect();
+                    writeln!(out, "[{hex}]")?;
+                } else {
+                    let pv = p.value_as(pd.vtype);
+                    let fmt = if matches!(pv, archive_format::codec::result::Value::Insitu(_)) {
+                        0
+                    } else {
+                        1
+                    };
+                    writeln!(out, "{}", format_value(pd.vtype, fmt, &pv))?;
+                }
+            }
+        }
+    }
+    Ok(Ok(()))
+}
