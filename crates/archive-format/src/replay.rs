@@ -1168,3 +1168,77 @@ fn interp_set(m: &MetricState, t_req: f64, seen_mark: bool, rule: InterpRule) ->
         values,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn u32v(v: u32) -> OwnedValue {
+        OwnedValue::Insitu(v)
+    }
+
+    #[test]
+    fn hours_are_360_seconds_as_in_libpcp() {
+        assert_eq!(Delta::from_xtb(1, TimeUnit::Hour), Delta(360_000_000_000));
+        assert_eq!(Delta::from_xtb(2, TimeUnit::Min), Delta(120_000_000_000));
+        assert_eq!(Delta::from_xtb(1500, TimeUnit::Nsec), Delta(1000));
+        assert_eq!(Delta::from_xtb(-3, TimeUnit::Msec), Delta(-3_000_000));
+    }
+
+    #[test]
+    fn u32_counters_round_half_up_and_interpolate_downwards() {
+        // 10 -> 20 over 4 s, at 1 s: 12.5 + 0.5 -> 13
+        let v = interp_counter(vtype::U32, &u32v(10), &u32v(20), 0.0, 4.0, 1.0);
+        assert_eq!(v, Some(u32v(13)));
+        // decreasing without PCP_COUNTER_WRAP: interpolated downwards
+        let v = interp_counter(vtype::U32, &u32v(20), &u32v(10), 0.0, 4.0, 1.0);
+        assert_eq!(v, Some(u32v(18)));
+        // signed 32-bit: truncation towards zero after adding 0.5
+        let v = interp_counter(vtype::I32, &u32v((-10i32) as u32), &u32v(10), 0.0, 4.0, 1.0);
+        assert_eq!(v, Some(u32v((-4i32) as u32)));
+    }
+
+    #[test]
+    fn c_conversions_wrap_like_gcc() {
+        assert_eq!(c_f64_to_u64(-1.0), u64::MAX);
+        assert_eq!(c_f64_to_u64(-1e19), 1 << 63);
+        assert_eq!(c_f64_to_u64(1.5e19), 15_000_000_000_000_000_000);
+        assert_eq!(c_f64_to_u32(-1.0), u32::MAX);
+    }
+
+    #[test]
+    fn discrete_values_step_and_nearest_rule_is_optional() {
+        let desc = Desc {
+            pmid: PmId(1),
+            vtype: vtype::U32,
+            indom: InDom::NULL,
+            sem: sem::DISCRETE,
+            units: crate::types::Units(0),
+        };
+        let st = InstState {
+            inst: PM_IN_NULL,
+            prior: Bound::Value(0.0, u32v(1)),
+            next: Bound::Value(10.0, u32v(2)),
+            no_next_after: None,
+            no_prior: false,
+            birth: None,
+            death: None,
+            gen: 0,
+            searching: false,
+            last_seen: None,
+        };
+        let m = MetricState {
+            desc,
+            insts: vec![st],
+            by_inst: HashMap::from([(PM_IN_NULL, 0)]),
+            valfmt: Some(VAL_INSITU),
+            last_numval: 0,
+        };
+        let prior = interp_set(&m, 8.0, false, InterpRule::Prior);
+        assert_eq!(prior.values, vec![(PM_IN_NULL, u32v(1))]);
+        let nearest = interp_set(&m, 8.0, false, InterpRule::Nearest);
+        assert_eq!(nearest.values, vec![(PM_IN_NULL, u32v(2))]);
+        let early = interp_set(&m, 2.0, false, InterpRule::Nearest);
+        assert_eq!(early.values, vec![(PM_IN_NULL, u32v(1))]);
+    }
+}

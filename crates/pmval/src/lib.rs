@@ -106,6 +106,8 @@ struct Pmval<'a> {
     label_full_printed: bool,
     /// An event metric: raw records, event arrays unpacked.
     events: bool,
+    /// The sampling interval, for `-d`.
+    delta_ns: i128,
     meta_archive: &'a Archive,
     finish: f64,
     /// Rows after the header: the first row of CSV is the header.
@@ -164,15 +166,20 @@ impl<'a> Pmval<'a> {
             }
         }
         let label = a.label().clone();
+        let text = o.format == Format::Text;
         let tz = if o.hostzone {
-            writeln!(
-                out,
-                "Note: timezone set to local timezone of host \"{}\" from archive\n",
-                label.hostname
-            )?;
+            if text {
+                writeln!(
+                    out,
+                    "Note: timezone set to local timezone of host \"{}\" from archive\n",
+                    label.hostname
+                )?;
+            }
             zone::parse_tz(&label.timezone)
         } else if let Some(t) = &o.tz {
-            writeln!(out, "Note: timezone set to \"TZ={t}\"\n")?;
+            if text {
+                writeln!(out, "Note: timezone set to \"TZ={t}\"\n")?;
+            }
             zone::parse_tz(t)
         } else {
             zone::local()
@@ -303,7 +310,7 @@ impl<'a> Pmval<'a> {
             samples = if n < 0 { 0 } else { n + 1 };
         }
 
-        if o.tz.is_none() && !o.hostzone && !events {
+        if o.tz.is_none() && !o.hostzone && !events && o.format == Format::Text {
             writeln!(out)?;
         }
         let cols = match o.width {
@@ -337,6 +344,7 @@ impl<'a> Pmval<'a> {
             label_style: None,
             label_full_printed: false,
             events,
+            delta_ns,
             meta_archive: &a,
             finish: secs(window.finish),
             csv_header_done: false,
@@ -525,6 +533,9 @@ impl<'a> Pmval<'a> {
                 if self.events {
                     // pmval leaves the line open for events (it says more only with -v)
                     write!(out, "{}  ", self.stamp(res.stamp))?;
+                    if self.o.verbose {
+                        writeln!(out, "{}: No values available", self.metric)?;
+                    }
                 } else {
                     writeln!(out, "{}  No values available", self.stamp(res.stamp))?;
                 }
@@ -594,6 +605,11 @@ impl<'a> Pmval<'a> {
                         prev = Some(res);
                     }
                 }
+            }
+            if self.o.delay {
+                // -d: replay at the pace of the samples
+                out.flush()?;
+                std::thread::sleep(std::time::Duration::from_nanos(self.delta_ns as u64));
             }
             if prev.is_none() {
                 continue;

@@ -132,6 +132,9 @@ pub struct Opts {
     pub derived: bool,
     pub format: Format,
     pub nearest: bool,
+    /// `-d`: pause for the interval between samples, as if live.
+    pub delay: bool,
+    pub verbose: bool,
     pub metric: String,
 }
 
@@ -244,7 +247,7 @@ pub fn parse(args: &[String]) -> Parse {
             'L' => o.local = true,
             '\u{1}' => {}
             '\u{2}' => o.derived = true,
-            'd' => {}
+            'd' => o.delay = true,
             'f' => match v.parse::<i32>() {
                 Ok(n) if n >= 0 => o.fixed = Some(n),
                 _ => errs.push("-f requires +ve numeric argument".into()),
@@ -255,7 +258,7 @@ pub fn parse(args: &[String]) -> Parse {
                 add_archive(&mut o, v);
                 o.nointerp = true;
             }
-            'v' => {}
+            'v' => o.verbose = true,
             'w' => match v.parse::<i32>() {
                 Ok(n) if n >= 1 => o.width = Some(n),
                 _ => errs.push("-w requires +ve numeric argument".into()),
