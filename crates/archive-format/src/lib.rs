@@ -41,6 +41,7 @@ pub mod pmns;
 pub mod replay;
 pub mod types;
 pub mod volume;
+pub mod writer;
 
 pub use archive::{Archive, OpenOptions, Position, Records};
 pub use codec::index::IndexEntry;

@@ -1,0 +1,447 @@
+//! Writing archives, v3 by default and v2 on request, laid out as libpcp's pmlogger
+//! writes them:
+//!
+//! - the three label records (`.index`, `.meta`, `.0`) are written when the first data
+//!   record is, with that record's time as the archive's start; metadata written
+//!   before it waits in memory;
+//! - instance domains: v2 always a full `TYPE_INDOM_V2` record; v3 nothing when the set
+//!   did not change, a `TYPE_INDOM_DELTA` when adds + deletes <= the new size and no
+//!   instance was renamed, else a full `TYPE_INDOM`;
+//! - temporal index entries where pmlogger puts them: for the first record of each
+//!   volume, after an instance domain was written, and once a volume has grown by
+//!   100 000 bytes since the last entry; each entry holds the metadata and data
+//!   offsets *before* the record it announces;
+//! - every record is written whole with one `write` (metadata before the data that
+//!   refers to it), so a reader following a live archive never sees a partial record
+//!   or a value without its descriptor; volumes are fsync'd when switched and closed;
+//! - v2 volumes switch before a record would pass 2^31 - 1 bytes.
+//!
+//! The files are created exclusively: an existing archive is never overwritten.
+
+use crate::codec::index::{encode_index_entry, IndexEntry};
+use crate::codec::label::{encode_label, Label, VOL_INDEX, VOL_META};
+use crate::codec::meta::{encode_meta, InDomKind, Instance, LabelSet, MetaRecord};
+use crate::codec::record::encode_frame;
+use crate::codec::result::{encode_result, OwnedValueSet};
+use crate::error::{Error, Result};
+use crate::types::{Desc, InDom, PmId, Timestamp};
+use std::collections::HashMap;
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// How much a data volume grows between temporal index entries.
+const INDEX_EVERY: u64 = 100_000;
+/// v2 volumes hold 32-bit offsets.
+const V2_VOLUME_LIMIT: u64 = (1 << 31) - 1;
+
+/// When the writer flushes to the operating system.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum FlushPolicy {
+    /// Every record goes to the kernel as it is written (files are unbuffered).
+    #[default]
+    EveryRecord,
+    /// Also fsync the data volume after every result.
+    SyncEveryResult,
+}
+
+/// What an archive's labels say.
+#[derive(Debug, Clone)]
+pub struct WriterOptions {
+    /// 2 or 3.
+    pub version: u32,
+    pub hostname: String,
+    pub timezone: String,
+    /// v3 only.
+    pub zoneinfo: String,
+    pub pid: i32,
+    pub flush: FlushPolicy,
+}
+
+impl Default for WriterOptions {
+    fn default() -> Self {
+        WriterOptions {
+            version: 3,
+            hostname: "localhost".into(),
+            timezone: "UTC".into(),
+            zoneinfo: String::new(),
+            pid: std::process::id() as i32,
+            flush: FlushPolicy::EveryRecord,
+        }
+    }
+}
+
+/// Writes one archive.
+pub struct ArchiveWriter {
+    base: PathBuf,
+    opts: WriterOptions,
+    start: Option<Timestamp>,
+    meta: File,
+    index: File,
+    data: File,
+    vol: u32,
+    meta_off: u64,
+    data_off: u64,
+    /// Data offset at which the next index entry becomes due.
+    next_index_at: u64,
+    /// A temporal index entry is due with the next result (new volume, new indom).
+    index_due: bool,
+    /// Metadata written before the first result.
+    pending_meta: Vec<Vec<u8>>,
+    descs: HashMap<PmId, Desc>,
+    indoms: HashMap<InDom, Vec<(i32, String)>>,
+    total_bytes: u64,
+}
+
+fn create_new(path: &Path) -> Result<File> {
+    OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)
+        .map_err(|e| Error::io(path, &e))
+}
+
+impl ArchiveWriter {
+    /// Creates `base.index`, `base.meta` and `base.0`; fails if any exists.
+    pub fn create(base: impl AsRef<Path>, opts: WriterOptions) -> Result<ArchiveWriter> {
+        let base = base.as_ref().to_path_buf();
+        let name = |ext: &str| PathBuf::from(format!("{}.{ext}", base.display()));
+        for ext in ["index", "meta", "0"] {
+            if name(ext).exists() {
+                let e = std::io::Error::from(std::io::ErrorKind::AlreadyExists);
+                return Err(Error::io(&name(ext), &e));
+            }
+        }
+        let index = create_new(&name("index"))?;
+        let meta = match create_new(&name("meta")) {
+            Ok(f) => f,
+            Err(e) => {
+                let _ = std::fs::remove_file(name("index"));
+                return Err(e);
+            }
+        };
+        let data = match create_new(&name("0")) {
+            Ok(f) => f,
+            Err(e) => {
+                let _ = std::fs::remove_file(name("index"));
+                let _ = std::fs::remove_file(name("meta"));
+                return Err(e);
+            }
+        };
+        Ok(ArchiveWriter {
+            base,
+            opts,
+            start: None,
+            meta,
+            index,
+            data,
+            vol: 0,
+            meta_off: 0,
+            data_off: 0,
+            next_index_at: 0,
+            index_due: true,
+            pending_meta: Vec::new(),
+            descs: HashMap::new(),
+            indoms: HashMap::new(),
+            total_bytes: 0,
+        })
+    }
+
+    pub fn version(&self) -> u32 {
+        self.opts.version
+    }
+    /// The current data volume.
+    pub fn volume(&self) -> u32 {
+        self.vol
+    }
+    /// Bytes written to all data volumes.
+    pub fn total_bytes(&self) -> u64 {
+        self.total_bytes
+    }
+    pub fn base(&self) -> &Path {
+        &self.base
+    }
+    /// The label's time zone; can change until the first result is written.
+    pub fn set_timezone(&mut self, tz: &str, zoneinfo: &str) {
+        if self.start.is_none() {
+            self.opts.timezone = tz.into();
+            self.opts.zoneinfo = zoneinfo.into();
+        }
+    }
+
+    fn label(&self, vol: i32, start: Timestamp) -> Label {
+        let v3 = self.opts.version >= 3;
+        Label {
+            version: self.opts.version,
+            pid: self.opts.pid,
+            start: if v3 {
+                start
+            } else {
+                Timestamp::new(start.sec, start.nsec / 1000 * 1000)
+            },
+            vol,
+            features: 0,
+            hostname: self.opts.hostname.clone(),
+            timezone: self.opts.timezone.clone(),
+            zoneinfo: if v3 {
+                self.opts.zoneinfo.clone()
+            } else {
+                String::new()
+            },
+        }
+    }
+
+    fn data_path(&self) -> PathBuf {
+        PathBuf::from(format!("{}.{}", self.base.display(), self.vol))
+    }
+
+    fn start_if_needed(&mut self, stamp: Timestamp) -> Result<()> {
+        if self.start.is_some() {
+            return Ok(());
+        }
+        self.start = Some(stamp);
+        let li = encode_label(&self.label(VOL_INDEX, stamp));
+        let lm = encode_label(&self.label(VOL_META, stamp));
+        let ld = encode_label(&self.label(0, stamp));
+        let index_path = PathBuf::from(format!("{}.index", self.base.display()));
+        write_all(&mut self.index, &li, &index_path)?;
+        let meta_path = PathBuf::from(format!("{}.meta", self.base.display()));
+        write_all(&mut self.meta, &lm, &meta_path)?;
+        let dp = self.data_path();
+        write_all(&mut self.data, &ld, &dp)?;
+        self.meta_off = lm.len() as u64;
+        self.data_off = ld.len() as u64;
+        self.total_bytes = self.data_off;
+        self.next_index_at = self.data_off + INDEX_EVERY;
+        for rec in std::mem::take(&mut self.pending_meta) {
+            write_all(&mut self.meta, &rec, &meta_path)?;
+            self.meta_off += rec.len() as u64;
+        }
+        Ok(())
+    }
+
+    fn put_meta(&mut self, r: &MetaRecord) -> Result<()> {
+        let rec = encode_frame(&encode_meta(r));
+        if self.start.is_none() {
+            self.pending_meta.push(rec);
+            return Ok(());
+        }
+        let meta_path = PathBuf::from(format!("{}.meta", self.base.display()));
+        write_all(&mut self.meta, &rec, &meta_path)?;
+        self.meta_off += rec.len() as u64;
+        Ok(())
+    }
+
+    /// Whether a descriptor for `pmid` was written.
+    pub fn has_desc(&self, pmid: PmId) -> bool {
+        self.descs.contains_key(&pmid)
+    }
+
+    /// Writes a descriptor with its names (once per metric).
+    pub fn put_desc(&mut self, desc: Desc, names: &[String]) -> Result<()> {
+        if self.descs.contains_key(&desc.pmid) {
+            return Ok(());
+        }
+        self.descs.insert(desc.pmid, desc);
+        self.put_meta(&MetaRecord::Desc {
+            desc,
+            names: names.to_vec(),
+        })
+    }
+
+    /// Writes an instance domain as of `stamp` if it changed: instances `(id, name)`.
+    /// An empty set is not written. Returns whether a record was written.
+    pub fn put_indom(
+        &mut self,
+        stamp: Timestamp,
+        indom: InDom,
+        instances: &[(i32, String)],
+    ) -> Result<bool> {
+        let mut new: Vec<(i32, String)> = instances.to_vec();
+        new.sort_by_key(|(i, _)| *i);
+        new.dedup_by_key(|(i, _)| *i);
+        let old = self.indoms.get(&indom);
+        // unchanged, or empty (pmlogger only looks at instance domains of value sets
+        // that have values)
+        if old == Some(&new) || new.is_empty() {
+            return Ok(false);
+        }
+        let v3 = self.opts.version >= 3;
+        let full = |v: &[(i32, String)]| -> Vec<Instance> {
+            v.iter()
+                .map(|(i, n)| Instance {
+                    inst: *i,
+                    name: Some(n.clone()),
+                })
+                .collect()
+        };
+        let (kind, list) = match (v3, old) {
+            (false, _) => (InDomKind::V2, full(&new)),
+            (true, None) => (InDomKind::Full, full(&new)),
+            (true, Some(old)) => {
+                let old_map: HashMap<i32, &String> = old.iter().map(|(i, n)| (*i, n)).collect();
+                let new_map: HashMap<i32, &String> = new.iter().map(|(i, n)| (*i, n)).collect();
+                let renamed = new
+                    .iter()
+                    .any(|(i, n)| old_map.get(i).is_some_and(|o| *o != n));
+                let mut delta: Vec<Instance> = new
+                    .iter()
+                    .filter(|(i, _)| !old_map.contains_key(i))
+                    .map(|(i, n)| Instance {
+                        inst: *i,
+                        name: Some(n.clone()),
+                    })
+                    .collect();
+                delta.extend(old.iter().filter(|(i, _)| !new_map.contains_key(i)).map(
+                    |(i, _)| Instance {
+                        inst: *i,
+                        name: None,
+                    },
+                ));
+                delta.sort_by_key(|x| x.inst);
+                if !renamed && delta.len() <= new.len() {
+                    (InDomKind::Delta, delta)
+                } else {
+                    (InDomKind::Full, full(&new))
+                }
+            }
+        };
+        let stamp = if v3 {
+            stamp
+        } else {
+            Timestamp::new(stamp.sec, stamp.nsec / 1000 * 1000)
+        };
+        self.put_meta(&MetaRecord::InDom {
+            kind,
+            stamp,
+            indom,
+            instances: list,
+        })?;
+        self.indoms.insert(indom, new);
+        self.index_due = true;
+        Ok(true)
+    }
+
+    /// Writes a label-set record (`ltype` is a `PM_LABEL_*` type).
+    pub fn put_labels(
+        &mut self,
+        stamp: Timestamp,
+        ltype: u32,
+        ident: u32,
+        sets: Vec<LabelSet>,
+    ) -> Result<()> {
+        let v3 = self.opts.version >= 3;
+        self.put_meta(&MetaRecord::Label {
+            v3,
+            stamp: if v3 {
+                stamp
+            } else {
+                Timestamp::new(stamp.sec, stamp.nsec / 1000 * 1000)
+            },
+            ltype,
+            ident,
+            sets,
+        })
+    }
+
+    /// Writes help text (`ttype` combines `PM_TEXT_*` bits).
+    pub fn put_text(&mut self, ttype: u32, ident: u32, text: &str) -> Result<()> {
+        self.put_meta(&MetaRecord::Text {
+            ttype,
+            ident,
+            text: text.into(),
+        })
+    }
+
+    /// Writes a result. Descriptors (and instance domains) for its metrics should be
+    /// written first.
+    pub fn put_result(&mut self, stamp: Timestamp, vsets: &[OwnedValueSet]) -> Result<()> {
+        let v3 = self.opts.version >= 3;
+        let stamp = if v3 {
+            stamp
+        } else {
+            Timestamp::new(stamp.sec, stamp.nsec / 1000 * 1000)
+        };
+        self.start_if_needed(stamp)?;
+        let rec = encode_frame(&encode_result(stamp, vsets, self.opts.version));
+        if !v3 && self.data_off + rec.len() as u64 > V2_VOLUME_LIMIT {
+            self.new_volume()?;
+        }
+        if self.index_due || self.data_off > self.next_index_at {
+            self.put_index(stamp)?;
+        }
+        let dp = self.data_path();
+        write_all(&mut self.data, &rec, &dp)?;
+        self.data_off += rec.len() as u64;
+        self.total_bytes += rec.len() as u64;
+        if self.opts.flush == FlushPolicy::SyncEveryResult {
+            self.data.sync_data().map_err(|e| Error::io(&dp, &e))?;
+        }
+        Ok(())
+    }
+
+    /// Writes a `<mark>` record (a gap in the recording).
+    pub fn put_mark(&mut self, stamp: Timestamp) -> Result<()> {
+        self.put_result(stamp, &[])
+    }
+
+    /// Writes a temporal index entry at `stamp` for the current offsets.
+    pub fn put_index(&mut self, stamp: Timestamp) -> Result<()> {
+        self.start_if_needed(stamp)?;
+        let e = IndexEntry {
+            stamp,
+            raw_nsec: stamp.nsec as i64,
+            vol: self.vol as i32,
+            off_meta: self.meta_off as i64,
+            off_data: self.data_off as i64,
+        };
+        let bytes = encode_index_entry(&e, self.opts.version);
+        let ip = PathBuf::from(format!("{}.index", self.base.display()));
+        write_all(&mut self.index, &bytes, &ip)?;
+        self.index_due = false;
+        self.next_index_at = self.data_off + INDEX_EVERY;
+        Ok(())
+    }
+
+    /// Starts the next data volume; its first record gets an index entry.
+    pub fn new_volume(&mut self) -> Result<u32> {
+        let start = self.start.unwrap_or(Timestamp::new(0, 0));
+        self.start_if_needed(start)?;
+        let dp = self.data_path();
+        self.data.sync_all().map_err(|e| Error::io(&dp, &e))?;
+        self.vol += 1;
+        let np = self.data_path();
+        let mut f = create_new(&np)?;
+        let l = encode_label(&self.label(self.vol as i32, start));
+        write_all(&mut f, &l, &np)?;
+        self.data = f;
+        self.data_off = l.len() as u64;
+        self.total_bytes += self.data_off;
+        self.index_due = true;
+        Ok(self.vol)
+    }
+
+    /// Flushes everything to stable storage and closes the files.
+    pub fn close(mut self) -> Result<()> {
+        if self.start.is_none() {
+            // nothing was logged: labels still go out, dated now
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap_or_default();
+            self.start_if_needed(Timestamp::new(now.as_secs() as i64, now.subsec_nanos()))?;
+        }
+        for (f, ext) in [
+            (&self.data, format!("{}", self.vol)),
+            (&self.meta, "meta".into()),
+            (&self.index, "index".into()),
+        ] {
+            f.sync_all()
+                .map_err(|e| Error::io(Path::new(&format!("{}.{ext}", self.base.display())), &e))?;
+        }
+        Ok(())
+    }
+}
+
+fn write_all(f: &mut File, bytes: &[u8], path: &Path) -> Result<()> {
+    f.write_all(bytes).map_err(|e| Error::io(path, &e))
+}
