@@ -91,6 +91,8 @@ pub struct ArchiveWriter {
     descs: HashMap<PmId, Desc>,
     indoms: HashMap<InDom, Vec<(i32, String)>>,
     total_bytes: u64,
+    /// The metadata offset when the current fetch began (see `begin_fetch`).
+    fetch_meta_off: Option<u64>,
 }
 
 fn create_new(path: &Path) -> Result<File> {
@@ -144,6 +146,7 @@ impl ArchiveWriter {
             descs: HashMap::new(),
             indoms: HashMap::new(),
             total_bytes: 0,
+            fetch_meta_off: None,
         })
     }
 
@@ -210,6 +213,9 @@ impl ArchiveWriter {
         let dp = self.data_path();
         write_all(&mut self.data, &ld, &dp)?;
         self.meta_off = lm.len() as u64;
+        // an index entry for the first record points before the metadata written
+        // with it, as pmlogger's does
+        self.fetch_meta_off.get_or_insert(self.meta_off);
         self.data_off = ld.len() as u64;
         self.total_bytes = self.data_off;
         self.next_index_at = self.data_off + INDEX_EVERY;
@@ -230,6 +236,17 @@ impl ArchiveWriter {
         write_all(&mut self.meta, &rec, &meta_path)?;
         self.meta_off += rec.len() as u64;
         Ok(())
+    }
+
+    /// Marks the start of one fetch's worth of records (its metadata, then its
+    /// result): an index entry written with the result points at the metadata offset
+    /// from here, as pmlogger's entries do.
+    pub fn begin_fetch(&mut self) {
+        self.fetch_meta_off = if self.start.is_some() {
+            Some(self.meta_off)
+        } else {
+            None
+        };
     }
 
     /// Whether a descriptor for `pmid` was written.
@@ -275,37 +292,38 @@ impl ArchiveWriter {
                 })
                 .collect()
         };
-        let (kind, list) = match (v3, old) {
-            (false, _) => (InDomKind::V2, full(&new)),
-            (true, None) => (InDomKind::Full, full(&new)),
-            (true, Some(old)) => {
-                let old_map: HashMap<i32, &String> = old.iter().map(|(i, n)| (*i, n)).collect();
-                let new_map: HashMap<i32, &String> = new.iter().map(|(i, n)| (*i, n)).collect();
-                let renamed = new
-                    .iter()
-                    .any(|(i, n)| old_map.get(i).is_some_and(|o| *o != n));
-                let mut delta: Vec<Instance> = new
-                    .iter()
-                    .filter(|(i, _)| !old_map.contains_key(i))
-                    .map(|(i, n)| Instance {
-                        inst: *i,
-                        name: Some(n.clone()),
-                    })
-                    .collect();
-                delta.extend(old.iter().filter(|(i, _)| !new_map.contains_key(i)).map(
-                    |(i, _)| Instance {
-                        inst: *i,
-                        name: None,
-                    },
-                ));
-                delta.sort_by_key(|x| x.inst);
-                if !renamed && delta.len() <= new.len() {
-                    (InDomKind::Delta, delta)
-                } else {
-                    (InDomKind::Full, full(&new))
+        let (kind, list) =
+            match (v3, old) {
+                (false, _) => (InDomKind::V2, full(&new)),
+                (true, None) => (InDomKind::Full, full(&new)),
+                (true, Some(old)) => {
+                    let old_map: HashMap<i32, &String> = old.iter().map(|(i, n)| (*i, n)).collect();
+                    let new_map: HashMap<i32, &String> = new.iter().map(|(i, n)| (*i, n)).collect();
+                    let renamed = new
+                        .iter()
+                        .any(|(i, n)| old_map.get(i).is_some_and(|o| *o != n));
+                    let mut delta: Vec<Instance> = new
+                        .iter()
+                        .filter(|(i, _)| !old_map.contains_key(i))
+                        .map(|(i, n)| Instance {
+                            inst: *i,
+                            name: Some(n.clone()),
+                        })
+                        .collect();
+                    delta.extend(old.iter().filter(|(i, _)| !new_map.contains_key(i)).map(
+                        |(i, _)| Instance {
+                            inst: *i,
+                            name: None,
+                        },
+                    ));
+                    delta.sort_by_key(|x| x.inst);
+                    if !renamed && delta.len() <= new.len() {
+                        (InDomKind::Delta, delta)
+                    } else {
+                        (InDomKind::Full, full(&new))
+                    }
                 }
-            }
-        };
+            };
         let stamp = if v3 {
             stamp
         } else {
@@ -374,6 +392,7 @@ impl ArchiveWriter {
         write_all(&mut self.data, &rec, &dp)?;
         self.data_off += rec.len() as u64;
         self.total_bytes += rec.len() as u64;
+        self.fetch_meta_off = None;
         if self.opts.flush == FlushPolicy::SyncEveryResult {
             self.data.sync_data().map_err(|e| Error::io(&dp, &e))?;
         }
@@ -392,7 +411,7 @@ impl ArchiveWriter {
             stamp,
             raw_nsec: stamp.nsec as i64,
             vol: self.vol as i32,
-            off_meta: self.meta_off as i64,
+            off_meta: self.fetch_meta_off.unwrap_or(self.meta_off) as i64,
             off_data: self.data_off as i64,
         };
         let bytes = encode_index_entry(&e, self.opts.version);

@@ -1,0 +1,620 @@
+//! pmlogger: records metrics from a source into an archive, as PCP 6.0.3's pmlogger
+//! does from pmcd. Sources: `local` (this machine, the default; `-h local:` too) and
+//! `sample` (deterministic, for tests).
+//!
+//! The archive starts with pmlogger's prologue (`pmcd.pmlogger.host/port/archive`,
+//! `pmcd.pid`, `pmcd.seqnum`) and ends with the same record as epilogue. Each logging
+//! interval has its own timer with absolute deadlines, so intervals do not drift.
+//! SIGINT and SIGTERM end the run cleanly; SIGHUP starts a new volume.
+
+pub mod config;
+pub mod state;
+
+use archive_format::codec::result::{OwnedValue, OwnedValueSet, VAL_DPTR, VAL_INSITU};
+use archive_format::types::{sem, vtype, Desc, InDom, PmId, Timestamp, Units};
+use archive_format::writer::{ArchiveWriter, WriterOptions};
+use cli_common::getopt::{getopt, LongOpt};
+use config::{Every, Statement};
+use sources::{MetricSource, SourceError};
+use state::{LogState, Switch};
+use std::collections::HashMap;
+use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+const PROG: &str = "pmlogger";
+
+/// The configuration used when none is given: this machine's essentials every 10 s.
+pub const DEFAULT_CONFIG: &str = "\
+# pmlogger default configuration: the essentials of this machine
+log mandatory on once { hinv.ncpu hinv.ndisk mem.physmem kernel.uname }
+log mandatory on default {
+    kernel.all.load kernel.all.cpu kernel.percpu.cpu
+    kernel.all.pswitch kernel.all.intr kernel.all.running kernel.all.blocked
+    kernel.all.nprocs kernel.all.uptime
+    mem.util swap disk.dev disk.all network.interface proc.nprocs
+}
+";
+
+const SHORT: &str = "c:h:l:Ls:T:t:V:v:x:y?m:r";
+
+const fn lo(name: &'static str, has_arg: bool, short: char) -> LongOpt {
+    LongOpt {
+        name,
+        has_arg,
+        short,
+    }
+}
+
+const LONG: &[LongOpt] = &[
+    lo("config", true, 'c'),
+    lo("host", true, 'h'),
+    lo("log", true, 'l'),
+    lo("samples", true, 's'),
+    lo("finish", true, 'T'),
+    lo("interval", true, 't'),
+    lo("version", true, 'V'),
+    lo("volsize", true, 'v'),
+    lo("help", false, '?'),
+];
+
+const USAGE: &str = "\
+Usage: pmlogger [options] archive
+
+Options:
+  -c configfile   file to load configuration from (default: this machine's essentials)
+  -h source       metrics source: local: (this machine, default) or sample
+  -l logfile      redirect diagnostics and trace output
+  -L              run as a secondary logger (accepted, no control port yet)
+  -m note         note for the log file
+  -r              report record sizes and archive growth rate
+  -s endsize      terminate after this many samples
+  -T endtime      terminate at this time (an interval such as 10sec, or +interval)
+  -t interval     default logging interval (default 10 sec)
+  -V version      archive version: 3 (default) or 2
+  -v volsize      switch volumes after this many samples
+  -x fd, -y       accepted for compatibility
+";
+
+struct Opts {
+    config: Option<String>,
+    source: String,
+    log: Option<String>,
+    samples: Option<u64>,
+    finish: Option<Duration>,
+    interval: Duration,
+    version: u32,
+    volsize: Option<u64>,
+    report: bool,
+    archive: String,
+}
+
+fn parse_args(args: &[String]) -> Result<Opts, String> {
+    let p = getopt(args, SHORT, LONG)?;
+    let mut o = Opts {
+        config: None,
+        source: "local".into(),
+        log: None,
+        samples: None,
+        finish: None,
+        interval: Duration::from_secs(10),
+        version: 3,
+        volsize: None,
+        report: false,
+        archive: String::new(),
+    };
+    let dur = |v: &str| -> Result<Duration, String> {
+        cli_common::window::parse_interval(v.trim_start_matches('+'))
+            .filter(|n| *n > 0)
+            .map(|n| Duration::from_nanos(n as u64))
+            .ok_or_else(|| format!("illegal interval \"{v}\""))
+    };
+    for (c, v) in p.opts {
+        let v = v.unwrap_or_default();
+        match c {
+            'c' => o.config = Some(v),
+            'h' => o.source = v.trim_end_matches(':').to_string(),
+            'l' => o.log = Some(v),
+            's' => {
+                o.samples = Some(
+                    v.parse()
+                        .map_err(|_| format!("illegal sample count \"{v}\""))?,
+                )
+            }
+            'T' => o.finish = Some(dur(&v)?),
+            't' => o.interval = dur(&v)?,
+            'V' => {
+                o.version = match v.as_str() {
+                    "2" => 2,
+                    "3" => 3,
+                    _ => {
+                        return Err(format!(
+                            "-V requires a version number (2 or 3), not \"{v}\""
+                        ))
+                    }
+                }
+            }
+            'v' => {
+                o.volsize = Some(
+                    v.parse()
+                        .map_err(|_| format!("illegal volume size \"{v}\""))?,
+                )
+            }
+            'r' => o.report = true,
+            'L' | 'm' | 'x' | 'y' => {}
+            _ => return Err(String::new()),
+        }
+    }
+    match p.operands.as_slice() {
+        [a] => o.archive = a.clone(),
+        _ => return Err(String::new()),
+    }
+    Ok(o)
+}
+
+/// The prologue/epilogue metrics pmlogger writes (pmcd's domain 2).
+const PM_HOST: PmId = PmId((2 << 22) | (3 << 10) | 3);
+const PM_PORT: PmId = PmId((2 << 22) | (3 << 10));
+const PM_ARCHIVE: PmId = PmId((2 << 22) | (3 << 10) | 2);
+const PMCD_PID: PmId = PmId((2 << 22) | 23);
+const PMCD_SEQNUM: PmId = PmId((2 << 22) | 24);
+const PMLOGGER_INDOM: InDom = InDom((2 << 22) | 1);
+
+fn string_block(s: &str) -> OwnedValue {
+    let mut b = s.as_bytes().to_vec();
+    b.push(0);
+    OwnedValue::Block {
+        vtype: vtype::STRING as u8,
+        data: b,
+    }
+}
+
+/// Writes the prologue or epilogue record (with its descriptors the first time).
+fn put_logue(
+    w: &mut ArchiveWriter,
+    stamp: Timestamp,
+    archive: &str,
+    host: &str,
+) -> archive_format::Result<()> {
+    let pid = std::process::id() as i32;
+    let d = |pmid: PmId, t: i32, indom: InDom| Desc {
+        pmid,
+        vtype: t,
+        indom,
+        sem: sem::DISCRETE,
+        units: Units(0),
+    };
+    w.begin_fetch();
+    w.put_desc(
+        d(PM_HOST, vtype::STRING, PMLOGGER_INDOM),
+        &["pmcd.pmlogger.host".into()],
+    )?;
+    w.put_indom(stamp, PMLOGGER_INDOM, &[(pid, pid.to_string())])?;
+    w.put_desc(
+        d(PM_PORT, vtype::U32, PMLOGGER_INDOM),
+        &["pmcd.pmlogger.port".into()],
+    )?;
+    w.put_desc(
+        d(PM_ARCHIVE, vtype::STRING, PMLOGGER_INDOM),
+        &["pmcd.pmlogger.archive".into()],
+    )?;
+    w.put_desc(d(PMCD_PID, vtype::U64, InDom::NULL), &["pmcd.pid".into()])?;
+    w.put_desc(
+        d(PMCD_SEQNUM, vtype::U32, InDom::NULL),
+        &["pmcd.seqnum".into()],
+    )?;
+    let one = |pmid: PmId, inst: i32, v: OwnedValue, fmt: i32| OwnedValueSet {
+        pmid,
+        numval: 1,
+        valfmt: fmt,
+        values: vec![(inst, v)],
+    };
+    let vsets = vec![
+        one(PM_HOST, pid, string_block(host), VAL_DPTR),
+        one(PM_PORT, pid, OwnedValue::Insitu(0), VAL_INSITU),
+        one(PM_ARCHIVE, pid, string_block(archive), VAL_DPTR),
+        one(
+            PMCD_PID,
+            -1,
+            OwnedValue::Block {
+                vtype: vtype::U64 as u8,
+                data: u64::from(std::process::id()).to_be_bytes().to_vec(),
+            },
+            VAL_DPTR,
+        ),
+        one(PMCD_SEQNUM, -1, OwnedValue::Insitu(0), VAL_INSITU),
+    ];
+    w.put_result(stamp, &vsets)
+}
+
+/// A timer: the metrics logged at one interval, and its next deadline.
+struct Task {
+    every: Option<Duration>,
+    pmids: Vec<PmId>,
+    /// instance restrictions by PMID (empty = all)
+    instances: HashMap<PmId, Vec<String>>,
+    next: Instant,
+}
+
+/// Runs pmlogger; returns the exit status. Diagnostics go to `err` (or `-l file`).
+pub fn run(args: &[String], err: &mut dyn Write) -> i32 {
+    let o = match parse_args(args) {
+        Ok(o) => o,
+        Err(m) => {
+            if !m.is_empty() {
+                let _ = writeln!(err, "{PROG}: {m}");
+            }
+            let _ = write!(err, "{USAGE}");
+            return 1;
+        }
+    };
+    let mut logfile;
+    let log: &mut dyn Write = match &o.log {
+        Some(f) => match std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(f)
+        {
+            Ok(f) => {
+                logfile = f;
+                &mut logfile
+            }
+            Err(e) => {
+                let _ = writeln!(err, "{PROG}: cannot open log file \"{f}\": {e}");
+                return 1;
+            }
+        },
+        None => err,
+    };
+    let mut source: Box<dyn MetricSource> = match o.source.as_str() {
+        "local" | "localhost" | "" => Box::new(sources::local::Local::default()),
+        "sample" => Box::new(sources::sample::Sample::new()),
+        other => {
+            let _ = writeln!(
+                log,
+                "{PROG}: unknown metrics source \"{other}\" (this pmlogger knows local: and sample)"
+            );
+            return 1;
+        }
+    };
+    let text = match &o.config {
+        Some(f) => match std::fs::read_to_string(f) {
+            Ok(t) => t,
+            Err(e) => {
+                let _ = writeln!(log, "{PROG}: Cannot open config file \"{f}\": {e}");
+                return 1;
+            }
+        },
+        None => DEFAULT_CONFIG.to_string(),
+    };
+    let cfg = match config::parse(&text) {
+        Ok(c) => c,
+        Err(e) => {
+            let file = o.config.as_deref().unwrap_or("default config");
+            let _ = writeln!(
+                log,
+                "{PROG}: Error [{file}, line {}]\n{}",
+                e.line, e.message
+            );
+            return 1;
+        }
+    };
+    let (tasks, states) = match plan(&cfg.statements, &*source, o.interval, log) {
+        Some(t) => t,
+        None => return 1,
+    };
+
+    let (tz, zoneinfo) = source.timezone();
+    let host = source.hostname();
+    let mut w = match ArchiveWriter::create(
+        &o.archive,
+        WriterOptions {
+            version: o.version,
+            hostname: host.clone(),
+            timezone: tz,
+            zoneinfo,
+            pid: std::process::id() as i32,
+            ..Default::default()
+        },
+    ) {
+        Ok(w) => w,
+        Err(e) => {
+            let _ = writeln!(log, "{PROG}: Cannot create archive \"{}\": {e}", o.archive);
+            return 1;
+        }
+    };
+    let archive_path = std::fs::canonicalize(
+        std::path::Path::new(&o.archive)
+            .parent()
+            .unwrap_or(std::path::Path::new(".")),
+    )
+    .map(|d| {
+        d.join(
+            std::path::Path::new(&o.archive)
+                .file_name()
+                .unwrap_or_default(),
+        )
+        .to_string_lossy()
+        .into_owned()
+    })
+    .unwrap_or_else(|_| o.archive.clone());
+
+    let stop = Arc::new(AtomicBool::new(false));
+    let newvol = Arc::new(AtomicBool::new(false));
+    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        let _ = signal_hook::flag::register(sig, Arc::clone(&stop));
+    }
+    for sig in [signal_hook::consts::SIGHUP, signal_hook::consts::SIGUSR2] {
+        let _ = signal_hook::flag::register(sig, Arc::clone(&newvol));
+    }
+
+    let mut last = sources::now();
+    if let Err(e) = put_logue(&mut w, last, &archive_path, &host) {
+        let _ = writeln!(log, "{PROG}: {e}");
+        return 1;
+    }
+    let _ = writeln!(
+        log,
+        "{PROG}: logging to \"{}\" from {} metrics source",
+        o.archive, o.source
+    );
+    let code = record(
+        &o,
+        &mut *source,
+        &mut w,
+        tasks,
+        &states,
+        &stop,
+        &newvol,
+        &mut last,
+        log,
+    );
+    // epilogue, at least 1 ms after the last record
+    let mut end = sources::now();
+    if end <= last {
+        end = Timestamp::from_nanos(last.as_nanos() + 1_000_000);
+    }
+    if let Err(e) = put_logue(&mut w, end, &archive_path, &host) {
+        let _ = writeln!(log, "{PROG}: {e}");
+        return 1;
+    }
+    if let Err(e) = w.put_index(end) {
+        let _ = writeln!(log, "{PROG}: {e}");
+        return 1;
+    }
+    if let Err(e) = w.close() {
+        let _ = writeln!(log, "{PROG}: {e}");
+        return 1;
+    }
+    code
+}
+
+/// Metrics logged at one interval (`None` = once), with their instance lists.
+type Group = (Option<Duration>, Vec<PmId>, HashMap<PmId, Vec<String>>);
+
+/// Turns the configuration into timers; the states record what each metric is set to.
+fn plan(
+    stmts: &[Statement],
+    source: &dyn MetricSource,
+    default: Duration,
+    log: &mut dyn Write,
+) -> Option<(Vec<Task>, HashMap<PmId, LogState>)> {
+    let mut states: HashMap<PmId, LogState> = HashMap::new();
+    let mut by_every: Vec<Group> = Vec::new();
+    for s in stmts {
+        let every = match s.every {
+            Every::Once => None,
+            Every::Default => Some(default),
+            Every::Millis(ms) => Some(Duration::from_millis(ms.max(1))),
+        };
+        let delta = every.map_or(0, |d| d.as_millis().min(u32::MAX as u128) as u32);
+        for m in &s.metrics {
+            let found = match source.lookup(&m.name) {
+                Ok(f) => f,
+                Err(SourceError::UnknownName(n)) => {
+                    let _ = writeln!(log, "{PROG}: Warning [line {}]: Problem with lookup for metric \"{n}\" ... logging not activated", s.line);
+                    continue;
+                }
+                Err(e) => {
+                    let _ = writeln!(log, "{PROG}: {e}");
+                    return None;
+                }
+            };
+            for met in found {
+                let p = met.desc.pmid;
+                let st = states.entry(p).or_default();
+                let Ok(n) = st.control(s.control, s.switch, delta) else {
+                    continue;
+                };
+                *st = n;
+                st.avail = true;
+                if s.switch != Switch::On || !n.on {
+                    continue;
+                }
+                let slot = match by_every.iter_mut().find(|(e, _, _)| *e == every) {
+                    Some(x) => x,
+                    None => {
+                        by_every.push((every, Vec::new(), HashMap::new()));
+                        by_every.last_mut()?
+                    }
+                };
+                if !slot.1.contains(&p) {
+                    slot.1.push(p);
+                }
+                if !m.instances.is_empty() {
+                    slot.2
+                        .entry(p)
+                        .or_default()
+                        .extend(m.instances.iter().cloned());
+                }
+            }
+        }
+    }
+    // metrics turned off later are dropped from their timers
+    for (_, pmids, _) in &mut by_every {
+        pmids.retain(|p| states.get(p).is_some_and(|s| s.on));
+    }
+    let start = Instant::now();
+    let tasks = by_every
+        .into_iter()
+        .filter(|(_, p, _)| !p.is_empty())
+        .map(|(every, pmids, instances)| Task {
+            every,
+            pmids,
+            instances,
+            // once-only tasks fire at once, periodic ones 20 ms after setup
+            next: if every.is_none() {
+                start
+            } else {
+                start + Duration::from_millis(20)
+            },
+        })
+        .collect();
+    Some((tasks, states))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn record(
+    o: &Opts,
+    source: &mut dyn MetricSource,
+    w: &mut ArchiveWriter,
+    mut tasks: Vec<Task>,
+    _states: &HashMap<PmId, LogState>,
+    stop: &AtomicBool,
+    newvol: &AtomicBool,
+    last: &mut Timestamp,
+    log: &mut dyn Write,
+) -> i32 {
+    let began = Instant::now();
+    let mut samples = 0u64;
+    let mut since_vol = 0u64;
+    let mut seen_indoms: HashMap<InDom, ()> = HashMap::new();
+    loop {
+        if stop.load(Ordering::Relaxed) {
+            let _ = writeln!(log, "{PROG}: Caught signal, exiting");
+            return 0;
+        }
+        if newvol.swap(false, Ordering::Relaxed) {
+            match w.new_volume() {
+                Ok(v) => {
+                    let _ = writeln!(log, "{PROG}: New log volume {v}, via signal");
+                }
+                Err(e) => {
+                    let _ = writeln!(log, "{PROG}: {e}");
+                    return 1;
+                }
+            }
+        }
+        if let Some(f) = o.finish {
+            if began.elapsed() >= f {
+                let _ = writeln!(log, "{PROG}: End of run time, exiting");
+                return 0;
+            }
+        }
+        if tasks.is_empty() {
+            let _ = writeln!(log, "{PROG}: nothing to log, exiting");
+            return 0;
+        }
+        // the earliest deadline
+        let Some(k) = (0..tasks.len()).min_by_key(|&k| tasks[k].next) else {
+            return 0;
+        };
+        let now = Instant::now();
+        if tasks[k].next > now {
+            let wait = (tasks[k].next - now).min(Duration::from_millis(100));
+            std::thread::sleep(wait);
+            continue;
+        }
+        // fetch this task's metrics
+        let t = &mut tasks[k];
+        let (stamp, mut vsets) = match source.fetch(&t.pmids) {
+            Ok(x) => x,
+            Err(e) => {
+                let _ = writeln!(log, "{PROG}: fetch failed: {e}");
+                return 1;
+            }
+        };
+        if let Err(e) = write_fetch(w, source, stamp, &mut vsets, &t.instances, &mut seen_indoms) {
+            let _ = writeln!(log, "{PROG}: {e}");
+            return 1;
+        }
+        *last = stamp;
+        match t.every {
+            None => {
+                tasks.swap_remove(k);
+            }
+            Some(d) => {
+                // absolute deadlines: no drift; skip missed slots
+                t.next += d;
+                let now = Instant::now();
+                while t.next <= now {
+                    t.next += d;
+                }
+            }
+        }
+        samples += 1;
+        since_vol += 1;
+        if o.report {
+            let _ = writeln!(log, "{PROG}: sample {samples}, {} bytes", w.total_bytes());
+        }
+        if let Some(v) = o.volsize {
+            if since_vol >= v {
+                since_vol = 0;
+                if let Err(e) = w.new_volume() {
+                    let _ = writeln!(log, "{PROG}: {e}");
+                    return 1;
+                }
+            }
+        }
+        if o.samples.is_some_and(|n| samples >= n) {
+            let _ = writeln!(log, "{PROG}: Sample limit reached, exiting");
+            return 0;
+        }
+    }
+}
+
+/// Writes one fetch: metadata first (descriptors, help, changed instance domains),
+/// then the values, so a reader never sees a value before what describes it.
+fn write_fetch(
+    w: &mut ArchiveWriter,
+    source: &mut dyn MetricSource,
+    stamp: Timestamp,
+    vsets: &mut [OwnedValueSet],
+    instances: &HashMap<PmId, Vec<String>>,
+    _seen: &mut HashMap<InDom, ()>,
+) -> archive_format::Result<()> {
+    w.begin_fetch();
+    for vs in vsets.iter_mut() {
+        let Some(m) = source.metric(vs.pmid).cloned() else {
+            continue;
+        };
+        if !w.has_desc(vs.pmid) {
+            w.put_desc(m.desc, &[m.name.to_string()])?;
+            if !m.help.is_empty() {
+                w.put_text(4 | 1, vs.pmid.0, m.help)?;
+            }
+        }
+        if m.desc.indom.is_null() || vs.numval <= 0 {
+            continue;
+        }
+        let all = source.instances(m.desc.indom);
+        if let Some(want) = instances.get(&vs.pmid) {
+            let keep: Vec<i32> = all
+                .iter()
+                .filter(|(_, n)| {
+                    want.iter()
+                        .any(|x| x == n || n.split(' ').next() == Some(x))
+                })
+                .map(|(i, _)| *i)
+                .collect();
+            vs.values.retain(|(i, _)| keep.contains(i));
+            vs.numval = vs.values.len() as i32;
+            if vs.numval == 0 {
+                vs.valfmt = 0;
+            }
+        }
+        w.put_indom(stamp, m.desc.indom, &all)?;
+    }
+    w.put_result(stamp, vsets)
+}

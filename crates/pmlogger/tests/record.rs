@@ -1,0 +1,113 @@
+//! pmlogger records archives every reader accepts: ours always, and PCP's pmlogcheck
+//! and pmdumplog when the reference is installed (required when REQUIRE_REFERENCE is
+//! set, as in CI).
+
+use archive_format::Archive;
+use std::path::Path;
+use std::process::Command;
+
+const CONFIG: &str = "\
+log mandatory on once { sample.long.one sample.string.hullo }
+log mandatory on 50 msec {
+    sample.colour sample.bin sample.seconds sample.float.million sample.double.million
+    sample.longlong.million sample.ulonglong.million sample.aggregate.hullo
+    sample.event.records sample.event.highres_records
+}
+";
+
+fn record(dir: &Path, version: &str) -> String {
+    let cfg = dir.join("config");
+    std::fs::write(&cfg, CONFIG).expect("config");
+    let base = dir
+        .join(format!("rec{version}"))
+        .to_string_lossy()
+        .into_owned();
+    let args: Vec<String> = ["-V", version, "-h", "sample", "-s", "6", "-c"]
+        .iter()
+        .map(|s| s.to_string())
+        .chain([cfg.to_string_lossy().into_owned(), base.clone()])
+        .collect();
+    let mut err = Vec::new();
+    let status = pmlogger::run(&args, &mut err);
+    assert_eq!(status, 0, "{}", String::from_utf8_lossy(&err));
+    base
+}
+
+fn reference() -> bool {
+    let have = Command::new("pmlogcheck").arg("--help").output().is_ok();
+    if !have {
+        assert!(
+            std::env::var_os("REQUIRE_REFERENCE").is_none(),
+            "REQUIRE_REFERENCE is set but PCP's pmlogcheck is not installed"
+        );
+        eprintln!("skipping the reference checks: PCP is not installed");
+    }
+    have
+}
+
+#[test]
+fn recordings_read_back_with_prologue_and_epilogue() {
+    for v in ["2", "3"] {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let base = record(dir.path(), v);
+        let a = Archive::open(&base).expect("open");
+        assert_eq!(a.label().version.to_string(), v);
+        let recs: Vec<_> = a.records().map(|r| r.expect("record").1).collect();
+        // prologue, the once group, 5 more samples, epilogue
+        assert_eq!(recs.len(), 8, "v{v}");
+        let pm_host = archive_format::PmId::new(2, 3, 3);
+        assert_eq!(recs[0].vsets[0].pmid, pm_host);
+        assert_eq!(recs[recs.len() - 1].vsets[0].pmid, pm_host);
+        // the changing instance domain was written more than once
+        let bins = a.metadata().snapshots(sources::sample::BIN_INDOM).len();
+        assert!(bins >= 2, "v{v}: {bins} snapshots");
+        // a second run does not overwrite the archive
+        let mut err = Vec::new();
+        let again: Vec<String> = ["-h", "sample", "-s", "1", &base]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        assert_ne!(pmlogger::run(&again, &mut err), 0);
+        assert!(String::from_utf8_lossy(&err).contains("Cannot create archive"));
+    }
+}
+
+#[test]
+fn the_reference_accepts_our_recordings() {
+    if !reference() {
+        return;
+    }
+    for v in ["2", "3"] {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let base = record(dir.path(), v);
+        let check = Command::new("pmlogcheck")
+            .arg(&base)
+            .output()
+            .expect("pmlogcheck");
+        assert!(
+            check.status.success(),
+            "pmlogcheck: {}",
+            String::from_utf8_lossy(&check.stderr)
+        );
+        assert!(
+            check.stdout.is_empty() && check.stderr.is_empty(),
+            "pmlogcheck complained"
+        );
+        let theirs = Command::new("pmdumplog")
+            .args(["-a", &base])
+            .env("TZ", "UTC")
+            .output()
+            .expect("pmdumplog");
+        std::env::set_var("TZ", "UTC");
+        let mut ours = Vec::new();
+        let mut err = Vec::new();
+        let args = vec!["-a".to_string(), base.clone()];
+        let status = pmdumplog::run(&args, &mut ours, &mut err);
+        assert_eq!(status, 0);
+        assert_eq!(
+            String::from_utf8_lossy(&ours),
+            String::from_utf8_lossy(&theirs.stdout),
+            "v{v}"
+        );
+    }
+}

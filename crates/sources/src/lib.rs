@@ -1,0 +1,212 @@
+//! Where pmlogger's values come from. Every source answers the same questions as
+//! pmcd does for pmlogger: names to PMIDs, descriptors, instance domains, help text,
+//! and fetches; so the pmcd wire protocol can become a third source behind the same
+//! trait.
+//!
+//! - [`local::Local`]: this machine, read from `/proc` and `/sys` with the Linux
+//!   agent's names, PMIDs, types, semantics, units and instance domains (domain 60);
+//! - [`sample::Sample`]: a deterministic source of its own (domain 29, the sample
+//!   agent's PMIDs for the metrics it shares) for tests.
+
+pub mod local;
+pub mod sample;
+
+use archive_format::codec::result::OwnedValueSet;
+use archive_format::types::{Desc, InDom, PmId, Timestamp};
+
+/// A metric a source offers.
+#[derive(Debug, Clone)]
+pub struct Metric {
+    pub name: &'static str,
+    pub desc: Desc,
+    /// One-line help text.
+    pub help: &'static str,
+}
+
+/// Why a source could not answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SourceError {
+    /// No metric of that name (PM_ERR_NAME).
+    UnknownName(String),
+    /// The source failed to read its data.
+    Io(String),
+}
+
+impl std::fmt::Display for SourceError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SourceError::UnknownName(n) => write!(f, "Unknown metric name: {n}"),
+            SourceError::Io(e) => f.write_str(e),
+        }
+    }
+}
+
+impl std::error::Error for SourceError {}
+
+/// What pmlogger asks of pmcd.
+pub trait MetricSource {
+    /// The host the values describe (the archive label's host name).
+    fn hostname(&self) -> String;
+    /// The source's time zone as a POSIX TZ string, and its zoneinfo name (may be
+    /// empty).
+    fn timezone(&self) -> (String, String);
+    /// Every metric the source offers, in namespace order.
+    fn metrics(&self) -> &[Metric];
+    /// The current instances of an instance domain, `(id, name)` sorted by id.
+    fn instances(&mut self, indom: InDom) -> Vec<(i32, String)>;
+    /// Fetches values of `pmids` now; one value set per PMID, in order.
+    fn fetch(&mut self, pmids: &[PmId]) -> Result<(Timestamp, Vec<OwnedValueSet>), SourceError>;
+
+    /// The metrics a name denotes: the leaf itself, or every leaf under it.
+    fn lookup(&self, name: &str) -> Result<Vec<&Metric>, SourceError> {
+        let prefix = format!("{name}.");
+        let found: Vec<&Metric> = self
+            .metrics()
+            .iter()
+            .filter(|m| m.name == name || m.name.starts_with(&prefix))
+            .collect();
+        if found.is_empty() {
+            Err(SourceError::UnknownName(name.into()))
+        } else {
+            Ok(found)
+        }
+    }
+
+    fn metric(&self, pmid: PmId) -> Option<&Metric> {
+        self.metrics().iter().find(|m| m.desc.pmid == pmid)
+    }
+}
+
+/// The current time as an archive timestamp.
+pub fn now() -> Timestamp {
+    let d = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    Timestamp::new(d.as_secs() as i64, d.subsec_nanos())
+}
+
+/// PCP's "squashed" local time zone when `$TZ` is unset: the zone's abbreviation and
+/// its offset in hours west, POSIX style (`AEST-10`, `UTC`); `$TZ` itself when set.
+pub fn local_timezone() -> (String, String) {
+    if let Ok(tz) = std::env::var("TZ") {
+        if !tz.starts_with(':') && !tz.is_empty() {
+            return (tz, String::new());
+        }
+    }
+    let zoneinfo = std::fs::read_link("/etc/localtime")
+        .ok()
+        .and_then(|p| {
+            let s = p.to_string_lossy().into_owned();
+            s.split("zoneinfo/").nth(1).map(|z| format!(":{z}"))
+        })
+        .unwrap_or_default();
+    // derive the abbreviation and offset from the zone the process runs in
+    let (abbr, west) = local_abbrev_and_west();
+    let tz = if west == 0 {
+        abbr
+    } else if west % 3600 == 0 {
+        format!("{abbr}{:+}", west / 3600)
+    } else {
+        format!("{abbr}{:+}:{:02}", west / 3600, (west.abs() % 3600) / 60)
+    };
+    (tz, zoneinfo)
+}
+
+fn local_abbrev_and_west() -> (String, i64) {
+    // /etc/timezone or /etc/localtime names; without a date library here, UTC is
+    // the answer for machines configured as UTC (the common server setup)
+    let name = std::fs::read_to_string("/etc/timezone")
+        .map(|s| s.trim().to_string())
+        .unwrap_or_default();
+    if name.is_empty() || name == "Etc/UTC" || name == "UTC" {
+        ("UTC".into(), 0)
+    } else {
+        (name, 0)
+    }
+}
+
+/// Value-set helpers for sources.
+pub mod vs {
+    use archive_format::codec::result::{OwnedValue, OwnedValueSet, VAL_DPTR, VAL_INSITU};
+    use archive_format::types::{vtype, PmId};
+
+    pub fn u32s(pmid: PmId, vals: Vec<(i32, u32)>) -> OwnedValueSet {
+        OwnedValueSet {
+            pmid,
+            numval: vals.len() as i32,
+            valfmt: if vals.is_empty() { 0 } else { VAL_INSITU },
+            values: vals
+                .into_iter()
+                .map(|(i, v)| (i, OwnedValue::Insitu(v)))
+                .collect(),
+        }
+    }
+    pub fn u64s(pmid: PmId, vals: Vec<(i32, u64)>) -> OwnedValueSet {
+        block(
+            pmid,
+            vtype::U64,
+            vals.into_iter()
+                .map(|(i, v)| (i, v.to_be_bytes().to_vec()))
+                .collect(),
+        )
+    }
+    pub fn f32s(pmid: PmId, vals: Vec<(i32, f32)>) -> OwnedValueSet {
+        block(
+            pmid,
+            vtype::FLOAT,
+            vals.into_iter()
+                .map(|(i, v)| (i, v.to_bits().to_be_bytes().to_vec()))
+                .collect(),
+        )
+    }
+    pub fn f64s(pmid: PmId, vals: Vec<(i32, f64)>) -> OwnedValueSet {
+        block(
+            pmid,
+            vtype::DOUBLE,
+            vals.into_iter()
+                .map(|(i, v)| (i, v.to_bits().to_be_bytes().to_vec()))
+                .collect(),
+        )
+    }
+    pub fn strings(pmid: PmId, vals: Vec<(i32, String)>) -> OwnedValueSet {
+        block(
+            pmid,
+            vtype::STRING,
+            vals.into_iter()
+                .map(|(i, s)| {
+                    let mut b = s.into_bytes();
+                    b.push(0);
+                    (i, b)
+                })
+                .collect(),
+        )
+    }
+    fn block(pmid: PmId, ty: i32, vals: Vec<(i32, Vec<u8>)>) -> OwnedValueSet {
+        OwnedValueSet {
+            pmid,
+            numval: vals.len() as i32,
+            valfmt: if vals.is_empty() { 0 } else { VAL_DPTR },
+            values: vals
+                .into_iter()
+                .map(|(i, data)| {
+                    (
+                        i,
+                        OwnedValue::Block {
+                            vtype: ty as u8,
+                            data,
+                        },
+                    )
+                })
+                .collect(),
+        }
+    }
+    /// A metric the source has no value for right now.
+    pub fn none(pmid: PmId) -> OwnedValueSet {
+        OwnedValueSet {
+            pmid,
+            numval: 0,
+            valfmt: 0,
+            values: Vec::new(),
+        }
+    }
+}

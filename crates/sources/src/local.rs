@@ -1,0 +1,1188 @@
+//! This machine's metrics, read from `/proc` and `/sys` as PCP's Linux agent (domain
+//! 60) exports them: same names, PMIDs, types, semantics, units and instance domains.
+
+use crate::vs;
+use crate::{now, Metric, MetricSource, SourceError};
+use archive_format::codec::result::OwnedValueSet;
+use archive_format::types::{sem, vtype, Desc, InDom, PmId, Timestamp, Units};
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+const NONE: Units = Units(0);
+const COUNT: Units = Units(0x0010_0000);
+const MSEC: Units = Units(0x0100_2000);
+const SEC: Units = Units(0x0100_3000);
+const BYTE: Units = Units(0x1000_0000);
+const KBYTE: Units = Units(0x1001_0000);
+
+/// Instance domains of the Linux agent.
+pub const CPU_INDOM: InDom = InDom(60 << 22);
+pub const DISK_INDOM: InDom = InDom((60 << 22) | 1);
+pub const LOAD_INDOM: InDom = InDom((60 << 22) | 2);
+pub const NET_INDOM: InDom = InDom((60 << 22) | 3);
+
+#[derive(Clone, Copy)]
+enum Src {
+    Load,
+    NThreads,
+    Stat(&'static str, usize),
+    StatCpu(usize),
+    PerCpu(usize),
+    StatKey(&'static str),
+    NCpu,
+    Mem(&'static str),
+    MemUsed,
+    Swap(&'static str),
+    SwapUsed,
+    Vmstat(&'static str),
+    Disk(usize, u64),
+    DiskAll(usize, u64),
+    NDisk,
+    Net(usize),
+    Uname(&'static str),
+    Uptime,
+    NProcs,
+}
+
+struct Def {
+    name: &'static str,
+    pmid: (u32, u32, u32),
+    ty: i32,
+    indom: InDom,
+    sem: i32,
+    units: Units,
+    help: &'static str,
+    src: Src,
+}
+
+macro_rules! def {
+    ($n:expr, $c:expr, $i:expr, $ty:expr, $indom:expr, $sem:expr, $u:expr, $src:expr, $help:expr) => {
+        Def {
+            name: $n,
+            pmid: (60, $c, $i),
+            ty: $ty,
+            indom: $indom,
+            sem: $sem,
+            units: $u,
+            help: $help,
+            src: $src,
+        }
+    };
+}
+
+const N: InDom = InDom::NULL;
+
+fn defs() -> Vec<Def> {
+    use Src::*;
+    let (u32t, u64t) = (vtype::U32, vtype::U64);
+    let (c, i, d) = (sem::COUNTER, sem::INSTANT, sem::DISCRETE);
+    vec![
+        def!(
+            "hinv.ncpu",
+            0,
+            32,
+            u32t,
+            N,
+            d,
+            NONE,
+            NCpu,
+            "number of CPUs in the system"
+        ),
+        def!(
+            "hinv.ndisk",
+            0,
+            33,
+            u32t,
+            N,
+            d,
+            NONE,
+            NDisk,
+            "number of disks in the system"
+        ),
+        def!(
+            "kernel.all.load",
+            2,
+            0,
+            vtype::FLOAT,
+            LOAD_INDOM,
+            i,
+            NONE,
+            Load,
+            "1, 5 and 15 minute load average"
+        ),
+        def!(
+            "kernel.all.nprocs",
+            2,
+            3,
+            u32t,
+            N,
+            i,
+            NONE,
+            NThreads,
+            "total number of processes (lightweight)"
+        ),
+        def!(
+            "kernel.all.cpu.user",
+            0,
+            20,
+            u64t,
+            N,
+            c,
+            MSEC,
+            StatCpu(0),
+            "total user CPU time from /proc/stat for all CPUs"
+        ),
+        def!(
+            "kernel.all.cpu.nice",
+            0,
+            21,
+            u64t,
+            N,
+            c,
+            MSEC,
+            StatCpu(1),
+            "total nice user CPU time from /proc/stat for all CPUs"
+        ),
+        def!(
+            "kernel.all.cpu.sys",
+            0,
+            22,
+            u64t,
+            N,
+            c,
+            MSEC,
+            StatCpu(2),
+            "total sys CPU time from /proc/stat for all CPUs"
+        ),
+        def!(
+            "kernel.all.cpu.idle",
+            0,
+            23,
+            u64t,
+            N,
+            c,
+            MSEC,
+            StatCpu(3),
+            "total idle CPU time from /proc/stat for all CPUs"
+        ),
+        def!(
+            "kernel.all.cpu.intr",
+            0,
+            34,
+            u64t,
+            N,
+            c,
+            MSEC,
+            StatCpu(8),
+            "total interrupt CPU time from /proc/stat for all CPUs"
+        ),
+        def!(
+            "kernel.all.cpu.wait.total",
+            0,
+            35,
+            u64t,
+            N,
+            c,
+            MSEC,
+            StatCpu(4),
+            "total wait CPU time from /proc/stat for all CPUs"
+        ),
+        def!(
+            "kernel.all.cpu.steal",
+            0,
+            55,
+            u64t,
+            N,
+            c,
+            MSEC,
+            StatCpu(7),
+            "total virtualisation CPU steal time for all CPUs"
+        ),
+        def!(
+            "kernel.percpu.cpu.user",
+            0,
+            0,
+            u64t,
+            CPU_INDOM,
+            c,
+            MSEC,
+            PerCpu(0),
+            "percpu user CPU time metric from /proc/stat"
+        ),
+        def!(
+            "kernel.percpu.cpu.nice",
+            0,
+            1,
+            u64t,
+            CPU_INDOM,
+            c,
+            MSEC,
+            PerCpu(1),
+            "percpu nice user CPU time metric from /proc/stat"
+        ),
+        def!(
+            "kernel.percpu.cpu.sys",
+            0,
+            2,
+            u64t,
+            CPU_INDOM,
+            c,
+            MSEC,
+            PerCpu(2),
+            "percpu sys CPU time metric from /proc/stat"
+        ),
+        def!(
+            "kernel.percpu.cpu.idle",
+            0,
+            3,
+            u64t,
+            CPU_INDOM,
+            c,
+            MSEC,
+            PerCpu(3),
+            "percpu idle CPU time metric from /proc/stat"
+        ),
+        def!(
+            "kernel.all.intr",
+            0,
+            12,
+            u64t,
+            N,
+            c,
+            COUNT,
+            Stat("intr", 1),
+            "intrrupt count metric from /proc/stat"
+        ),
+        def!(
+            "kernel.all.pswitch",
+            0,
+            13,
+            u64t,
+            N,
+            c,
+            COUNT,
+            StatKey("ctxt"),
+            "context switches metric from /proc/stat"
+        ),
+        def!(
+            "kernel.all.running",
+            0,
+            15,
+            u64t,
+            N,
+            i,
+            NONE,
+            StatKey("procs_running"),
+            "number of currently running processes from /proc/stat"
+        ),
+        def!(
+            "kernel.all.blocked",
+            0,
+            16,
+            u64t,
+            N,
+            i,
+            NONE,
+            StatKey("procs_blocked"),
+            "number of currently blocked processes from /proc/stat"
+        ),
+        def!(
+            "kernel.all.uptime",
+            26,
+            0,
+            u32t,
+            N,
+            i,
+            SEC,
+            Uptime,
+            "time the current kernel has been running"
+        ),
+        def!(
+            "kernel.uname.release",
+            12,
+            0,
+            vtype::STRING,
+            N,
+            d,
+            NONE,
+            Uname("osrelease"),
+            "release level of the running kernel"
+        ),
+        def!(
+            "kernel.uname.version",
+            12,
+            1,
+            vtype::STRING,
+            N,
+            d,
+            NONE,
+            Uname("version"),
+            "version level (build number) and build date of the running kernel"
+        ),
+        def!(
+            "kernel.uname.sysname",
+            12,
+            2,
+            vtype::STRING,
+            N,
+            d,
+            NONE,
+            Uname("ostype"),
+            "name of the implementation of the operating system"
+        ),
+        def!(
+            "kernel.uname.machine",
+            12,
+            3,
+            vtype::STRING,
+            N,
+            d,
+            NONE,
+            Uname("machine"),
+            "name of the hardware type the system is running on"
+        ),
+        def!(
+            "kernel.uname.nodename",
+            12,
+            4,
+            vtype::STRING,
+            N,
+            d,
+            NONE,
+            Uname("hostname"),
+            "host name of this node on the network"
+        ),
+        def!(
+            "mem.physmem",
+            1,
+            0,
+            u64t,
+            N,
+            d,
+            KBYTE,
+            Mem("MemTotal"),
+            "total system memory metric reported by /proc/meminfo"
+        ),
+        def!(
+            "mem.util.used",
+            1,
+            1,
+            u64t,
+            N,
+            i,
+            KBYTE,
+            MemUsed,
+            "used memory metric from /proc/meminfo"
+        ),
+        def!(
+            "mem.util.free",
+            1,
+            2,
+            u64t,
+            N,
+            i,
+            KBYTE,
+            Mem("MemFree"),
+            "free memory metric from /proc/meminfo"
+        ),
+        def!(
+            "mem.util.bufmem",
+            1,
+            4,
+            u64t,
+            N,
+            i,
+            KBYTE,
+            Mem("Buffers"),
+            "I/O buffers metric from /proc/meminfo"
+        ),
+        def!(
+            "mem.util.cached",
+            1,
+            5,
+            u64t,
+            N,
+            i,
+            KBYTE,
+            Mem("Cached"),
+            "page cache metric from /proc/meminfo"
+        ),
+        def!(
+            "mem.util.active",
+            1,
+            14,
+            u64t,
+            N,
+            i,
+            KBYTE,
+            Mem("Active"),
+            "Kbytes on the active page list (recently referenced pages)"
+        ),
+        def!(
+            "mem.util.inactive",
+            1,
+            15,
+            u64t,
+            N,
+            i,
+            KBYTE,
+            Mem("Inactive"),
+            "Kbytes on the inactive page list (candidates for discarding)"
+        ),
+        def!(
+            "mem.util.slab",
+            1,
+            25,
+            u64t,
+            N,
+            i,
+            KBYTE,
+            Mem("Slab"),
+            "Kbytes in slab memory"
+        ),
+        def!(
+            "mem.util.shmem",
+            1,
+            42,
+            u64t,
+            N,
+            i,
+            KBYTE,
+            Mem("Shmem"),
+            "Kbytes of shmem"
+        ),
+        def!(
+            "mem.util.available",
+            1,
+            58,
+            u64t,
+            N,
+            i,
+            KBYTE,
+            Mem("MemAvailable"),
+            "available memory from /proc/meminfo"
+        ),
+        def!(
+            "swap.length",
+            1,
+            6,
+            u64t,
+            N,
+            i,
+            BYTE,
+            Swap("SwapTotal"),
+            "total swap available metric from /proc/meminfo"
+        ),
+        def!(
+            "swap.used",
+            1,
+            7,
+            u64t,
+            N,
+            i,
+            BYTE,
+            SwapUsed,
+            "swap used metric from /proc/meminfo"
+        ),
+        def!(
+            "swap.free",
+            1,
+            8,
+            u64t,
+            N,
+            i,
+            BYTE,
+            Swap("SwapFree"),
+            "swap free metric from /proc/meminfo"
+        ),
+        def!(
+            "swap.pagesin",
+            0,
+            8,
+            u32t,
+            N,
+            c,
+            COUNT,
+            Vmstat("pswpin"),
+            "pages read from swap devices due to demand for physical memory"
+        ),
+        def!(
+            "swap.pagesout",
+            0,
+            9,
+            u32t,
+            N,
+            c,
+            COUNT,
+            Vmstat("pswpout"),
+            "pages written to swap devices due to demand for physical memory"
+        ),
+        def!(
+            "disk.dev.read",
+            0,
+            4,
+            u64t,
+            DISK_INDOM,
+            c,
+            COUNT,
+            Disk(3, 1),
+            "per-disk read operations"
+        ),
+        def!(
+            "disk.dev.write",
+            0,
+            5,
+            u64t,
+            DISK_INDOM,
+            c,
+            COUNT,
+            Disk(7, 1),
+            "per-disk write operations"
+        ),
+        def!(
+            "disk.dev.read_bytes",
+            0,
+            38,
+            u32t,
+            DISK_INDOM,
+            c,
+            KBYTE,
+            Disk(5, 2),
+            "per-disk count of bytes read"
+        ),
+        def!(
+            "disk.dev.write_bytes",
+            0,
+            39,
+            u32t,
+            DISK_INDOM,
+            c,
+            KBYTE,
+            Disk(9, 2),
+            "per-disk count of bytes written"
+        ),
+        def!(
+            "disk.dev.avactive",
+            0,
+            46,
+            u32t,
+            DISK_INDOM,
+            c,
+            MSEC,
+            Disk(12, 1),
+            "per-disk count of active time"
+        ),
+        def!(
+            "disk.all.read",
+            0,
+            24,
+            u64t,
+            N,
+            c,
+            COUNT,
+            DiskAll(0, 1),
+            "total read operations, summed for all disks"
+        ),
+        def!(
+            "disk.all.write",
+            0,
+            25,
+            u64t,
+            N,
+            c,
+            COUNT,
+            DiskAll(4, 1),
+            "total write operations, summed for all disks"
+        ),
+        def!(
+            "disk.all.read_bytes",
+            0,
+            41,
+            u32t,
+            N,
+            c,
+            KBYTE,
+            DiskAll(2, 2),
+            "count of bytes read for all disk devices"
+        ),
+        def!(
+            "disk.all.write_bytes",
+            0,
+            42,
+            u32t,
+            N,
+            c,
+            KBYTE,
+            DiskAll(6, 2),
+            "count of bytes written for all disk devices"
+        ),
+        def!(
+            "network.interface.in.bytes",
+            3,
+            0,
+            u64t,
+            NET_INDOM,
+            c,
+            BYTE,
+            Net(0),
+            "network recv read bytes from /proc/net/dev per network interface"
+        ),
+        def!(
+            "network.interface.in.packets",
+            3,
+            1,
+            u64t,
+            NET_INDOM,
+            c,
+            COUNT,
+            Net(1),
+            "network recv read packets from /proc/net/dev per network interface"
+        ),
+        def!(
+            "network.interface.in.errors",
+            3,
+            2,
+            u64t,
+            NET_INDOM,
+            c,
+            COUNT,
+            Net(2),
+            "network recv read errors from /proc/net/dev per network interface"
+        ),
+        def!(
+            "network.interface.in.drops",
+            3,
+            3,
+            u64t,
+            NET_INDOM,
+            c,
+            COUNT,
+            Net(3),
+            "network recv read drops from /proc/net/dev per network interface"
+        ),
+        def!(
+            "network.interface.out.bytes",
+            3,
+            8,
+            u64t,
+            NET_INDOM,
+            c,
+            BYTE,
+            Net(8),
+            "network send bytes from /proc/net/dev per network interface"
+        ),
+        def!(
+            "network.interface.out.packets",
+            3,
+            9,
+            u64t,
+            NET_INDOM,
+            c,
+            COUNT,
+            Net(9),
+            "network send packets from /proc/net/dev per network interface"
+        ),
+        def!(
+            "network.interface.out.errors",
+            3,
+            10,
+            u64t,
+            NET_INDOM,
+            c,
+            COUNT,
+            Net(10),
+            "network send errors from /proc/net/dev per network interface"
+        ),
+        def!(
+            "network.interface.out.drops",
+            3,
+            11,
+            u64t,
+            NET_INDOM,
+            c,
+            COUNT,
+            Net(11),
+            "network send drops from /proc/net/dev per network interface"
+        ),
+        Def {
+            name: "proc.nprocs",
+            pmid: (3, 8, 99),
+            ty: u32t,
+            indom: N,
+            sem: i,
+            units: NONE,
+            help: "instantaneous number of processes",
+            src: NProcs,
+        },
+    ]
+}
+
+fn table() -> &'static [(Metric, Src)] {
+    static T: OnceLock<Vec<(Metric, Src)>> = OnceLock::new();
+    T.get_or_init(|| {
+        defs()
+            .into_iter()
+            .map(|d| {
+                (
+                    Metric {
+                        name: d.name,
+                        desc: Desc {
+                            pmid: PmId::new(d.pmid.0, d.pmid.1, d.pmid.2),
+                            vtype: d.ty,
+                            indom: d.indom,
+                            sem: d.sem,
+                            units: d.units,
+                        },
+                        help: d.help,
+                    },
+                    d.src,
+                )
+            })
+            .collect()
+    })
+}
+
+/// This machine as a metric source.
+pub struct Local {
+    root: std::path::PathBuf,
+    metrics: Vec<Metric>,
+    /// Instance ids handed out so far, by domain and name (stable for the run).
+    ids: HashMap<(InDom, String), i32>,
+}
+
+impl Default for Local {
+    fn default() -> Self {
+        Local::new("/")
+    }
+}
+
+/// One fetch's view of the files it reads (each at most once).
+#[derive(Default)]
+struct Snap {
+    files: HashMap<&'static str, String>,
+}
+
+impl Snap {
+    fn get(&mut self, root: &std::path::Path, f: &'static str) -> &str {
+        self.files
+            .entry(f)
+            .or_insert_with(|| std::fs::read_to_string(root.join(f)).unwrap_or_default())
+    }
+}
+
+fn kv(text: &str, key: &str) -> Option<u64> {
+    text.lines().find_map(|l| {
+        let (k, v) = l.split_once(':').or_else(|| l.split_once(' '))?;
+        (k.trim() == key).then(|| v.split_whitespace().next()?.parse().ok())?
+    })
+}
+
+/// USER_HZ ticks to milliseconds (the kernel reports /proc/stat in 1/100 s).
+fn ticks_ms(t: u64) -> u64 {
+    t * 10
+}
+
+impl Local {
+    /// A source reading `root/proc` and `root/sys` (`/` normally; tests use a copy).
+    pub fn new(root: impl Into<std::path::PathBuf>) -> Local {
+        Local {
+            root: root.into(),
+            metrics: table().iter().map(|(m, _)| m.clone()).collect(),
+            ids: HashMap::new(),
+        }
+    }
+
+    fn id(&mut self, indom: InDom, name: &str) -> i32 {
+        let next = self.ids.keys().filter(|(d, _)| *d == indom).count() as i32;
+        *self.ids.entry((indom, name.to_string())).or_insert(next)
+    }
+
+    fn cpus(&self, snap: &mut Snap) -> Vec<(i32, Vec<u64>)> {
+        snap.get(&self.root, "proc/stat")
+            .lines()
+            .filter_map(|l| {
+                let mut w = l.split_whitespace();
+                let k = w.next()?;
+                let n: i32 = k.strip_prefix("cpu")?.parse().ok()?;
+                Some((n, w.filter_map(|x| x.parse().ok()).collect()))
+            })
+            .collect()
+    }
+
+    fn disks(&mut self, snap: &mut Snap) -> Vec<(i32, Vec<u64>)> {
+        let text = snap.get(&self.root, "proc/diskstats").to_string();
+        let mut out = Vec::new();
+        for l in text.lines() {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            if w.len() < 14 {
+                continue;
+            }
+            let name = w[2];
+            if !is_disk(name) {
+                continue;
+            }
+            let vals: Vec<u64> = w[3..].iter().map(|x| x.parse().unwrap_or(0)).collect();
+            let id = self.id(DISK_INDOM, name);
+            out.push((id, vals));
+        }
+        out
+    }
+
+    fn nets(&mut self, snap: &mut Snap) -> Vec<(i32, Vec<u64>)> {
+        let text = snap.get(&self.root, "proc/net/dev").to_string();
+        let mut out = Vec::new();
+        for l in text.lines().skip(2) {
+            let Some((name, rest)) = l.split_once(':') else {
+                continue;
+            };
+            let vals: Vec<u64> = rest
+                .split_whitespace()
+                .map(|x| x.parse().unwrap_or(0))
+                .collect();
+            let id = self.id(NET_INDOM, name.trim());
+            out.push((id, vals));
+        }
+        out
+    }
+
+    fn value(&mut self, m: &Metric, src: Src, snap: &mut Snap) -> OwnedValueSet {
+        let p = m.desc.pmid;
+        let root = self.root.clone();
+        match src {
+            Src::Load => {
+                let t = snap.get(&root, "proc/loadavg").to_string();
+                let w: Vec<f32> = t
+                    .split_whitespace()
+                    .take(3)
+                    .filter_map(|x| x.parse().ok())
+                    .collect();
+                if w.len() < 3 {
+                    return vs::none(p);
+                }
+                vs::f32s(p, vec![(1, w[0]), (5, w[1]), (15, w[2])])
+            }
+            Src::NThreads => {
+                let t = snap.get(&root, "proc/loadavg").to_string();
+                let n = t
+                    .split_whitespace()
+                    .nth(3)
+                    .and_then(|x| x.split('/').nth(1))
+                    .and_then(|x| x.parse::<u32>().ok());
+                n.map_or_else(|| vs::none(p), |n| vs::u32s(p, vec![(-1, n)]))
+            }
+            Src::StatCpu(k) => {
+                let t = snap.get(&root, "proc/stat").to_string();
+                let Some(line) = t.lines().find(|l| l.starts_with("cpu ")) else {
+                    return vs::none(p);
+                };
+                let f: Vec<u64> = line
+                    .split_whitespace()
+                    .skip(1)
+                    .filter_map(|x| x.parse().ok())
+                    .collect();
+                let v = if k == 8 {
+                    f.get(5).copied().unwrap_or(0) + f.get(6).copied().unwrap_or(0)
+                } else {
+                    f.get(k).copied().unwrap_or(0)
+                };
+                vs::u64s(p, vec![(-1, ticks_ms(v))])
+            }
+            Src::PerCpu(k) => {
+                let cpus = self.cpus(snap);
+                vs::u64s(
+                    p,
+                    cpus.into_iter()
+                        .map(|(n, f)| (n, ticks_ms(f.get(k).copied().unwrap_or(0))))
+                        .collect(),
+                )
+            }
+            Src::NCpu => {
+                let n = self.cpus(snap).len() as u32;
+                vs::u32s(p, vec![(-1, n)])
+            }
+            Src::Stat(key, idx) => {
+                let t = snap.get(&root, "proc/stat").to_string();
+                let v = t
+                    .lines()
+                    .find(|l| l.split_whitespace().next() == Some(key))
+                    .and_then(|l| l.split_whitespace().nth(idx))
+                    .and_then(|x| x.parse().ok());
+                v.map_or_else(|| vs::none(p), |v| vs::u64s(p, vec![(-1, v)]))
+            }
+            Src::StatKey(key) => {
+                let t = snap.get(&root, "proc/stat").to_string();
+                kv(&t, key).map_or_else(|| vs::none(p), |v| vs::u64s(p, vec![(-1, v)]))
+            }
+            Src::Mem(key) => {
+                let t = snap.get(&root, "proc/meminfo").to_string();
+                kv(&t, key).map_or_else(|| vs::none(p), |v| vs::u64s(p, vec![(-1, v)]))
+            }
+            Src::MemUsed => {
+                let t = snap.get(&root, "proc/meminfo").to_string();
+                match (kv(&t, "MemTotal"), kv(&t, "MemFree")) {
+                    (Some(a), Some(b)) => vs::u64s(p, vec![(-1, a.saturating_sub(b))]),
+                    _ => vs::none(p),
+                }
+            }
+            Src::Swap(key) => {
+                let t = snap.get(&root, "proc/meminfo").to_string();
+                kv(&t, key).map_or_else(|| vs::none(p), |v| vs::u64s(p, vec![(-1, v * 1024)]))
+            }
+            Src::SwapUsed => {
+                let t = snap.get(&root, "proc/meminfo").to_string();
+                match (kv(&t, "SwapTotal"), kv(&t, "SwapFree")) {
+                    (Some(a), Some(b)) => vs::u64s(p, vec![(-1, a.saturating_sub(b) * 1024)]),
+                    _ => vs::none(p),
+                }
+            }
+            Src::Vmstat(key) => {
+                let t = snap.get(&root, "proc/vmstat").to_string();
+                kv(&t, key).map_or_else(|| vs::none(p), |v| vs::u32s(p, vec![(-1, v as u32)]))
+            }
+            Src::Disk(field, div) => {
+                let disks = self.disks(snap);
+                let vals: Vec<(i32, u64)> = disks
+                    .into_iter()
+                    .map(|(id, f)| (id, f.get(field).copied().unwrap_or(0) / div))
+                    .collect();
+                if m.desc.vtype == vtype::U32 {
+                    vs::u32s(p, vals.into_iter().map(|(i, v)| (i, v as u32)).collect())
+                } else {
+                    vs::u64s(p, vals)
+                }
+            }
+            Src::DiskAll(field, div) => {
+                let total: u64 = self
+                    .disks(snap)
+                    .into_iter()
+                    .map(|(_, f)| f.get(field).copied().unwrap_or(0) / div)
+                    .sum();
+                if m.desc.vtype == vtype::U32 {
+                    vs::u32s(p, vec![(-1, total as u32)])
+                } else {
+                    vs::u64s(p, vec![(-1, total)])
+                }
+            }
+            Src::NDisk => {
+                let n = self.disks(snap).len() as u32;
+                vs::u32s(p, vec![(-1, n)])
+            }
+            Src::Net(field) => {
+                let nets = self.nets(snap);
+                vs::u64s(
+                    p,
+                    nets.into_iter()
+                        .map(|(id, f)| (id, f.get(field).copied().unwrap_or(0)))
+                        .collect(),
+                )
+            }
+            Src::Uname(key) => {
+                let v = if key == "machine" {
+                    std::env::consts::ARCH.to_string()
+                } else {
+                    let f = match key {
+                        "osrelease" => "proc/sys/kernel/osrelease",
+                        "version" => "proc/sys/kernel/version",
+                        "ostype" => "proc/sys/kernel/ostype",
+                        _ => "proc/sys/kernel/hostname",
+                    };
+                    snap.get(&root, f).trim().to_string()
+                };
+                vs::strings(p, vec![(-1, v)])
+            }
+            Src::Uptime => {
+                let t = snap.get(&root, "proc/uptime").to_string();
+                let v = t
+                    .split_whitespace()
+                    .next()
+                    .and_then(|x| x.parse::<f64>().ok())
+                    .map(|x| x as u32);
+                v.map_or_else(|| vs::none(p), |v| vs::u32s(p, vec![(-1, v)]))
+            }
+            Src::NProcs => {
+                let n = std::fs::read_dir(root.join("proc"))
+                    .map(|d| {
+                        d.filter_map(|e| e.ok())
+                            .filter(|e| {
+                                e.file_name()
+                                    .to_string_lossy()
+                                    .bytes()
+                                    .all(|b| b.is_ascii_digit())
+                            })
+                            .count()
+                    })
+                    .unwrap_or(0);
+                vs::u32s(p, vec![(-1, n as u32)])
+            }
+        }
+    }
+}
+
+/// Whole disks as the Linux agent lists them in `disk.dev` (not partitions, loop or
+/// ram devices).
+fn is_disk(name: &str) -> bool {
+    let strip = |p: &str| name.strip_prefix(p).filter(|r| !r.is_empty());
+    if let Some(r) = strip("sd")
+        .or_else(|| strip("vd"))
+        .or_else(|| strip("xvd"))
+        .or_else(|| strip("hd"))
+    {
+        return r.bytes().all(|b| b.is_ascii_lowercase());
+    }
+    if let Some(r) = strip("nvme") {
+        // nvme0n1, not nvme0n1p1
+        return r.contains('n') && !r.contains('p');
+    }
+    false
+}
+
+impl MetricSource for Local {
+    fn hostname(&self) -> String {
+        std::fs::read_to_string(self.root.join("proc/sys/kernel/hostname"))
+            .map(|s| s.trim().to_string())
+            .unwrap_or_else(|_| "localhost".into())
+    }
+
+    fn timezone(&self) -> (String, String) {
+        crate::local_timezone()
+    }
+
+    fn metrics(&self) -> &[Metric] {
+        &self.metrics
+    }
+
+    fn instances(&mut self, indom: InDom) -> Vec<(i32, String)> {
+        let mut snap = Snap::default();
+        let mut v: Vec<(i32, String)> = match indom {
+            LOAD_INDOM => vec![
+                (1, "1 minute".into()),
+                (5, "5 minute".into()),
+                (15, "15 minute".into()),
+            ],
+            CPU_INDOM => self
+                .cpus(&mut snap)
+                .into_iter()
+                .map(|(n, _)| (n, format!("cpu{n}")))
+                .collect(),
+            DISK_INDOM => {
+                let _ = self.disks(&mut snap);
+                self.ids
+                    .iter()
+                    .filter(|((d, _), _)| *d == DISK_INDOM)
+                    .map(|((_, n), i)| (*i, n.clone()))
+                    .collect()
+            }
+            NET_INDOM => {
+                let _ = self.nets(&mut snap);
+                self.ids
+                    .iter()
+                    .filter(|((d, _), _)| *d == NET_INDOM)
+                    .map(|((_, n), i)| (*i, n.clone()))
+                    .collect()
+            }
+            _ => Vec::new(),
+        };
+        v.sort_by_key(|x| x.0);
+        v
+    }
+
+    fn fetch(&mut self, pmids: &[PmId]) -> Result<(Timestamp, Vec<OwnedValueSet>), SourceError> {
+        let stamp = now();
+        let mut snap = Snap::default();
+        let mut out = Vec::with_capacity(pmids.len());
+        for p in pmids {
+            match table().iter().find(|(m, _)| m.desc.pmid == *p) {
+                Some((m, src)) => out.push(self.value(m, *src, &mut snap)),
+                None => out.push(OwnedValueSet {
+                    pmid: *p,
+                    numval: archive_format::error::PM_ERR_PMID,
+                    valfmt: 0,
+                    values: Vec::new(),
+                }),
+            }
+        }
+        Ok((stamp, out))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn disk_names_as_the_agent_lists_them() {
+        assert!(is_disk("sda") && is_disk("vdb") && is_disk("nvme0n1"));
+        assert!(!is_disk("sda1") && !is_disk("nvme0n1p2") && !is_disk("loop0") && !is_disk("dm-0"));
+    }
+
+    #[test]
+    fn reads_a_proc_tree() {
+        let dir = std::env::temp_dir().join(format!("pcp-local-test-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("proc/net")).expect("mkdir");
+        std::fs::write(dir.join("proc/loadavg"), "0.50 0.25 0.10 2/345 6789\n").expect("w");
+        std::fs::write(dir.join("proc/stat"), "cpu  10 20 30 40 5 6 7 8 0 0\ncpu0 10 20 30 40 5 6 7 8 0 0\nintr 1234 0 0\nctxt 99\nprocs_running 3\nprocs_blocked 1\n").expect("w");
+        std::fs::write(
+            dir.join("proc/meminfo"),
+            "MemTotal: 1000 kB\nMemFree: 400 kB\nSwapTotal: 10 kB\nSwapFree: 4 kB\n",
+        )
+        .expect("w");
+        std::fs::write(
+            dir.join("proc/net/dev"),
+            "h1\nh2\n  lo: 100 2 0 0 0 0 0 0 100 2 0 0 0 0 0 0\n",
+        )
+        .expect("w");
+        std::fs::write(
+            dir.join("proc/diskstats"),
+            "   8 0 sda 5 0 80 0 6 0 40 0 0 9 0\n   8 1 sda1 1 0 2 0 1 0 2 0 0 1 0\n",
+        )
+        .expect("w");
+        let mut l = Local::new(&dir);
+        let want = |name: &str| l.lookup(name).expect("known")[0].desc.pmid;
+        let pmids = [
+            want("kernel.all.load"),
+            want("kernel.all.cpu.sys"),
+            want("mem.util.used"),
+            want("swap.used"),
+            want("disk.dev.read_bytes"),
+            want("network.interface.in.bytes"),
+            want("kernel.all.intr"),
+        ];
+        let (_, sets) = l.fetch(&pmids).expect("fetch");
+        assert_eq!(sets[0].values.len(), 3);
+        assert_eq!(
+            sets[1].values[0].1.as_value(),
+            archive_format::Value::Block {
+                vtype: vtype::U64 as u8,
+                data: &300u64.to_be_bytes()
+            }
+        );
+        assert_eq!(
+            sets[2].values[0].1.as_value(),
+            archive_format::Value::Block {
+                vtype: vtype::U64 as u8,
+                data: &600u64.to_be_bytes()
+            }
+        );
+        assert_eq!(
+            sets[3].values[0].1.as_value(),
+            archive_format::Value::Block {
+                vtype: vtype::U64 as u8,
+                data: &(6u64 * 1024).to_be_bytes()
+            }
+        );
+        assert_eq!(
+            sets[4].values,
+            vec![(0, archive_format::codec::result::OwnedValue::Insitu(40))]
+        );
+        assert_eq!(sets[5].numval, 1);
+        assert_eq!(
+            sets[6].values[0].1.as_value(),
+            archive_format::Value::Block {
+                vtype: vtype::U64 as u8,
+                data: &1234u64.to_be_bytes()
+            }
+        );
+        assert_eq!(l.instances(DISK_INDOM), vec![(0, "sda".to_string())]);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

@@ -1,0 +1,327 @@
+//! A deterministic metric source: every value type, a changing instance domain, help
+//! text and event records of both resolutions, with the sample agent's names and
+//! PMIDs (domain 29). Values depend only on the fetch count, so two recordings of the
+//! same configuration hold the same values.
+
+use crate::vs;
+use crate::{now, Metric, MetricSource, SourceError};
+use archive_format::codec::event::EventArrayBuilder;
+use archive_format::codec::result::{OwnedValue, OwnedValueSet, VAL_DPTR};
+use archive_format::types::{sem, vtype, Desc, InDom, PmId, Timestamp, Units};
+
+pub const COLOUR_INDOM: InDom = InDom((29 << 22) | 1);
+pub const BIN_INDOM: InDom = InDom((29 << 22) | 2);
+pub const EVENT_INDOM: InDom = InDom((29 << 22) | 10);
+
+const fn pmid(item: u32) -> PmId {
+    PmId((29 << 22) | item)
+}
+
+const EVENT_TYPE: PmId = pmid(127);
+const EVENT_STRING: PmId = pmid(134);
+
+fn metric(
+    name: &'static str,
+    item: u32,
+    ty: i32,
+    indom: InDom,
+    sm: i32,
+    units: Units,
+    help: &'static str,
+) -> Metric {
+    Metric {
+        name,
+        desc: Desc {
+            pmid: pmid(item),
+            vtype: ty,
+            indom,
+            sem: sm,
+            units,
+        },
+        help,
+    }
+}
+
+/// The sample source.
+pub struct Sample {
+    metrics: Vec<Metric>,
+    /// Fetches so far.
+    n: u64,
+    host: String,
+}
+
+impl Default for Sample {
+    fn default() -> Self {
+        Sample::new()
+    }
+}
+
+impl Sample {
+    pub fn new() -> Sample {
+        let n = InDom::NULL;
+        let (i, d, c) = (sem::INSTANT, sem::DISCRETE, sem::COUNTER);
+        let none = Units(0);
+        Sample {
+            metrics: vec![
+                metric(
+                    "sample.seconds",
+                    2,
+                    vtype::U32,
+                    n,
+                    c,
+                    Units(0x0100_3000),
+                    "elapsed time (seconds)",
+                ),
+                metric(
+                    "sample.colour",
+                    5,
+                    vtype::I32,
+                    COLOUR_INDOM,
+                    i,
+                    none,
+                    "Metrics with a \"saw-tooth\" trend over time",
+                ),
+                metric(
+                    "sample.bin",
+                    6,
+                    vtype::I32,
+                    BIN_INDOM,
+                    i,
+                    none,
+                    "Several constant instances, some come and go",
+                ),
+                metric(
+                    "sample.long.one",
+                    10,
+                    vtype::I32,
+                    n,
+                    i,
+                    none,
+                    "1 as a 32-bit integer",
+                ),
+                metric(
+                    "sample.float.million",
+                    18,
+                    vtype::FLOAT,
+                    n,
+                    i,
+                    none,
+                    "1000000 as a float",
+                ),
+                metric(
+                    "sample.longlong.million",
+                    23,
+                    vtype::I64,
+                    n,
+                    i,
+                    none,
+                    "1000000 as a 64-bit integer",
+                ),
+                metric(
+                    "sample.double.million",
+                    28,
+                    vtype::DOUBLE,
+                    n,
+                    i,
+                    none,
+                    "1000000 as a double",
+                ),
+                metric(
+                    "sample.string.hullo",
+                    31,
+                    vtype::STRING,
+                    n,
+                    d,
+                    none,
+                    "K&R have a lot to answer for",
+                ),
+                metric(
+                    "sample.aggregate.hullo",
+                    34,
+                    vtype::AGGREGATE,
+                    n,
+                    i,
+                    none,
+                    "aggregate value",
+                ),
+                metric(
+                    "sample.ulong.million",
+                    96,
+                    vtype::U32,
+                    n,
+                    i,
+                    none,
+                    "1000000 as a 32-bit unsigned integer",
+                ),
+                metric(
+                    "sample.ulonglong.million",
+                    101,
+                    vtype::U64,
+                    n,
+                    i,
+                    none,
+                    "1000000 as a 64-bit unsigned integer",
+                ),
+                metric(
+                    "sample.event.type",
+                    127,
+                    vtype::I32,
+                    n,
+                    i,
+                    none,
+                    "event type parameter",
+                ),
+                metric(
+                    "sample.event.param_string",
+                    134,
+                    vtype::STRING,
+                    n,
+                    i,
+                    none,
+                    "string event parameter",
+                ),
+                metric(
+                    "sample.event.records",
+                    136,
+                    vtype::EVENT,
+                    EVENT_INDOM,
+                    i,
+                    none,
+                    "dummy event records",
+                ),
+                metric(
+                    "sample.event.highres_records",
+                    139,
+                    vtype::HIGHRES_EVENT,
+                    EVENT_INDOM,
+                    i,
+                    none,
+                    "dummy high resolution event records",
+                ),
+            ],
+            n: 0,
+            host: "sample".into(),
+        }
+    }
+
+    fn bins(&self) -> Vec<(i32, String)> {
+        // nine bins, one of them missing in turn: the instance domain changes
+        let gone = (self.n % 9) as i32;
+        (1..=9)
+            .filter(|k| *k != gone + 1)
+            .map(|k| (k * 100, format!("bin-{}", k * 100)))
+            .collect()
+    }
+
+    fn events(&self, highres: bool, stamp: Timestamp, inst: i32) -> OwnedValue {
+        let mut b = EventArrayBuilder::new(highres);
+        let k = (self.n % 3) as i32 + 1;
+        for r in 0..k {
+            let t = Timestamp::new(stamp.sec - (k - r) as i64, stamp.nsec);
+            b.add_record(t, 1);
+            b.add_param(EVENT_TYPE, vtype::I32 as u8, &(r + inst).to_be_bytes());
+            if r == 0 {
+                let s = format!("fetch #{}", self.n);
+                let mut bytes = s.into_bytes();
+                bytes.push(0);
+                b.add_param(EVENT_STRING, vtype::STRING as u8, &bytes);
+            }
+        }
+        if self.n % 4 == 3 {
+            b.add_missed(stamp, 2);
+        }
+        OwnedValue::Block {
+            vtype: if highres {
+                vtype::HIGHRES_EVENT
+            } else {
+                vtype::EVENT
+            } as u8,
+            data: b.finish(),
+        }
+    }
+}
+
+impl MetricSource for Sample {
+    fn hostname(&self) -> String {
+        self.host.clone()
+    }
+    fn timezone(&self) -> (String, String) {
+        ("UTC".into(), ":Etc/UTC".into())
+    }
+    fn metrics(&self) -> &[Metric] {
+        &self.metrics
+    }
+    fn instances(&mut self, indom: InDom) -> Vec<(i32, String)> {
+        match indom {
+            COLOUR_INDOM => vec![(0, "red".into()), (1, "green".into()), (2, "blue".into())],
+            BIN_INDOM => self.bins(),
+            EVENT_INDOM => vec![(0, "fungus".into()), (1, "bogus".into())],
+            _ => Vec::new(),
+        }
+    }
+    fn fetch(&mut self, pmids: &[PmId]) -> Result<(Timestamp, Vec<OwnedValueSet>), SourceError> {
+        let stamp = now();
+        let n = self.n;
+        let mut out = Vec::with_capacity(pmids.len());
+        for &p in pmids {
+            let set = match p.0 & 0x3ff {
+                2 => vs::u32s(p, vec![(-1, n as u32)]),
+                5 => vs::u32s(
+                    p,
+                    (0..3)
+                        .map(|i| (i, (100 * (i + 1) + (n % 100) as i32) as u32))
+                        .collect(),
+                ),
+                6 => vs::u32s(
+                    p,
+                    self.bins()
+                        .into_iter()
+                        .map(|(i, _)| (i, i as u32))
+                        .collect(),
+                ),
+                10 => vs::u32s(p, vec![(-1, 1)]),
+                18 => vs::f32s(p, vec![(-1, 1e6)]),
+                23 => OwnedValueSet {
+                    pmid: p,
+                    numval: 1,
+                    valfmt: VAL_DPTR,
+                    values: vec![(
+                        -1,
+                        OwnedValue::Block {
+                            vtype: vtype::I64 as u8,
+                            data: 1_000_000i64.to_be_bytes().to_vec(),
+                        },
+                    )],
+                },
+                28 => vs::f64s(p, vec![(-1, 1e6)]),
+                31 => vs::strings(p, vec![(-1, "hullo world!".into())]),
+                34 => OwnedValueSet {
+                    pmid: p,
+                    numval: 1,
+                    valfmt: VAL_DPTR,
+                    values: vec![(
+                        -1,
+                        OwnedValue::Block {
+                            vtype: vtype::AGGREGATE as u8,
+                            data: b"hullo world!".to_vec(),
+                        },
+                    )],
+                },
+                96 => vs::u32s(p, vec![(-1, 1_000_000)]),
+                101 => vs::u64s(p, vec![(-1, 1_000_000)]),
+                136 | 139 => OwnedValueSet {
+                    pmid: p,
+                    numval: 2,
+                    valfmt: VAL_DPTR,
+                    values: (0..2)
+                        .map(|i| (i, self.events(p.0 & 0x3ff == 139, stamp, i)))
+                        .collect(),
+                },
+                _ => vs::none(p),
+            };
+            out.push(set);
+        }
+        self.n += 1;
+        Ok((stamp, out))
+    }
+}
