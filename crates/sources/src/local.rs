@@ -525,7 +525,7 @@ fn defs() -> Vec<Def> {
             DISK_INDOM,
             c,
             COUNT,
-            Disk(3, 1),
+            Disk(0, 1),
             "per-disk read operations"
         ),
         def!(
@@ -536,7 +536,7 @@ fn defs() -> Vec<Def> {
             DISK_INDOM,
             c,
             COUNT,
-            Disk(7, 1),
+            Disk(4, 1),
             "per-disk write operations"
         ),
         def!(
@@ -547,7 +547,7 @@ fn defs() -> Vec<Def> {
             DISK_INDOM,
             c,
             KBYTE,
-            Disk(5, 2),
+            Disk(2, 2),
             "per-disk count of bytes read"
         ),
         def!(
@@ -558,7 +558,7 @@ fn defs() -> Vec<Def> {
             DISK_INDOM,
             c,
             KBYTE,
-            Disk(9, 2),
+            Disk(6, 2),
             "per-disk count of bytes written"
         ),
         def!(
@@ -569,7 +569,7 @@ fn defs() -> Vec<Def> {
             DISK_INDOM,
             c,
             MSEC,
-            Disk(12, 1),
+            Disk(9, 1),
             "per-disk count of active time"
         ),
         def!(
