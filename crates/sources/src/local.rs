@@ -290,7 +290,7 @@ fn defs() -> Vec<Def> {
             "kernel.all.uptime",
             26,
             0,
-            u32t,
+            vtype::DOUBLE,
             N,
             i,
             SEC,
@@ -543,7 +543,7 @@ fn defs() -> Vec<Def> {
             "disk.dev.read_bytes",
             0,
             38,
-            u32t,
+            u64t,
             DISK_INDOM,
             c,
             KBYTE,
@@ -554,7 +554,7 @@ fn defs() -> Vec<Def> {
             "disk.dev.write_bytes",
             0,
             39,
-            u32t,
+            u64t,
             DISK_INDOM,
             c,
             KBYTE,
@@ -598,7 +598,7 @@ fn defs() -> Vec<Def> {
             "disk.all.read_bytes",
             0,
             41,
-            u32t,
+            u64t,
             N,
             c,
             KBYTE,
@@ -609,7 +609,7 @@ fn defs() -> Vec<Def> {
             "disk.all.write_bytes",
             0,
             42,
-            u32t,
+            u64t,
             N,
             c,
             KBYTE,
@@ -995,9 +995,8 @@ impl Local {
                 let v = t
                     .split_whitespace()
                     .next()
-                    .and_then(|x| x.parse::<f64>().ok())
-                    .map(|x| x as u32);
-                v.map_or_else(|| vs::none(p), |v| vs::u32s(p, vec![(-1, v)]))
+                    .and_then(|x| x.parse::<f64>().ok());
+                v.map_or_else(|| vs::none(p), |v| vs::f64s(p, vec![(-1, v)]))
             }
             Src::NProcs => {
                 let n = std::fs::read_dir(root.join("proc"))
@@ -1171,8 +1170,11 @@ mod tests {
             }
         );
         assert_eq!(
-            sets[4].values,
-            vec![(0, archive_format::codec::result::OwnedValue::Insitu(40))]
+            sets[4].values[0].1.as_value(),
+            archive_format::Value::Block {
+                vtype: vtype::U64 as u8,
+                data: &40u64.to_be_bytes()
+            }
         );
         assert_eq!(sets[5].numval, 1);
         assert_eq!(

@@ -1,0 +1,181 @@
+//! The local source against PCP's own Linux agent, through the reference pmcd: the
+//! same descriptors (`pminfo -d -m`), the same instance names, and the same values for
+//! metrics that do not move (`pminfo -f`). Skips with a message where pmcd is not
+//! running, and fails instead when REQUIRE_REFERENCE is set (CI starts pmcd).
+
+use archive_format::types::{sem, vtype};
+use sources::local::Local;
+use sources::MetricSource;
+use std::collections::BTreeMap;
+use std::process::Command;
+
+fn pminfo(args: &[&str]) -> Option<String> {
+    let out = Command::new("pminfo").args(args).output().ok()?;
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+fn reference_up() -> bool {
+    let up = pminfo(&["pmcd.version"]).is_some();
+    if !up {
+        assert!(
+            std::env::var_os("REQUIRE_REFERENCE").is_none(),
+            "REQUIRE_REFERENCE is set but the reference pmcd does not answer"
+        );
+        eprintln!("skipping: the reference pmcd is not running (scripts/start-pmcd.sh)");
+    }
+    up
+}
+
+/// `name -> "PMID: ... / Data Type ... / Semantics ..."` from `pminfo -d -m`.
+fn reference_descs(names: &[&str]) -> BTreeMap<String, String> {
+    let mut args = vec!["-d", "-m"];
+    args.extend_from_slice(names);
+    let text = pminfo(&args).unwrap_or_default();
+    let mut out = BTreeMap::new();
+    for block in text.split("\n\n") {
+        let block = block.trim();
+        let Some((first, rest)) = block.split_once('\n') else {
+            continue;
+        };
+        let Some((name, pmid)) = first.split_once(' ') else {
+            continue;
+        };
+        let rest: Vec<&str> = rest.lines().map(str::trim).collect();
+        out.insert(name.to_string(), format!("{pmid} | {}", rest.join(" | ")));
+    }
+    out
+}
+
+fn ours(m: &sources::Metric) -> String {
+    let d = &m.desc;
+    let indom = if d.indom.is_null() {
+        "PM_INDOM_NULL 0xffffffff".to_string()
+    } else {
+        format!("{} 0x{:x}", d.indom, d.indom.0)
+    };
+    let units = d.units.to_string();
+    format!(
+        "PMID: {} | Data Type: {}  InDom: {indom} | Semantics: {}  Units: {}",
+        d.pmid,
+        vtype::long_name(d.vtype).unwrap_or("?"),
+        sem::name(d.sem).unwrap_or("?"),
+        if units.is_empty() { "none" } else { &units }
+    )
+}
+
+#[test]
+fn descriptors_match_the_linux_agent() {
+    if !reference_up() {
+        return;
+    }
+    let local = Local::default();
+    let names: Vec<&str> = local.metrics().iter().map(|m| m.name).collect();
+    let theirs = reference_descs(&names);
+    let mut diffs = Vec::new();
+    for m in local.metrics() {
+        match theirs.get(m.name) {
+            Some(t) if *t == ours(m) => {}
+            Some(t) => diffs.push(format!("{}: ours {} / theirs {t}", m.name, ours(m))),
+            None => diffs.push(format!("{}: not known to the reference", m.name)),
+        }
+    }
+    assert!(diffs.is_empty(), "{}", diffs.join("\n"));
+}
+
+/// `(instance name, value text)` per metric from `pminfo -f`.
+fn reference_values(names: &[&str]) -> BTreeMap<String, Vec<(String, String)>> {
+    let mut args = vec!["-f"];
+    args.extend_from_slice(names);
+    let text = pminfo(&args).unwrap_or_default();
+    let mut out: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
+    let mut cur = String::new();
+    for l in text.lines() {
+        if l.is_empty() {
+            continue;
+        }
+        if !l.starts_with(' ') {
+            cur = l.trim().to_string();
+            continue;
+        }
+        let l = l.trim();
+        if let Some(rest) = l.strip_prefix("inst [") {
+            let name = rest.split('"').nth(1).unwrap_or("").to_string();
+            let value = rest
+                .rsplit_once("value ")
+                .map(|x| x.1)
+                .unwrap_or("")
+                .to_string();
+            out.entry(cur.clone()).or_default().push((name, value));
+        } else if let Some(v) = l.strip_prefix("value ") {
+            out.entry(cur.clone())
+                .or_default()
+                .push((String::new(), v.to_string()));
+        }
+    }
+    out
+}
+
+#[test]
+fn instances_and_steady_values_match_the_linux_agent() {
+    if !reference_up() {
+        return;
+    }
+    let mut local = Local::default();
+    let indomed = [
+        "kernel.all.load",
+        "kernel.percpu.cpu.user",
+        "disk.dev.read",
+        "network.interface.in.bytes",
+    ];
+    let steady = [
+        "hinv.ncpu",
+        "hinv.ndisk",
+        "mem.physmem",
+        "kernel.uname.release",
+        "kernel.uname.sysname",
+        "kernel.uname.machine",
+    ];
+    let mut all: Vec<&str> = indomed.to_vec();
+    all.extend(steady);
+    let theirs = reference_values(&all);
+    for name in indomed {
+        let m = local.lookup(name).expect("ours")[0].clone();
+        let mut want: Vec<String> = theirs
+            .get(name)
+            .map(|v| v.iter().map(|x| x.0.clone()).collect())
+            .unwrap_or_default();
+        let mut got: Vec<String> = local
+            .instances(m.desc.indom)
+            .into_iter()
+            .map(|(_, n)| n)
+            .collect();
+        want.sort();
+        got.sort();
+        // interfaces can come and go between the two reads; everything else must match
+        if name.starts_with("network") {
+            assert!(
+                want.iter().all(|w| got.contains(w)),
+                "{name}: ours {got:?} theirs {want:?}"
+            );
+        } else {
+            assert_eq!(got, want, "{name}");
+        }
+    }
+    let pmids: Vec<_> = steady
+        .iter()
+        .map(|n| local.lookup(n).expect("ours")[0].desc.pmid)
+        .collect();
+    let (_, sets) = local.fetch(&pmids).expect("fetch");
+    for (name, set) in steady.iter().zip(&sets) {
+        let m = local.lookup(name).expect("ours")[0].clone();
+        let text = archive_format::format::format_value(
+            m.desc.vtype,
+            set.valfmt,
+            &set.values[0].1.as_value(),
+        );
+        let want = &theirs.get(*name).expect("reference value")[0].1;
+        assert_eq!(&text, want, "{name}");
+    }
+}
