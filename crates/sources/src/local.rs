@@ -748,6 +748,9 @@ pub struct Local {
     metrics: Vec<Metric>,
     /// Instance ids handed out so far, by domain and name (stable for the run).
     ids: HashMap<(InDom, String), i32>,
+    /// Instances seen by the last fetch, per domain (so that asking for an
+    /// instance domain right after a fetch reads nothing again).
+    seen: HashMap<InDom, Vec<(i32, String)>>,
 }
 
 impl Default for Local {
@@ -760,21 +763,35 @@ impl Default for Local {
 #[derive(Default)]
 struct Snap {
     files: HashMap<&'static str, String>,
+    /// `key value` files (meminfo, vmstat, stat) parsed once.
+    maps: HashMap<&'static str, HashMap<String, u64>>,
 }
 
 impl Snap {
+    /// The first number after each key of a `key: value` or `key value` file.
+    fn kv(&mut self, root: &std::path::Path, f: &'static str, key: &str) -> Option<u64> {
+        if !self.maps.contains_key(f) {
+            let text = self.get(root, f).to_string();
+            let m: HashMap<String, u64> = text
+                .lines()
+                .filter_map(|l| {
+                    let (k, v) = l.split_once(':').or_else(|| l.split_once(' '))?;
+                    Some((
+                        k.trim().to_string(),
+                        v.split_whitespace().next()?.parse().ok()?,
+                    ))
+                })
+                .collect();
+            self.maps.insert(f, m);
+        }
+        self.maps.get(f)?.get(key).copied()
+    }
+
     fn get(&mut self, root: &std::path::Path, f: &'static str) -> &str {
         self.files
             .entry(f)
             .or_insert_with(|| std::fs::read_to_string(root.join(f)).unwrap_or_default())
     }
-}
-
-fn kv(text: &str, key: &str) -> Option<u64> {
-    text.lines().find_map(|l| {
-        let (k, v) = l.split_once(':').or_else(|| l.split_once(' '))?;
-        (k.trim() == key).then(|| v.split_whitespace().next()?.parse().ok())?
-    })
 }
 
 /// USER_HZ ticks to milliseconds (the kernel reports /proc/stat in 1/100 s).
@@ -789,6 +806,7 @@ impl Local {
             root: root.into(),
             metrics: table().iter().map(|(m, _)| m.clone()).collect(),
             ids: HashMap::new(),
+            seen: HashMap::new(),
         }
     }
 
@@ -797,8 +815,9 @@ impl Local {
         *self.ids.entry((indom, name.to_string())).or_insert(next)
     }
 
-    fn cpus(&self, snap: &mut Snap) -> Vec<(i32, Vec<u64>)> {
-        snap.get(&self.root, "proc/stat")
+    fn cpus(&mut self, snap: &mut Snap) -> Vec<(i32, Vec<u64>)> {
+        let v: Vec<(i32, Vec<u64>)> = snap
+            .get(&self.root, "proc/stat")
             .lines()
             .filter_map(|l| {
                 let mut w = l.split_whitespace();
@@ -806,12 +825,18 @@ impl Local {
                 let n: i32 = k.strip_prefix("cpu")?.parse().ok()?;
                 Some((n, w.filter_map(|x| x.parse().ok()).collect()))
             })
-            .collect()
+            .collect();
+        self.seen.insert(
+            CPU_INDOM,
+            v.iter().map(|(n, _)| (*n, format!("cpu{n}"))).collect(),
+        );
+        v
     }
 
     fn disks(&mut self, snap: &mut Snap) -> Vec<(i32, Vec<u64>)> {
         let text = snap.get(&self.root, "proc/diskstats").to_string();
         let mut out = Vec::new();
+        let mut names = Vec::new();
         for l in text.lines() {
             let w: Vec<&str> = l.split_whitespace().collect();
             if w.len() < 14 {
@@ -823,14 +848,17 @@ impl Local {
             }
             let vals: Vec<u64> = w[3..].iter().map(|x| x.parse().unwrap_or(0)).collect();
             let id = self.id(DISK_INDOM, name);
+            names.push((id, name.to_string()));
             out.push((id, vals));
         }
+        self.seen.insert(DISK_INDOM, names);
         out
     }
 
     fn nets(&mut self, snap: &mut Snap) -> Vec<(i32, Vec<u64>)> {
         let text = snap.get(&self.root, "proc/net/dev").to_string();
         let mut out = Vec::new();
+        let mut names = Vec::new();
         for l in text.lines().skip(2) {
             let Some((name, rest)) = l.split_once(':') else {
                 continue;
@@ -840,8 +868,10 @@ impl Local {
                 .map(|x| x.parse().unwrap_or(0))
                 .collect();
             let id = self.id(NET_INDOM, name.trim());
+            names.push((id, name.trim().to_string()));
             out.push((id, vals));
         }
+        self.seen.insert(NET_INDOM, names);
         out
     }
 
@@ -909,36 +939,36 @@ impl Local {
                     .and_then(|x| x.parse().ok());
                 v.map_or_else(|| vs::none(p), |v| vs::u64s(p, vec![(-1, v)]))
             }
-            Src::StatKey(key) => {
-                let t = snap.get(&root, "proc/stat").to_string();
-                kv(&t, key).map_or_else(|| vs::none(p), |v| vs::u64s(p, vec![(-1, v)]))
-            }
-            Src::Mem(key) => {
-                let t = snap.get(&root, "proc/meminfo").to_string();
-                kv(&t, key).map_or_else(|| vs::none(p), |v| vs::u64s(p, vec![(-1, v)]))
-            }
+            Src::StatKey(key) => snap
+                .kv(&root, "proc/stat", key)
+                .map_or_else(|| vs::none(p), |v| vs::u64s(p, vec![(-1, v)])),
+            Src::Mem(key) => snap
+                .kv(&root, "proc/meminfo", key)
+                .map_or_else(|| vs::none(p), |v| vs::u64s(p, vec![(-1, v)])),
             Src::MemUsed => {
-                let t = snap.get(&root, "proc/meminfo").to_string();
-                match (kv(&t, "MemTotal"), kv(&t, "MemFree")) {
+                match (
+                    snap.kv(&root, "proc/meminfo", "MemTotal"),
+                    snap.kv(&root, "proc/meminfo", "MemFree"),
+                ) {
                     (Some(a), Some(b)) => vs::u64s(p, vec![(-1, a.saturating_sub(b))]),
                     _ => vs::none(p),
                 }
             }
-            Src::Swap(key) => {
-                let t = snap.get(&root, "proc/meminfo").to_string();
-                kv(&t, key).map_or_else(|| vs::none(p), |v| vs::u64s(p, vec![(-1, v * 1024)]))
-            }
+            Src::Swap(key) => snap
+                .kv(&root, "proc/meminfo", key)
+                .map_or_else(|| vs::none(p), |v| vs::u64s(p, vec![(-1, v * 1024)])),
             Src::SwapUsed => {
-                let t = snap.get(&root, "proc/meminfo").to_string();
-                match (kv(&t, "SwapTotal"), kv(&t, "SwapFree")) {
+                match (
+                    snap.kv(&root, "proc/meminfo", "SwapTotal"),
+                    snap.kv(&root, "proc/meminfo", "SwapFree"),
+                ) {
                     (Some(a), Some(b)) => vs::u64s(p, vec![(-1, a.saturating_sub(b) * 1024)]),
                     _ => vs::none(p),
                 }
             }
-            Src::Vmstat(key) => {
-                let t = snap.get(&root, "proc/vmstat").to_string();
-                kv(&t, key).map_or_else(|| vs::none(p), |v| vs::u32s(p, vec![(-1, v as u32)]))
-            }
+            Src::Vmstat(key) => snap
+                .kv(&root, "proc/vmstat", key)
+                .map_or_else(|| vs::none(p), |v| vs::u32s(p, vec![(-1, v as u32)])),
             Src::Disk(field, div) => {
                 let disks = self.disks(snap);
                 let vals: Vec<(i32, u64)> = disks
@@ -1051,6 +1081,11 @@ impl MetricSource for Local {
     }
 
     fn instances(&mut self, indom: InDom) -> Vec<(i32, String)> {
+        if let Some(v) = self.seen.get(&indom) {
+            let mut v = v.clone();
+            v.sort_by_key(|x| x.0);
+            return v;
+        }
         let mut snap = Snap::default();
         let mut v: Vec<(i32, String)> = match indom {
             LOAD_INDOM => vec![
