@@ -451,9 +451,11 @@ fn plan(
             }
         }
     }
-    // metrics turned off later are dropped from their timers
+    // metrics turned off later are dropped from their timers; pmcd's fetch (and so
+    // the reference's records) hold a group's metrics in reverse configuration order
     for (_, pmids, _) in &mut by_every {
         pmids.retain(|p| states.get(p).is_some_and(|s| s.on));
+        pmids.reverse();
     }
     let start = Instant::now();
     let tasks = by_every
