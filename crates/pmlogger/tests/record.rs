@@ -111,3 +111,58 @@ fn the_reference_accepts_our_recordings() {
         );
     }
 }
+
+/// The same configuration recorded by the reference pmlogger (from pmcd and its sample
+/// agent) and by ours (from our sample source) gives records holding the same metrics
+/// in the same order.
+#[test]
+fn record_structure_matches_the_reference_pmlogger() {
+    if !reference() {
+        return;
+    }
+    let sample_up = Command::new("pminfo")
+        .arg("sample.long.one")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !sample_up {
+        assert!(
+            std::env::var_os("REQUIRE_REFERENCE").is_none(),
+            "REQUIRE_REFERENCE is set but pmcd's sample agent is not running (scripts/start-pmcd.sh --sample)"
+        );
+        eprintln!("skipping: pmcd with the sample agent is not running");
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cfg = dir.path().join("config");
+    std::fs::write(
+        &cfg,
+        "log mandatory on once { sample.long.one sample.string.hullo }\n\
+         log mandatory on 100 msec { sample.colour sample.double.million sample.ulonglong.million }\n",
+    )
+    .expect("config");
+    let theirs = dir.path().join("theirs").to_string_lossy().into_owned();
+    let st = Command::new("/usr/lib/pcp/bin/pmlogger")
+        .args(["-V", "3", "-s", "5", "-l"])
+        .arg(dir.path().join("log"))
+        .arg("-c")
+        .arg(&cfg)
+        .arg(&theirs)
+        .status()
+        .expect("reference pmlogger");
+    assert!(st.success());
+    let ours = dir.path().join("ours").to_string_lossy().into_owned();
+    let args: Vec<String> = ["-h", "sample", "-s", "5", "-c"]
+        .iter()
+        .map(|s| s.to_string())
+        .chain([cfg.to_string_lossy().into_owned(), ours.clone()])
+        .collect();
+    let mut err = Vec::new();
+    assert_eq!(pmlogger::run(&args, &mut err), 0);
+    let shape = |base: &str| -> Vec<Vec<archive_format::PmId>> {
+        let a = Archive::open(base).expect("open");
+        a.records()
+            .map(|r| r.expect("record").1.vsets.iter().map(|v| v.pmid).collect())
+            .collect()
+    };
+    assert_eq!(shape(&ours), shape(&theirs));
+}
