@@ -640,6 +640,8 @@ fn dump_values(
     } else {
         a.records()
     };
+    // "name or name" text per metric, built once
+    let mut names: std::collections::HashMap<PmId, String> = std::collections::HashMap::new();
     for r in iter {
         let rec = match r {
             Ok((_, rec)) => rec,
@@ -664,7 +666,7 @@ fn dump_values(
                 break;
             }
         }
-        dump_record(a, &rec, o, wanted, c, out)?;
+        dump_record(a, &rec, o, wanted, c, &mut names, out)?;
     }
     Ok(0)
 }
@@ -675,6 +677,7 @@ fn dump_record(
     o: &Opts,
     wanted: &[PmId],
     c: &Clock,
+    names_cache: &mut std::collections::HashMap<PmId, String>,
     out: &mut dyn Write,
 ) -> io::Result<()> {
     let vsets: Vec<&archive_format::ValueSet> = if wanted.is_empty() {
@@ -718,7 +721,9 @@ fn dump_record(
     )?;
     let m = a.metadata();
     for vs in vsets {
-        let names = names_str(a, vs.pmid, "<nonames>");
+        let names: &str = names_cache
+            .entry(vs.pmid)
+            .or_insert_with(|| names_str(a, vs.pmid, "<nonames>"));
         if vs.numval == 0 {
             writeln!(out, "    {} ({names}): No values returned!", vs.pmid)?;
             continue;
@@ -738,8 +743,14 @@ fn dump_record(
                 InDom::NULL,
             ),
         };
+        // the instance domain in force for this record, looked up once per value set
+        let snap = if indom.is_null() {
+            None
+        } else {
+            m.indom_at(indom, rec.stamp)
+        };
         let inst_name = |inst: i32| -> String {
-            match m.indom_at(indom, rec.stamp).and_then(|s| s.name_of(inst)) {
+            match snap.and_then(|s| s.name_of(inst)) {
                 Some(n) => format!("{inst} or \"{n}\""),
                 None => format!("{inst} or ???"),
             }
@@ -762,15 +773,27 @@ fn dump_record(
         } else {
             write!(out, "    {} ({names}):", vs.pmid)?;
         }
+        // the hot path: one value set's lines built in memory, written at once
+        let mut buf = String::with_capacity(64 * vs.values.len());
         for (inst, v) in &vs.values {
+            use std::fmt::Write as _;
             if vs.values.len() > 1 {
-                write!(out, "       ")?;
+                buf.push_str("       ");
             }
             if !indom.is_null() {
-                write!(out, " inst [{}]", inst_name(*inst))?;
+                let _ = match snap.and_then(|s| s.name_of(*inst)) {
+                    Some(n) => write!(buf, " inst [{inst} or \"{n}\"]"),
+                    None => write!(buf, " inst [{inst} or ???]"),
+                };
             }
-            writeln!(out, " value {}", format_value(ty, vs.valfmt, v))?;
+            // the common integer cases without an intermediate string
+            let _ = match (ty, v) {
+                (vtype::I32, Value::Insitu(w)) => writeln!(buf, " value {}", *w as i32),
+                (vtype::U32, Value::Insitu(w)) => writeln!(buf, " value {w}"),
+                _ => writeln!(buf, " value {}", format_value(ty, vs.valfmt, v)),
+            };
         }
+        out.write_all(buf.as_bytes())?;
     }
     Ok(())
 }
