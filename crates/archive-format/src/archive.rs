@@ -706,7 +706,7 @@ impl Archive {
 }
 
 /// How far a forward iteration goes between releasing the memory behind it.
-const RELEASE_STEP: u64 = 8 << 20;
+const RELEASE_STEP: u64 = 2 << 20;
 
 /// Iterator over records; yields errors once and then stops.
 pub struct Records<'a> {

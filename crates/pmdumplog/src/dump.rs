@@ -790,6 +790,13 @@ fn dump_record(
             let _ = match (ty, v) {
                 (vtype::I32, Value::Insitu(w)) => writeln!(buf, " value {}", *w as i32),
                 (vtype::U32, Value::Insitu(w)) => writeln!(buf, " value {w}"),
+                (vtype::U64, Value::Block { .. }) | (vtype::I64, Value::Block { .. }) => {
+                    match archive_format::atom::extract(ty, v) {
+                        Some(archive_format::atom::Atom::U64(x)) => writeln!(buf, " value {x}"),
+                        Some(archive_format::atom::Atom::I64(x)) => writeln!(buf, " value {x}"),
+                        _ => writeln!(buf, " value {}", format_value(ty, vs.valfmt, v)),
+                    }
+                }
                 _ => writeln!(buf, " value {}", format_value(ty, vs.valfmt, v)),
             };
         }
