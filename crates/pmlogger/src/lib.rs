@@ -15,9 +15,9 @@ use archive_format::types::{sem, vtype, Desc, InDom, PmId, Timestamp, Units};
 use archive_format::writer::{ArchiveWriter, WriterOptions};
 use cli_common::getopt::{getopt, LongOpt};
 use config::{Every, Statement};
-use sources::{MetricSource, SourceError};
+use sources::{label, MetricSource, SourceError};
 use state::{LogState, Switch};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -491,7 +491,7 @@ fn record(
     let began = Instant::now();
     let mut samples = 0u64;
     let mut since_vol = 0u64;
-    let mut seen_indoms: HashMap<InDom, ()> = HashMap::new();
+    let mut seen_labels: HashSet<(u32, u32)> = HashSet::new();
     loop {
         if stop.load(Ordering::Relaxed) {
             let _ = writeln!(log, "{PROG}: Caught signal, exiting");
@@ -537,7 +537,7 @@ fn record(
                 return 1;
             }
         };
-        if let Err(e) = write_fetch(w, source, stamp, &mut vsets, &t.instances, &mut seen_indoms) {
+        if let Err(e) = write_fetch(w, source, stamp, &mut vsets, &t.instances, &mut seen_labels) {
             let _ = writeln!(log, "{PROG}: {e}");
             return 1;
         }
@@ -576,6 +576,75 @@ fn record(
     }
 }
 
+/// PM_TEXT_* bits of help-text records.
+const TEXT_ONELINE: u32 = 1;
+const TEXT_HELP: u32 = 2;
+const TEXT_PMID: u32 = 4;
+const TEXT_INDOM: u32 = 8;
+
+/// The label sets a newly described metric brings (`seen` holds what the archive has
+/// already: label kinds by type and identifier, and instance-domain help texts), each kind once per archive, in
+/// the reference pmlogger's order: context, domain, instance domain, cluster, item,
+/// instances.
+fn write_labels(
+    w: &mut ArchiveWriter,
+    source: &mut dyn MetricSource,
+    stamp: Timestamp,
+    desc: &Desc,
+    seen: &mut HashSet<(u32, u32)>,
+) -> archive_format::Result<()> {
+    let pmid = desc.pmid.0;
+    let mut kinds = vec![(label::CONTEXT, u32::MAX), (label::DOMAIN, pmid >> 22)];
+    if !desc.indom.is_null() {
+        kinds.push((label::INDOM, desc.indom.0));
+    }
+    kinds.push((label::CLUSTER, pmid & !0x3ff));
+    kinds.push((label::ITEM, pmid));
+    if !desc.indom.is_null() {
+        kinds.push((label::INSTANCES, desc.indom.0));
+    }
+    for (ltype, ident) in kinds {
+        if !seen.insert((ltype as u32, ident)) {
+            continue;
+        }
+        let sets = source.labels(ltype, ident);
+        if !sets.is_empty() {
+            w.put_labels(stamp, ltype as u32, ident, sets)?;
+        }
+    }
+    Ok(())
+}
+
+/// Help text of a newly described metric and its instance domain, in the reference
+/// pmlogger's order: one-line texts, then full texts.
+fn write_help(
+    w: &mut ArchiveWriter,
+    source: &mut dyn MetricSource,
+    m: &sources::Metric,
+    seen: &mut HashSet<(u32, u32)>,
+) -> archive_format::Result<()> {
+    if m.help.is_empty() {
+        return Ok(());
+    }
+    let pmid = m.desc.pmid.0;
+    let indom = m.desc.indom;
+    // an instance domain's text goes with the first metric that uses it
+    let indom_help = if indom.is_null() || !seen.insert((TEXT_INDOM << 8, indom.0)) {
+        None
+    } else {
+        source.indom_help(indom)
+    };
+    w.put_text(TEXT_ONELINE | TEXT_PMID, pmid, m.help)?;
+    if let Some((one, _)) = indom_help {
+        w.put_text(TEXT_ONELINE | TEXT_INDOM, indom.0, one)?;
+    }
+    w.put_text(TEXT_HELP | TEXT_PMID, pmid, source.long_help(m.desc.pmid))?;
+    if let Some((_, full)) = indom_help {
+        w.put_text(TEXT_HELP | TEXT_INDOM, indom.0, full)?;
+    }
+    Ok(())
+}
+
 /// Writes one fetch: metadata first (descriptors, help, changed instance domains),
 /// then the values, so a reader never sees a value before what describes it.
 fn write_fetch(
@@ -584,7 +653,7 @@ fn write_fetch(
     stamp: Timestamp,
     vsets: &mut [OwnedValueSet],
     instances: &HashMap<PmId, Vec<String>>,
-    _seen: &mut HashMap<InDom, ()>,
+    seen_labels: &mut HashSet<(u32, u32)>,
 ) -> archive_format::Result<()> {
     w.begin_fetch();
     for vs in vsets.iter_mut() {
@@ -593,9 +662,8 @@ fn write_fetch(
         };
         if !w.has_desc(vs.pmid) {
             w.put_desc(m.desc, &[m.name.to_string()])?;
-            if !m.help.is_empty() {
-                w.put_text(4 | 1, vs.pmid.0, m.help)?;
-            }
+            write_labels(w, source, stamp, &m.desc, seen_labels)?;
+            write_help(w, source, &m, seen_labels)?;
         }
         if m.desc.indom.is_null() || vs.numval <= 0 {
             continue;

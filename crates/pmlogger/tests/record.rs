@@ -114,7 +114,7 @@ fn the_reference_accepts_our_recordings() {
 
 /// The same configuration recorded by the reference pmlogger (from pmcd and its sample
 /// agent) and by ours (from our sample source) gives records holding the same metrics
-/// in the same order.
+/// in the same order, and metadata records of the same kinds in the same order.
 #[test]
 fn record_structure_matches_the_reference_pmlogger() {
     if !reference() {
@@ -165,4 +165,28 @@ fn record_structure_matches_the_reference_pmlogger() {
             .collect()
     };
     assert_eq!(shape(&ours), shape(&theirs));
+    // and the same metadata records (descriptors, label sets, help texts, instance
+    // domains) in the same order
+    assert_eq!(meta_shape(&ours), meta_shape(&theirs));
+}
+
+/// The kind and identifier of every `.meta` record after the label.
+fn meta_shape(base: &str) -> Vec<(&'static str, u32, u32)> {
+    use archive_format::codec::meta::{decode_meta, MetaRecord};
+    let bytes = std::fs::read(format!("{base}.meta")).expect("meta");
+    let be = |o: usize| u32::from_be_bytes([bytes[o], bytes[o + 1], bytes[o + 2], bytes[o + 3]]);
+    let mut off = be(0) as usize;
+    let mut out = Vec::new();
+    while off + 8 <= bytes.len() {
+        let len = be(off) as usize;
+        let rec = decode_meta(&bytes[off + 4..off + len - 4], off as u64).expect("record");
+        out.push(match rec {
+            MetaRecord::Desc { desc, .. } => ("desc", 0, desc.pmid.0),
+            MetaRecord::InDom { indom, .. } => ("indom", 0, indom.0),
+            MetaRecord::Label { ltype, ident, .. } => ("label", ltype, ident),
+            MetaRecord::Text { ttype, ident, .. } => ("text", ttype, ident),
+        });
+        off += len;
+    }
+    out
 }

@@ -11,6 +11,7 @@
 pub mod local;
 pub mod sample;
 
+use archive_format::codec::meta::LabelSet;
 use archive_format::codec::result::OwnedValueSet;
 use archive_format::types::{Desc, InDom, PmId, Timestamp};
 
@@ -57,6 +58,30 @@ pub trait MetricSource {
     /// Fetches values of `pmids` now; one value set per PMID, in order.
     fn fetch(&mut self, pmids: &[PmId]) -> Result<(Timestamp, Vec<OwnedValueSet>), SourceError>;
 
+    /// The full help text of a metric (its one-line text is [`Metric::help`]); empty
+    /// when the source has none beyond the one line.
+    fn long_help(&self, _pmid: PmId) -> &'static str {
+        ""
+    }
+
+    /// One-line and full help text of an instance domain, if the source has any.
+    fn indom_help(&self, _indom: InDom) -> Option<(&'static str, &'static str)> {
+        None
+    }
+
+    /// The label sets of one kind, as pmGetLabels and friends give them: `ltype` is a
+    /// `PM_LABEL_*` type ([`label`]) and `ident` the domain, instance domain, cluster
+    /// (a PMID with item 0), PMID or (for [`label::INSTANCES`]) the instance domain
+    /// whose current instances are labelled, one set each. Empty: nothing to record.
+    /// The default gives the context labels of this host and nothing else.
+    fn labels(&mut self, ltype: u8, _ident: u32) -> Vec<LabelSet> {
+        if ltype == label::CONTEXT {
+            context_labels(&self.hostname()).into_iter().collect()
+        } else {
+            Vec::new()
+        }
+    }
+
     /// The metrics a name denotes: the leaf itself, or every leaf under it.
     fn lookup(&self, name: &str) -> Result<Vec<&Metric>, SourceError> {
         let prefix = format!("{name}.");
@@ -75,6 +100,62 @@ pub trait MetricSource {
     fn metric(&self, pmid: PmId) -> Option<&Metric> {
         self.metrics().iter().find(|m| m.desc.pmid == pmid)
     }
+}
+
+/// `PM_LABEL_*` types.
+pub mod label {
+    pub const CONTEXT: u8 = 0x01;
+    pub const DOMAIN: u8 = 0x02;
+    pub const INDOM: u8 = 0x04;
+    pub const CLUSTER: u8 = 0x08;
+    pub const ITEM: u8 = 0x10;
+    pub const INSTANCES: u8 = 0x20;
+}
+
+/// The context labels pmcd gives a client of this machine: domain name, host name,
+/// machine id, and the (optional) user and group ids of the client.
+pub fn context_labels(hostname: &str) -> Option<LabelSet> {
+    let read = |p: &str| std::fs::read_to_string(p).map(|s| s.trim().to_string());
+    let domain = read("/proc/sys/kernel/domainname")
+        .ok()
+        .filter(|d| !d.is_empty() && d != "(none)")
+        .unwrap_or_else(|| "localdomain".into());
+    let (uid, gid) = ids();
+    let mut labels = vec![
+        ("domainname", json_string(&domain), false),
+        ("groupid", gid.to_string(), true),
+        ("hostname", json_string(hostname), false),
+        ("userid", uid.to_string(), true),
+    ];
+    if let Ok(id) = read("/etc/machine-id") {
+        if !id.is_empty() {
+            labels.push(("machineid", json_string(&id), false));
+        }
+    }
+    let borrowed: Vec<(&str, &str, bool)> = labels
+        .iter()
+        .map(|(n, v, o)| (*n, v.as_str(), *o))
+        .collect();
+    LabelSet::from_labels(-1, label::CONTEXT, &borrowed)
+}
+
+/// A label value that is a JSON string.
+pub fn json_string(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
+}
+
+/// Effective user and group ids of this process, from /proc/self/status.
+fn ids() -> (u32, u32) {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let field = |key: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(key))
+            .and_then(|rest| rest.split_whitespace().nth(1))
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0)
+    };
+    (field("Uid:"), field("Gid:"))
 }
 
 /// The current time as an archive timestamp.

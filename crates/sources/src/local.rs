@@ -2,7 +2,8 @@
 //! 60) exports them: same names, PMIDs, types, semantics, units and instance domains.
 
 use crate::vs;
-use crate::{now, Metric, MetricSource, SourceError};
+use crate::{json_string, label, now, Metric, MetricSource, SourceError};
+use archive_format::codec::meta::LabelSet;
 use archive_format::codec::result::OwnedValueSet;
 use archive_format::types::{sem, vtype, Desc, InDom, PmId, Timestamp, Units};
 use std::collections::HashMap;
@@ -1066,6 +1067,61 @@ fn is_disk(name: &str) -> bool {
 }
 
 impl MetricSource for Local {
+    fn indom_help(&self, indom: InDom) -> Option<(&'static str, &'static str)> {
+        let one = match indom {
+            CPU_INDOM => "the processors of this machine, cpu0 upward",
+            DISK_INDOM => "the block devices of this machine that are disks",
+            LOAD_INDOM => "the 1, 5 and 15 minute load averages",
+            NET_INDOM => "the network interfaces of this machine",
+            _ => return None,
+        };
+        Some((one, ""))
+    }
+    fn labels(&mut self, ltype: u8, ident: u32) -> Vec<LabelSet> {
+        let one = |labels: &[(&str, &str, bool)]| -> Vec<LabelSet> {
+            LabelSet::from_labels(-1, ltype, labels)
+                .into_iter()
+                .collect()
+        };
+        let typed = |dev: &str, name: &str| -> Vec<LabelSet> {
+            let (dev, name) = (json_string(dev), json_string(name));
+            one(&[("device_type", &dev, false), ("indom_name", &name, false)])
+        };
+        match ltype {
+            label::CONTEXT => crate::context_labels(&self.hostname())
+                .into_iter()
+                .collect(),
+            label::DOMAIN if ident == 60 => one(&[("agent", "\"linux\"", false)]),
+            label::ITEM => match self.metric(PmId(ident)) {
+                Some(m) if m.name.starts_with("kernel.all.cpu.") => {
+                    one(&[("device_type", "\"cpu\"", false)])
+                }
+                _ => Vec::new(),
+            },
+            label::INDOM => match InDom(ident) {
+                CPU_INDOM => typed("cpu", "per cpu"),
+                DISK_INDOM => typed("block", "per disk"),
+                NET_INDOM => typed("interface", "per interface"),
+                _ => Vec::new(),
+            },
+            label::INSTANCES => {
+                let indom = InDom(ident);
+                self.instances(indom)
+                    .into_iter()
+                    .filter_map(|(inst, name)| {
+                        let (key, value) = match indom {
+                            CPU_INDOM => ("cpu", inst.to_string()),
+                            DISK_INDOM => ("device_name", json_string(&name)),
+                            NET_INDOM => ("interface", json_string(&name)),
+                            _ => return LabelSet::from_labels(inst, ltype, &[]),
+                        };
+                        LabelSet::from_labels(inst, ltype, &[(key, value.as_str(), false)])
+                    })
+                    .collect()
+            }
+            _ => Vec::new(),
+        }
+    }
     fn hostname(&self) -> String {
         std::fs::read_to_string(self.root.join("proc/sys/kernel/hostname"))
             .map(|s| s.trim().to_string())

@@ -4,8 +4,9 @@
 //! same configuration hold the same values.
 
 use crate::vs;
-use crate::{now, Metric, MetricSource, SourceError};
+use crate::{label, now, Metric, MetricSource, SourceError};
 use archive_format::codec::event::EventArrayBuilder;
+use archive_format::codec::meta::LabelSet;
 use archive_format::codec::result::{OwnedValue, OwnedValueSet, VAL_DPTR};
 use archive_format::types::{sem, vtype, Desc, InDom, PmId, Timestamp, Units};
 
@@ -259,6 +260,71 @@ impl MetricSource for Sample {
             _ => Vec::new(),
         }
     }
+    fn long_help(&self, pmid: PmId) -> &'static str {
+        match pmid.0 & 0x3ff {
+            2 => "Seconds since the source was created; a counter that grows by one\nfor every second of recording.",
+            5 => "Three instances (red, green, blue) whose values climb by one per\nfetch and fall back every hundred fetches.",
+            6 => "Up to nine instances, bin-100 to bin-900, whose value is the bin\nnumber. Some bins come and go between fetches, so the instance\ndomain changes over an archive.",
+            10 => "The constant 1, stored as a signed 32-bit integer.",
+            18 => "The constant 1000000, stored as a 32-bit float.",
+            23 => "The constant 1000000, stored as a signed 64-bit integer.",
+            _ => "A value of this type as the sample source keeps it; see the one-line\nhelp for what it holds.",
+        }
+    }
+    fn indom_help(&self, indom: InDom) -> Option<(&'static str, &'static str)> {
+        match indom {
+            COLOUR_INDOM => Some((
+                "Instance domain \"colour\" of the sample source",
+                "Three instances: red, green and blue.",
+            )),
+            BIN_INDOM => Some((
+                "Instance domain \"bin\" of the sample source",
+                "Instances numbered 100 to 900 in steps of 100, named bin-N;\nsome are absent from time to time.",
+            )),
+            EVENT_INDOM => Some((
+                "Instance domain of the event-record metrics",
+                "Two streams of event records: fungus and bogus.",
+            )),
+            _ => None,
+        }
+    }
+    fn labels(&mut self, ltype: u8, ident: u32) -> Vec<LabelSet> {
+        let one = |ltype: u8, labels: &[(&str, &str, bool)]| {
+            LabelSet::from_labels(-1, ltype, labels)
+                .into_iter()
+                .collect()
+        };
+        match (ltype, ident) {
+            (label::CONTEXT, _) => crate::context_labels(&self.hostname())
+                .into_iter()
+                .collect(),
+            (label::DOMAIN, 29) => one(
+                ltype,
+                &[
+                    ("agent", "\"sample\"", false),
+                    ("role", "\"testing\"", false),
+                ],
+            ),
+            (label::CLUSTER, c) if c == pmid(0).0 => one(ltype, &[("cluster", "\"zero\"", false)]),
+            (label::INDOM, i) if i == COLOUR_INDOM.0 => one(ltype, &[("model", "\"RGB\"", false)]),
+            (label::INSTANCES, i) => {
+                let indom = InDom(i);
+                self.instances(indom)
+                    .into_iter()
+                    .filter_map(|(inst, _)| {
+                        let value = inst.to_string();
+                        let labels: &[(&str, &str, bool)] = if indom == BIN_INDOM {
+                            &[("bin", value.as_str(), false)]
+                        } else {
+                            &[]
+                        };
+                        LabelSet::from_labels(inst, ltype, labels)
+                    })
+                    .collect()
+            }
+            _ => Vec::new(),
+        }
+    }
     fn fetch(&mut self, pmids: &[PmId]) -> Result<(Timestamp, Vec<OwnedValueSet>), SourceError> {
         let stamp = now();
         let n = self.n;
@@ -323,5 +389,38 @@ impl MetricSource for Sample {
         }
         self.n += 1;
         Ok((stamp, out))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labels_of_every_kind() {
+        let mut s = Sample::new();
+        let ctx = s.labels(label::CONTEXT, u32::MAX);
+        assert_eq!(ctx.len(), 1);
+        assert!(
+            ctx[0].json.contains(r#""hostname":"sample""#),
+            "{}",
+            ctx[0].json
+        );
+        let dom = s.labels(label::DOMAIN, 29);
+        assert_eq!(dom[0].json, r#"{"agent":"sample","role":"testing"}"#);
+        assert!(s.labels(label::DOMAIN, 60).is_empty());
+        let bins = s.labels(label::INSTANCES, BIN_INDOM.0);
+        let want: Vec<(i32, String)> = s
+            .instances(BIN_INDOM)
+            .into_iter()
+            .map(|(i, _)| (i, format!(r#"{{"bin":{i}}}"#)))
+            .collect();
+        let got: Vec<(i32, String)> = bins.into_iter().map(|b| (b.inst, b.json)).collect();
+        assert_eq!(got, want);
+        let colours = s.labels(label::INSTANCES, COLOUR_INDOM.0);
+        assert_eq!(colours.len(), 3);
+        assert!(colours.iter().all(|c| c.nlabels == 0 && c.json.is_empty()));
+        assert!(s.indom_help(BIN_INDOM).is_some());
+        assert!(!s.long_help(pmid(6)).is_empty());
     }
 }

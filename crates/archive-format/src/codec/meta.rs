@@ -86,6 +86,52 @@ pub struct LabelSet {
     pub labels: Vec<LabelEntry>,
 }
 
+/// `PM_LABEL_OPTIONAL`: a label that does not identify the source.
+pub const LABEL_OPTIONAL: u8 = 0x80;
+
+impl LabelSet {
+    /// Builds a label set from `(name, JSON value, optional)` triples as pmParseLabels
+    /// leaves it: names sorted, the JSON compact, each entry's offsets into it and
+    /// its flags (`ltype`, the `PM_LABEL_*` type, plus [`LABEL_OPTIONAL`]). Returns
+    /// `None` when the JSON would not fit the record's 16-bit offsets or a name is
+    /// longer than 255 bytes.
+    pub fn from_labels(inst: i32, ltype: u8, labels: &[(&str, &str, bool)]) -> Option<LabelSet> {
+        let mut sorted: Vec<&(&str, &str, bool)> = labels.iter().collect();
+        sorted.sort_by(|a, b| a.0.cmp(b.0));
+        let mut json = String::from("{");
+        let mut entries = Vec::with_capacity(sorted.len());
+        for (i, (name, value, optional)) in sorted.into_iter().enumerate() {
+            if i > 0 {
+                json.push(',');
+            }
+            json.push('"');
+            let name_off = u16::try_from(json.len()).ok()?;
+            json.push_str(name);
+            json.push_str("\":");
+            let value_off = u16::try_from(json.len()).ok()?;
+            json.push_str(value);
+            entries.push(LabelEntry {
+                name_off,
+                name_len: u8::try_from(name.len()).ok()?,
+                flags: ltype | if *optional { LABEL_OPTIONAL } else { 0 },
+                value_off,
+                value_len: u16::try_from(value.len()).ok()?,
+            });
+        }
+        json.push('}');
+        if entries.is_empty() {
+            json.clear();
+        }
+        u16::try_from(json.len()).ok()?;
+        Some(LabelSet {
+            inst,
+            json,
+            nlabels: entries.len() as i32,
+            labels: entries,
+        })
+    }
+}
+
 /// A decoded `.meta` record.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub enum MetaRecord {
@@ -370,6 +416,44 @@ pub fn encode_meta(r: &MetaRecord) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn label_sets_are_sorted_with_offsets_as_pcp_parses_them() {
+        // The reference pmlogger's context labels, as pmdumplog -l shows them.
+        let set = LabelSet::from_labels(
+            -1,
+            1,
+            &[
+                ("userid", "0", true),
+                ("hostname", "\"vm\"", false),
+                ("domainname", "\"localdomain\"", false),
+                ("groupid", "0", true),
+            ],
+        )
+        .expect("fits");
+        assert_eq!(
+            set.json,
+            r#"{"domainname":"localdomain","groupid":0,"hostname":"vm","userid":0}"#
+        );
+        let spans: Vec<(u16, u8, u16, u16, u8)> = set
+            .labels
+            .iter()
+            .map(|l| (l.name_off, l.name_len, l.value_off, l.value_len, l.flags))
+            .collect();
+        assert_eq!(
+            spans,
+            [
+                (2, 10, 14, 13, 1),
+                (29, 7, 38, 1, 0x81),
+                (41, 8, 51, 4, 1),
+                (57, 6, 65, 1, 0x81)
+            ]
+        );
+        let empty = LabelSet::from_labels(3, 0x20, &[]).expect("fits");
+        assert_eq!((empty.json.as_str(), empty.nlabels), ("", 0));
+        let long = "x".repeat(300);
+        assert!(LabelSet::from_labels(0, 2, &[(long.as_str(), "1", false)]).is_none());
+    }
 
     #[test]
     fn desc_layout() {
