@@ -21,6 +21,7 @@ pub const CPU_INDOM: InDom = InDom(60 << 22);
 pub const DISK_INDOM: InDom = InDom((60 << 22) | 1);
 pub const LOAD_INDOM: InDom = InDom((60 << 22) | 2);
 pub const NET_INDOM: InDom = InDom((60 << 22) | 3);
+pub const FS_INDOM: InDom = InDom((60 << 22) | 5);
 
 #[derive(Clone, Copy)]
 enum Src {
@@ -43,6 +44,23 @@ enum Src {
     Uname(&'static str),
     Uptime,
     NProcs,
+    Fs(FsField),
+}
+
+/// What a filesys.* metric reports of a filesystem's statvfs.
+#[derive(Clone, Copy)]
+enum FsField {
+    Capacity,
+    Used,
+    Free,
+    MaxFiles,
+    UsedFiles,
+    FreeFiles,
+    MountDir,
+    Full,
+    BlockSize,
+    Avail,
+    ReadOnly,
 }
 
 struct Def {
@@ -705,6 +723,127 @@ fn defs() -> Vec<Def> {
             Net(11),
             "network send drops from /proc/net/dev per network interface"
         ),
+        def!(
+            "filesys.capacity",
+            5,
+            1,
+            u64t,
+            FS_INDOM,
+            d,
+            KBYTE,
+            Fs(FsField::Capacity),
+            "total capacity of mounted filesystem (Kbytes)"
+        ),
+        def!(
+            "filesys.used",
+            5,
+            2,
+            u64t,
+            FS_INDOM,
+            i,
+            KBYTE,
+            Fs(FsField::Used),
+            "total space used on mounted filesystem (Kbytes)"
+        ),
+        def!(
+            "filesys.free",
+            5,
+            3,
+            u64t,
+            FS_INDOM,
+            i,
+            KBYTE,
+            Fs(FsField::Free),
+            "total space free on mounted filesystem (Kbytes)"
+        ),
+        def!(
+            "filesys.maxfiles",
+            5,
+            4,
+            u32t,
+            FS_INDOM,
+            d,
+            NONE,
+            Fs(FsField::MaxFiles),
+            "inodes capacity of mounted filesystem"
+        ),
+        def!(
+            "filesys.usedfiles",
+            5,
+            5,
+            u32t,
+            FS_INDOM,
+            i,
+            NONE,
+            Fs(FsField::UsedFiles),
+            "number of inodes allocated on mounted filesystem"
+        ),
+        def!(
+            "filesys.freefiles",
+            5,
+            6,
+            u32t,
+            FS_INDOM,
+            i,
+            NONE,
+            Fs(FsField::FreeFiles),
+            "number of unallocated inodes on mounted filesystem"
+        ),
+        def!(
+            "filesys.mountdir",
+            5,
+            7,
+            vtype::STRING,
+            FS_INDOM,
+            d,
+            NONE,
+            Fs(FsField::MountDir),
+            "file system mount point"
+        ),
+        def!(
+            "filesys.full",
+            5,
+            8,
+            vtype::DOUBLE,
+            FS_INDOM,
+            i,
+            NONE,
+            Fs(FsField::Full),
+            "percentage of filesystem in use"
+        ),
+        def!(
+            "filesys.blocksize",
+            5,
+            9,
+            u32t,
+            FS_INDOM,
+            i,
+            BYTE,
+            Fs(FsField::BlockSize),
+            "size of each block on mounted filesystem (Bytes)"
+        ),
+        def!(
+            "filesys.avail",
+            5,
+            10,
+            u64t,
+            FS_INDOM,
+            i,
+            KBYTE,
+            Fs(FsField::Avail),
+            "space available to non-superusers on mounted filesystem (Kbytes)"
+        ),
+        def!(
+            "filesys.readonly",
+            5,
+            11,
+            u32t,
+            FS_INDOM,
+            i,
+            NONE,
+            Fs(FsField::ReadOnly),
+            "indicates whether a filesystem is mounted readonly"
+        ),
         Def {
             name: "proc.nprocs",
             pmid: (3, 8, 99),
@@ -876,6 +1015,78 @@ impl Local {
         out
     }
 
+    /// Mounted filesystems backed by a block device (`/dev/...` in /proc/mounts),
+    /// each device once (its first mount), as `(id, device, mount point)`.
+    fn filesystems(&mut self, snap: &mut Snap) -> Vec<(i32, String, String)> {
+        let text = snap.get(&self.root, "proc/mounts").to_string();
+        let mut out: Vec<(i32, String, String)> = Vec::new();
+        for l in text.lines() {
+            let mut w = l.split_whitespace();
+            let (Some(dev), Some(dir)) = (w.next(), w.next()) else {
+                continue;
+            };
+            if !dev.starts_with("/dev/") || out.iter().any(|(_, d, _)| d == dev) {
+                continue;
+            }
+            let id = self.id(FS_INDOM, dev);
+            out.push((id, dev.to_string(), unescape_mount(dir)));
+        }
+        self.seen.insert(
+            FS_INDOM,
+            out.iter().map(|(i, d, _)| (*i, d.clone())).collect(),
+        );
+        out
+    }
+
+    fn filesys_value(&mut self, p: PmId, field: FsField, snap: &mut Snap) -> OwnedValueSet {
+        let mut strings = Vec::new();
+        let mut u32s = Vec::new();
+        let mut u64s = Vec::new();
+        let mut f64s = Vec::new();
+        for (id, _dev, dir) in self.filesystems(snap) {
+            if let FsField::MountDir = field {
+                strings.push((id, dir));
+                continue;
+            }
+            let path = self.root.join(dir.trim_start_matches('/'));
+            let Ok(st) = rustix::fs::statvfs(&path) else {
+                continue;
+            };
+            let kb = |blocks: u64| blocks.saturating_mul(st.f_bsize) / 1024;
+            let used = kb(st.f_blocks.saturating_sub(st.f_bfree));
+            match field {
+                FsField::Capacity => u64s.push((id, kb(st.f_blocks))),
+                FsField::Used => u64s.push((id, used)),
+                FsField::Free => u64s.push((id, kb(st.f_bfree))),
+                FsField::Avail => u64s.push((id, kb(st.f_bavail))),
+                FsField::MaxFiles => u32s.push((id, st.f_files as u32)),
+                FsField::UsedFiles => u32s.push((id, st.f_files.saturating_sub(st.f_ffree) as u32)),
+                FsField::FreeFiles => u32s.push((id, st.f_ffree as u32)),
+                FsField::BlockSize => u32s.push((id, st.f_bsize as u32)),
+                FsField::ReadOnly => {
+                    let ro = st.f_flag.contains(rustix::fs::StatVfsMountFlags::RDONLY);
+                    u32s.push((id, ro as u32))
+                }
+                FsField::Full => {
+                    let avail = kb(st.f_bavail);
+                    let full = if used + avail == 0 {
+                        0.0
+                    } else {
+                        used as f64 / (used + avail) as f64 * 100.0
+                    };
+                    f64s.push((id, full))
+                }
+                FsField::MountDir => {}
+            }
+        }
+        match field {
+            FsField::MountDir => vs::strings(p, strings),
+            FsField::Full => vs::f64s(p, f64s),
+            FsField::Capacity | FsField::Used | FsField::Free | FsField::Avail => vs::u64s(p, u64s),
+            _ => vs::u32s(p, u32s),
+        }
+    }
+
     fn value(&mut self, m: &Metric, src: Src, snap: &mut Snap) -> OwnedValueSet {
         let p = m.desc.pmid;
         let root = self.root.clone();
@@ -1007,6 +1218,7 @@ impl Local {
                         .collect(),
                 )
             }
+            Src::Fs(field) => self.filesys_value(p, field, snap),
             Src::Uname(key) => {
                 let v = if key == "machine" {
                     std::env::consts::ARCH.to_string()
@@ -1073,6 +1285,7 @@ impl MetricSource for Local {
             DISK_INDOM => "the block devices of this machine that are disks",
             LOAD_INDOM => "the 1, 5 and 15 minute load averages",
             NET_INDOM => "the network interfaces of this machine",
+            FS_INDOM => "mounted filesystems backed by a block device",
             _ => return None,
         };
         Some((one, ""))
@@ -1170,6 +1383,11 @@ impl MetricSource for Local {
                     .map(|((_, n), i)| (*i, n.clone()))
                     .collect()
             }
+            FS_INDOM => self
+                .filesystems(&mut snap)
+                .into_iter()
+                .map(|(id, dev, _)| (id, dev))
+                .collect(),
             _ => Vec::new(),
         };
         v.sort_by_key(|x| x.0);
@@ -1198,6 +1416,12 @@ impl MetricSource for Local {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn mount_points_unescaped() {
+        assert_eq!(unescape_mount("/mnt/a\\040b"), "/mnt/a b");
+        assert_eq!(unescape_mount("/x\\777\\"), "/x\\777\\");
+    }
 
     #[test]
     fn disk_names_as_the_agent_lists_them() {
@@ -1278,4 +1502,24 @@ mod tests {
         assert_eq!(l.instances(DISK_INDOM), vec![(0, "sda".to_string())]);
         let _ = std::fs::remove_dir_all(&dir);
     }
+}
+
+/// A mount point as /proc/mounts escapes it (octal `\\040` for a space, etc.).
+fn unescape_mount(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        let octal = i + 3 < b.len()
+            && (b'0'..=b'3').contains(&b[i + 1])
+            && b[i + 2..i + 4].iter().all(|c| (b'0'..=b'7').contains(c));
+        if b[i] == b'\\' && octal {
+            out.push((b[i + 1] - b'0') * 64 + (b[i + 2] - b'0') * 8 + (b[i + 3] - b'0'));
+            i += 4;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }

@@ -128,6 +128,7 @@ fn instances_and_steady_values_match_the_linux_agent() {
         "kernel.percpu.cpu.user",
         "disk.dev.read",
         "network.interface.in.bytes",
+        "filesys.free",
     ];
     let steady = [
         "hinv.ncpu",
@@ -136,6 +137,10 @@ fn instances_and_steady_values_match_the_linux_agent() {
         "kernel.uname.release",
         "kernel.uname.sysname",
         "kernel.uname.machine",
+        "filesys.capacity",
+        "filesys.maxfiles",
+        "filesys.blocksize",
+        "filesys.mountdir",
     ];
     let mut all: Vec<&str> = indomed.to_vec();
     all.extend(steady);
@@ -178,4 +183,71 @@ fn instances_and_steady_values_match_the_linux_agent() {
         let want = &theirs.get(*name).expect("reference value")[0].1;
         assert_eq!(&text, want, "{name}");
     }
+}
+
+/// Moving values taken at the same moment: the reference's reading of each counter
+/// lies between two readings of ours taken just before and just after it.
+#[test]
+fn counters_match_the_linux_agent_at_the_same_moment() {
+    if !reference_up() {
+        return;
+    }
+    let mut local = Local::default();
+    let counters = [
+        "kernel.all.intr",
+        "kernel.all.pswitch",
+        "kernel.all.cpu.user",
+        "kernel.all.cpu.sys",
+        "kernel.percpu.cpu.idle",
+        "disk.dev.read",
+        "disk.dev.write_bytes",
+        "network.interface.in.bytes",
+        "swap.pagesin",
+    ];
+    let metrics: Vec<sources::Metric> = counters
+        .iter()
+        .map(|n| local.lookup(n).expect("ours")[0].clone())
+        .collect();
+    let pmids: Vec<_> = metrics.iter().map(|m| m.desc.pmid).collect();
+    let read = |local: &mut Local| -> Vec<BTreeMap<String, u64>> {
+        let (_, sets) = local.fetch(&pmids).expect("fetch");
+        let mut out = Vec::new();
+        for (m, set) in metrics.iter().zip(&sets) {
+            let names: BTreeMap<i32, String> = if m.desc.indom.is_null() {
+                BTreeMap::new()
+            } else {
+                local.instances(m.desc.indom).into_iter().collect()
+            };
+            let mut vals = BTreeMap::new();
+            for (inst, v) in &set.values {
+                let text =
+                    archive_format::format::format_value(m.desc.vtype, set.valfmt, &v.as_value());
+                let name = names.get(inst).cloned().unwrap_or_default();
+                vals.insert(name, text.trim().parse::<u64>().expect("integer counter"));
+            }
+            out.push(vals);
+        }
+        out
+    };
+    let before = read(&mut local);
+    let theirs = reference_values(&counters);
+    let after = read(&mut local);
+    let mut compared = 0;
+    for (k, name) in counters.iter().enumerate() {
+        for (inst, value) in theirs.get(*name).map(Vec::as_slice).unwrap_or_default() {
+            let (Some(lo), Some(hi)) = (before[k].get(inst), after[k].get(inst)) else {
+                continue; // an instance that came or went between the reads
+            };
+            let v: u64 = value.parse().expect("reference integer");
+            assert!(
+                *lo <= v && v <= *hi,
+                "{name}[{inst}]: reference {v} not within ours {lo}..={hi}"
+            );
+            compared += 1;
+        }
+    }
+    assert!(
+        compared >= counters.len(),
+        "only {compared} values compared"
+    );
 }
