@@ -1413,6 +1413,26 @@ impl MetricSource for Local {
     }
 }
 
+/// A mount point as /proc/mounts escapes it (octal `\\040` for a space, etc.).
+fn unescape_mount(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        let octal = i + 3 < b.len()
+            && (b'0'..=b'3').contains(&b[i + 1])
+            && b[i + 2..i + 4].iter().all(|c| (b'0'..=b'7').contains(c));
+        if b[i] == b'\\' && octal {
+            out.push((b[i + 1] - b'0') * 64 + (b[i + 2] - b'0') * 8 + (b[i + 3] - b'0'));
+            i += 4;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1502,24 +1522,4 @@ mod tests {
         assert_eq!(l.instances(DISK_INDOM), vec![(0, "sda".to_string())]);
         let _ = std::fs::remove_dir_all(&dir);
     }
-}
-
-/// A mount point as /proc/mounts escapes it (octal `\\040` for a space, etc.).
-fn unescape_mount(s: &str) -> String {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        let octal = i + 3 < b.len()
-            && (b'0'..=b'3').contains(&b[i + 1])
-            && b[i + 2..i + 4].iter().all(|c| (b'0'..=b'7').contains(c));
-        if b[i] == b'\\' && octal {
-            out.push((b[i + 1] - b'0') * 64 + (b[i + 2] - b'0') * 8 + (b[i + 3] - b'0'));
-            i += 4;
-        } else {
-            out.push(b[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
