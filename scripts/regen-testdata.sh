@@ -71,4 +71,5 @@ for arch in sample_v2 sample_v3 pmi_v2; do
     n=$((n + 1))
   done
 done
+scripts/regen-golden-pmlogextract.sh
 echo "testdata regenerated"

@@ -374,6 +374,51 @@ impl Archive {
         &self.files
     }
     /// Size of the (decompressed) `.meta` file.
+    /// Every `.meta` record after the label, in file order, as written (delta
+    /// instance domains stay deltas). Reads the file again; for tools that copy
+    /// metadata (pmlogextract) rather than look it up.
+    pub fn meta_records(&self) -> Result<Vec<crate::codec::meta::MetaRecord>> {
+        let meta_ref = self
+            .files
+            .meta
+            .as_ref()
+            .ok_or_else(|| Error::pcp(crate::error::PM_ERR_LOGFILE, "no .meta"))?;
+        let (bytes, label) = load_labelled(meta_ref, VOL_META)?;
+        let mut off = label.record_len() as u64;
+        let mut out = Vec::new();
+        loop {
+            let frame = frame_at(&bytes, off).map_err(|e| Error::decode(&meta_ref.path, e))?;
+            let Some(frame) = frame else { break };
+            let rec = crate::codec::meta::decode_meta(frame.payload(&bytes), frame.payload_start())
+                .map_err(|e| Error::decode(&meta_ref.path, e))?;
+            out.push(rec);
+            off = frame.end();
+        }
+        Ok(out)
+    }
+
+    /// A position at or before the first record whose time is `>= t`, from the
+    /// temporal index (the archive's start when the index does not help).
+    pub fn position_before(&self, t: Timestamp) -> Position {
+        let vols = self.volume_numbers();
+        let mut best = self.start();
+        for e in &self.index {
+            if e.stamp >= t {
+                break;
+            }
+            if e.off_data < 0 {
+                continue;
+            }
+            if let Some(v) = vols.iter().position(|&n| n as i32 == e.vol) {
+                best = Position {
+                    vol: v,
+                    offset: e.off_data as u64,
+                };
+            }
+        }
+        best
+    }
+
     pub fn meta_size(&self) -> u64 {
         self.meta_size
     }

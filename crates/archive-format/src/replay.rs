@@ -312,24 +312,7 @@ impl<'a> Replay<'a> {
     /// A position at or before the first record whose time is `>= t`, from the
     /// temporal index.
     fn seek(&self, t: Timestamp) -> Position {
-        let vols = self.a.volume_numbers();
-        let idx = self.a.index();
-        let mut best = self.a.start();
-        for e in idx {
-            if e.stamp >= t {
-                break;
-            }
-            if e.off_data < 0 {
-                continue;
-            }
-            if let Some(v) = vols.iter().position(|&n| n as i32 == e.vol) {
-                best = Position {
-                    vol: v,
-                    offset: e.off_data as u64,
-                };
-            }
-        }
-        best
+        self.a.position_before(t)
     }
 
     /// `pmFetchArchive`: the next record in the mode's direction, every metric of it,

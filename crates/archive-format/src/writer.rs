@@ -56,6 +56,9 @@ pub struct WriterOptions {
     pub zoneinfo: String,
     pub pid: i32,
     pub flush: FlushPolicy,
+    /// Temporal index entries where pmlogger puts them (`true`), or only those the
+    /// caller writes with [`ArchiveWriter::put_index_at`] (`false`, pmlogextract).
+    pub auto_index: bool,
 }
 
 impl Default for WriterOptions {
@@ -67,6 +70,7 @@ impl Default for WriterOptions {
             zoneinfo: String::new(),
             pid: std::process::id() as i32,
             flush: FlushPolicy::EveryRecord,
+            auto_index: true,
         }
     }
 }
@@ -374,6 +378,11 @@ impl ArchiveWriter {
     /// Writes a result. Descriptors (and instance domains) for its metrics should be
     /// written first.
     pub fn put_result(&mut self, stamp: Timestamp, vsets: &[OwnedValueSet]) -> Result<()> {
+        self.write_result(stamp, vsets).map(|_| ())
+    }
+
+    /// Writes a result and returns the data-volume offset it starts at.
+    pub fn write_result(&mut self, stamp: Timestamp, vsets: &[OwnedValueSet]) -> Result<u64> {
         let v3 = self.opts.version >= 3;
         let stamp = if v3 {
             stamp
@@ -385,10 +394,11 @@ impl ArchiveWriter {
         if !v3 && self.data_off + rec.len() as u64 > V2_VOLUME_LIMIT {
             self.new_volume()?;
         }
-        if self.index_due || self.data_off > self.next_index_at {
+        if self.opts.auto_index && (self.index_due || self.data_off > self.next_index_at) {
             self.put_index(stamp)?;
         }
         let dp = self.data_path();
+        let at = self.data_off;
         write_all(&mut self.data, &rec, &dp)?;
         self.data_off += rec.len() as u64;
         self.total_bytes += rec.len() as u64;
@@ -396,7 +406,100 @@ impl ArchiveWriter {
         if self.opts.flush == FlushPolicy::SyncEveryResult {
             self.data.sync_data().map_err(|e| Error::io(&dp, &e))?;
         }
-        Ok(())
+        Ok(at)
+    }
+
+    /// Writes a mark record and returns the offset it starts at.
+    pub fn write_mark(&mut self, stamp: Timestamp) -> Result<u64> {
+        self.write_result(stamp, &[])
+    }
+
+    /// The size of the current data volume so far.
+    pub fn data_offset(&self) -> u64 {
+        if self.start.is_none() {
+            self.label_len()
+        } else {
+            self.data_off
+        }
+    }
+
+    /// The size of `.meta` so far (its label's size before anything is written).
+    pub fn meta_offset(&self) -> u64 {
+        if self.start.is_none() {
+            self.label_len()
+        } else {
+            self.meta_off
+        }
+    }
+
+    /// The size of a label record of this archive's version.
+    pub fn label_len(&self) -> u64 {
+        encode_label(&self.label(0, Timestamp::new(0, 0))).len() as u64
+    }
+
+    /// Writes a temporal index entry with the given offsets (of the current volume).
+    pub fn put_index_at(&mut self, stamp: Timestamp, meta_off: u64, data_off: u64) -> Result<()> {
+        self.start_if_needed(stamp)?;
+        let v3 = self.opts.version >= 3;
+        let stamp = if v3 {
+            stamp
+        } else {
+            Timestamp::new(stamp.sec, stamp.nsec / 1000 * 1000)
+        };
+        let e = IndexEntry {
+            stamp,
+            raw_nsec: stamp.nsec as i64,
+            vol: self.vol as i32,
+            off_meta: meta_off as i64,
+            off_data: data_off as i64,
+        };
+        let bytes = encode_index_entry(&e, self.opts.version);
+        let ip = PathBuf::from(format!("{}.index", self.base.display()));
+        write_all(&mut self.index, &bytes, &ip)
+    }
+
+    /// Writes an instance-domain record exactly as given (full, delta or v2 form),
+    /// remembering the resulting instance set.
+    pub fn put_indom_record(
+        &mut self,
+        kind: InDomKind,
+        stamp: Timestamp,
+        indom: InDom,
+        instances: Vec<Instance>,
+    ) -> Result<()> {
+        let set: Vec<(i32, String)> = match kind {
+            InDomKind::Delta => {
+                let mut cur = self.indoms.get(&indom).cloned().unwrap_or_default();
+                for i in &instances {
+                    cur.retain(|(id, _)| *id != i.inst);
+                    if let Some(n) = &i.name {
+                        cur.push((i.inst, n.clone()));
+                    }
+                }
+                cur.sort_by_key(|(i, _)| *i);
+                cur
+            }
+            _ => {
+                let mut v: Vec<(i32, String)> = instances
+                    .iter()
+                    .map(|i| (i.inst, i.name.clone().unwrap_or_default()))
+                    .collect();
+                v.sort_by_key(|(i, _)| *i);
+                v
+            }
+        };
+        self.indoms.insert(indom, set);
+        let stamp = if self.opts.version >= 3 {
+            stamp
+        } else {
+            Timestamp::new(stamp.sec, stamp.nsec / 1000 * 1000)
+        };
+        self.put_meta(&MetaRecord::InDom {
+            kind,
+            stamp,
+            indom,
+            instances,
+        })
     }
 
     /// Writes a `<mark>` record (a gap in the recording).

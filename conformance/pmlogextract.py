@@ -1,0 +1,196 @@
+#!/usr/bin/env python3
+"""Conformance suite for pmlogextract: runs PCP 6.0.3's pmlogextract and ours on the
+same inputs with the same options and compares, per case: exit status, stdout,
+stderr, the set of output files, every output file byte for byte (except the pid in
+each label record: the writer's own pid legitimately differs), and the reference
+pmdumplog -a of both outputs (except its "PID for pmlogger" line). Writes a
+scoreboard (N of M identical, and the differing cases).
+
+Cases: every corpus archive alone; option sets (-S/-T windows inside, across and
+outside, -s, -v, -V 2/3, -m, -f, -z/-Z) on a set of archives; groups of archives from
+one host merged (multi/, mirage-1/-2, the 19970807 pair, mark_no_mark_*, schizo,
+tzchange, 20190628 xz pair with and without -x, dupname, foo_v2/v3); -c selections
+with instance lists.
+
+Exit status: 0 when the score is at least the floor in conformance/floor-pmlogextract,
+1 below it, 77 when the reference is not installed (unless REQUIRE_REFERENCE is set,
+then 1).
+
+Usage: conformance/pmlogextract.py [--ours PATH] [--out DIR] [--jobs N] [--filter SUBSTR]
+"""
+import argparse, concurrent.futures as cf, os, shutil, subprocess, sys, tempfile
+
+CORPUS = "/var/lib/pcp/testsuite/archives"
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+# inputs larger than this are only extracted with -s (the reference is slow on them)
+BIG = 8 << 20
+
+OPTION_ARCHIVES = """ok-foo ok-mv-foo ok-bigbin ok-mv-bigbin gap gap2 mirage mirage-3 rattle
+omnibus_v2 omnibus_v3 960624.08.17_v2 19970807.09.54 changeinst interpmark markmerge
+pmiostat_mark eventrec tzchange-10-a sample-secs 20180102 foo+ bozo-disk""".split()
+OPTION_SETS = [["-S", "+5"], ["-T", "+10"], ["-S", "+3", "-T", "+20"], ["-S", "-5"],
+               ["-T", "-1h"], ["-S", "+1000d"], ["-s", "1"], ["-s", "7"], ["-s", "0"],
+               ["-v", "3"], ["-V", "3"], ["-V", "2"], ["-m"], ["-f"], ["-z"],
+               ["-Z", "EST-10"], ["-Z", "UTC", "-S", "@00:00:00"], ["-w", "-S", "+1"]]
+GROUPS = [["multi/20150508.11.44", "multi/20150508.11.46", "multi/20150508.11.48"],
+          ["multi/20150508.11.46", "multi/20150508.11.44"],
+          ["multi-xz/20150508.11.44", "multi-xz/20150508.11.46"],
+          ["mirage-1", "mirage-2"], ["mirage-2", "mirage-1"],
+          ["19970807.09.54", "19970807.09.59"],
+          ["mark_no_mark_0", "mark_no_mark_1"], ["mark_no_mark_1", "mark_no_mark_2"],
+          ["mark_no_mark_2", "mark_no_mark_3"], ["mark_no_mark_3", "mark_no_mark_4"],
+          ["mark_no_mark_0", "mark_no_mark_1", "mark_no_mark_2", "mark_no_mark_3", "mark_no_mark_4"],
+          ["schizo-A", "schizo-B"], ["tzchange-10-a", "tzchange-10-b"],
+          ["tzchange-11-a", "tzchange-11-b", "tzchange-12-a"],
+          ["20190628.04.03", "20190628.06.31"], ["dupname-a", "dupname-b"],
+          ["dupname-a", "dupname-c"], ["foo_v2", "foo_v3"], ["ok-foo", "ok-foo"],
+          ["gap", "gap2"], ["foo.", "ok-foo"], ["foo."]]
+GROUP_SETS = [[], ["-m"], ["-x"], ["-f"], ["-s", "20"], ["-V", "3"]]
+CONFIGS = {
+    "load": "kernel.all.load\n",
+    "load-insts": "# instances by name and number\nkernel.all.load [\"1 minute\", 15]\n",
+    "disk": "disk.dev.read [\"sda\"] disk.dev.write\nhinv.ncpu, kernel.all.cpu\n",
+    "sample": "sample.colour [ 'red' 1 ]\nsample.bin sampledso.bin [\"bin-100\",bin-300]\n",
+    "missing": "no.such.metric\nkernel.all.load\n",
+}
+CONFIG_ARCHIVES = ["mirage", "rattle", "ok-foo", "omnibus_v3", "20180102", "gap",
+                   "chartqa1", "multi/20150508.11.44"]
+
+
+def run(cmd, cwd, env):
+    p = subprocess.run(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       timeout=900)
+    return p.stdout, p.stderr, p.returncode
+
+
+def label_masked(path):
+    """File bytes with the pid of its leading label record zeroed."""
+    with open(path, "rb") as fh:
+        b = bytearray(fh.read())
+    if len(b) >= 12:
+        b[8:12] = b"\0\0\0\0"
+    return bytes(b)
+
+
+def dump(base, env):
+    p = subprocess.run(["pmdumplog", "-a", base], stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, env=env, timeout=900)
+    return b"\n".join(l for l in p.stdout.split(b"\n") if not l.startswith(b"PID for pmlogger"))
+
+
+def case(ours, inputs, opts, config, env):
+    with tempfile.TemporaryDirectory() as tmp:
+        res = {}
+        for who, prog in (("ref", "pmlogextract"), ("ours", ours)):
+            d = os.path.join(tmp, who)
+            os.makedirs(d)
+            args = list(opts)
+            if config is not None:
+                with open(os.path.join(d, "config"), "w") as fh:
+                    fh.write(CONFIGS[config])
+                args = ["-c", os.path.join(d, "config")] + args
+            # inputs named as QA does, relative to the corpus (libpcp treats an
+            # archive opened twice differently by name form)
+            out, err, rc = run([prog] + args + list(inputs) + [os.path.join(d, "out")], CORPUS, env)
+            err = err.replace(d.encode() + b"/", b"")
+            out = out.replace(d.encode() + b"/", b"")
+            files = sorted(f for f in os.listdir(d) if f.startswith("out."))
+            contents = {f: label_masked(os.path.join(d, f)) for f in files}
+            dumped = dump(os.path.join(d, "out"), env) if "out.meta" in files else b""
+            res[who] = (rc, out, err, files, contents, dumped)
+        r, o = res["ref"], res["ours"]
+        diffs = []
+        if r[0] != o[0]:
+            diffs.append(f"exit status: reference {r[0]}, ours {o[0]}")
+        if r[1] != o[1]:
+            diffs.append("stdout differs:\n--- reference\n" + r[1].decode(errors="replace")
+                         + "--- ours\n" + o[1].decode(errors="replace"))
+        if r[2] != o[2]:
+            diffs.append("stderr differs:\n--- reference\n" + r[2].decode(errors="replace")
+                         + "--- ours\n" + o[2].decode(errors="replace"))
+        if r[3] != o[3]:
+            diffs.append(f"files: reference {r[3]}, ours {o[3]}")
+        for f in r[3]:
+            if f in o[4] and r[4][f] != o[4][f]:
+                a, b = r[4][f], o[4][f]
+                at = next((k for k in range(min(len(a), len(b))) if a[k] != b[k]), min(len(a), len(b)))
+                diffs.append(f"{f}: bytes differ at offset {at} (sizes {len(a)} / {len(b)})")
+        if r[5] != o[5]:
+            diffs.append("pmdumplog -a of the outputs differs")
+        return diffs
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--ours", default=os.path.join(ROOT, "target/release/pmlogextract"))
+    ap.add_argument("--out", default=os.path.join(ROOT, "conformance-out"))
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    ap.add_argument("--filter", default="")
+    a = ap.parse_args()
+    if shutil.which("pmlogextract") is None or not os.path.isdir(CORPUS):
+        msg = "reference PCP (pmlogextract and its QA corpus) is not installed"
+        if os.environ.get("REQUIRE_REFERENCE"):
+            print(f"conformance: FAIL: {msg}", file=sys.stderr)
+            return 1
+        print(f"conformance: skipped: {msg}")
+        return 77
+    env = dict(os.environ)
+    env["TZ"] = "UTC"
+    sizes = {}
+    for f in os.listdir(CORPUS):
+        base = f.split(".meta")[0] if ".meta" in f else None
+        if base:
+            tot = sum(os.path.getsize(os.path.join(CORPUS, g)) for g in os.listdir(CORPUS)
+                      if g.startswith(base + ".") and g[len(base) + 1:].split(".")[0].isdigit())
+            sizes[base] = tot
+    jobs = []
+    for base in sorted(sizes):
+        opts = ["-s", "200"] if sizes[base] > BIG else []
+        jobs.append(([base], opts, None))
+    for base in OPTION_ARCHIVES:
+        for opts in OPTION_SETS:
+            jobs.append(([base], opts, None))
+    for g in GROUPS:
+        for opts in GROUP_SETS:
+            jobs.append((g, opts, None))
+    for base in CONFIG_ARCHIVES:
+        for c in CONFIGS:
+            jobs.append(([base], [], c))
+    jobs = [j for j in jobs if not a.filter or any(a.filter in i for i in j[0])]
+    os.makedirs(a.out, exist_ok=True)
+    diffdir = os.path.join(a.out, "diffs-pmlogextract")
+    shutil.rmtree(diffdir, ignore_errors=True)
+    os.makedirs(diffdir)
+    results = []
+    with cf.ThreadPoolExecutor(a.jobs) as ex:
+        futs = {ex.submit(case, a.ours, *j, env): j for j in jobs}
+        for f in cf.as_completed(futs):
+            j = futs[f]
+            try:
+                d = f.result()
+            except Exception as e:  # a crash or timeout is a difference too
+                d = [f"error: {e}"]
+            results.append((j, d))
+    results.sort(key=lambda x: (x[0][0], x[0][1], x[0][2] or ""))
+    ok = sum(1 for _, d in results if not d)
+    lines = [f"pmlogextract conformance: {ok} of {len(results)} cases identical", ""]
+    for n, (j, d) in enumerate(results):
+        if d:
+            name = " ".join(j[0]) + " " + " ".join(j[1]) + (f" -c {j[2]}" if j[2] else "")
+            lines.append("DIFF " + name)
+            with open(os.path.join(diffdir, f"{n:04d}.txt"), "w") as fh:
+                fh.write(name + "\n" + "\n".join(d) + "\n")
+    with open(os.path.join(a.out, "scoreboard-pmlogextract.txt"), "w") as fh:
+        fh.write("\n".join(lines) + "\n")
+    print(lines[0])
+    floor_file = os.path.join(HERE, "floor-pmlogextract")
+    floor = int(open(floor_file).read().split()[0]) if os.path.exists(floor_file) else 0
+    if not a.filter and ok < floor:
+        print(f"conformance: FAIL: {ok} identical is below the floor of {floor}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
