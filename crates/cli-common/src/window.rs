@@ -160,12 +160,14 @@ pub fn parse_absolute(s: &str, tz: &TimeZone, at_date: Option<Timestamp>) -> Opt
         }
     }
     let (mut y, mut mo, mut d) = (today.year(), today.month(), today.day());
+    let mut month_given = false;
     if let Some(first) = w.first() {
         let l = first.to_ascii_lowercase();
         if let Some(k) = MONTHS.iter().position(|m| l.starts_with(m)) {
             mo = k as i8 + 1;
             d = w.get(1)?.parse().ok()?;
             w = &w[2..];
+            month_given = true;
         }
     }
     let hms = parse_hms(w.first()?)?;
@@ -174,18 +176,29 @@ pub fn parse_absolute(s: &str, tz: &TimeZone, at_date: Option<Timestamp>) -> Opt
         if w.len() > 2 {
             return None;
         }
+    } else if at {
+        // __pmConvertTime: a partial time earlier than the origin in its most
+        // significant given field means the next such time
+        if month_given {
+            if mo < today.month() {
+                y += 1;
+            }
+        } else if hms.0 < today.hour() {
+            let next = jiff::civil::Date::new(y, mo, d).ok()?.tomorrow().ok()?;
+            (y, mo, d) = (next.year(), next.month(), next.day());
+        }
     }
     to_ts(y, mo, d, hms, tz)
 }
 
-/// Resolves a `-S`/`-T`/`-O` spec. `relative_to_start` is where `+interval` counts
-/// from, `end` where `-interval` counts back from; `archive_start` gives `@` times
-/// their default date.
+/// Resolves a `-S`/`-T`/`-O` spec as libpcp's `__pmParseTime` does.
+/// `relative_to_start` is where `+interval` counts from and what a partial `@` time
+/// completes from (the archive's start for `-S`, the window's start for `-T` and
+/// `-O`); `end` is where `-interval` counts back from.
 pub fn resolve(
     spec: &str,
     relative_to_start: Timestamp,
     end: Timestamp,
-    archive_start: Timestamp,
     tz: &TimeZone,
 ) -> Option<Timestamp> {
     let s = spec.trim();
@@ -197,7 +210,7 @@ pub fn resolve(
         let n = parse_interval(rest)?;
         return Some(Timestamp::from_nanos(end.as_nanos() - n));
     }
-    parse_absolute(s, tz, Some(archive_start))
+    parse_absolute(s, tz, Some(relative_to_start))
 }
 
 /// Resolves `-S start` and `-T finish` against an archive's bounds.
@@ -208,11 +221,11 @@ pub fn parse_window(
     tz: &TimeZone,
 ) -> Result<(Timestamp, Timestamp), String> {
     let s = match start {
-        Some(spec) => resolve(spec, b.start, b.end, b.start, tz).ok_or_else(|| spec.to_string())?,
+        Some(spec) => resolve(spec, b.start, b.end, tz).ok_or_else(|| spec.to_string())?,
         None => b.start,
     };
     let e = match finish {
-        Some(spec) => resolve(spec, s, b.end, b.start, tz).ok_or_else(|| spec.to_string())?,
+        Some(spec) => resolve(spec, s, b.end, tz).ok_or_else(|| spec.to_string())?,
         None => b.end,
     };
     Ok((s, e))
@@ -256,7 +269,7 @@ pub fn resolve_window(w: WindowArgs<'_>, b: Bounds, tz: &TimeZone) -> Result<Win
     }
     let origin = match w.origin {
         Some(spec) => {
-            let o = resolve(spec, start, finish, b.start, tz).ok_or_else(|| spec.to_string())?;
+            let o = resolve(spec, start, finish, tz).ok_or_else(|| spec.to_string())?;
             if o < start {
                 start
             } else if o > finish {
@@ -353,5 +366,11 @@ mod tests {
         assert_eq!(parse_absolute("Apr 3 06:50:58 2022", &utc, None), want);
         assert_eq!(parse_absolute("2022-04-03 06:50:58", &utc, None), want);
         assert_eq!(parse_absolute("2022-04-03 06:50:58.5", &utc, None), None);
+        // a partial '@' time earlier than its origin's hour is the next day's
+        let origin = Timestamp::new(1_648_968_658, 0);
+        let next_day = parse_absolute("@05:00:00", &utc, Some(origin)).expect("parses");
+        assert_eq!(next_day.sec, origin.sec + 86_400 - 6_658);
+        let same_day = parse_absolute("@06:00:00", &utc, Some(origin)).expect("parses");
+        assert_eq!(same_day.sec, origin.sec - 3_058);
     }
 }

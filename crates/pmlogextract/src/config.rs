@@ -17,8 +17,10 @@ enum Tok {
     Eof,
 }
 
-/// Tokens with their line numbers.
-fn lex(text: &str) -> Result<Vec<(Tok, usize)>, (usize, String)> {
+/// Tokens with their line numbers, up to the end or the first lexical error.
+type Lexed = (Vec<(Tok, usize)>, Option<(usize, String)>);
+
+fn lex(text: &str) -> Lexed {
     let b = text.as_bytes();
     let mut out = Vec::new();
     let (mut i, mut line) = (0, 1);
@@ -58,7 +60,7 @@ fn lex(text: &str) -> Result<Vec<(Tok, usize)>, (usize, String)> {
                     j += 1;
                 }
                 if j >= b.len() {
-                    return Err((line, "unterminated string".into()));
+                    return (out, Some((line, "unterminated string".into())));
                 }
                 out.push((Tok::Str(text[start..j].to_string()), line));
                 i = j + 1;
@@ -77,12 +79,15 @@ fn lex(text: &str) -> Result<Vec<(Tok, usize)>, (usize, String)> {
                 out.push((tok, line));
             }
             other => {
-                return Err((line, format!("Unexpected character '{}'", other as char)));
+                return (
+                    out,
+                    Some((line, format!("Unexpected character '{}'", other as char))),
+                );
             }
         }
     }
     out.push((Tok::Eof, line));
-    Ok(out)
+    (out, None)
 }
 
 /// An instance given in the file.
@@ -104,11 +109,8 @@ pub fn load(
             archive_format::pm_err_str(-e.raw_os_error().unwrap_or(5))
         )]
     })?;
-    let toks = lex(&text).map_err(|(line, what)| {
-        vec![format!(
-            "Specification error in configuration file ({path})\n[line {line}] {what}"
-        )]
-    })?;
+    // specs before a lexical error are looked up (and warned about) first
+    let (toks, lex_error) = lex(&text);
     let mut specs: Vec<(String, usize, Option<Vec<InstSpec>>)> = Vec::new();
     let mut k = 0;
     while k < toks.len() {
@@ -146,6 +148,7 @@ pub fn load(
                         list.push(InstSpec::Id(*n as i32));
                         k += 1;
                     }
+                    None => break,
                     _ => {
                         return Err(vec![format!(
                             "Specification error in configuration file ({path})\n[line {line}] syntax error"
@@ -154,6 +157,10 @@ pub fn load(
                 }
             }
             insts = Some(list);
+        }
+        if k >= toks.len() && lex_error.is_some() {
+            // cut short by the lexical error: not a spec
+            break;
         }
         specs.push((name, at, insts));
     }
@@ -203,6 +210,12 @@ pub fn load(
         }
     }
     sel.metrics = all;
+    if let Some((line, what)) = lex_error {
+        warnings.push(format!(
+            "Specification error in configuration file ({path})\n[line {line}] {what}"
+        ));
+        return Err(warnings);
+    }
     Ok((sel, warnings))
 }
 
@@ -218,7 +231,8 @@ mod tests {
 
     #[test]
     fn lexes_names_instances_and_comments() {
-        let t = lex("# c\nkernel.all.load [ \"1 minute\", 15 ]\nhinv.ncpu, x\n").expect("lex");
+        let (t, e) = lex("# c\nkernel.all.load [ \"1 minute\", 15 ]\nhinv.ncpu, x\n");
+        assert!(e.is_none());
         let toks: Vec<Tok> = t.into_iter().map(|x| x.0).collect();
         assert_eq!(
             toks,

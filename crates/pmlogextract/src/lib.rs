@@ -274,11 +274,13 @@ impl<'e> Extract<'e> {
 
     /// The reference's __pmLogCreate refuses an output that exists.
     fn refuse_existing(&mut self) -> Option<i32> {
-        let base = &self.o.output;
-        for suffix in ["index", "meta", "0"] {
+        let base = self.o.output.clone();
+        for suffix in ["meta", "index", "0"] {
             let p = format!("{base}.{suffix}");
             if Path::new(&p).exists() {
-                self.say(&format!("{PROG}: Error: __pmLogCreate: File exists"));
+                self.say(&format!(
+                    "__pmLogNewFile: \"{p}\" already exists, not over-written\n{PROG}: Error: __pmLogCreate: File exists"
+                ));
                 return Some(1);
             }
         }

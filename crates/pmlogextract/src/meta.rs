@@ -90,9 +90,7 @@ fn sem_word(s: i32) -> String {
 }
 
 fn type_word(t: i32) -> String {
-    vtype::long_name(t)
-        .map(str::to_string)
-        .unwrap_or_else(|| format!("Unknown type ({t})"))
+    vtype::short_name(t).to_string()
 }
 
 impl Gathered {
