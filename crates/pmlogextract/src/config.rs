@@ -249,10 +249,9 @@ mod tests {
                 Tok::Eof,
             ]
         );
-        assert!(lex("a [\"unterminated]").is_err());
-        assert_eq!(
-            lex("a [bin-1]").err(),
-            Some((1, "Unexpected character '-'".into()))
-        );
+        assert!(lex("a [\"unterminated]").1.is_some());
+        let (toks, err) = lex("a [bin-1]");
+        assert_eq!(err, Some((1, "Unexpected character '-'".into())));
+        assert_eq!(toks.len(), 3, "the tokens before the error are kept");
     }
 }
