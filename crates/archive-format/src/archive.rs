@@ -124,6 +124,10 @@ pub struct Position {
     pub offset: u64,
 }
 
+/// A record as stored: where it starts, its payload (`None` for the `<mark>` between
+/// the archives of a multi-archive context), and where the next one starts.
+pub type RawRecord<'a> = (Position, Option<&'a [u8]>, Position);
+
 fn load_labelled(fref: &FileRef, role: i32) -> Result<(Bytes, Label)> {
     let bytes = volume::load(fref)?;
     if bytes.len() < 4 {
@@ -530,6 +534,24 @@ impl Archive {
                         offset: f.end(),
                     },
                 )))
+            }
+        }
+    }
+
+    /// The next record's payload as stored (after its length word, without the
+    /// trailing one), undecoded: `(start, payload, after)`. `None` for the payload
+    /// is the `<mark>` a multi-archive context puts between archives. For copying
+    /// records (see [`crate::codec::result::scan_canonical`]).
+    pub fn read_raw_forward(&self, pos: Position) -> Result<Option<RawRecord<'_>>> {
+        match self.locate_forward(pos)? {
+            Located::End => Ok(None),
+            Located::Mark(at, _, next) => Ok(Some((at, None, next))),
+            Located::Frame(at, f, b) => {
+                let next = Position {
+                    vol: at.vol,
+                    offset: f.end(),
+                };
+                Ok(Some((at, Some(f.payload(b)), next)))
             }
         }
     }

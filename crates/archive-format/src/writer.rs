@@ -27,11 +27,13 @@ use crate::error::{Error, Result};
 use crate::types::{Desc, InDom, PmId, Timestamp};
 use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
-use std::io::Write;
+use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 /// How much a data volume grows between temporal index entries.
 const INDEX_EVERY: u64 = 100_000;
+/// Buffer size of a buffered writer.
+const BUFFER: usize = 256 << 10;
 /// v2 volumes hold 32-bit offsets.
 const V2_VOLUME_LIMIT: u64 = (1 << 31) - 1;
 
@@ -59,6 +61,10 @@ pub struct WriterOptions {
     /// Temporal index entries where pmlogger puts them (`true`), or only those the
     /// caller writes with [`ArchiveWriter::put_index_at`] (`false`, pmlogextract).
     pub auto_index: bool,
+    /// Buffer writes (`true`) for archives nobody reads while they are written
+    /// (pmlogextract's temporary output); by default every record goes to the
+    /// kernel whole as it is written, for readers following a live archive.
+    pub buffered: bool,
 }
 
 impl Default for WriterOptions {
@@ -71,6 +77,7 @@ impl Default for WriterOptions {
             pid: std::process::id() as i32,
             flush: FlushPolicy::EveryRecord,
             auto_index: true,
+            buffered: false,
         }
     }
 }
@@ -80,9 +87,9 @@ pub struct ArchiveWriter {
     base: PathBuf,
     opts: WriterOptions,
     start: Option<Timestamp>,
-    meta: File,
-    index: File,
-    data: File,
+    meta: BufWriter<File>,
+    index: BufWriter<File>,
+    data: BufWriter<File>,
     vol: u32,
     meta_off: u64,
     data_off: u64,
@@ -134,13 +141,14 @@ impl ArchiveWriter {
                 return Err(e);
             }
         };
+        let cap = if opts.buffered { BUFFER } else { 0 };
         Ok(ArchiveWriter {
             base,
-            opts,
             start: None,
-            meta,
-            index,
-            data,
+            meta: BufWriter::with_capacity(cap, meta),
+            index: BufWriter::with_capacity(cap, index),
+            data: BufWriter::with_capacity(cap, data),
+            opts,
             vol: 0,
             meta_off: 0,
             data_off: 0,
@@ -383,15 +391,23 @@ impl ArchiveWriter {
 
     /// Writes a result and returns the data-volume offset it starts at.
     pub fn write_result(&mut self, stamp: Timestamp, vsets: &[OwnedValueSet]) -> Result<u64> {
-        let v3 = self.opts.version >= 3;
-        let stamp = if v3 {
+        let stamp = if self.opts.version >= 3 {
             stamp
         } else {
             Timestamp::new(stamp.sec, stamp.nsec / 1000 * 1000)
         };
+        let payload = encode_result(stamp, vsets, self.opts.version);
+        self.write_result_payload(stamp, &payload)
+    }
+
+    /// Writes a result already encoded for this archive's version (a payload as
+    /// [`crate::codec::result::encode_result`] makes it, e.g. copied from another
+    /// archive after [`crate::codec::result::scan_canonical`]); `stamp` must be its
+    /// time. Returns the data-volume offset it starts at.
+    pub fn write_result_payload(&mut self, stamp: Timestamp, payload: &[u8]) -> Result<u64> {
         self.start_if_needed(stamp)?;
-        let rec = encode_frame(&encode_result(stamp, vsets, self.opts.version));
-        if !v3 && self.data_off + rec.len() as u64 > V2_VOLUME_LIMIT {
+        let len = (payload.len() + 8) as u32;
+        if self.opts.version < 3 && self.data_off + len as u64 > V2_VOLUME_LIMIT {
             self.new_volume()?;
         }
         if self.opts.auto_index && (self.index_due || self.data_off > self.next_index_at) {
@@ -399,12 +415,19 @@ impl ArchiveWriter {
         }
         let dp = self.data_path();
         let at = self.data_off;
-        write_all(&mut self.data, &rec, &dp)?;
-        self.data_off += rec.len() as u64;
-        self.total_bytes += rec.len() as u64;
+        let head = len.to_be_bytes();
+        write_all(&mut self.data, &head, &dp)?;
+        write_all(&mut self.data, payload, &dp)?;
+        write_all(&mut self.data, &head, &dp)?;
+        self.data_off += len as u64;
+        self.total_bytes += len as u64;
         self.fetch_meta_off = None;
         if self.opts.flush == FlushPolicy::SyncEveryResult {
-            self.data.sync_data().map_err(|e| Error::io(&dp, &e))?;
+            self.data.flush().map_err(|e| Error::io(&dp, &e))?;
+            self.data
+                .get_ref()
+                .sync_data()
+                .map_err(|e| Error::io(&dp, &e))?;
         }
         Ok(at)
     }
@@ -530,10 +553,15 @@ impl ArchiveWriter {
         let start = self.start.unwrap_or(Timestamp::new(0, 0));
         self.start_if_needed(start)?;
         let dp = self.data_path();
-        self.data.sync_all().map_err(|e| Error::io(&dp, &e))?;
+        self.data.flush().map_err(|e| Error::io(&dp, &e))?;
+        self.data
+            .get_ref()
+            .sync_all()
+            .map_err(|e| Error::io(&dp, &e))?;
         self.vol += 1;
         let np = self.data_path();
-        let mut f = create_new(&np)?;
+        let cap = self.data.capacity();
+        let mut f = BufWriter::with_capacity(cap, create_new(&np)?);
         let l = encode_label(&self.label(self.vol as i32, start));
         write_all(&mut f, &l, &np)?;
         self.data = f;
@@ -553,17 +581,18 @@ impl ArchiveWriter {
             self.start_if_needed(Timestamp::new(now.as_secs() as i64, now.subsec_nanos()))?;
         }
         for (f, ext) in [
-            (&self.data, format!("{}", self.vol)),
-            (&self.meta, "meta".into()),
-            (&self.index, "index".into()),
+            (&mut self.data, format!("{}", self.vol)),
+            (&mut self.meta, "meta".into()),
+            (&mut self.index, "index".into()),
         ] {
-            f.sync_all()
-                .map_err(|e| Error::io(Path::new(&format!("{}.{ext}", self.base.display())), &e))?;
+            let path = PathBuf::from(format!("{}.{ext}", self.base.display()));
+            f.flush().map_err(|e| Error::io(&path, &e))?;
+            f.get_ref().sync_all().map_err(|e| Error::io(&path, &e))?;
         }
         Ok(())
     }
 }
 
-fn write_all(f: &mut File, bytes: &[u8], path: &Path) -> Result<()> {
+fn write_all(f: &mut impl Write, bytes: &[u8], path: &Path) -> Result<()> {
     f.write_all(bytes).map_err(|e| Error::io(path, &e))
 }

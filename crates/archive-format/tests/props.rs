@@ -88,6 +88,15 @@ proptest! {
             values: vals.iter().map(|(i, w, b)| (*i, if *insitu { OwnedValue::Insitu(*w) } else { OwnedValue::Block { vtype: 7, data: b.clone() } })).collect(),
         }).collect();
         let p = encode_result(t, &vsets, v);
+        // what the encoder makes is canonical: it may be copied as is
+        let mut pmids = Vec::new();
+        prop_assert!(archive_format::codec::result::scan_canonical(&p, v, &mut pmids));
+        prop_assert_eq!(pmids, vsets.iter().map(|x| x.pmid).collect::<Vec<_>>());
+        if p.len() > 16 {
+            let mut q = p.clone();
+            q.push(0);
+            prop_assert!(!archive_format::codec::result::scan_canonical(&q, v, &mut Vec::new()));
+        }
         let r = decode_result(&p, 4, v).unwrap();
         prop_assert_eq!(r.stamp, t);
         prop_assert_eq!(r.vsets.len(), vsets.len());

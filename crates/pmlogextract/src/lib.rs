@@ -35,10 +35,22 @@ const DAY: i64 = 86_400;
 /// A data volume grows by this much between temporal index entries.
 const FLUSH_SIZE: u64 = 100_000;
 
-/// A data record read from an input, values owned.
+/// A data record read from an input: decoded with its values owned, or (when it is
+/// stored exactly as it will be written) left where it is.
 struct Rec {
     stamp: Timestamp,
     vsets: Vec<OwnedValueSet>,
+    /// Copied as stored: where the record is and its PMIDs (`vsets` is empty).
+    raw: Option<(Position, Vec<PmId>)>,
+}
+
+impl Rec {
+    fn len(&self) -> usize {
+        match &self.raw {
+            Some((_, p)) => p.len(),
+            None => self.vsets.len(),
+        }
+    }
 }
 
 /// One input archive and where reading it has got to.
@@ -57,6 +69,8 @@ struct Input {
     pmcd_seqnum: Option<u32>,
     /// Bytes of data volumes before the current one (for progress).
     done_bytes: u64,
+    /// The output's version (records of the same version may be copied as stored).
+    out_version: u32,
 }
 
 /// Runs pmlogextract; returns the exit status.
@@ -91,6 +105,9 @@ struct Extract<'e> {
     first_datarec: bool,
     /// Last full instance set written per instance domain (pmaTryDeltaInDom).
     last_full: HashMap<InDom, Vec<(i32, String)>>,
+    /// The metrics of the last record whose metadata was all written (and which
+    /// have no instance domain).
+    settled_shape: Vec<PmId>,
     old_log_offset: u64,
     old_meta_offset: u64,
     flushsize: u64,
@@ -127,6 +144,7 @@ impl<'e> Extract<'e> {
             written: 0,
             first_datarec: true,
             last_full: HashMap::new(),
+            settled_shape: Vec::new(),
             old_log_offset: 0,
             old_meta_offset: 0,
             flushsize: FLUSH_SIZE,
@@ -372,6 +390,9 @@ impl<'e> Extract<'e> {
             }
         }
         self.version = self.o.version.unwrap_or(max);
+        for i in &mut self.inputs {
+            i.out_version = self.version;
+        }
         let live: Vec<(String, archive_format::Label)> = self
             .inputs
             .iter()
@@ -426,6 +447,7 @@ impl<'e> Extract<'e> {
                 timezone: tz,
                 zoneinfo,
                 auto_index: false,
+                buffered: true,
                 ..Default::default()
             },
         )?;
@@ -466,6 +488,7 @@ impl<'e> Extract<'e> {
         }
 
         self.gather_metadata()?;
+        self.g.count_pending();
         if !self.g.skipped.is_empty() {
             let mut msg =
                 String::from("Warning: the metrics below will be missing from the output archive");
@@ -615,6 +638,8 @@ impl<'e> Extract<'e> {
     /// true when every input is at its end.
     fn next_log(&mut self, winstart: Option<Timestamp>) -> Result<bool, Stop> {
         let mut eofs = 0;
+        // records can be copied as stored when nothing in them changes
+        let fast = self.sel.is_none() && self.g.skipped.is_empty();
         for k in 0..self.inputs.len() {
             if self.inputs[k].eof {
                 eofs += 1;
@@ -624,18 +649,18 @@ impl<'e> Extract<'e> {
                 continue;
             }
             loop {
-                let got = self.inputs[k].read();
+                let got = self.inputs[k].read(fast);
                 match got {
                     Ok(Some(rec)) => {
                         let i = &mut self.inputs[k];
                         i.laststamp = rec.stamp;
-                        if rec.vsets.len() == 5 {
+                        if rec.len() == 5 {
                             i.note_session(&rec);
                         }
                         if winstart.is_some_and(|w| rec.stamp < w) {
                             continue;
                         }
-                        let kept = if rec.vsets.is_empty() {
+                        let kept = if rec.len() == 0 {
                             Some(rec)
                         } else {
                             filter(rec, self.sel.as_ref(), &self.g.skipped)
@@ -759,6 +784,22 @@ impl<'e> Extract<'e> {
     /// `writerlist` for one record: its metadata, a volume switch if due, the record,
     /// and a temporal index entry if due.
     fn write_record(&mut self, ilog: usize, mut rec: Rec, now: Timestamp) -> Result<(), Stop> {
+        if let Some((at, pmids)) = &rec.raw {
+            let known =
+                *pmids == self.settled_shape || pmids.iter().all(|p| self.g.descs.contains_key(p));
+            if !known {
+                // some value sets will be culled: decode after all
+                let decoded = self.inputs[ilog]
+                    .arch
+                    .as_ref()
+                    .and_then(|a| a.read_forward(*at).ok().flatten())
+                    .map(|(_, r, _)| to_owned(&r));
+                match decoded {
+                    Some(d) => rec = d,
+                    None => return Err(Stop::Abandon),
+                }
+            }
+        }
         self.first_datarec = false;
         self.write_labels(1, u32::MAX, now)?;
         let mut needti = false;
@@ -769,7 +810,21 @@ impl<'e> Extract<'e> {
             let when = cli_common::timefmt::stamp(rec.stamp, 9, &self.tz.clone());
             self.say(&format!("{PROG}: New log volume {vol}, at {when}"));
         }
-        let before = self.writer().write_result(rec.stamp, &rec.vsets)?;
+        let before = match &rec.raw {
+            Some((at, _)) => {
+                let payload = self.inputs[ilog]
+                    .arch
+                    .as_ref()
+                    .and_then(|a| a.read_raw_forward(*at).ok().flatten())
+                    .and_then(|(_, p, _)| p);
+                let Some(payload) = payload else {
+                    return Err(Stop::Abandon);
+                };
+                let w = self.w.as_mut().expect("writer exists while extracting");
+                w.write_result_payload(rec.stamp, payload)?
+            }
+            None => self.writer().write_result(rec.stamp, &rec.vsets)?,
+        };
         self.old_log_offset = before;
         self.written += 1;
         let label_len = self.writer().label_len();
@@ -803,6 +858,7 @@ impl<'e> Extract<'e> {
         }
         l.written = true;
         let sets = l.sets.clone();
+        self.g.unwritten_labels -= 1;
         self.writer().put_labels(now, ltype, ident, sets)?;
         Ok(())
     }
@@ -816,6 +872,7 @@ impl<'e> Extract<'e> {
         }
         t.written = true;
         let text = t.text.clone();
+        self.g.unwritten_texts -= 1;
         self.writer().put_text(ttype, ident, &text)?;
         Ok(())
     }
@@ -828,32 +885,64 @@ impl<'e> Extract<'e> {
         needti: &mut bool,
     ) -> Result<(), Stop> {
         let stamp = rec.stamp;
+        // a record of the same metrics as one fully handled before, when nothing is
+        // left to write for them, needs nothing
+        if self.g.unwritten_labels == 0 && self.g.unwritten_texts == 0 {
+            let same = match &rec.raw {
+                Some((_, pmids)) => *pmids == self.settled_shape,
+                None => rec
+                    .vsets
+                    .iter()
+                    .map(|v| v.pmid)
+                    .eq(self.settled_shape.iter().copied()),
+            };
+            if same && !self.settled_shape.is_empty() {
+                return Ok(());
+            }
+        }
+        let mut settled = true;
         let mut k = 0;
-        while k < rec.vsets.len() {
-            let pmid = rec.vsets[k].pmid;
-            let Some(d) = self.g.descs.get(&pmid).cloned() else {
+        loop {
+            let pmid = match &rec.raw {
+                Some((_, pmids)) => match pmids.get(k) {
+                    Some(p) => *p,
+                    None => break,
+                },
+                None => match rec.vsets.get(k) {
+                    Some(v) => v.pmid,
+                    None => break,
+                },
+            };
+            let Some(entry) = self.g.descs.get_mut(&pmid) else {
                 let msg = format!(
                     "{PROG}: Warning: [log {}] metadata for PMID {pmid} has not been found, culling this metric ...",
                     self.inputs[ilog].name
                 );
                 self.say(&msg);
                 rec.vsets.remove(k);
+                settled = false;
                 continue;
             };
             k += 1;
-            if !self.g.desc_written.get(&pmid).copied().unwrap_or(false) {
-                self.g.desc_written.insert(pmid, true);
-                self.writer().put_desc(d.desc, &d.names)?;
+            let desc = entry.desc;
+            if !entry.written {
+                entry.written = true;
+                let names = entry.names.clone();
+                self.writer().put_desc(desc, &names)?;
+            }
+            if self.g.unwritten_labels == 0 && self.g.unwritten_texts == 0 && desc.indom.is_null() {
+                continue;
             }
             self.write_labels(0x10, pmid.0, stamp)?;
             self.write_labels(2, pmid.0 >> 22 & 0x1ff, stamp)?;
             self.write_labels(8, pmid.0 & !0x3ff, stamp)?;
             self.write_text(4 | 1, pmid.0)?;
             self.write_text(4 | 2, pmid.0)?;
-            let indom = d.desc.indom;
+            let indom = desc.indom;
             if indom.is_null() {
                 continue;
             }
+            settled = false;
             let has_recs = self
                 .g
                 .indoms
@@ -883,6 +972,12 @@ impl<'e> Extract<'e> {
             self.write_labels(0x20, indom.0, stamp)?;
             self.write_text(8 | 1, indom.0)?;
             self.write_text(8 | 2, indom.0)?;
+        }
+        if settled {
+            self.settled_shape = match &rec.raw {
+                Some((_, pmids)) => pmids.clone(),
+                None => rec.vsets.iter().map(|v| v.pmid).collect(),
+            };
         }
         Ok(())
     }
@@ -967,6 +1062,7 @@ impl Input {
             pmcd_pid: None,
             pmcd_seqnum: None,
             done_bytes: 0,
+            out_version: 0,
         }
     }
 
@@ -986,6 +1082,20 @@ impl Input {
             }
         }
         self.pos = Some(to);
+    }
+
+    /// Moves past the record at `at`, letting go of the memory behind it.
+    fn advance(&mut self, at: Position, next: Position) {
+        if let (Some(a), Some(r)) = (&self.arch, self.released) {
+            if at.vol != r.vol {
+                self.done_bytes += r.offset;
+            }
+            if at.vol != r.vol || at.offset.saturating_sub(r.offset) > 2 << 20 {
+                a.release_before(at);
+                self.released = Some(at);
+            }
+        }
+        self.pos = Some(next);
     }
 
     fn note_session(&mut self, rec: &Rec) {
@@ -1013,23 +1123,55 @@ impl Input {
 
     /// The next record, `None` at the end; on a damaged record, the messages and
     /// whether the damage is fatal.
-    fn read(&mut self) -> Result<Option<Rec>, (String, bool)> {
+    fn read(&mut self, fast: bool) -> Result<Option<Rec>, (String, bool)> {
+        let (Some(a), Some(pos)) = (&self.arch, self.pos) else {
+            return Ok(None);
+        };
+        if fast {
+            let version = a.label().version;
+            let mut copied: Option<(Position, Position, Rec)> = None;
+            if let Ok(Some((at, Some(payload), next))) = a.read_raw_forward(pos) {
+                let mut pmids = Vec::new();
+                if version == self.out_version
+                    && archive_format::codec::result::scan_canonical(payload, version, &mut pmids)
+                {
+                    let stamp = archive_format::codec::result::decode_stamp(payload, 0, version)
+                        .unwrap_or(Timestamp::new(0, 0));
+                    // prologue and epilogue records are looked into for the session
+                    let session = if pmids.len() == 5 {
+                        a.read_forward(at)
+                            .ok()
+                            .flatten()
+                            .map(|(_, r, _)| to_owned(&r))
+                    } else {
+                        None
+                    };
+                    let rec = match session {
+                        Some(mut owned) => {
+                            owned.raw = Some((at, pmids));
+                            owned
+                        }
+                        None => Rec {
+                            stamp,
+                            vsets: Vec::new(),
+                            raw: Some((at, pmids)),
+                        },
+                    };
+                    copied = Some((at, next, rec));
+                }
+            }
+            if let Some((at, next, rec)) = copied {
+                self.advance(at, next);
+                return Ok(Some(rec));
+            }
+        }
         let (Some(a), Some(pos)) = (&self.arch, self.pos) else {
             return Ok(None);
         };
         match a.read_forward(pos) {
             Ok(Some((at, rec, next))) => {
-                if let Some(r) = self.released {
-                    if at.vol != r.vol {
-                        self.done_bytes += r.offset;
-                    }
-                    if at.vol != r.vol || at.offset.saturating_sub(r.offset) > 2 << 20 {
-                        a.release_before(at);
-                        self.released = Some(at);
-                    }
-                }
                 let owned = to_owned(&rec);
-                self.pos = Some(next);
+                self.advance(at, next);
                 Ok(Some(owned))
             }
             Ok(None) => Ok(None),
@@ -1058,6 +1200,7 @@ impl Input {
 
 fn to_owned(rec: &archive_format::ResultRecord<'_>) -> Rec {
     Rec {
+        raw: None,
         stamp: rec.stamp,
         vsets: rec
             .vsets

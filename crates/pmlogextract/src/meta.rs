@@ -15,6 +15,7 @@ use std::collections::HashMap;
 pub struct DescEntry {
     pub desc: Desc,
     pub names: Vec<String>,
+    pub written: bool,
 }
 
 /// One instance-domain record of an input, in full form.
@@ -57,7 +58,6 @@ pub struct TextRec {
 #[derive(Debug, Default)]
 pub struct Gathered {
     pub descs: HashMap<PmId, DescEntry>,
-    pub desc_written: HashMap<PmId, bool>,
     names: HashMap<String, PmId>,
     pub indoms: HashMap<InDom, InDomList>,
     /// Per label type, the records in a model of the reference's hash table: only
@@ -67,6 +67,10 @@ pub struct Gathered {
     pub texts: HashMap<(u32, u32), TextRec>,
     /// PMIDs dropped by -x.
     pub skipped: Vec<PmId>,
+    /// Label records and texts not yet written (when none are left, data records
+    /// need no lookups for them).
+    pub unwritten_labels: usize,
+    pub unwritten_texts: usize,
 }
 
 /// What `-c` keeps: metrics (with their instances, `None` for all) and the
@@ -128,7 +132,14 @@ impl Gathered {
                     self.names.entry(n.clone()).or_insert(desc.pmid);
                 }
                 self.indoms.entry(desc.indom).or_default();
-                self.descs.insert(desc.pmid, DescEntry { desc, names });
+                self.descs.insert(
+                    desc.pmid,
+                    DescEntry {
+                        desc,
+                        names,
+                        written: false,
+                    },
+                );
             }
             Some(cur) => {
                 let old_names = cur.names.join(", ");
@@ -203,7 +214,22 @@ impl Gathered {
         );
     }
 
+    /// Counts what can still be written (after gathering): the label records the
+    /// table lookup finds, and the texts.
+    pub fn count_pending(&mut self) {
+        let mut n = 0;
+        for t in self.labels.values() {
+            let mut keys = t.keys();
+            keys.sort_unstable();
+            keys.dedup();
+            n += keys.len();
+        }
+        self.unwritten_labels = n;
+        self.unwritten_texts = self.texts.len();
+    }
+
     pub fn add_text(&mut self, ttype: u32, ident: u32, text: String) {
+        // a later text replaces an earlier one for the same thing
         self.texts.insert(
             (ttype & 0x0f, ident),
             TextRec {

@@ -98,6 +98,99 @@ pub fn decode_stamp(payload: &[u8], base: u64, version: u32) -> Result<Timestamp
     }
 }
 
+/// Whether a data record payload is exactly what [`encode_result`] makes of its
+/// decoded form in the same `version` (stamp in range, value blocks right after the
+/// value lists in their order, each padded with `~`, nothing else): then the payload
+/// can be copied instead of decoded and re-encoded. Collects the record's PMIDs into
+/// `pmids` (cleared first). Never fails: anything unusual is just not canonical.
+pub fn scan_canonical(payload: &[u8], version: u32, pmids: &mut Vec<PmId>) -> bool {
+    pmids.clear();
+    let word = |o: usize| -> Option<u32> {
+        payload
+            .get(o..o + 4)
+            .map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
+    };
+    let Ok(stamp) = decode_stamp(payload, 0, version) else {
+        return false;
+    };
+    let mut head = Vec::with_capacity(12);
+    if version >= 3 {
+        head.put_sec64(stamp.sec);
+        head.put_u32(stamp.nsec);
+    } else {
+        head.put_i32(stamp.sec as i32);
+        head.put_i32((stamp.nsec / 1000) as i32);
+    }
+    if payload.get(..head.len()) != Some(&head[..]) {
+        return false;
+    }
+    let mut off = head.len();
+    let Some(numpmid) = word(off) else {
+        return false;
+    };
+    off += 4;
+    if numpmid as usize > payload.len() / 8 {
+        return false;
+    }
+    // first pass: the value lists, and where the blocks must start
+    let mut expect_ptrs: Vec<(usize, usize)> = Vec::new(); // (vlist word offset, block)
+    for _ in 0..numpmid {
+        let (Some(pmid), Some(numval)) = (word(off), word(off + 4)) else {
+            return false;
+        };
+        pmids.push(PmId(pmid));
+        off += 8;
+        let numval = numval as i32;
+        if numval <= 0 {
+            continue;
+        }
+        let Some(valfmt) = word(off) else {
+            return false;
+        };
+        off += 4;
+        let n = numval as usize;
+        if n > payload.len() / 8 {
+            return false;
+        }
+        for _ in 0..n {
+            if word(off + 4).is_none() {
+                return false;
+            }
+            if valfmt != VAL_INSITU as u32 {
+                expect_ptrs.push((off + 4, 0));
+            }
+            off += 8;
+        }
+    }
+    // second pass: blocks follow in order, pointers as encode_result writes them
+    let first = 8 + 4 + off;
+    let mut boff = off;
+    for (at, _) in &expect_ptrs {
+        let Some(ptr) = word(*at) else {
+            return false;
+        };
+        if ptr as usize * 4 != first + (boff - off) {
+            return false;
+        }
+        let Some(hdr) = word(boff) else {
+            return false;
+        };
+        let len = (hdr & 0x00ff_ffff) as usize;
+        if len < 4 {
+            return false;
+        }
+        let padded = (len + 3) & !3;
+        let Some(block) = payload.get(boff..boff + padded) else {
+            return false;
+        };
+        if block[len..].iter().any(|&b| b != b'~') {
+            return false;
+        }
+        boff += padded;
+    }
+    boff == payload.len()
+}
+
 /// Decodes a data record payload; `base` is the file offset of `payload[0]` (the byte
 /// after the leading length word).
 pub fn decode_result(
