@@ -33,7 +33,11 @@ run() { # label, args...
   local label=$1; shift
   rm -f "$work"/ref.* "$work"/ours.*
   cat "$work"/week.* "$work"/half*.* >/dev/null # warm the page cache for both
+  # each run starts with no dirty pages of the other's output (ours fsyncs its
+  # output before renaming it into place; the reference leaves writeback to later)
+  sync
   /usr/bin/time -f "%e %M" -o "$work/time.ref" pmlogextract "$@" "$work/ref"
+  sync
   /usr/bin/time -f "%e %M" -o "$work/time.ours" "$ours" "$@" "$work/ours"
   read -r rt rm <"$work/time.ref"
   read -r ot om <"$work/time.ours"

@@ -33,7 +33,7 @@ use std::path::{Path, PathBuf};
 /// How much a data volume grows between temporal index entries.
 const INDEX_EVERY: u64 = 100_000;
 /// Buffer size of a buffered writer.
-const BUFFER: usize = 256 << 10;
+const BUFFER: usize = 64 << 10;
 /// v2 volumes hold 32-bit offsets.
 const V2_VOLUME_LIMIT: u64 = (1 << 31) - 1;
 

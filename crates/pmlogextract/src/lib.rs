@@ -32,6 +32,8 @@ const PROG: &str = "pmlogextract";
 const PMCD_PID: PmId = PmId((2 << 22) | 23);
 const PMCD_SEQNUM: PmId = PmId((2 << 22) | 24);
 const DAY: i64 = 86_400;
+/// Input pages behind the reader are let go of every this many bytes.
+const RELEASE_STEP: u64 = 512 << 10;
 /// A data volume grows by this much between temporal index entries.
 const FLUSH_SIZE: u64 = 100_000;
 
@@ -1090,9 +1092,15 @@ impl Input {
             if at.vol != r.vol {
                 self.done_bytes += r.offset;
             }
-            if at.vol != r.vol || at.offset.saturating_sub(r.offset) > 2 << 20 {
-                a.release_before(at);
-                self.released = Some(at);
+            if at.vol != r.vol || at.offset.saturating_sub(r.offset) > RELEASE_STEP {
+                // from where the last release ended, to a page boundary (so that no
+                // page is left between two releases)
+                let to = Position {
+                    vol: at.vol,
+                    offset: at.offset / 65_536 * 65_536,
+                };
+                a.release_range(r, to);
+                self.released = Some(to);
             }
         }
         self.pos = Some(next);
