@@ -166,6 +166,24 @@ impl ArchiveWriter {
         self.opts.version
     }
     /// The current data volume.
+    /// The archive's start (its first record's time), once something is written.
+    pub fn start(&self) -> Option<Timestamp> {
+        self.start
+    }
+
+    /// Writes out what is buffered.
+    pub fn flush(&mut self) -> Result<()> {
+        for (f, ext) in [
+            (&mut self.data, self.vol.to_string()),
+            (&mut self.meta, "meta".into()),
+            (&mut self.index, "index".into()),
+        ] {
+            f.flush()
+                .map_err(|e| Error::io(Path::new(&format!("{}.{ext}", self.base.display())), &e))?;
+        }
+        Ok(())
+    }
+
     pub fn volume(&self) -> u32 {
         self.vol
     }

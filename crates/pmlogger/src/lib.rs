@@ -8,6 +8,7 @@
 //! SIGINT and SIGTERM end the run cleanly; SIGHUP starts a new volume.
 
 pub mod config;
+pub mod control;
 pub mod state;
 
 use archive_format::codec::result::{OwnedValue, OwnedValueSet, VAL_DPTR, VAL_INSITU};
@@ -176,6 +177,7 @@ fn put_logue(
     stamp: Timestamp,
     archive: &str,
     host: &str,
+    port: u16,
 ) -> archive_format::Result<()> {
     let pid = std::process::id() as i32;
     let d = |pmid: PmId, t: i32, indom: InDom| Desc {
@@ -212,7 +214,7 @@ fn put_logue(
     };
     let vsets = vec![
         one(PM_HOST, pid, string_block(host), VAL_DPTR),
-        one(PM_PORT, pid, OwnedValue::Insitu(0), VAL_INSITU),
+        one(PM_PORT, pid, OwnedValue::Insitu(port as u32), VAL_INSITU),
         one(PM_ARCHIVE, pid, string_block(archive), VAL_DPTR),
         one(
             PMCD_PID,
@@ -327,6 +329,7 @@ pub fn run(args: &[String], err: &mut dyn Write) -> i32 {
     let archive_path = std::fs::canonicalize(
         std::path::Path::new(&o.archive)
             .parent()
+            .filter(|p| !p.as_os_str().is_empty())
             .unwrap_or(std::path::Path::new(".")),
     )
     .map(|d| {
@@ -349,8 +352,10 @@ pub fn run(args: &[String], err: &mut dyn Write) -> i32 {
         let _ = signal_hook::flag::register(sig, Arc::clone(&newvol));
     }
 
+    let ctl = control::start(&host, &archive_path);
+    let port = ctl.as_ref().map_or(0, |c| c.port);
     let mut last = sources::now();
-    if let Err(e) = put_logue(&mut w, last, &archive_path, &host) {
+    if let Err(e) = put_logue(&mut w, last, &archive_path, &host, port) {
         let _ = writeln!(log, "{PROG}: {e}");
         return 1;
     }
@@ -359,23 +364,26 @@ pub fn run(args: &[String], err: &mut dyn Write) -> i32 {
         "{PROG}: logging to \"{}\" from {} metrics source",
         o.archive, o.source
     );
+    let mut states = states;
     let code = record(
         &o,
         &mut *source,
         &mut w,
         tasks,
-        &states,
+        &mut states,
         &stop,
         &newvol,
         &mut last,
+        ctl.as_ref().map(|c| &c.requests),
         log,
     );
+    drop(ctl);
     // epilogue, at least 1 ms after the last record
     let mut end = sources::now();
     if end <= last {
         end = Timestamp::from_nanos(last.as_nanos() + 1_000_000);
     }
-    if let Err(e) = put_logue(&mut w, end, &archive_path, &host) {
+    if let Err(e) = put_logue(&mut w, end, &archive_path, &host, port) {
         let _ = writeln!(log, "{PROG}: {e}");
         return 1;
     }
@@ -482,10 +490,11 @@ fn record(
     source: &mut dyn MetricSource,
     w: &mut ArchiveWriter,
     mut tasks: Vec<Task>,
-    _states: &HashMap<PmId, LogState>,
+    states: &mut HashMap<PmId, LogState>,
     stop: &AtomicBool,
     newvol: &AtomicBool,
     last: &mut Timestamp,
+    requests: Option<&std::sync::mpsc::Receiver<control::Request>>,
     log: &mut dyn Write,
 ) -> i32 {
     let began = Instant::now();
@@ -525,7 +534,23 @@ fn record(
         let now = Instant::now();
         if tasks[k].next > now {
             let wait = (tasks[k].next - now).min(Duration::from_millis(100));
-            std::thread::sleep(wait);
+            match requests.map(|r| r.recv_timeout(wait)) {
+                Some(Ok(req)) => {
+                    let mut ctx = Ctl {
+                        o,
+                        source: &mut *source,
+                        w: &mut *w,
+                        tasks: &mut tasks,
+                        states: &mut *states,
+                        last: *last,
+                        log: &mut *log,
+                    };
+                    let reply = ctx.handle(&req);
+                    let _ = req.reply.send(reply);
+                }
+                Some(Err(std::sync::mpsc::RecvTimeoutError::Timeout)) => {}
+                _ => std::thread::sleep(wait),
+            }
             continue;
         }
         // fetch this task's metrics
@@ -542,6 +567,13 @@ fn record(
             return 1;
         }
         *last = stamp;
+        for vs in &vsets {
+            if vs.numval > 0 {
+                if let Some(st) = states.get_mut(&vs.pmid) {
+                    st.inlog = true;
+                }
+            }
+        }
         match t.every {
             None => {
                 tasks.swap_remove(k);
@@ -687,4 +719,240 @@ fn write_fetch(
         w.put_indom(stamp, m.desc.indom, &all)?;
     }
     w.put_result(stamp, vsets)
+}
+
+/// What a control request may look at and change: the recording in progress.
+struct Ctl<'a> {
+    o: &'a Opts,
+    source: &'a mut dyn MetricSource,
+    w: &'a mut ArchiveWriter,
+    tasks: &'a mut Vec<Task>,
+    states: &'a mut HashMap<PmId, LogState>,
+    last: Timestamp,
+    log: &'a mut dyn Write,
+}
+
+/// `PMLC_SET_*`/`PMLC_GET_*` bits of a state word.
+fn state_word(st: &LogState) -> u32 {
+    let delta = if st.on { st.delta_ms & 0x0fff_ffff } else { 0 };
+    (st.on as u32)
+        | (st.mandatory as u32) << 1
+        | (st.avail as u32) << 2
+        | (st.inlog as u32) << 3
+        | delta << 4
+}
+
+fn pdu_stamp(t: Timestamp) -> pdu::Stamp {
+    pdu::Stamp {
+        sec: t.sec,
+        nsec: t.nsec,
+    }
+}
+
+impl Ctl<'_> {
+    /// Carries out one request; returns the encoded reply.
+    fn handle(&mut self, req: &control::Request) -> Vec<u8> {
+        use pdu::{control as c, request as r, state as s, Pdu};
+        let reply = match &req.pdu {
+            Pdu::LogRequest { request, .. } => match *request {
+                r::STATUS => self.status(),
+                r::NEWVOLUME => match self.w.new_volume() {
+                    Ok(v) => {
+                        let _ = writeln!(
+                            self.log,
+                            "New log volume {v}, via pmlc request at {}",
+                            cli_common::timefmt::ctime(
+                                sources::now().sec,
+                                &cli_common::zone::local()
+                            )
+                        );
+                        Pdu::Error {
+                            from: 0,
+                            code: v as i32,
+                        }
+                    }
+                    Err(e) => {
+                        let _ = writeln!(self.log, "{PROG}: {e}");
+                        Pdu::Error { from: 0, code: -5 }
+                    }
+                },
+                r::SYNC => Pdu::Error {
+                    from: 0,
+                    code: self.w.flush().map_or(-5, |_| 0),
+                },
+                _ => Pdu::Error {
+                    from: 0,
+                    code: archive_format::error::PM_ERR_PMID_LOG,
+                },
+            },
+            Pdu::LogControl {
+                control,
+                state,
+                delta,
+                metrics,
+                ..
+            } => {
+                let change = match (*control, *state) {
+                    (c::ENQUIRE, _) => None,
+                    (c::MANDATORY, st) | (c::ADVISORY, st) => {
+                        let ctl = if *control == c::MANDATORY {
+                            state::Control::Mandatory
+                        } else {
+                            state::Control::Advisory
+                        };
+                        let sw = match st {
+                            s::ON => Switch::On,
+                            s::OFF => Switch::Off,
+                            _ => Switch::Maybe,
+                        };
+                        Some((ctl, sw, (*delta).max(0) as u32))
+                    }
+                    _ => return pdu::encode(&Pdu::Error { from: 0, code: -22 }),
+                };
+                if let Some((ctl, sw, d)) = change {
+                    let _ = writeln!(
+                        self.log,
+                        "\n{}pmlc request from {}: {} {}",
+                        cli_common::timefmt::ctime(sources::now().sec, &cli_common::zone::local()),
+                        req.peer,
+                        if ctl == state::Control::Mandatory {
+                            "mandatory"
+                        } else {
+                            "advisory"
+                        },
+                        match sw {
+                            Switch::On if d == 0 => "on once".to_string(),
+                            Switch::On => format!("on {} sec", secs(d)),
+                            Switch::Off => "off".into(),
+                            Switch::Maybe => "maybe".into(),
+                        }
+                    );
+                    for m in metrics {
+                        self.apply(PmId(m.pmid), ctl, sw, d);
+                    }
+                }
+                self.enquire(metrics)
+            }
+            _ => Pdu::Error {
+                from: 0,
+                code: -12366,
+            },
+        };
+        pdu::encode(&reply)
+    }
+
+    fn status(&mut self) -> pdu::Pdu {
+        let now = sources::now();
+        let start = self.w.start();
+        let (tz, zoneinfo) = self.source.timezone();
+        let (local_tz, _) = sources::local_timezone();
+        let _ = zoneinfo;
+        pdu::Pdu::LogStatus {
+            from: 0,
+            status: pdu::LogStatus {
+                start: start.map(pdu_stamp).unwrap_or_default(),
+                last: pdu_stamp(self.last),
+                now: pdu_stamp(now),
+                state: start.is_some() as i32,
+                vol: self.w.volume() as i32,
+                size: self.w.data_offset() as i64,
+                strings: [
+                    Some(self.source.hostname()),
+                    Some(format!("{}:", self.o.source)),
+                    Some(tz),
+                    None,
+                    Some(local_tz),
+                    None,
+                ],
+            },
+        }
+    }
+
+    /// One metric's logging request: the state machine, then the timers.
+    fn apply(&mut self, pmid: PmId, ctl: state::Control, sw: Switch, delta_ms: u32) {
+        if self.source.metric(pmid).is_none() {
+            return;
+        }
+        let st = self.states.entry(pmid).or_insert(LogState {
+            avail: true,
+            ..Default::default()
+        });
+        let Ok(new) = st.control(ctl, sw, delta_ms) else {
+            return;
+        };
+        let changed = new.on != st.on || (new.on && new.delta_ms != st.delta_ms);
+        *st = new;
+        if !changed {
+            return;
+        }
+        for t in self.tasks.iter_mut() {
+            t.pmids.retain(|p| *p != pmid);
+        }
+        self.tasks.retain(|t| !t.pmids.is_empty());
+        if new.on {
+            let every = (new.delta_ms > 0).then(|| Duration::from_millis(new.delta_ms as u64));
+            match self
+                .tasks
+                .iter_mut()
+                .find(|t| t.every == every && every.is_some())
+            {
+                Some(t) => t.pmids.insert(0, pmid),
+                None => self.tasks.push(Task {
+                    every,
+                    pmids: vec![pmid],
+                    instances: HashMap::new(),
+                    next: Instant::now(),
+                }),
+            }
+        }
+    }
+
+    /// The reply to a LOG_CONTROL: each metric's state word per instance.
+    fn enquire(&mut self, metrics: &[pdu::ValueList]) -> pdu::Pdu {
+        let mut vsets = Vec::with_capacity(metrics.len());
+        for m in metrics {
+            let pmid = PmId(m.pmid);
+            let Some(desc) = self.source.metric(pmid).map(|x| x.desc) else {
+                vsets.push(pdu::ValueList {
+                    pmid: m.pmid,
+                    numval: archive_format::error::PM_ERR_PMID,
+                    values: Vec::new(),
+                });
+                continue;
+            };
+            let st = self.states.get(&pmid).copied().unwrap_or(LogState {
+                avail: true,
+                ..Default::default()
+            });
+            let word = state_word(&st);
+            let insts: Vec<i32> = if desc.indom.is_null() {
+                vec![-1]
+            } else if m.numval > 0 {
+                m.values.iter().map(|(i, _)| *i).collect()
+            } else {
+                self.source
+                    .instances(desc.indom)
+                    .into_iter()
+                    .map(|(i, _)| i)
+                    .collect()
+            };
+            vsets.push(pdu::ValueList {
+                pmid: m.pmid,
+                numval: insts.len() as i32,
+                values: insts.into_iter().map(|i| (i, word)).collect(),
+            });
+        }
+        pdu::Pdu::Result {
+            from: 0,
+            sec: 0,
+            usec: 0,
+            vsets,
+        }
+    }
+}
+
+/// Milliseconds as seconds, without trailing zeros (`500` -> `0.5`).
+fn secs(ms: u32) -> String {
+    let t = format!("{:.3}", ms as f64 / 1000.0);
+    t.trim_end_matches('0').trim_end_matches('.').to_string()
 }

@@ -1,0 +1,204 @@
+//! pmlogger's control port, as PCP's: a TCP port from 4330 upward (`PMLOGGER_PORT`
+//! sets the first one to try; `PMLOGGER_LOCAL=1` listens on loopback only) and the map
+//! file `$PCP_TMP_DIR/pmlogger/<pid>` (port, host, archive) through which pmlc finds a
+//! pmlogger by pid.
+//!
+//! Each connection is served on its own thread: the handshake (an ERROR PDU from our
+//! pid offering protocol version 3, then the client's CREDS), then requests one at a
+//! time. A request goes to the recording loop over a channel and its reply comes
+//! back the same way, so sampling is never held up by a client; a client that stalls
+//! or sends garbage only ties up its own thread. One client at a time, as the
+//! reference: a second one gets an ERROR PDU with -EADDRINUSE and is closed.
+
+use pdu::{decode, encode, read_frame, Pdu, CLIENT_LIMIT};
+use std::io::Write;
+use std::net::{TcpListener, TcpStream};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc};
+
+/// The protocol version pmlogger offers.
+const IPC_VERSION: i32 = 3;
+const EADDRINUSE: i32 = 98;
+const PM_ERR_IPC: i32 = -12366;
+
+/// A request from a client, and where its reply goes (the encoded reply PDU).
+pub struct Request {
+    pub pdu: Pdu,
+    pub peer: String,
+    pub reply: mpsc::Sender<Vec<u8>>,
+}
+
+/// A listening control port.
+pub struct ControlPort {
+    pub port: u16,
+    pub requests: mpsc::Receiver<Request>,
+    map_file: Option<PathBuf>,
+}
+
+impl Drop for ControlPort {
+    fn drop(&mut self) {
+        if let Some(f) = &self.map_file {
+            let _ = std::fs::remove_file(f);
+        }
+    }
+}
+
+/// `$PCP_TMP_DIR`: the environment, else /etc/pcp.conf, else PCP's default.
+fn pcp_tmp_dir() -> PathBuf {
+    if let Ok(d) = std::env::var("PCP_TMP_DIR") {
+        return PathBuf::from(d);
+    }
+    let conf = std::env::var("PCP_CONF").unwrap_or_else(|_| "/etc/pcp.conf".into());
+    std::fs::read_to_string(conf)
+        .ok()
+        .and_then(|t| {
+            t.lines().find_map(|l| {
+                l.trim()
+                    .strip_prefix("PCP_TMP_DIR=")
+                    .map(|v| v.trim().to_string())
+            })
+        })
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/var/lib/pcp/tmp"))
+}
+
+/// Opens the control port and writes the map file. `None` when no port could be
+/// bound (pmlogger then runs without one, as the reference does not, but logging
+/// matters more than control).
+pub fn start(host: &str, archive: &str) -> Option<ControlPort> {
+    let first: u16 = std::env::var("PMLOGGER_PORT")
+        .ok()
+        .and_then(|p| p.parse().ok())
+        .unwrap_or(4330);
+    let local = std::env::var("PMLOGGER_LOCAL").is_ok_and(|v| v == "1");
+    let addr = if local { "127.0.0.1" } else { "0.0.0.0" };
+    let mut bound = None;
+    for port in first..first.saturating_add(1000) {
+        match TcpListener::bind((addr, port)) {
+            Ok(l) => {
+                bound = Some((l, port));
+                break;
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AddrInUse => continue,
+            Err(_) => return None,
+        }
+    }
+    let (listener, port) = bound?;
+    let pid = std::process::id();
+    let map_dir = pcp_tmp_dir().join("pmlogger");
+    let map_file = map_dir.join(pid.to_string());
+    let wrote = std::fs::create_dir_all(&map_dir).is_ok()
+        && std::fs::write(&map_file, format!("{port}\n{host}\n{archive}\n")).is_ok();
+    let (tx, rx) = mpsc::channel();
+    let busy = Arc::new(AtomicBool::new(false));
+    std::thread::spawn(move || {
+        for conn in listener.incoming() {
+            let Ok(stream) = conn else { continue };
+            let tx = tx.clone();
+            let busy = Arc::clone(&busy);
+            std::thread::spawn(move || serve(stream, pid as i32, &tx, &busy));
+        }
+    });
+    Some(ControlPort {
+        port,
+        requests: rx,
+        map_file: wrote.then_some(map_file),
+    })
+}
+
+fn send(s: &mut TcpStream, p: &Pdu) -> bool {
+    s.write_all(&encode(p)).is_ok()
+}
+
+/// One client: refused when another one is connected; else the handshake, then
+/// requests until it goes away or misbehaves.
+fn serve(mut s: TcpStream, pid: i32, tx: &mpsc::Sender<Request>, busy: &AtomicBool) {
+    if busy.swap(true, Ordering::SeqCst) {
+        let _ = send(
+            &mut s,
+            &Pdu::Error {
+                from: 0,
+                code: -EADDRINUSE,
+            },
+        );
+        return;
+    }
+    let peer = s
+        .peer_addr()
+        .map(|a| a.ip().to_string())
+        .unwrap_or_else(|_| "unknown".into());
+    session(&mut s, pid, tx, &peer);
+    busy.store(false, Ordering::SeqCst);
+}
+
+fn session(s: &mut TcpStream, pid: i32, tx: &mpsc::Sender<Request>, peer: &str) {
+    if !send(
+        s,
+        &Pdu::Error {
+            from: pid,
+            code: IPC_VERSION,
+        },
+    ) {
+        return;
+    }
+    // the client's credentials (its protocol version); nothing is sent back
+    match read_frame(s, CLIENT_LIMIT).map(|f| f.map(|b| decode(&b))) {
+        Ok(Some(Ok(Pdu::Creds { .. }))) => {}
+        Ok(None) => return,
+        _ => {
+            let _ = send(
+                s,
+                &Pdu::Error {
+                    from: 0,
+                    code: PM_ERR_IPC,
+                },
+            );
+            return;
+        }
+    }
+    loop {
+        let frame = match read_frame(s, CLIENT_LIMIT) {
+            Ok(Some(f)) => f,
+            Ok(None) => return,
+            Err(_) => {
+                let _ = send(
+                    s,
+                    &Pdu::Error {
+                        from: 0,
+                        code: PM_ERR_IPC,
+                    },
+                );
+                return;
+            }
+        };
+        let pdu = match decode(&frame) {
+            Ok(p @ (Pdu::LogRequest { .. } | Pdu::LogControl { .. })) => p,
+            _ => {
+                let _ = send(
+                    s,
+                    &Pdu::Error {
+                        from: 0,
+                        code: PM_ERR_IPC,
+                    },
+                );
+                return;
+            }
+        };
+        let (rtx, rrx) = mpsc::channel();
+        if tx
+            .send(Request {
+                pdu,
+                peer: peer.to_string(),
+                reply: rtx,
+            })
+            .is_err()
+        {
+            return;
+        }
+        let Ok(reply) = rrx.recv() else { return };
+        if s.write_all(&reply).is_err() {
+            return;
+        }
+    }
+}

@@ -1,0 +1,178 @@
+//! The control port: PCP's pmlc drives our pmlogger (status, query, new volume,
+//! flush, a logging change), and hostile clients neither crash it, nor stall its
+//! sampling, nor change its logging.
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn pmlc_installed() -> bool {
+    let ok = Command::new("pmlc")
+        .arg("-?")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok();
+    if !ok {
+        assert!(
+            std::env::var_os("REQUIRE_REFERENCE").is_none(),
+            "REQUIRE_REFERENCE is set but PCP's pmlc is not installed"
+        );
+        eprintln!("skipping: PCP's pmlc is not installed");
+    }
+    ok
+}
+
+/// Starts our pmlogger on `port` and waits until its control port answers.
+fn start(dir: &Path, config: &str, args: &[&str], port: u16) -> Child {
+    std::fs::write(dir.join("config"), config).expect("config");
+    let child = Command::new(env!("CARGO_BIN_EXE_pmlogger"))
+        .current_dir(dir)
+        .env("PMLOGGER_PORT", port.to_string())
+        .env("PMLOGGER_LOCAL", "1")
+        .args(["-c", "config", "-l", "log"])
+        .args(args)
+        .arg("arch")
+        .spawn()
+        .expect("our pmlogger");
+    let t0 = Instant::now();
+    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            t0.elapsed() < Duration::from_secs(10),
+            "control port never opened"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // that probe was a client too: let its session end
+    std::thread::sleep(Duration::from_millis(100));
+    child
+}
+
+fn stamps(base: &Path) -> Vec<f64> {
+    let a = archive_format::Archive::open(base.to_string_lossy()).expect("archive");
+    a.records()
+        .map(|r| {
+            let t = r.expect("record").1.stamp;
+            t.sec as f64 + t.nsec as f64 / 1e9
+        })
+        .collect()
+}
+
+#[test]
+fn reference_pmlc_drives_our_pmlogger() {
+    if !pmlc_installed() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let port = 4700 + (std::process::id() % 200) as u16;
+    let mut child = start(
+        dir.path(),
+        "log mandatory on 200 msec { kernel.all.load hinv.ncpu }\nlog advisory on 1 sec { mem.util.free }\n",
+        &["-s", "15"],
+        port,
+    );
+    let mut pmlc = Command::new("pmlc")
+        .args(["-p", &port.to_string()])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("pmlc");
+    pmlc.stdin
+        .take()
+        .expect("stdin")
+        .write_all(
+            b"query { kernel.all.load hinv.ncpu mem.util.free }\nadvisory off mem.util.free\nquery mem.util.free\nnew volume\nflush\nstatus\nquit\n",
+        )
+        .expect("commands");
+    let out = pmlc.wait_with_output().expect("pmlc output");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    // what PCP's pmlc prints for PCP's pmlogger logging the same configuration
+    let want = "kernel.all.load\n    mand on         200 msec [1 or \"1 minute\"]\n    mand on         200 msec [5 or \"5 minute\"]\n    mand on         200 msec [15 or \"15 minute\"]\n\nhinv.ncpu\n    mand on         200 msec\n\nmem.util.free\n    adv  on           1 sec \n\nmem.util.free\n    adv  off                \n\n";
+    let got: String = stdout
+        .lines()
+        .skip_while(|l| !l.starts_with("kernel.all.load"))
+        .take_while(|l| !l.starts_with("pmlogger ["))
+        .map(|l| format!("{}\n", l.trim_end()))
+        .collect();
+    let want: String = want
+        .lines()
+        .map(|l| format!("{}\n", l.trim_end()))
+        .collect();
+    assert_eq!(got, want, "pmlc said:\n{stdout}\n{stderr}");
+    assert!(stderr.contains("New log volume 1"), "{stderr}");
+    assert!(stdout.contains("log volume       1"), "{stdout}");
+    assert!(
+        stdout.contains(&format!("on port {port}")) || stdout.contains("on host"),
+        "{stdout}"
+    );
+    assert!(child.wait().expect("pmlogger").success());
+    assert!(dir.path().join("arch.1").exists(), "no second volume");
+}
+
+#[test]
+fn hostile_clients_change_nothing() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let port = 4900 + (std::process::id() % 200) as u16;
+    let mut child = start(
+        dir.path(),
+        "log mandatory on 100 msec { hinv.ncpu }\n",
+        &["-s", "60"],
+        port,
+    );
+    let connect = || TcpStream::connect(("127.0.0.1", port)).expect("connect");
+    // a client that connects and stalls after the handshake offer
+    let mut staller = connect();
+    let mut offer = [0u8; 16];
+    staller.read_exact(&mut offer).expect("handshake offer");
+    assert_eq!(
+        &offer[4..8],
+        &[0, 0, 0x70, 0],
+        "an ERROR PDU offering the version"
+    );
+    // while it holds the port, others are turned away with -EADDRINUSE
+    let mut second = connect();
+    let mut refusal = [0u8; 16];
+    second.read_exact(&mut refusal).expect("refusal");
+    assert_eq!(
+        i32::from_be_bytes([refusal[12], refusal[13], refusal[14], refusal[15]]),
+        -98
+    );
+    drop(staller);
+    std::thread::sleep(Duration::from_millis(50));
+    // a huge length, a short length, unknown types, a request without credentials
+    let garbage: [&[u8]; 4] = [
+        &[0x7f, 0xff, 0xff, 0xff, 0, 0, 0x80, 0, 0, 0, 0, 0],
+        &[0, 0, 0, 4, 0, 0, 0x80, 0],
+        &[0, 0, 0, 12, 0x12, 0x34, 0x56, 0x78, 0, 0, 0, 0],
+        // LOG_CONTROL mandatory off hinv.ncpu, sent instead of credentials
+        &[
+            0, 0, 0, 40, 0, 0, 0x80, 0, 0, 0, 0, 0, 0, 0, 0, 11, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+            1, 0x0f, 0, 0, 0x20, 0, 0, 0, 1, 0xff, 0xff, 0xff, 0xff,
+        ],
+    ];
+    for g in garbage {
+        let mut s = connect();
+        let mut offer = [0u8; 16];
+        let _ = s.read_exact(&mut offer);
+        let _ = s.write_all(g);
+        let mut rest = Vec::new();
+        s.set_read_timeout(Some(Duration::from_millis(500)))
+            .expect("timeout");
+        let _ = s.read_to_end(&mut rest);
+    }
+    assert!(
+        child.wait().expect("pmlogger").success(),
+        "pmlogger did not finish cleanly"
+    );
+    // every sample is there, on its cadence (prologue and epilogue aside)
+    let t = stamps(&dir.path().join("arch"));
+    assert_eq!(t.len(), 62, "{t:?}");
+    for w in t[1..t.len() - 1].windows(2) {
+        // the clients above each held a connection for up to half a second
+        assert!(w[1] - w[0] < 1.0, "a gap in sampling: {t:?}");
+    }
+}
