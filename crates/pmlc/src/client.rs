@@ -1,0 +1,118 @@
+//! A connection to a pmlogger's control port: finding it (by port, by pid through
+//! the map file, or the primary), the handshake, and one request/reply at a time.
+
+use pdu::{decode, encode, read_frame, Pdu};
+use std::io::Write;
+use std::net::TcpStream;
+use std::path::PathBuf;
+
+/// `$PCP_TMP_DIR/pmlogger`, where pmloggers leave their map files.
+pub fn map_dir() -> PathBuf {
+    let tmp = std::env::var("PCP_TMP_DIR").ok().or_else(|| {
+        let conf = std::env::var("PCP_CONF").unwrap_or_else(|_| "/etc/pcp.conf".into());
+        std::fs::read_to_string(conf).ok().and_then(|t| {
+            t.lines().find_map(|l| {
+                l.trim()
+                    .strip_prefix("PCP_TMP_DIR=")
+                    .map(|v| v.trim().to_string())
+            })
+        })
+    });
+    PathBuf::from(tmp.unwrap_or_else(|| "/var/lib/pcp/tmp".into())).join("pmlogger")
+}
+
+/// How a logger is named on the command line or in `connect`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    Primary,
+    Pid(u32),
+    Port(u16),
+}
+
+/// A connected pmlogger.
+pub struct Conn {
+    stream: TcpStream,
+    /// The pid the logger announced.
+    pub pid: i32,
+    pub target: Target,
+    /// The TCP port it was reached on.
+    pub port: u16,
+}
+
+fn tcp_host(host: &str) -> &str {
+    if host.is_empty()
+        || host.starts_with("local:")
+        || host.starts_with("unix:")
+        || host == "localhost"
+    {
+        "127.0.0.1"
+    } else {
+        host
+    }
+}
+
+/// The message of a failed connection, as errno text.
+fn os_text(e: &std::io::Error) -> String {
+    archive_format::pm_err_str(-e.raw_os_error().unwrap_or(111))
+}
+
+/// Connects and does the handshake. Errors are the text after `...: `.
+pub fn connect(target: &Target, host: &str) -> Result<Conn, String> {
+    let port = match target {
+        Target::Port(p) => *p,
+        Target::Pid(pid) => {
+            let text = std::fs::read_to_string(map_dir().join(pid.to_string()))
+                .map_err(|_| archive_format::pm_err_str(-111))?;
+            text.lines()
+                .next()
+                .and_then(|l| l.trim().parse().ok())
+                .ok_or_else(|| archive_format::pm_err_str(-111))?
+        }
+        Target::Primary => {
+            let text = std::fs::read_to_string(map_dir().join("primary"))
+                .map_err(|_| archive_format::pm_err_str(-111))?;
+            text.lines()
+                .next()
+                .and_then(|l| l.trim().parse().ok())
+                .ok_or_else(|| archive_format::pm_err_str(-111))?
+        }
+    };
+    let mut stream = TcpStream::connect((tcp_host(host), port)).map_err(|e| os_text(&e))?;
+    let offer = read_frame(&mut stream, 1 << 20)
+        .map_err(|e| os_text(&e))?
+        .ok_or_else(|| archive_format::pm_err_str(-12368))?;
+    let (from, code) = match decode(&offer) {
+        Ok(Pdu::Error { from, code }) => (from, code),
+        _ => return Err(archive_format::pm_err_str(-12366)),
+    };
+    if code < 0 {
+        return Err(archive_format::pm_err_str(code));
+    }
+    if let Target::Pid(pid) = target {
+        if from != *pid as i32 {
+            return Err(archive_format::pm_err_str(-12366));
+        }
+    }
+    let version = code.min(3) as u8;
+    let creds = Pdu::Creds {
+        from: std::process::id() as i32,
+        creds: vec![[1, version, 0, 0]],
+    };
+    stream.write_all(&encode(&creds)).map_err(|e| os_text(&e))?;
+    Ok(Conn {
+        stream,
+        pid: from,
+        target: target.clone(),
+        port,
+    })
+}
+
+impl Conn {
+    /// Sends a request and waits for its reply; `None` when the connection is lost
+    /// or the reply is not a PDU.
+    pub fn call(&mut self, p: &Pdu) -> Option<Pdu> {
+        self.stream.write_all(&encode(p)).ok()?;
+        let frame = read_frame(&mut self.stream, 1 << 24).ok()??;
+        decode(&frame).ok()
+    }
+}

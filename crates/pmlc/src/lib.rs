@@ -1,0 +1,787 @@
+//! pmlc: control a running pmlogger (ours or PCP's) through its control port, with
+//! PCP 6.0.3's command language and output.
+//!
+//! Metric names are resolved with the built-in sources' namespaces (this machine's
+//! Linux metrics, as the Linux agent names them, and the sample metrics), not by
+//! asking a pmcd; so pmlc works where PCP is not installed.
+
+pub mod client;
+mod lang;
+
+use cli_common::getopt::{getopt, LongOpt};
+use client::{connect, Conn, Target};
+use lang::{Freq, Spec, Stmt};
+use pdu::{control, request, state, Pdu, ValueList};
+use sources::MetricSource;
+use std::io::{BufRead, Write};
+
+const PROG: &str = "pmlc";
+
+const LONG: &[LongOpt] = &[
+    LongOpt {
+        name: "echo",
+        has_arg: false,
+        short: 'e',
+    },
+    LongOpt {
+        name: "host",
+        has_arg: true,
+        short: 'h',
+    },
+    LongOpt {
+        name: "interactive",
+        has_arg: false,
+        short: 'i',
+    },
+    LongOpt {
+        name: "namespace",
+        has_arg: true,
+        short: 'n',
+    },
+    LongOpt {
+        name: "primary",
+        has_arg: false,
+        short: 'P',
+    },
+    LongOpt {
+        name: "port",
+        has_arg: true,
+        short: 'p',
+    },
+    LongOpt {
+        name: "timezone",
+        has_arg: true,
+        short: 'Z',
+    },
+    LongOpt {
+        name: "logzone",
+        has_arg: false,
+        short: 'z',
+    },
+    LongOpt {
+        name: "help",
+        has_arg: false,
+        short: '?',
+    },
+    // ours: exit 0 whatever happened, as PCP's pmlc does
+    LongOpt {
+        name: "pcp-exit-status",
+        has_arg: false,
+        short: '\u{1}',
+    },
+];
+
+const USAGE: &str = "Usage: pmlc [options] [pid]
+
+Options:
+  -e, --echo            echo input
+  -h HOST, --host=HOST  connect to pmlogger using host specification
+  -i, --interactive     be interactive and prompt
+  -n FILE, --namespace=FILE
+                        use an alternative PMNS
+  -P, --primary         connect to primary pmlogger
+  -p N, --port=N        connect to pmlogger on this TCP/IP port
+  -Z TZ, --timezone=TZ  set reporting timezone
+  -z, --logzone         set reporting timezone to local time for pmlogger
+  -?, --help            show this usage message and exit
+";
+
+/// Options of ours, not in PCP's usage text.
+pub const EXTRA_USAGE: &str =
+    "  --pcp-exit-status     exit 0 even when a command failed (as PCP's pmlc)
+";
+
+pub const HELP: &str = "
+pmlc commands
+
+  show loggers [@<host>]             display <pid>s of running pmloggers
+  connect _logger_id [@<host>]       connect to designated pmlogger
+  status                             information about connected pmlogger
+  query metric-list                  show logging state of metrics
+  new volume                         start a new log volume
+  disconnect                         disconnect from pmlogger
+
+  log { mandatory | advisory } on <interval> _metric-list
+  log { mandatory | advisory } off _metric-list
+  log mandatory maybe _metric-list
+
+  timezone local|logger|'<timezone>' change reporting timezone
+  help                               print this help message
+  sleep <n>                          pause for <n> milliseconds
+  quit                               exit from pmlc
+
+  _logger_id   is  primary | <pid> | port <n>
+  _metric-list is  _metric-spec | { _metric-spec ... }
+  _metric-spec is  <metric-name> | <metric-name> [ <instance> ... ]
+
+";
+
+/// Which zone status times are shown in.
+enum Zone {
+    Local,
+    Logger,
+    Tz(String),
+}
+
+struct Session<'o> {
+    out: &'o mut dyn Write,
+    err: &'o mut dyn Write,
+    conn: Option<Conn>,
+    host: String,
+    zone: Zone,
+    local: sources::local::Local,
+    sample: sources::sample::Sample,
+    /// A command failed (for the exit status; PCP's pmlc always exits 0).
+    failed: bool,
+}
+
+/// Runs pmlc over `input`; returns the exit status.
+pub fn run(
+    args: &[String],
+    input: &mut dyn BufRead,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> i32 {
+    let p = match getopt(args, "D:eh:in:Pp:Z:z?", LONG) {
+        Ok(p) => p,
+        Err(m) => {
+            let _ = writeln!(err, "{PROG}: {m}");
+            let _ = write!(err, "{USAGE}");
+            return 1;
+        }
+    };
+    let (mut echo, mut interactive, mut host) = (false, false, None::<String>);
+    let mut target: Option<Target> = None;
+    let mut zone = Zone::Local;
+    // ours: a failed command makes the exit status 1 (PCP's pmlc always exits 0;
+    // --pcp-exit-status keeps that)
+    let mut strict = true;
+    for (c, a) in p.opts {
+        let a = a.unwrap_or_default();
+        match c {
+            'e' => echo = true,
+            'i' => interactive = true,
+            'h' => host = Some(a),
+            'n' | 'D' => {}
+            'P' => target = Some(Target::Primary),
+            'p' => match a.parse::<u16>() {
+                Ok(n) if n > 0 => target = Some(Target::Port(n)),
+                _ => {
+                    let _ = writeln!(err, "{PROG}: port must be numeric and greater than zero");
+                    let _ = write!(err, "{USAGE}");
+                    return 1;
+                }
+            },
+            'Z' => zone = Zone::Tz(a),
+            'z' => zone = Zone::Logger,
+            '\u{1}' => strict = false,
+            _ => {
+                let _ = write!(err, "{USAGE}");
+                return 1;
+            }
+        }
+    }
+    if let Some(pid) = p.operands.first() {
+        match pid.parse::<u32>() {
+            Ok(n) if n > 0 => target = Some(Target::Pid(n)),
+            _ => {
+                let _ = write!(err, "{USAGE}");
+                return 1;
+            }
+        }
+    }
+    let mut s = Session {
+        out,
+        err,
+        conn: None,
+        host: host.unwrap_or_else(|| "local:".into()),
+        zone,
+        local: sources::local::Local::default(),
+        sample: sources::sample::Sample::new(),
+        failed: false,
+    };
+    if interactive {
+        let _ = writeln!(
+            s.out,
+            "Performance Co-Pilot Logger Control (pmlc), Version 6.0.3"
+        );
+        let _ = write!(s.out, "{HELP}");
+    }
+    if let Some(t) = target {
+        s.connect(&t, true);
+    }
+    let mut line_no = 0usize;
+    let mut pending = String::new();
+    let mut depth = 0i32;
+    loop {
+        if interactive {
+            let _ = write!(s.out, "{}", if depth > 0 { "? " } else { "pmlc> " });
+            let _ = s.out.flush();
+        }
+        let mut line = String::new();
+        match input.read_line(&mut line) {
+            Ok(0) | Err(_) => {
+                if interactive {
+                    let _ = writeln!(s.out);
+                }
+                break;
+            }
+            Ok(_) => {}
+        }
+        line_no += 1;
+        if echo {
+            let _ = write!(s.out, "{line}");
+        }
+        let code = line.split('#').next().unwrap_or("");
+        depth += code.matches('{').count() as i32 - code.matches('}').count() as i32;
+        pending.push_str(code);
+        pending.push(' ');
+        if depth > 0 {
+            continue;
+        }
+        depth = 0;
+        let text = std::mem::take(&mut pending);
+        if text.trim().is_empty() {
+            continue;
+        }
+        match lang::parse(&text) {
+            Ok(Stmt::Quit) => {
+                let _ = writeln!(s.out, "Goodbye");
+                break;
+            }
+            Ok(stmt) => s.exec(stmt, line_no),
+            Err(()) => {
+                let _ = writeln!(s.err, "Error [<stdin>, line {line_no}]\nsyntax error");
+                s.failed = true;
+            }
+        }
+    }
+    if strict && s.failed {
+        1
+    } else {
+        0
+    }
+}
+
+impl Session<'_> {
+    fn where_(&self, t: &Target) -> String {
+        match t {
+            Target::Primary => "primary pmlogger".into(),
+            Target::Pid(p) => format!("pmlogger pid {p}"),
+            Target::Port(p) => format!("pmlogger on port {p}"),
+        }
+    }
+
+    fn connect(&mut self, t: &Target, announce: bool) {
+        self.conn = None;
+        match connect(t, &self.host) {
+            Ok(c) => {
+                if announce {
+                    // reached over TCP (there is no unix socket here), PCP's pmlc
+                    // names the port even for a pid
+                    let how = match t {
+                        Target::Pid(_) => format!("pmlogger on port {}", c.port),
+                        _ => self.where_(t),
+                    };
+                    let _ = writeln!(self.out, "Connected to {how} at {}", self.host);
+                }
+                self.conn = Some(c);
+            }
+            Err(e) => {
+                let _ = writeln!(
+                    self.err,
+                    "Unable to connect to {} at {}: {e}",
+                    self.where_(t),
+                    self.host
+                );
+                self.failed = true;
+            }
+        }
+    }
+
+    fn not_connected(&mut self, line: usize) {
+        let _ = writeln!(
+            self.err,
+            "Error [<stdin>, line {line}]\nNot connected to any pmlogger instance"
+        );
+        self.failed = true;
+    }
+
+    fn call(&mut self, p: &Pdu) -> Option<Pdu> {
+        let c = self.conn.as_mut()?;
+        match c.call(p) {
+            Some(r) => Some(r),
+            None => {
+                let _ = writeln!(self.err, "Lost connection to the pmlogger instance");
+                self.conn = None;
+                self.failed = true;
+                None
+            }
+        }
+    }
+
+    fn exec(&mut self, stmt: Stmt, line: usize) {
+        match stmt {
+            Stmt::Quit => {}
+            Stmt::Help => {
+                let _ = write!(self.out, "{HELP}");
+            }
+            Stmt::Sleep(ms) => std::thread::sleep(std::time::Duration::from_millis(ms)),
+            Stmt::Connect(t, host) => {
+                if let Some(h) = host {
+                    self.host = h;
+                }
+                self.connect(&t, false);
+            }
+            Stmt::Disconnect => self.conn = None,
+            Stmt::Timezone(z) => {
+                self.zone = match z.as_str() {
+                    "local" => Zone::Local,
+                    "logger" => Zone::Logger,
+                    tz => Zone::Tz(tz.to_string()),
+                }
+            }
+            Stmt::ShowLoggers(host) => self.show_loggers(host),
+            Stmt::NewVolume | Stmt::Flush | Stmt::Status if self.conn.is_none() => {
+                self.not_connected(line)
+            }
+            Stmt::NewVolume => {
+                if let Some(Pdu::Error { code, .. }) = self.call(&Pdu::LogRequest {
+                    from: 0,
+                    request: request::NEWVOLUME,
+                }) {
+                    if code >= 0 {
+                        let _ = writeln!(self.err, "New log volume {code}");
+                    } else {
+                        let _ = writeln!(self.err, "Error: {}", archive_format::pm_err_str(code));
+                        self.failed = true;
+                    }
+                }
+            }
+            Stmt::Flush => {
+                let _ = self.call(&Pdu::LogRequest {
+                    from: 0,
+                    request: request::SYNC,
+                });
+            }
+            Stmt::Status => self.status(),
+            Stmt::Query(specs) | Stmt::Log(_, _, _, specs) if self.conn.is_none() => {
+                let _ = specs;
+                self.not_connected(line)
+            }
+            Stmt::Query(specs) => {
+                let Some(metrics) = self.resolve(&specs, line) else {
+                    return;
+                };
+                if let Some(reply) = self.control(control::ENQUIRE, state::OFF, 0, &metrics) {
+                    self.print_query(&metrics, &reply);
+                }
+            }
+            Stmt::Log(ctl, st, freq, specs) => {
+                let Some(metrics) = self.resolve(&specs, line) else {
+                    return;
+                };
+                let delta = match freq {
+                    Freq::Once => 0,
+                    Freq::Millis(ms) => {
+                        if ms > 0x0fff_ffff {
+                            let _ = writeln!(
+                                self.err,
+                                "Error [<stdin>, line {line}]\nLogging delta ({ms} msec) cannot be bigger than 268435455 msec"
+                            );
+                            self.failed = true;
+                            return;
+                        }
+                        ms as i32
+                    }
+                };
+                if let Some(reply) = self.control(ctl, st, delta, &metrics) {
+                    self.check_log(ctl, st, delta, &metrics, &reply);
+                }
+            }
+        }
+    }
+
+    fn show_loggers(&mut self, host: Option<String>) {
+        let host = host.unwrap_or_else(|| self.host.clone());
+        let dir = client::map_dir();
+        let mut pids: Vec<u32> = std::fs::read_dir(&dir)
+            .map(|d| {
+                d.filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
+                    .filter(|p: &u32| std::path::Path::new(&format!("/proc/{p}")).exists())
+                    .collect()
+            })
+            .unwrap_or_default();
+        pids.sort_unstable();
+        let primary: Option<u32> = std::fs::read_link(dir.join("primary"))
+            .ok()
+            .and_then(|l| l.file_name()?.to_str()?.parse().ok());
+        if pids.is_empty() {
+            let _ = writeln!(self.out, "No pmloggers running on {host}");
+            return;
+        }
+        let _ = write!(
+            self.out,
+            "The following pmloggers are running on {host}:\n    "
+        );
+        if let Some(p) = primary {
+            let _ = write!(self.out, "primary ({p})");
+        }
+        for p in pids {
+            let _ = write!(self.out, " {p}");
+        }
+        let _ = writeln!(self.out);
+    }
+
+    fn status(&mut self) {
+        let Some(Pdu::LogStatus { status, .. }) = self.call(&Pdu::LogRequest {
+            from: 0,
+            request: request::STATUS,
+        }) else {
+            return;
+        };
+        let pid = self.conn.as_ref().map_or(0, |c| c.pid);
+        let primary = matches!(self.conn.as_ref().map(|c| &c.target), Some(Target::Primary));
+        let label_host = status.strings[0].clone().unwrap_or_default();
+        let fqdn = status.strings[1].clone().unwrap_or_default();
+        let pmcd_host = if fqdn.is_empty()
+            || fqdn == "localhost"
+            || fqdn.starts_with("local:")
+            || fqdn.starts_with("unix:")
+        {
+            label_host.clone()
+        } else {
+            fqdn
+        };
+        let (tz, zname) = match &self.zone {
+            Zone::Local => (cli_common::zone::local(), "local".to_string()),
+            Zone::Logger => (
+                cli_common::zone::parse_tz(status.strings[4].as_deref().unwrap_or("UTC")),
+                "pmlogger".to_string(),
+            ),
+            Zone::Tz(t) => (cli_common::zone::parse_tz(t), t.clone()),
+        };
+        let when = |s: pdu::Stamp| {
+            let c = cli_common::timefmt::ctime(s.sec, &tz);
+            // "Sun Nov 22 03:39:15 2026" -> with nanoseconds before the year
+            let (head, year) = c.rsplit_once(' ').unwrap_or((c.as_str(), ""));
+            format!("{head}.{:09} {year}", s.nsec)
+        };
+        let _ = writeln!(
+            self.out,
+            "pmlogger [{pid}]{} on host {} is logging metrics from host {label_host}",
+            if primary { " [primary]" } else { "" },
+            self.host
+        );
+        let _ = writeln!(self.out, "PMCD host        {pmcd_host}");
+        if status.state == 0 {
+            let _ = writeln!(self.out, "logging hasn't started yet");
+            return;
+        }
+        let _ = writeln!(
+            self.out,
+            "log started      {} (times in {zname} time)",
+            when(status.start)
+        );
+        let _ = writeln!(self.out, "last log entry   {}", when(status.last));
+        let _ = writeln!(self.out, "current time     {}", when(status.now));
+        let _ = writeln!(self.out, "log volume       {}", status.vol);
+        let _ = writeln!(self.out, "log size         {}", status.size);
+    }
+
+    /// Metrics of the specs: `(name, pmid, indom, instances)`; `None` after errors.
+    fn resolve(&mut self, specs: &[Spec], line: usize) -> Option<Vec<Resolved>> {
+        let mut out = Vec::new();
+        let mut bad = false;
+        for spec in specs {
+            let found: Vec<(String, archive_format::Desc)> = match self.local.lookup(&spec.name) {
+                Ok(v) => v
+                    .into_iter()
+                    .map(|m| (m.name.to_string(), m.desc))
+                    .collect(),
+                Err(_) => match self.sample.lookup(&spec.name) {
+                    Ok(v) => v
+                        .into_iter()
+                        .map(|m| (m.name.to_string(), m.desc))
+                        .collect(),
+                    Err(_) => Vec::new(),
+                },
+            };
+            if found.is_empty() {
+                let _ = writeln!(
+                    self.err,
+                    "Warning [<stdin>, line {line}]\nProblem with lookup for metric \"{}\" ...\nReason: Unknown metric name",
+                    spec.name
+                );
+                bad = true;
+                continue;
+            }
+            for (name, desc) in found {
+                let mut insts = Vec::new();
+                for i in &spec.instances {
+                    if desc.indom.is_null() {
+                        let _ = writeln!(
+                            self.err,
+                            "Error: {name} has no instance domain but an instance was specified"
+                        );
+                        bad = true;
+                        break;
+                    }
+                    let all = self.instances(desc.indom);
+                    let hit = match i {
+                        lang::Inst::Id(n) => all.iter().find(|(id, _)| *id == *n),
+                        lang::Inst::Name(s) => all.iter().find(|(_, nm)| nm == s),
+                    };
+                    match hit {
+                        Some((id, _)) => insts.push(*id),
+                        None => {
+                            match i {
+                                lang::Inst::Id(n) => {
+                                    let _ = writeln!(
+                                        self.err,
+                                        "Error: metric {name} currently has no instance number {n}"
+                                    );
+                                }
+                                lang::Inst::Name(s) => {
+                                    let _ = writeln!(
+                                        self.err,
+                                        "Error: metric {name} currently has no instance named {s}"
+                                    );
+                                }
+                            }
+                            bad = true;
+                        }
+                    }
+                }
+                out.push(Resolved { name, desc, insts });
+            }
+        }
+        if bad {
+            let _ = writeln!(self.err, "Logging statement ignored due to error(s)");
+            self.failed = true;
+            return None;
+        }
+        Some(out)
+    }
+
+    fn instances(&mut self, indom: archive_format::InDom) -> Vec<(i32, String)> {
+        if indom.domain() == 29 {
+            self.sample.instances(indom)
+        } else {
+            self.local.instances(indom)
+        }
+    }
+
+    fn control(
+        &mut self,
+        ctl: i32,
+        st: i32,
+        delta: i32,
+        metrics: &[Resolved],
+    ) -> Option<Vec<ValueList>> {
+        let list = metrics
+            .iter()
+            .map(|m| {
+                if m.desc.indom.is_null() {
+                    ValueList {
+                        pmid: m.desc.pmid.0,
+                        numval: 1,
+                        values: vec![(-1, 0)],
+                    }
+                } else {
+                    ValueList {
+                        pmid: m.desc.pmid.0,
+                        numval: m.insts.len() as i32,
+                        values: m.insts.iter().map(|i| (*i, 0)).collect(),
+                    }
+                }
+            })
+            .collect();
+        match self.call(&Pdu::LogControl {
+            from: 0,
+            control: ctl,
+            state: st,
+            delta,
+            metrics: list,
+        })? {
+            Pdu::Result { vsets, .. } => Some(vsets),
+            Pdu::Error { code, .. } => {
+                let _ = writeln!(self.err, "Error: {}", archive_format::pm_err_str(code));
+                self.failed = true;
+                None
+            }
+            _ => None,
+        }
+    }
+
+    fn inst_label(&mut self, indom: archive_format::InDom, inst: i32) -> String {
+        let name = self
+            .instances(indom)
+            .into_iter()
+            .find(|(i, _)| *i == inst)
+            .map(|(_, n)| n)
+            .unwrap_or_else(|| "???".into());
+        format!("[{inst} or \"{name}\"]")
+    }
+
+    fn print_query(&mut self, metrics: &[Resolved], reply: &[ValueList]) {
+        for (m, vs) in metrics.iter().zip(reply) {
+            let _ = writeln!(self.out, "{}", m.name);
+            if vs.numval < 0 {
+                let _ = writeln!(self.out, "    {}", archive_format::pm_err_str(vs.numval));
+            } else if vs.values.is_empty() {
+                let _ = writeln!(self.out, "    (no instances)");
+            }
+            for (inst, word) in &vs.values {
+                let st = state_text(*word);
+                if m.desc.indom.is_null() {
+                    let _ = writeln!(self.out, "    {st}");
+                } else {
+                    let label = self.inst_label(m.desc.indom, *inst);
+                    let _ = writeln!(self.out, "    {st} {label}");
+                }
+            }
+            for want in &m.insts {
+                if !vs.values.iter().any(|(i, _)| i == want) {
+                    let _ = writeln!(self.out, "                  [{want}] (not found)");
+                }
+            }
+            let _ = writeln!(self.out);
+        }
+    }
+
+    /// `log ...` is silent when every metric ended up as requested.
+    fn check_log(
+        &mut self,
+        ctl: i32,
+        st: i32,
+        delta: i32,
+        metrics: &[Resolved],
+        reply: &[ValueList],
+    ) {
+        let mut header = false;
+        for (m, vs) in metrics.iter().zip(reply) {
+            let ok_word = |w: u32| {
+                let on = w & 1 != 0;
+                let mand = w & 2 != 0;
+                let d = (w >> 4) & 0x0fff_ffff;
+                if st == state::MAYBE {
+                    return !mand;
+                }
+                mand == (ctl == control::MANDATORY)
+                    && on == (st == state::ON)
+                    && (!on || d == delta as u32)
+            };
+            let bad: Vec<i32> = vs
+                .values
+                .iter()
+                .filter(|(_, w)| !ok_word(*w))
+                .map(|(i, _)| *i)
+                .collect();
+            if vs.numval >= 0 && bad.is_empty() {
+                continue;
+            }
+            if !header {
+                let _ = writeln!(self.out, "Warning: unable to change logging state for:");
+                header = true;
+            }
+            if vs.numval < 0 {
+                let _ = writeln!(
+                    self.out,
+                    "{}:{}",
+                    m.name,
+                    archive_format::pm_err_str(vs.numval)
+                );
+            } else if m.desc.indom.is_null() {
+                let _ = writeln!(self.out, "{}\n", m.name);
+            } else {
+                let _ = writeln!(self.out, "{} instance(s):", m.name);
+                for i in bad {
+                    let label = self.inst_label(m.desc.indom, i);
+                    let _ = writeln!(self.out, "    {label}");
+                }
+                let _ = writeln!(self.out);
+            }
+        }
+    }
+}
+
+/// A metric a statement names.
+struct Resolved {
+    name: String,
+    desc: archive_format::Desc,
+    insts: Vec<i32>,
+}
+
+/// pmlc's `PrintState`: control, switch, archive presence, and the interval.
+pub fn state_text(w: u32) -> String {
+    let on = w & 1 != 0;
+    let mut s = String::from(if w & 2 != 0 { "mand " } else { "adv  " });
+    s.push_str(if on { "on  " } else { "off " });
+    s.push_str(match (w & 8 != 0, w & 4 != 0) {
+        (true, true) => "   ",
+        (true, false) => "na ",
+        (false, _) => "nl ",
+    });
+    let delta = (w >> 4) & 0x0fff_ffff;
+    if !on {
+        s.push_str(&" ".repeat(12));
+    } else if delta == 0 {
+        s.push_str("        once");
+    } else {
+        let mut v = delta as f64;
+        let mut unit = "msec";
+        if v >= 1000.0 {
+            v /= 1000.0;
+            unit = "sec ";
+            if v >= 60.0 {
+                v /= 60.0;
+                unit = "min ";
+                if v >= 60.0 {
+                    v /= 60.0;
+                    unit = "hour";
+                    if v >= 24.0 {
+                        v /= 24.0;
+                    }
+                }
+            }
+        }
+        let milli = (v * 1000.0).round() as u64;
+        let j = if milli.is_multiple_of(1000) {
+            0
+        } else if milli.is_multiple_of(100) {
+            1
+        } else if milli.is_multiple_of(10) {
+            2
+        } else {
+            3
+        };
+        s.push_str(&format!("{:>w$.j$} {unit}", v, w = 7 - j, j = j));
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn states_print_as_pmlc_does() {
+        // as PCP's pmlc prints them (see ../shared/docs, pmlc output formats)
+        assert_eq!(
+            state_text(1 | 2 | 4 | 8 | 200 << 4),
+            "mand on         200 msec"
+        );
+        assert_eq!(
+            state_text(1 | 4 | 8 | 2000 << 4),
+            "adv  on           2 sec "
+        );
+        assert_eq!(state_text(1 | 2 | 1000 << 4), "mand on  nl       1 sec ");
+        assert_eq!(
+            state_text(1 | 2 | 4 | 8 | 90_000 << 4),
+            "mand on        1.5 min "
+        );
+        assert_eq!(state_text(4), "adv  off nl             ");
+        assert_eq!(state_text(1 | 4 | 8), "adv  on             once");
+    }
+}

@@ -1,0 +1,180 @@
+//! The pairings of pmlc and pmlogger: our pmlc with our pmlogger, and our pmlc with
+//! PCP's pmlogger (logging from PCP's pmcd) next to PCP's pmlc on the same kind of
+//! logger: the transcripts must be the same (time stamps aside). (PCP's pmlc with our
+//! pmlogger is tested in crates/pmlogger/tests/control.rs.)
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const SCRIPT: &str = "query { kernel.all.load hinv.ncpu mem.util.free }\nadvisory off mem.util.free\nquery mem.util.free\nlog mandatory on 400 msec hinv.ncpu\nquery hinv.ncpu\nnew volume\nflush\nstatus\nquit\n";
+
+const CONFIG: &str = "log mandatory on 200 msec { kernel.all.load hinv.ncpu }\nlog advisory on 1 sec { mem.util.free }\n";
+
+/// Times and sizes vary from run to run.
+fn mask(s: &str) -> String {
+    s.lines()
+        .map(|l| {
+            for key in [
+                "log started",
+                "last log entry",
+                "current time",
+                "log size",
+                "pmlogger [",
+                "Connected to",
+            ] {
+                if l.starts_with(key) {
+                    return format!("{key} ...\n");
+                }
+            }
+            format!("{l}\n")
+        })
+        .collect()
+}
+
+fn ours(args: &[String]) -> (String, String) {
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let mut input = std::io::Cursor::new(SCRIPT.as_bytes().to_vec());
+    pmlc::run(args, &mut input, &mut out, &mut err);
+    (
+        String::from_utf8_lossy(&out).into_owned(),
+        String::from_utf8_lossy(&err).into_owned(),
+    )
+}
+
+fn wait_for_map(pid: u32) {
+    let t0 = Instant::now();
+    while !pmlc::client::map_dir().join(pid.to_string()).exists() {
+        assert!(
+            t0.elapsed() < Duration::from_secs(10),
+            "pmlogger {pid} never wrote its map file"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+}
+
+/// The transcript PCP's pmlc gives for PCP's pmlogger on this script (masked).
+const WANT: &str = "Connected to ...
+kernel.all.load
+    mand on         200 msec [1 or \"1 minute\"]
+    mand on         200 msec [5 or \"5 minute\"]
+    mand on         200 msec [15 or \"15 minute\"]
+
+hinv.ncpu
+    mand on         200 msec
+
+mem.util.free
+    adv  on           1 sec 
+
+mem.util.free
+    adv  off                
+
+hinv.ncpu
+    mand on         400 msec
+
+pmlogger [ ...
+PMCD host        HOST
+log started ...
+last log entry ...
+current time ...
+log volume       1
+log size ...
+Goodbye
+";
+
+fn hostname() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|s| s.trim().to_string())
+        .unwrap_or_default()
+}
+
+#[test]
+fn our_pmlc_with_our_pmlogger_and_with_pcps() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("config"), CONFIG).expect("config");
+    // our pmlogger, in this process (the only test of this binary sets these)
+    std::env::set_var("PMLOGGER_LOCAL", "1");
+    std::env::set_var(
+        "PMLOGGER_PORT",
+        (5100 + std::process::id() % 300).to_string(),
+    );
+    let base = dir.path().join("ours").to_string_lossy().into_owned();
+    let cfg = dir.path().join("config").to_string_lossy().into_owned();
+    let log = dir.path().join("log").to_string_lossy().into_owned();
+    let args: Vec<String> = ["-c", &cfg, "-l", &log, "-s", "12", &base]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let logger = std::thread::spawn(move || pmlogger::run(&args, &mut std::io::sink()));
+    wait_for_map(std::process::id());
+    let (out, err) = ours(&[std::process::id().to_string()]);
+    let want = WANT.replace("HOST", &hostname());
+    assert_eq!(mask(&out), want, "stderr: {err}");
+    assert_eq!(err, "New log volume 1\n");
+    assert_eq!(logger.join().expect("pmlogger thread"), 0);
+    assert!(Path::new(&format!("{base}.1")).exists());
+
+    // PCP's pmlogger: our pmlc and PCP's pmlc say the same
+    let reference = Path::new("/usr/lib/pcp/bin/pmlogger");
+    let pmcd_up = Command::new("pminfo")
+        .arg("hinv.ncpu")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !reference.exists() || !pmcd_up {
+        assert!(
+            std::env::var_os("REQUIRE_REFERENCE").is_none(),
+            "REQUIRE_REFERENCE is set but PCP's pmlogger or pmcd is not there"
+        );
+        eprintln!("skipping the PCP pairing: PCP's pmlogger and pmcd are not running");
+        return;
+    }
+    std::env::remove_var("PMLOGGER_PORT");
+    std::env::remove_var("PMLOGGER_LOCAL");
+    let mut transcripts = Vec::new();
+    for who in ["pcp", "ours"] {
+        let arch = dir.path().join(format!("ref-{who}"));
+        let mut child = Command::new(reference)
+            .env_remove("PMLOGGER_PORT")
+            .env_remove("PMLOGGER_LOCAL")
+            .args(["-c", &cfg, "-l", &format!("{log}.{who}"), "-s", "12"])
+            .arg(&arch)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("PCP's pmlogger");
+        wait_for_map(child.id());
+        let pid = child.id().to_string();
+        let (out, err) = if who == "ours" {
+            ours(&[pid])
+        } else {
+            let mut p = Command::new("pmlc")
+                .env_remove("PMLOGGER_PORT")
+                .env_remove("PMLOGGER_LOCAL")
+                .arg(&pid)
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("PCP's pmlc");
+            p.stdin
+                .take()
+                .expect("stdin")
+                .write_all(SCRIPT.as_bytes())
+                .expect("script");
+            let o = p.wait_with_output().expect("pmlc");
+            (
+                String::from_utf8_lossy(&o.stdout).into_owned(),
+                String::from_utf8_lossy(&o.stderr).into_owned(),
+            )
+        };
+        let _ = child.wait();
+        transcripts.push((mask(&out), err));
+    }
+    assert_eq!(
+        transcripts[1], transcripts[0],
+        "ours (right) vs PCP's pmlc (left) on PCP's pmlogger"
+    );
+    assert_eq!(transcripts[0].0, want, "PCP's pmlc on PCP's pmlogger");
+}
