@@ -606,7 +606,12 @@ impl Session<'_> {
         })? {
             Pdu::Result { vsets, .. } => Some(vsets),
             Pdu::Error { code, .. } => {
-                let _ = writeln!(self.err, "Error: {}", archive_format::pm_err_str(code));
+                // __pmControlLog turns an error PDU into its return value
+                let _ = writeln!(
+                    self.err,
+                    "Error receiving response from pmlogger: {}",
+                    archive_format::pm_err_str(code)
+                );
                 self.failed = true;
                 None
             }

@@ -26,6 +26,8 @@ const PM_ERR_IPC: i32 = -12366;
 pub struct Request {
     pub pdu: Pdu,
     pub peer: String,
+    /// What the client may do (`crate::access` bits).
+    pub ops: u8,
     pub reply: mpsc::Sender<Vec<u8>>,
 }
 
@@ -66,7 +68,7 @@ fn pcp_tmp_dir() -> PathBuf {
 /// Opens the control port and writes the map file. `None` when no port could be
 /// bound (pmlogger then runs without one, as the reference does not, but logging
 /// matters more than control).
-pub fn start(host: &str, archive: &str) -> Option<ControlPort> {
+pub fn start(host: &str, archive: &str, access: crate::access::Access) -> Option<ControlPort> {
     let first: u16 = std::env::var("PMLOGGER_PORT")
         .ok()
         .and_then(|p| p.parse().ok())
@@ -92,12 +94,14 @@ pub fn start(host: &str, archive: &str) -> Option<ControlPort> {
         && std::fs::write(&map_file, format!("{port}\n{host}\n{archive}\n")).is_ok();
     let (tx, rx) = mpsc::channel();
     let busy = Arc::new(AtomicBool::new(false));
+    let access = Arc::new(access);
     std::thread::spawn(move || {
         for conn in listener.incoming() {
             let Ok(stream) = conn else { continue };
             let tx = tx.clone();
             let busy = Arc::clone(&busy);
-            std::thread::spawn(move || serve(stream, pid as i32, &tx, &busy));
+            let access = Arc::clone(&access);
+            std::thread::spawn(move || serve(stream, pid as i32, &tx, &busy, &access));
         }
     });
     Some(ControlPort {
@@ -113,7 +117,13 @@ fn send(s: &mut TcpStream, p: &Pdu) -> bool {
 
 /// One client: refused when another one is connected; else the handshake, then
 /// requests until it goes away or misbehaves.
-fn serve(mut s: TcpStream, pid: i32, tx: &mpsc::Sender<Request>, busy: &AtomicBool) {
+fn serve(
+    mut s: TcpStream,
+    pid: i32,
+    tx: &mpsc::Sender<Request>,
+    busy: &AtomicBool,
+    access: &crate::access::Access,
+) {
     if busy.swap(true, Ordering::SeqCst) {
         let _ = send(
             &mut s,
@@ -124,15 +134,32 @@ fn serve(mut s: TcpStream, pid: i32, tx: &mpsc::Sender<Request>, busy: &AtomicBo
         );
         return;
     }
-    let peer = s
-        .peer_addr()
-        .map(|a| a.ip().to_string())
-        .unwrap_or_else(|_| "unknown".into());
-    session(&mut s, pid, tx, &peer);
+    let ip = s.peer_addr().map(|a| a.ip()).ok();
+    let ops = ip.map_or(0, |ip| access.allowed(ip));
+    if ops == 0 {
+        // the [access] rules let this host do nothing (checked after the busy
+        // test, as the reference does)
+        let _ = send(
+            &mut s,
+            &Pdu::Error {
+                from: 0,
+                code: archive_format::error::PM_ERR_PERMISSION,
+            },
+        );
+        busy.store(false, Ordering::SeqCst);
+        return;
+    }
+    // as the reference names the client in its log (loopback by name)
+    let peer = match ip {
+        Some(a) if a.is_loopback() => "localhost".to_string(),
+        Some(a) => a.to_string(),
+        None => "unknown".to_string(),
+    };
+    session(&mut s, pid, tx, &peer, ops);
     busy.store(false, Ordering::SeqCst);
 }
 
-fn session(s: &mut TcpStream, pid: i32, tx: &mpsc::Sender<Request>, peer: &str) {
+fn session(s: &mut TcpStream, pid: i32, tx: &mpsc::Sender<Request>, peer: &str, ops: u8) {
     if !send(
         s,
         &Pdu::Error {
@@ -190,6 +217,7 @@ fn session(s: &mut TcpStream, pid: i32, tx: &mpsc::Sender<Request>, peer: &str) 
             .send(Request {
                 pdu,
                 peer: peer.to_string(),
+                ops,
                 reply: rtx,
             })
             .is_err()

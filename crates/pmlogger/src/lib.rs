@@ -7,6 +7,7 @@
 //! interval has its own timer with absolute deadlines, so intervals do not drift.
 //! SIGINT and SIGTERM end the run cleanly; SIGHUP starts a new volume.
 
+pub mod access;
 pub mod config;
 pub mod control;
 pub mod state;
@@ -352,7 +353,15 @@ pub fn run(args: &[String], err: &mut dyn Write) -> i32 {
         let _ = signal_hook::flag::register(sig, Arc::clone(&newvol));
     }
 
-    let ctl = control::start(&host, &archive_path);
+    let access = match access::Access::parse(&cfg.access) {
+        Ok(a) => a,
+        Err(e) => {
+            let file = o.config.as_deref().unwrap_or("default config");
+            let _ = writeln!(log, "{PROG}: Error [{file}, [access]]\n{e}");
+            return 1;
+        }
+    };
+    let ctl = control::start(&host, &archive_path, access);
     let port = ctl.as_ref().map_or(0, |c| c.port);
     let mut last = sources::now();
     if let Err(e) = put_logue(&mut w, last, &archive_path, &host, port) {
@@ -753,6 +762,19 @@ impl Ctl<'_> {
     /// Carries out one request; returns the encoded reply.
     fn handle(&mut self, req: &control::Request) -> Vec<u8> {
         use pdu::{control as c, request as r, state as s, Pdu};
+        let denied = || {
+            pdu::encode(&Pdu::Error {
+                from: 0,
+                code: archive_format::error::PM_ERR_PERMISSION,
+            })
+        };
+        // what the [access] rules must allow: status and enquire need nothing
+        // beyond being let in, as in the reference
+        if matches!(&req.pdu, Pdu::LogRequest { request, .. } if *request == r::NEWVOLUME)
+            && req.ops & access::MANDATORY == 0
+        {
+            return denied();
+        }
         let reply = match &req.pdu {
             Pdu::LogRequest { request, .. } => match *request {
                 r::STATUS => self.status(),
@@ -812,7 +834,7 @@ impl Ctl<'_> {
                 if let Some((ctl, sw, d)) = change {
                     let _ = writeln!(
                         self.log,
-                        "\n{}pmlc request from {}: {} {}",
+                        "\n{}\npmlc request from {}: {} {}",
                         cli_common::timefmt::ctime(sources::now().sec, &cli_common::zone::local()),
                         req.peer,
                         if ctl == state::Control::Mandatory {
@@ -827,7 +849,27 @@ impl Ctl<'_> {
                             Switch::Maybe => "maybe".into(),
                         }
                     );
+                    let need = if ctl == state::Control::Mandatory {
+                        access::MANDATORY
+                    } else {
+                        access::ADVISORY
+                    };
+                    if req.ops & need == 0 {
+                        let _ = writeln!(
+                            self.log,
+                            "Error: {}",
+                            archive_format::error::pm_err_str(
+                                archive_format::error::PM_ERR_PERMISSION
+                            )
+                        );
+                        return denied();
+                    }
                     for m in metrics {
+                        let name = self
+                            .source
+                            .metric(PmId(m.pmid))
+                            .map_or_else(|| PmId(m.pmid).to_string(), |x| x.name.to_string());
+                        let _ = writeln!(self.log, "  metric: {name}");
                         self.apply(PmId(m.pmid), ctl, sw, d);
                     }
                 }
@@ -952,7 +994,7 @@ impl Ctl<'_> {
 }
 
 /// Milliseconds as seconds, without trailing zeros (`500` -> `0.5`).
+/// An interval in seconds as the reference logs it (one decimal, single precision).
 fn secs(ms: u32) -> String {
-    let t = format!("{:.3}", ms as f64 / 1000.0);
-    t.trim_end_matches('0').trim_end_matches('.').to_string()
+    format!("{:.1}", ms as f32 / 1000.0)
 }

@@ -176,3 +176,125 @@ fn hostile_clients_change_nothing() {
         assert!(w[1] - w[0] < 1.0, "a gap in sampling: {t:?}");
     }
 }
+
+/// The commands of the `[access]` test: a refused mandatory change, an allowed
+/// advisory one, a refused new volume.
+const ACCESS_SCRIPT: &str = "query hinv.ncpu\nlog mandatory on 1 sec hinv.ncpu\nquery hinv.ncpu\nadvisory off mem.util.free\nquery mem.util.free\nnew volume\nflush\nstatus\nquit\n";
+
+/// Masks what varies between runs in a pmlc transcript.
+fn mask(s: &str) -> String {
+    s.lines()
+        .filter(|l| {
+            ![
+                "Connected to",
+                "pmlogger [",
+                "log started",
+                "last log entry",
+                "current time",
+                "log size",
+                "PMCD host",
+            ]
+            .iter()
+            .any(|k| l.starts_with(k))
+        })
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
+#[test]
+fn access_rules_are_enforced_as_pcps() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let port = 5300 + (std::process::id() % 200) as u16;
+    let config = "log mandatory on 200 msec { hinv.ncpu }\nlog advisory on 1 sec { mem.util.free }\n[access]\ndisallow * : all;\nallow localhost : enquire, advisory;\n";
+    let mut child = start(dir.path(), config, &["-s", "12"], port);
+    // what PCP's pmlc says to PCP's pmlogger with this configuration
+    let want_out = "hinv.ncpu\n    mand on         200 msec\n\nhinv.ncpu\n    mand on         200 msec\n\nmem.util.free\n    adv  off                \n\nlog volume       0\nGoodbye\n";
+    let want_err = "Error receiving response from pmlogger: No permission to perform requested operation\nError: No permission to perform requested operation\n";
+    // our pmlc, in-process
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let args: Vec<String> = ["-h", "localhost", "-p", &port.to_string()]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let mut input = std::io::Cursor::new(ACCESS_SCRIPT.as_bytes().to_vec());
+    let status = pmlc::run(&args, &mut input, &mut out, &mut err);
+    let (out, err) = (
+        String::from_utf8_lossy(&out).into_owned(),
+        String::from_utf8_lossy(&err).into_owned(),
+    );
+    assert_eq!(mask(&out), want_out, "our pmlc; stderr: {err}");
+    assert_eq!(err, want_err, "our pmlc");
+    assert_ne!(
+        status, 0,
+        "our pmlc reports the refusals in its exit status"
+    );
+    // PCP's pmlc, where installed
+    if pmlc_installed() {
+        let mut p = Command::new("pmlc")
+            .args(["-h", "localhost", "-p", &port.to_string()])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("pmlc");
+        p.stdin
+            .take()
+            .expect("stdin")
+            .write_all(ACCESS_SCRIPT.as_bytes())
+            .expect("script");
+        let o = p.wait_with_output().expect("pmlc");
+        assert_eq!(mask(&String::from_utf8_lossy(&o.stdout)), want_out);
+        assert_eq!(String::from_utf8_lossy(&o.stderr), want_err);
+    }
+    assert!(child.wait().expect("pmlogger").success());
+    assert!(!dir.path().join("arch.1").exists(), "a refused new volume");
+    // hinv.ncpu kept its 200 msec interval: the refused change did nothing
+    let a =
+        archive_format::Archive::open(dir.path().join("arch").to_string_lossy()).expect("archive");
+    let ncpu = a
+        .metadata()
+        .descs()
+        .iter()
+        .map(|d| d.pmid)
+        .find(|p| a.metadata().names(*p).iter().any(|n| n == "hinv.ncpu"))
+        .expect("hinv.ncpu in the archive");
+    let t: Vec<f64> = a
+        .records()
+        .map(|r| r.expect("record").1)
+        .filter(|r| r.vsets.iter().any(|v| v.pmid == ncpu))
+        .map(|r| r.stamp.sec as f64 + r.stamp.nsec as f64 / 1e9)
+        .collect();
+    assert!(t.len() >= 8, "{t:?}");
+    let widest = t.windows(2).map(|w| w[1] - w[0]).fold(0.0, f64::max);
+    assert!(widest < 0.6, "hinv.ncpu intervals up to {widest} s: {t:?}");
+    let log = std::fs::read_to_string(dir.path().join("log")).expect("log");
+    assert!(
+        log.contains("pmlc request from localhost: mandatory on 1.0 sec\nError: No permission to perform requested operation\n"),
+        "{log}"
+    );
+    assert!(
+        log.contains("advisory off\n  metric: mem.util.free\n"),
+        "{log}"
+    );
+
+    // a host the rules give nothing is turned away at the door
+    std::fs::create_dir(dir.path().join("x")).expect("mkdir");
+    let mut child = start(
+        &dir.path().join("x"),
+        "log mandatory on 200 msec { hinv.ncpu }\n[access]\ndisallow * : all;\n",
+        &["-s", "8"],
+        port + 1,
+    );
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let args: Vec<String> = ["-h", "localhost", "-p", &(port + 1).to_string()]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let mut input = std::io::Cursor::new(b"status\n".to_vec());
+    pmlc::run(&args, &mut input, &mut out, &mut err);
+    assert_eq!(
+        String::from_utf8_lossy(&err),
+        format!("Unable to connect to pmlogger on port {} at localhost: No permission to perform requested operation\nError [<stdin>, line 1]\nNot connected to any pmlogger instance\n", port + 1)
+    );
+    assert!(child.wait().expect("pmlogger").success());
+}

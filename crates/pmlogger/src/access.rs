@@ -1,0 +1,371 @@
+//! The `[access]` section of a pmlogger configuration: which hosts may do which
+//! control operations (`enquire`, `advisory`, `mandatory`, `all`, `all except ...`).
+//!
+//! ```text
+//! [access]
+//! disallow * : all;
+//! allow localhost, 192.168.1.* : enquire, advisory;
+//! ```
+//!
+//! The rules behave as PCP's host access lists (pmcd(1), libpcp 6.0.3):
+//! - each statement *specifies* some operations and allows or denies them; the
+//!   operations it does not name are left as they were;
+//! - host patterns have a level: 0 for an address or a name (every address it
+//!   resolves to), 1 to 3 for `a.b.c.*` .. `a.*`, 4 for `*` (8 for IPv6's `:*`);
+//!   for a client, the matching patterns are applied from the most general to the
+//!   most specific, so the most specific one decides each operation it names;
+//! - a host no pattern matches may do everything, and so may every host when the
+//!   section has no rules;
+//! - `localhost` means this machine's own addresses (those of its host name),
+//!   and a client connecting over loopback is taken to be those addresses;
+//! - a client left with no operation at all is refused at connection time.
+//!
+//! Two statements about the same pattern that disagree on an operation are a
+//! "permission clash", an error in the configuration, as in PCP.
+
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, ToSocketAddrs};
+
+/// Operation bits (the values PCP's pmlogger uses).
+pub const ADVISORY: u8 = 1;
+pub const MANDATORY: u8 = 2;
+pub const ENQUIRE: u8 = 4;
+pub const ALL: u8 = ADVISORY | MANDATORY | ENQUIRE;
+
+/// One host pattern with what it says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Entry {
+    /// Shown in error messages.
+    spec: String,
+    /// Network address (already masked) and the number of leading bits that count.
+    net: IpAddr,
+    bits: u8,
+    level: u8,
+    /// Operations this pattern speaks about, and those of them it denies.
+    spec_ops: u8,
+    deny_ops: u8,
+}
+
+impl Entry {
+    fn matches(&self, a: IpAddr) -> bool {
+        match (self.net, a) {
+            (IpAddr::V4(n), IpAddr::V4(a)) => {
+                let m = mask32(self.bits);
+                u32::from(a) & m == u32::from(n) & m
+            }
+            (IpAddr::V6(n), IpAddr::V6(a)) => {
+                let m = mask128(self.bits);
+                u128::from(a) & m == u128::from(n) & m
+            }
+            _ => false,
+        }
+    }
+}
+
+fn mask32(bits: u8) -> u32 {
+    if bits == 0 {
+        0
+    } else {
+        u32::MAX << (32 - u32::from(bits.min(32)))
+    }
+}
+
+fn mask128(bits: u8) -> u128 {
+    if bits == 0 {
+        0
+    } else {
+        u128::MAX << (128 - u32::from(bits.min(128)))
+    }
+}
+
+/// The rules of an `[access]` section, ordered as libpcp orders them (by level,
+/// most specific first; statements of one level in the order given).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Access {
+    hosts: Vec<Entry>,
+    /// This machine's addresses (what `localhost` and loopback clients stand for).
+    own: Vec<IpAddr>,
+}
+
+/// This machine's addresses: those its host name resolves to.
+pub fn own_addresses() -> Vec<IpAddr> {
+    let name = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|s| s.trim().to_string())
+        .unwrap_or_else(|_| "localhost".into());
+    resolve(&name).unwrap_or_else(|_| vec![IpAddr::V4(Ipv4Addr::LOCALHOST)])
+}
+
+fn resolve(name: &str) -> Result<Vec<IpAddr>, String> {
+    let addrs = (name, 0)
+        .to_socket_addrs()
+        .map_err(|e| format!("__pmGetAddrInfo({name}), {e}"))?;
+    let mut out: Vec<IpAddr> = Vec::new();
+    for a in addrs {
+        if !out.contains(&a.ip()) {
+            out.push(a.ip());
+        }
+    }
+    Ok(out)
+}
+
+/// (specified, denied) operations of an operation list.
+fn ops_of(list: &str, allow: bool) -> Result<(u8, u8), String> {
+    let words: Vec<String> = list
+        .split(|c: char| c == ',' || c.is_whitespace())
+        .filter(|w| !w.is_empty())
+        .map(str::to_ascii_lowercase)
+        .collect();
+    let named = |ws: &[String]| -> Result<u8, String> {
+        let mut m = 0;
+        for w in ws {
+            m |= match w.as_str() {
+                "enquire" => ENQUIRE,
+                "advisory" => ADVISORY,
+                "mandatory" => MANDATORY,
+                other => return Err(format!("unknown operation \"{other}\"")),
+            };
+        }
+        Ok(m)
+    };
+    match words.first().map(String::as_str) {
+        Some("all") if words.len() == 1 => Ok((ALL, if allow { 0 } else { ALL })),
+        Some("all") if words.get(1).map(String::as_str) == Some("except") => {
+            let m = named(&words[2..])?;
+            Ok((ALL, if allow { m } else { ALL & !m }))
+        }
+        Some(_) => {
+            let m = named(&words)?;
+            Ok((m, if allow { 0 } else { m }))
+        }
+        None => Err("missing operation list".into()),
+    }
+}
+
+/// The patterns one host name of a statement stands for: (spec, net, bits, level).
+fn patterns(host: &str, own: &[IpAddr]) -> Result<Vec<(IpAddr, u8, u8)>, String> {
+    if host == "*" {
+        return Ok(vec![
+            (IpAddr::V4(Ipv4Addr::UNSPECIFIED), 0, 4),
+            (IpAddr::V6(Ipv6Addr::UNSPECIFIED), 0, 8),
+        ]);
+    }
+    if let Some(p) = host.find('*') {
+        if p + 1 != host.len() {
+            return Err(format!(
+                "Wildcard in host pattern \"{host}\" is not at the end"
+            ));
+        }
+        let head = &host[..p];
+        if head.contains(':') {
+            // IPv6 a:b:*: the given groups count
+            let groups: Vec<&str> = head.trim_end_matches(':').split(':').collect();
+            let mut v = [0u16; 8];
+            for (i, g) in groups.iter().enumerate() {
+                if i >= 7 {
+                    return Err(format!("Too many colons in host pattern \"{host}\""));
+                }
+                v[i] = u16::from_str_radix(g, 16)
+                    .map_err(|_| format!("Bad IPv6 address wildcard, {host}"))?;
+            }
+            let n = if head.trim_end_matches(':').is_empty() {
+                0
+            } else {
+                groups.len()
+            };
+            return Ok(vec![(
+                IpAddr::V6(Ipv6Addr::from(v)),
+                (n * 16) as u8,
+                (8 - n) as u8,
+            )]);
+        }
+        let head = head.trim_end_matches('.');
+        let mut o = [0u8; 4];
+        let mut n = 0;
+        if !head.is_empty() {
+            for part in head.split('.') {
+                if n >= 3 {
+                    return Err(format!("Too many dots in host pattern \"{host}\""));
+                }
+                o[n] = part
+                    .parse()
+                    .map_err(|_| format!("Bad IP address wildcard, {host}"))?;
+                n += 1;
+            }
+        }
+        return Ok(vec![(
+            IpAddr::V4(Ipv4Addr::from(o)),
+            (n * 8) as u8,
+            (4 - n) as u8,
+        )]);
+    }
+    let addrs = if host.eq_ignore_ascii_case("localhost") || host.starts_with("local:") {
+        own.to_vec()
+    } else if let Ok(a) = host.parse::<IpAddr>() {
+        vec![a]
+    } else {
+        resolve(host)?
+    };
+    Ok(addrs
+        .into_iter()
+        .map(|a| match a {
+            IpAddr::V4(_) => (a, 32, 0),
+            IpAddr::V6(_) => (a, 128, 0),
+        })
+        .collect())
+}
+
+impl Access {
+    /// Reads the section's statements (as the configuration parser kept them),
+    /// with `localhost` standing for `own`.
+    pub fn parse_with(lines: &[String], own: Vec<IpAddr>) -> Result<Access, String> {
+        let text = lines.join(" ");
+        let mut acc = Access {
+            hosts: Vec::new(),
+            own,
+        };
+        for stmt in text.split(';').map(str::trim).filter(|s| !s.is_empty()) {
+            let (head, ops) = stmt
+                .split_once(':')
+                .ok_or_else(|| format!("missing ':' in \"{stmt}\""))?;
+            let head = head.trim();
+            let (allow, hosts) = if let Some(h) = head.strip_prefix("disallow") {
+                (false, h)
+            } else if let Some(h) = head.strip_prefix("allow") {
+                (true, h)
+            } else {
+                return Err(format!("expected allow or disallow in \"{stmt}\""));
+            };
+            let (spec_ops, deny_ops) = ops_of(ops, allow)?;
+            for host in hosts.split(',').map(str::trim).filter(|h| !h.is_empty()) {
+                let host = host.trim_matches('"');
+                for (net, bits, level) in patterns(host, &acc.own)? {
+                    acc.add(Entry {
+                        spec: host.to_string(),
+                        net,
+                        bits,
+                        level,
+                        spec_ops,
+                        deny_ops,
+                    })?;
+                }
+            }
+        }
+        Ok(acc)
+    }
+
+    /// As [`Access::parse_with`], `localhost` being this machine's addresses.
+    pub fn parse(lines: &[String]) -> Result<Access, String> {
+        Access::parse_with(lines, own_addresses())
+    }
+
+    /// Adds a pattern: merged with an equal one (same address and level), else
+    /// inserted after the patterns of its level.
+    fn add(&mut self, e: Entry) -> Result<(), String> {
+        if let Some(h) = self
+            .hosts
+            .iter_mut()
+            .find(|h| h.net == e.net && h.level == e.level)
+        {
+            if h.spec_ops & e.spec_ops != 0
+                && (h.spec_ops & h.deny_ops) ^ (e.spec_ops & e.deny_ops) != 0
+            {
+                return Err(format!(
+                    "Permission clash for {} with earlier statement for {}",
+                    e.spec, h.spec
+                ));
+            }
+            h.spec_ops |= e.spec_ops;
+            h.deny_ops |= e.spec_ops & e.deny_ops;
+            return Ok(());
+        }
+        let at = self
+            .hosts
+            .iter()
+            .position(|h| h.level > e.level)
+            .unwrap_or(self.hosts.len());
+        self.hosts.insert(at, e);
+        Ok(())
+    }
+
+    /// The operations a client at `peer` may do (0: it is refused).
+    pub fn allowed(&self, peer: IpAddr) -> u8 {
+        if self.hosts.is_empty() {
+            return ALL;
+        }
+        let peer = match peer {
+            IpAddr::V6(a) => a.to_ipv4_mapped().map_or(peer, IpAddr::V4),
+            a => a,
+        };
+        let ids: Vec<IpAddr> = if peer.is_loopback() {
+            self.own.clone()
+        } else {
+            vec![peer]
+        };
+        let mut deny = 0u8;
+        for id in ids {
+            for h in self.hosts.iter().rev() {
+                if h.matches(id) {
+                    deny &= !h.spec_ops;
+                    deny |= h.deny_ops;
+                }
+            }
+            if deny == ALL {
+                return 0;
+            }
+        }
+        ALL & !deny
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rules(s: &str) -> Access {
+        Access::parse_with(&[s.to_string()], vec!["10.0.0.7".parse().expect("ip")]).expect("rules")
+    }
+
+    fn ip(s: &str) -> IpAddr {
+        s.parse().expect("ip")
+    }
+
+    #[test]
+    fn most_specific_pattern_decides_what_it_names() {
+        let a = rules("disallow * : all; allow localhost : enquire, advisory;");
+        // loopback clients are this machine's addresses
+        assert_eq!(a.allowed(ip("127.0.0.1")), ENQUIRE | ADVISORY);
+        assert_eq!(a.allowed(ip("10.0.0.7")), ENQUIRE | ADVISORY);
+        assert_eq!(a.allowed(ip("10.1.2.3")), 0);
+        // an operation a statement does not name is left alone
+        let b = rules("allow localhost : enquire, advisory;");
+        assert_eq!(b.allowed(ip("127.0.0.1")), ALL);
+        let c = rules("allow 10.1.* : all except mandatory; disallow 10.* : enquire;");
+        assert_eq!(c.allowed(ip("10.1.2.3")), ENQUIRE | ADVISORY);
+        assert_eq!(c.allowed(ip("10.2.2.3")), MANDATORY | ADVISORY);
+        // no rule for a host, or no rules: everything
+        assert_eq!(c.allowed(ip("192.168.1.1")), ALL);
+        assert_eq!(Access::default().allowed(ip("10.1.2.3")), ALL);
+        assert_eq!(
+            rules("disallow 10.1.2.3 : all except enquire;").allowed(ip("10.1.2.3")),
+            ENQUIRE
+        );
+    }
+
+    #[test]
+    fn errors() {
+        let own = vec![ip("10.0.0.7")];
+        for bad in [
+            "permit x : all;",
+            "allow 10.*.1 : all;",
+            "allow * : everything;",
+            "allow 10.1.2.3 : all; disallow 10.1.2.3 : enquire;",
+        ] {
+            assert!(
+                Access::parse_with(&[bad.to_string()], own.clone()).is_err(),
+                "{bad}"
+            );
+        }
+        // agreeing statements about one host merge
+        let a = rules("allow 10.1.2.3 : enquire; disallow 10.1.2.3 : mandatory;");
+        assert_eq!(a.allowed(ip("10.1.2.3")), ENQUIRE | ADVISORY);
+    }
+}
