@@ -277,10 +277,9 @@ impl Session<'_> {
         match connect(t, &self.host) {
             Ok(c) => {
                 if announce {
-                    // reached over TCP (there is no unix socket here), PCP's pmlc
-                    // names the port even for a pid
+                    // reached over TCP, PCP's pmlc names the port even for a pid
                     let how = match t {
-                        Target::Pid(_) => format!("pmlogger on port {}", c.port),
+                        Target::Pid(_) if !c.unix => format!("pmlogger on port {}", c.port),
                         _ => self.where_(t),
                     };
                     let _ = writeln!(self.out, "Connected to {how} at {}", self.host);

@@ -18,7 +18,9 @@
 //!   section has no rules;
 //! - `localhost` means this machine's own addresses (those of its host name),
 //!   and a client connecting over loopback is taken to be those addresses;
-//! - a client left with no operation at all is refused at connection time.
+//! - a client left with no operation at all is refused at connection time;
+//! - clients on the unix socket match only the patterns `*`, `local:` and `unix:`
+//!   (one pattern of level 1 for all of them).
 //!
 //! Two statements about the same pattern that disagree on an operation are a
 //! "permission clash", an error in the configuration, as in PCP.
@@ -36,6 +38,8 @@ pub const ALL: u8 = ADVISORY | MANDATORY | ENQUIRE;
 struct Entry {
     /// Shown in error messages.
     spec: String,
+    /// The unix-socket pattern (then `net` and `bits` mean nothing).
+    unix: bool,
     /// Network address (already masked) and the number of leading bits that count.
     net: IpAddr,
     bits: u8,
@@ -140,13 +144,27 @@ fn ops_of(list: &str, allow: bool) -> Result<(u8, u8), String> {
     }
 }
 
-/// The patterns one host name of a statement stands for: (spec, net, bits, level).
-fn patterns(host: &str, own: &[IpAddr]) -> Result<Vec<(IpAddr, u8, u8)>, String> {
+/// The unix-socket pattern, as (net, bits, level) with net unused.
+const UNIX: (IpAddr, u8, u8) = (IpAddr::V4(Ipv4Addr::UNSPECIFIED), 0, 1);
+
+/// The patterns one host name of a statement stands for: (unix, net, bits, level).
+fn patterns(host: &str, own: &[IpAddr]) -> Result<Vec<(bool, IpAddr, u8, u8)>, String> {
+    let ip = |v: Vec<(IpAddr, u8, u8)>| v.into_iter().map(|(n, b, l)| (false, n, b, l)).collect();
     if host == "*" {
-        return Ok(vec![
+        let mut v: Vec<_> = ip(vec![
             (IpAddr::V4(Ipv4Addr::UNSPECIFIED), 0, 4),
             (IpAddr::V6(Ipv6Addr::UNSPECIFIED), 0, 8),
         ]);
+        v.push((true, UNIX.0, UNIX.1, UNIX.2));
+        return Ok(v);
+    }
+    if host.starts_with("unix:") {
+        return Ok(vec![(true, UNIX.0, UNIX.1, UNIX.2)]);
+    }
+    if host.starts_with("local:") {
+        let mut v = vec![(true, UNIX.0, UNIX.1, UNIX.2)];
+        v.extend(patterns("localhost", own)?);
+        return Ok(v);
     }
     if let Some(p) = host.find('*') {
         if p + 1 != host.len() {
@@ -171,11 +189,11 @@ fn patterns(host: &str, own: &[IpAddr]) -> Result<Vec<(IpAddr, u8, u8)>, String>
             } else {
                 groups.len()
             };
-            return Ok(vec![(
+            return Ok(ip(vec![(
                 IpAddr::V6(Ipv6Addr::from(v)),
                 (n * 16) as u8,
                 (8 - n) as u8,
-            )]);
+            )]));
         }
         let head = head.trim_end_matches('.');
         let mut o = [0u8; 4];
@@ -191,13 +209,13 @@ fn patterns(host: &str, own: &[IpAddr]) -> Result<Vec<(IpAddr, u8, u8)>, String>
                 n += 1;
             }
         }
-        return Ok(vec![(
+        return Ok(ip(vec![(
             IpAddr::V4(Ipv4Addr::from(o)),
             (n * 8) as u8,
             (4 - n) as u8,
-        )]);
+        )]));
     }
-    let addrs = if host.eq_ignore_ascii_case("localhost") || host.starts_with("local:") {
+    let addrs = if host.eq_ignore_ascii_case("localhost") {
         own.to_vec()
     } else if let Ok(a) = host.parse::<IpAddr>() {
         vec![a]
@@ -207,8 +225,8 @@ fn patterns(host: &str, own: &[IpAddr]) -> Result<Vec<(IpAddr, u8, u8)>, String>
     Ok(addrs
         .into_iter()
         .map(|a| match a {
-            IpAddr::V4(_) => (a, 32, 0),
-            IpAddr::V6(_) => (a, 128, 0),
+            IpAddr::V4(_) => (false, a, 32, 0),
+            IpAddr::V6(_) => (false, a, 128, 0),
         })
         .collect())
 }
@@ -237,9 +255,10 @@ impl Access {
             let (spec_ops, deny_ops) = ops_of(ops, allow)?;
             for host in hosts.split(',').map(str::trim).filter(|h| !h.is_empty()) {
                 let host = host.trim_matches('"');
-                for (net, bits, level) in patterns(host, &acc.own)? {
+                for (unix, net, bits, level) in patterns(host, &acc.own)? {
                     acc.add(Entry {
                         spec: host.to_string(),
+                        unix,
                         net,
                         bits,
                         level,
@@ -263,7 +282,7 @@ impl Access {
         if let Some(h) = self
             .hosts
             .iter_mut()
-            .find(|h| h.net == e.net && h.level == e.level)
+            .find(|h| h.unix == e.unix && h.net == e.net && h.level == e.level)
         {
             if h.spec_ops & e.spec_ops != 0
                 && (h.spec_ops & h.deny_ops) ^ (e.spec_ops & e.deny_ops) != 0
@@ -303,7 +322,7 @@ impl Access {
         let mut deny = 0u8;
         for id in ids {
             for h in self.hosts.iter().rev() {
-                if h.matches(id) {
+                if !h.unix && h.matches(id) {
                     deny &= !h.spec_ops;
                     deny |= h.deny_ops;
                 }
@@ -311,6 +330,16 @@ impl Access {
             if deny == ALL {
                 return 0;
             }
+        }
+        ALL & !deny
+    }
+
+    /// The operations a client on the unix socket may do (0: it is refused).
+    pub fn allowed_unix(&self) -> u8 {
+        let mut deny = 0u8;
+        for h in self.hosts.iter().rev().filter(|h| h.unix) {
+            deny &= !h.spec_ops;
+            deny |= h.deny_ops;
         }
         ALL & !deny
     }

@@ -1,7 +1,9 @@
 //! pmlogger's control port, as PCP's: a TCP port from 4330 upward (`PMLOGGER_PORT`
 //! sets the first one to try; `PMLOGGER_LOCAL=1` listens on loopback only) and the map
 //! file `$PCP_TMP_DIR/pmlogger/<pid>` (port, host, archive) through which pmlc finds a
-//! pmlogger by pid.
+//! pmlogger by pid; and the unix socket `$PCP_RUN_DIR/pmlogger.<pid>.socket` (else
+//! `$HOME/.pcp/run/...`), mode 0666, that a local pmlc tries first. Unix-socket
+//! clients must run as root or as pmlogger's user.
 //!
 //! Each connection is served on its own thread: the handshake (an ERROR PDU from our
 //! pid offering protocol version 3, then the client's CREDS), then requests one at a
@@ -11,9 +13,10 @@
 //! reference: a second one gets an ERROR PDU with -EADDRINUSE and is closed.
 
 use pdu::{decode, encode, read_frame, Pdu, CLIENT_LIMIT};
-use std::io::Write;
-use std::net::{TcpListener, TcpStream};
-use std::path::PathBuf;
+use std::io::{Read, Write};
+use std::net::{IpAddr, TcpListener};
+use std::os::unix::net::UnixListener;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc};
 
@@ -36,33 +39,71 @@ pub struct ControlPort {
     pub port: u16,
     pub requests: mpsc::Receiver<Request>,
     map_file: Option<PathBuf>,
+    /// The unix socket, when one could be made.
+    pub socket: Option<PathBuf>,
 }
 
 impl Drop for ControlPort {
     fn drop(&mut self) {
-        if let Some(f) = &self.map_file {
+        for f in [&self.map_file, &self.socket].into_iter().flatten() {
             let _ = std::fs::remove_file(f);
         }
     }
 }
 
-/// `$PCP_TMP_DIR`: the environment, else /etc/pcp.conf, else PCP's default.
-fn pcp_tmp_dir() -> PathBuf {
-    if let Ok(d) = std::env::var("PCP_TMP_DIR") {
+/// Who is at the other end of a connection.
+enum Peer {
+    Tcp(Option<IpAddr>),
+    /// A unix-socket client: its user id (None when it cannot be told) and the
+    /// socket's path (how the reference names such a client in its log).
+    Unix(Option<u32>, String),
+}
+
+/// A PCP directory variable: the environment, else /etc/pcp.conf, else PCP's default.
+pub fn pcp_dir(var: &str, default: &str) -> PathBuf {
+    if let Ok(d) = std::env::var(var) {
         return PathBuf::from(d);
     }
     let conf = std::env::var("PCP_CONF").unwrap_or_else(|_| "/etc/pcp.conf".into());
+    let key = format!("{var}=");
     std::fs::read_to_string(conf)
         .ok()
         .and_then(|t| {
             t.lines().find_map(|l| {
                 l.trim()
-                    .strip_prefix("PCP_TMP_DIR=")
+                    .strip_prefix(key.as_str())
                     .map(|v| v.trim().to_string())
             })
         })
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("/var/lib/pcp/tmp"))
+        .unwrap_or_else(|| PathBuf::from(default))
+}
+
+fn pcp_tmp_dir() -> PathBuf {
+    pcp_dir("PCP_TMP_DIR", "/var/lib/pcp/tmp")
+}
+
+/// Makes the unix socket: `$PCP_RUN_DIR/pmlogger.<pid>.socket`, else the same name
+/// under `$HOME/.pcp/run`.
+fn unix_socket(pid: u32) -> Option<(UnixListener, PathBuf)> {
+    let name = format!("pmlogger.{pid}.socket");
+    let mut dirs = vec![pcp_dir("PCP_RUN_DIR", "/run/pcp")];
+    if let Some(home) = std::env::var_os("HOME") {
+        dirs.push(Path::new(&home).join(".pcp").join("run"));
+    }
+    for dir in dirs {
+        let path = dir.join(&name);
+        let _ = std::fs::remove_file(&path);
+        if std::fs::create_dir_all(&dir).is_err() {
+            continue;
+        }
+        if let Ok(l) = UnixListener::bind(&path) {
+            use std::os::unix::fs::PermissionsExt;
+            let _ = std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o666));
+            return Some((l, path));
+        }
+    }
+    None
 }
 
 /// Opens the control port and writes the map file. `None` when no port could be
@@ -95,30 +136,49 @@ pub fn start(host: &str, archive: &str, access: crate::access::Access) -> Option
     let (tx, rx) = mpsc::channel();
     let busy = Arc::new(AtomicBool::new(false));
     let access = Arc::new(access);
-    std::thread::spawn(move || {
-        for conn in listener.incoming() {
-            let Ok(stream) = conn else { continue };
-            let tx = tx.clone();
-            let busy = Arc::clone(&busy);
-            let access = Arc::clone(&access);
-            std::thread::spawn(move || serve(stream, pid as i32, &tx, &busy, &access));
-        }
+    {
+        let (tx, busy, access) = (tx.clone(), Arc::clone(&busy), Arc::clone(&access));
+        std::thread::spawn(move || {
+            for conn in listener.incoming() {
+                let Ok(stream) = conn else { continue };
+                let (tx, busy, access) = (tx.clone(), Arc::clone(&busy), Arc::clone(&access));
+                let peer = Peer::Tcp(stream.peer_addr().map(|a| a.ip()).ok());
+                std::thread::spawn(move || serve(stream, peer, pid as i32, &tx, &busy, &access));
+            }
+        });
+    }
+    let socket = unix_socket(pid).map(|(listener, path)| {
+        let shown = path.to_string_lossy().into_owned();
+        std::thread::spawn(move || {
+            for conn in listener.incoming() {
+                let Ok(stream) = conn else { continue };
+                let (tx, busy, access) = (tx.clone(), Arc::clone(&busy), Arc::clone(&access));
+                let uid = rustix::net::sockopt::socket_peercred(&stream)
+                    .ok()
+                    .map(|c| c.uid.as_raw());
+                let peer = Peer::Unix(uid, shown.clone());
+                std::thread::spawn(move || serve(stream, peer, pid as i32, &tx, &busy, &access));
+            }
+        });
+        path
     });
     Some(ControlPort {
         port,
         requests: rx,
         map_file: wrote.then_some(map_file),
+        socket,
     })
 }
 
-fn send(s: &mut TcpStream, p: &Pdu) -> bool {
+fn send(s: &mut impl Write, p: &Pdu) -> bool {
     s.write_all(&encode(p)).is_ok()
 }
 
 /// One client: refused when another one is connected; else the handshake, then
 /// requests until it goes away or misbehaves.
 fn serve(
-    mut s: TcpStream,
+    mut s: impl Read + Write,
+    peer: Peer,
     pid: i32,
     tx: &mpsc::Sender<Request>,
     busy: &AtomicBool,
@@ -134,11 +194,15 @@ fn serve(
         );
         return;
     }
-    let ip = s.peer_addr().map(|a| a.ip()).ok();
-    let ops = ip.map_or(0, |ip| access.allowed(ip));
+    // the [access] rules (checked after the busy test, as the reference does);
+    // a unix-socket client must also be root or pmlogger's own user
+    let me = rustix::process::getuid().as_raw();
+    let ops = match &peer {
+        Peer::Tcp(ip) => ip.map_or(0, |ip| access.allowed(ip)),
+        Peer::Unix(Some(uid), _) if *uid == 0 || *uid == me => access.allowed_unix(),
+        Peer::Unix(..) => 0,
+    };
     if ops == 0 {
-        // the [access] rules let this host do nothing (checked after the busy
-        // test, as the reference does)
         let _ = send(
             &mut s,
             &Pdu::Error {
@@ -150,16 +214,17 @@ fn serve(
         return;
     }
     // as the reference names the client in its log (loopback by name)
-    let peer = match ip {
-        Some(a) if a.is_loopback() => "localhost".to_string(),
-        Some(a) => a.to_string(),
-        None => "unknown".to_string(),
+    let peer = match peer {
+        Peer::Tcp(Some(a)) if a.is_loopback() => "localhost".to_string(),
+        Peer::Tcp(Some(a)) => a.to_string(),
+        Peer::Tcp(None) => "unknown".to_string(),
+        Peer::Unix(_, path) => path,
     };
     session(&mut s, pid, tx, &peer, ops);
     busy.store(false, Ordering::SeqCst);
 }
 
-fn session(s: &mut TcpStream, pid: i32, tx: &mpsc::Sender<Request>, peer: &str, ops: u8) {
+fn session(s: &mut (impl Read + Write), pid: i32, tx: &mpsc::Sender<Request>, peer: &str, ops: u8) {
     if !send(
         s,
         &Pdu::Error {

@@ -298,3 +298,51 @@ fn access_rules_are_enforced_as_pcps() {
     );
     assert!(child.wait().expect("pmlogger").success());
 }
+
+#[test]
+fn local_pmlc_by_pid_uses_the_unix_socket() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let port = 5600 + (std::process::id() % 200) as u16;
+    let mut child = start(
+        dir.path(),
+        "log mandatory on 200 msec { hinv.ncpu }\n",
+        &["-s", "10"],
+        port,
+    );
+    let pid = child.id();
+    let want = format!("Connected to pmlogger pid {pid} at local:\npmlogger [{pid}] on host local: is logging metrics from host ");
+    // ours
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let mut input = std::io::Cursor::new(b"status\n".to_vec());
+    pmlc::run(&[pid.to_string()], &mut input, &mut out, &mut err);
+    let out = String::from_utf8_lossy(&out).into_owned();
+    assert!(
+        out.starts_with(&want),
+        "{out}{}",
+        String::from_utf8_lossy(&err)
+    );
+    // PCP's
+    if pmlc_installed() {
+        let mut p = Command::new("pmlc")
+            .arg(pid.to_string())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("pmlc");
+        p.stdin
+            .take()
+            .expect("stdin")
+            .write_all(b"status\n")
+            .expect("script");
+        let o = p.wait_with_output().expect("pmlc");
+        let got = String::from_utf8_lossy(&o.stdout);
+        assert!(got.starts_with(&want), "{got}");
+    }
+    assert!(child.wait().expect("pmlogger").success());
+    // the socket goes with the logger
+    let run = std::env::var("PCP_RUN_DIR").unwrap_or_else(|_| "/run/pcp".into());
+    assert!(!Path::new(&run)
+        .join(format!("pmlogger.{pid}.socket"))
+        .exists());
+}
