@@ -466,10 +466,14 @@ impl Session<'_> {
             let (head, year) = c.rsplit_once(' ').unwrap_or((c.as_str(), ""));
             format!("{head}.{:09} {year}", s.nsec)
         };
+        let who = if primary {
+            "primary".to_string()
+        } else {
+            pid.to_string()
+        };
         let _ = writeln!(
             self.out,
-            "pmlogger [{pid}]{} on host {} is logging metrics from host {label_host}",
-            if primary { " [primary]" } else { "" },
+            "pmlogger [{who}] on host {} is logging metrics from host {label_host}",
             self.host
         );
         let _ = writeln!(self.out, "PMCD host        {pmcd_host}");

@@ -41,13 +41,90 @@ pub struct ControlPort {
     map_file: Option<PathBuf>,
     /// The unix socket, when one could be made.
     pub socket: Option<PathBuf>,
+    /// The primary logger's links, when we are it.
+    links: Vec<PathBuf>,
 }
 
 impl Drop for ControlPort {
     fn drop(&mut self) {
-        for f in [&self.map_file, &self.socket].into_iter().flatten() {
+        for f in self
+            .links
+            .iter()
+            .chain([&self.map_file, &self.socket].into_iter().flatten())
+        {
             let _ = std::fs::remove_file(f);
         }
+    }
+}
+
+/// `$PCP_TMP_DIR/pmlogger/primary`, the primary logger's link to its map file.
+fn primary_link() -> PathBuf {
+    pcp_tmp_dir().join("pmlogger").join("primary")
+}
+
+/// `$PCP_RUN_DIR/pmlogger.primary.socket`, the link to the primary's socket.
+fn primary_socket_link() -> PathBuf {
+    pcp_dir("PCP_RUN_DIR", "/run/pcp").join("pmlogger.primary.socket")
+}
+
+/// The pid a link's target names (`.../<pid>` or `.../pmlogger.<pid>.socket`).
+fn linked_pid(link: &Path) -> Option<u32> {
+    let target = std::fs::read_link(link).ok()?;
+    let name = target.file_name()?.to_str()?;
+    let name = name
+        .strip_prefix("pmlogger.")
+        .and_then(|n| n.strip_suffix(".socket"))
+        .unwrap_or(name);
+    name.parse().ok()
+}
+
+/// Whether another primary logger is running: its description for the error, as
+/// the reference's. Links left by one that died are removed (with its map file).
+pub fn primary_running() -> Option<String> {
+    let link = primary_link();
+    std::fs::symlink_metadata(&link).ok()?;
+    match linked_pid(&link) {
+        Some(pid) if Path::new(&format!("/proc/{pid}")).exists() => Some(format!(
+            "there is already a primary pmlogger running, pid {pid} linkfile={}",
+            link.display()
+        )),
+        Some(pid) => {
+            let _ = std::fs::remove_file(&link);
+            let _ = std::fs::remove_file(pcp_tmp_dir().join("pmlogger").join(pid.to_string()));
+            let _ = std::fs::remove_file(primary_socket_link());
+            None
+        }
+        None => Some(format!(
+            "there is already a primary pmlogger running, pid <unknown> linkfile={}",
+            link.display()
+        )),
+    }
+}
+
+impl ControlPort {
+    /// Makes this the primary logger: the links `primary` (to the map file) and
+    /// `pmlogger.primary.socket` (to the unix socket), removed again at exit.
+    pub fn make_primary(&mut self) -> Result<(), String> {
+        let map = self
+            .map_file
+            .clone()
+            .ok_or("error creating primary logger symbolic link: no map file")?;
+        let link = primary_link();
+        std::os::unix::fs::symlink(&map, &link).map_err(|e| {
+            format!(
+                "error creating primary logger symbolic link {}: {e}",
+                link.display()
+            )
+        })?;
+        self.links.push(link);
+        if let Some(sock) = &self.socket {
+            let slink = primary_socket_link();
+            let _ = std::fs::remove_file(&slink);
+            if std::os::unix::fs::symlink(sock, &slink).is_ok() {
+                self.links.push(slink);
+            }
+        }
+        Ok(())
     }
 }
 
@@ -109,7 +186,12 @@ fn unix_socket(pid: u32) -> Option<(UnixListener, PathBuf)> {
 /// Opens the control port and writes the map file. `None` when no port could be
 /// bound (pmlogger then runs without one, as the reference does not, but logging
 /// matters more than control).
-pub fn start(host: &str, archive: &str, access: crate::access::Access) -> Option<ControlPort> {
+pub fn start(
+    host: &str,
+    archive: &str,
+    note: Option<&str>,
+    access: crate::access::Access,
+) -> Option<ControlPort> {
     let first: u16 = std::env::var("PMLOGGER_PORT")
         .ok()
         .and_then(|p| p.parse().ok())
@@ -132,7 +214,14 @@ pub fn start(host: &str, archive: &str, access: crate::access::Access) -> Option
     let map_dir = pcp_tmp_dir().join("pmlogger");
     let map_file = map_dir.join(pid.to_string());
     let wrote = std::fs::create_dir_all(&map_dir).is_ok()
-        && std::fs::write(&map_file, format!("{port}\n{host}\n{archive}\n")).is_ok();
+        && std::fs::write(
+            &map_file,
+            match note {
+                Some(n) => format!("{port}\n{host}\n{archive}\n{n}\n"),
+                None => format!("{port}\n{host}\n{archive}\n"),
+            },
+        )
+        .is_ok();
     let (tx, rx) = mpsc::channel();
     let busy = Arc::new(AtomicBool::new(false));
     let access = Arc::new(access);
@@ -167,6 +256,7 @@ pub fn start(host: &str, archive: &str, access: crate::access::Access) -> Option
         requests: rx,
         map_file: wrote.then_some(map_file),
         socket,
+        links: Vec::new(),
     })
 }
 

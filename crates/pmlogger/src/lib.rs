@@ -39,7 +39,7 @@ log mandatory on default {
 }
 ";
 
-const SHORT: &str = "c:h:l:Ls:T:t:V:v:x:y?m:r";
+const SHORT: &str = "c:h:l:Ls:T:t:V:v:x:y?m:rP";
 
 const fn lo(name: &'static str, has_arg: bool, short: char) -> LongOpt {
     LongOpt {
@@ -58,6 +58,10 @@ const LONG: &[LongOpt] = &[
     lo("interval", true, 't'),
     lo("version", true, 'V'),
     lo("volsize", true, 'v'),
+    lo("note", true, 'm'),
+    lo("primary", false, 'P'),
+    lo("linger", false, 'L'),
+    lo("report", false, 'r'),
     lo("help", false, '?'),
 ];
 
@@ -68,8 +72,9 @@ Options:
   -c configfile   file to load configuration from (default: this machine's essentials)
   -h source       metrics source: local: (this machine, default) or sample
   -l logfile      redirect diagnostics and trace output
-  -L              run as a secondary logger (accepted, no control port yet)
-  -m note         note for the log file
+  -L              linger: run even with nothing to log (accepted)
+  -m note         note for the port map file
+  -P              run as the primary logger
   -r              report record sizes and archive growth rate
   -s endsize      terminate after this many samples
   -T endtime      terminate at this time (an interval such as 10sec, or +interval)
@@ -89,6 +94,8 @@ struct Opts {
     version: u32,
     volsize: Option<u64>,
     report: bool,
+    note: Option<String>,
+    primary: bool,
     archive: String,
 }
 
@@ -104,6 +111,8 @@ fn parse_args(args: &[String]) -> Result<Opts, String> {
         version: 3,
         volsize: None,
         report: false,
+        note: None,
+        primary: false,
         archive: String::new(),
     };
     let dur = |v: &str| -> Result<Duration, String> {
@@ -144,7 +153,9 @@ fn parse_args(args: &[String]) -> Result<Opts, String> {
                 )
             }
             'r' => o.report = true,
-            'L' | 'm' | 'x' | 'y' => {}
+            'm' => o.note = Some(v),
+            'P' => o.primary = true,
+            'L' | 'x' | 'y' => {}
             _ => return Err(String::new()),
         }
     }
@@ -308,6 +319,13 @@ pub fn run(args: &[String], err: &mut dyn Write) -> i32 {
         None => return 1,
     };
 
+    // only one primary logger (before anything is created)
+    if o.primary {
+        if let Some(e) = control::primary_running() {
+            let _ = writeln!(log, "{PROG}: ERROR: {e}");
+            return 1;
+        }
+    }
     let (tz, zoneinfo) = source.timezone();
     let host = source.hostname();
     let mut w = match ArchiveWriter::create(
@@ -361,7 +379,15 @@ pub fn run(args: &[String], err: &mut dyn Write) -> i32 {
             return 1;
         }
     };
-    let ctl = control::start(&host, &archive_path, access);
+    let mut ctl = control::start(&host, &archive_path, o.note.as_deref(), access);
+    if o.primary {
+        let made = ctl
+            .as_mut()
+            .map_or(Err("no control port".to_string()), |c| c.make_primary());
+        if let Err(e) = made {
+            let _ = writeln!(log, "{PROG}: {e}");
+        }
+    }
     let port = ctl.as_ref().map_or(0, |c| c.port);
     let mut last = sources::now();
     if let Err(e) = put_logue(&mut w, last, &archive_path, &host, port) {

@@ -1,0 +1,139 @@
+//! The primary logger (-P): its links, the refusal of a second one, stale links,
+//! and pmlc -P (ours and PCP's) finding it. Runs in its own test binary because it
+//! points PCP_TMP_DIR and PCP_RUN_DIR at a scratch directory for the whole process.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn spawn(dir: &Path, args: &[&str], log: &str, port: u16) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_pmlogger"))
+        .current_dir(dir)
+        .env("PMLOGGER_PORT", port.to_string())
+        .env("PMLOGGER_LOCAL", "1")
+        .args(["-c", "config", "-l", log])
+        .args(args)
+        .spawn()
+        .expect("our pmlogger")
+}
+
+fn wait_for(path: &Path) {
+    let t0 = Instant::now();
+    while std::fs::symlink_metadata(path).is_err() {
+        assert!(
+            t0.elapsed() < Duration::from_secs(10),
+            "{} never appeared",
+            path.display()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(200));
+}
+
+#[test]
+fn one_primary_found_by_pmlc() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (tmp, run) = (dir.path().join("tmp"), dir.path().join("run"));
+    std::fs::create_dir_all(tmp.join("pmlogger")).expect("mkdir");
+    std::fs::create_dir_all(&run).expect("mkdir");
+    // the only test of this binary: the children inherit these
+    std::env::set_var("PCP_TMP_DIR", &tmp);
+    std::env::set_var("PCP_RUN_DIR", &run);
+    std::fs::write(
+        dir.path().join("config"),
+        "log mandatory on 200 msec { hinv.ncpu }\n",
+    )
+    .expect("config");
+    let port = 5800 + (std::process::id() % 200) as u16;
+
+    // a link left by a primary that died does not stop a new one
+    std::os::unix::fs::symlink(tmp.join("pmlogger/999999999"), tmp.join("pmlogger/primary"))
+        .expect("stale link");
+    let mut first = spawn(
+        dir.path(),
+        &["-P", "-m", "a note", "-s", "12", "one"],
+        "log1",
+        port,
+    );
+    let pid = first.id();
+    let link = tmp.join("pmlogger/primary");
+    wait_for(&run.join("pmlogger.primary.socket"));
+    assert_eq!(
+        std::fs::read_link(&link).expect("primary link"),
+        tmp.join(format!("pmlogger/{pid}"))
+    );
+    let map = std::fs::read_to_string(&link).expect("map file");
+    let lines: Vec<&str> = map.lines().collect();
+    assert_eq!(lines.len(), 4, "{map}");
+    assert_eq!(lines[0], port.to_string());
+    assert!(lines[2].ends_with("/one"), "{map}");
+    assert_eq!(lines[3], "a note");
+
+    // a second primary is refused before it creates anything
+    let second = spawn(dir.path(), &["-P", "-s", "2", "two"], "log2", port + 1)
+        .wait()
+        .expect("second");
+    assert_eq!(second.code(), Some(1));
+    let log2 = std::fs::read_to_string(dir.path().join("log2")).expect("log2");
+    assert_eq!(
+        log2,
+        format!(
+            "pmlogger: ERROR: there is already a primary pmlogger running, pid {pid} linkfile={}\n",
+            link.display()
+        )
+    );
+    assert!(!dir.path().join("two.0").exists());
+    assert!(!dir.path().join("two.meta").exists());
+
+    // pmlc -P: over the primary socket, named as PCP's pmlc names it
+    let want = "Connected to primary pmlogger at local:\npmlogger [primary] on host local: is logging metrics from host ";
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let mut input = std::io::Cursor::new(b"status\n".to_vec());
+    pmlc::run(&["-P".to_string()], &mut input, &mut out, &mut err);
+    let out = String::from_utf8_lossy(&out).into_owned();
+    assert!(
+        out.starts_with(want),
+        "{out}{}",
+        String::from_utf8_lossy(&err)
+    );
+    let pcp = Command::new("pmlc").arg("-?").output().is_ok();
+    if pcp {
+        let mut p = Command::new("pmlc")
+            .arg("-P")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("pmlc");
+        p.stdin
+            .take()
+            .expect("stdin")
+            .write_all(b"status\n")
+            .expect("script");
+        let o = p.wait_with_output().expect("pmlc");
+        let got = String::from_utf8_lossy(&o.stdout);
+        assert!(got.starts_with(want), "PCP's pmlc: {got}");
+    } else {
+        assert!(
+            std::env::var_os("REQUIRE_REFERENCE").is_none(),
+            "REQUIRE_REFERENCE is set but PCP's pmlc is not installed"
+        );
+        eprintln!("skipping PCP's pmlc -P: not installed");
+    }
+
+    assert!(first.wait().expect("first").success());
+    // everything the primary made goes with it
+    for gone in [
+        link,
+        run.join("pmlogger.primary.socket"),
+        run.join(format!("pmlogger.{pid}.socket")),
+        tmp.join(format!("pmlogger/{pid}")),
+    ] {
+        assert!(
+            std::fs::symlink_metadata(&gone).is_err(),
+            "{} left behind",
+            gone.display()
+        );
+    }
+}
