@@ -97,7 +97,7 @@ pub fn extract<'a>(ty: i32, v: &Value<'a>) -> Option<Atom<'a>> {
         }
         (vtype::STRING, Value::Block { data, .. }) => {
             let end = data.iter().position(|&b| b == 0).unwrap_or(data.len());
-            Atom::String(String::from_utf8_lossy(&data[..end]).into_owned())
+            Atom::String(crate::text::from_bytes(&data[..end]))
         }
         (
             vtype::AGGREGATE | vtype::AGGREGATE_STATIC | vtype::EVENT | vtype::HIGHRES_EVENT,

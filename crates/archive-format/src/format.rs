@@ -66,7 +66,7 @@ pub fn format_value(ty: i32, valfmt: i32, v: &Value<'_>) -> String {
         }
         (vtype::STRING, Value::Block { data, .. }) => {
             let end = data.iter().position(|&b| b == 0).unwrap_or(data.len());
-            return format!("\"{}\"", String::from_utf8_lossy(&data[..end]));
+            return format!("\"{}\"", crate::text::from_bytes(&data[..end]));
         }
         (vtype::NOSUPPORT, _) => return "pmPrintValue: bogus value, metric Not Supported\n".into(),
         _ => {}
@@ -104,7 +104,7 @@ pub fn format_value(ty: i32, valfmt: i32, v: &Value<'_>) -> String {
                     sep = " ";
                 }
             }
-            if !hb.is_empty() && hb.iter().all(|&b| is_print(b)) {
+            if hb.iter().all(|&b| is_print(b)) {
                 let _ = write!(s, "{sep}\"{}\"", String::from_utf8_lossy(&hb));
                 sep = " ";
             }

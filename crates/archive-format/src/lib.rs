@@ -39,6 +39,7 @@ mod lzw;
 pub mod metadata;
 pub mod pmns;
 pub mod replay;
+pub mod text;
 pub mod types;
 pub mod volume;
 pub mod writer;

@@ -118,6 +118,8 @@ impl Metadata {
                     self.descs.push(desc);
                 }
                 for n in &names {
+                    // libpcp takes a name as a C string: it ends at the first NUL
+                    let n = n.split('\0').next().unwrap_or_default();
                     self.pmns.insert(n, desc.pmid);
                 }
             }
@@ -166,13 +168,19 @@ impl Metadata {
                     stamp,
                     instances: set,
                 };
-                if snaps.contains(&snap) {
-                    return Ok(()); // duplicate with the same timestamp
-                }
-                // libpcp keeps snapshots newest first and inserts a record before older
-                // ones; among equal timestamps the later record counts as the older one
-                let pos = snaps.partition_point(|s| s.stamp < stamp);
-                snaps.insert(pos, snap);
+                // libpcp keeps an indom's records newest first; a record goes to the
+                // head of its time slot (records with the same timestamp), so among
+                // equal timestamps the later record counts as the newer one, and a
+                // duplicate of a record of that slot is not added but moved to the
+                // slot's head. Here the order is ascending: the head is the slot's end.
+                let lo = snaps.partition_point(|s| s.stamp < stamp);
+                let hi = snaps.partition_point(|s| s.stamp <= stamp);
+                let snap = match snaps[lo..hi].iter().position(|s| *s == snap) {
+                    Some(j) => snaps.remove(lo + j),
+                    None => snap,
+                };
+                let hi = snaps.partition_point(|s| s.stamp <= stamp);
+                snaps.insert(hi, snap);
             }
             MetaRecord::Label {
                 stamp,

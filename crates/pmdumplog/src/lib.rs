@@ -31,9 +31,12 @@ pub fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
     let status = if let Some(f) = &o.raw {
         raw::dump(f, &mut buf, err)
     } else if o.json {
+        // JSON stays UTF-8: bytes of names and strings that were not UTF-8 show as
+        // U+10FF00 + byte (see archive_format::text)
         json::dump(&o, &mut buf, err)
     } else {
-        dump::dump(&o, &mut buf, err)
+        // names and strings byte for byte as the archive holds them
+        dump::dump(&o, &mut archive_format::text::RawBytes(&mut buf), err)
     };
     let code = match status {
         Ok(c) => c,

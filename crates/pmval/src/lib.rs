@@ -45,7 +45,7 @@ pub fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
         Parse::Run(o) => o,
     };
     let mut buf = io::BufWriter::with_capacity(64 * 1024, out);
-    let code = match Pmval::run(&o, &mut buf, err) {
+    let code = match Pmval::run(&o, &mut archive_format::text::RawBytes(&mut buf), err) {
         Ok(c) => c,
         Err(e) if cli_common::exit::is_broken_pipe(&e) => 0,
         Err(e) => {

@@ -202,7 +202,7 @@ pub fn decode_meta(payload: &[u8], base: u64) -> Result<MetaRecord, DecodeError>
                         return Err(rec(&c, "illegal metric name length"));
                     }
                     let b = c.bytes(len as usize)?;
-                    names.push(String::from_utf8_lossy(b).into_owned());
+                    names.push(crate::text::from_bytes(b));
                 }
             }
             Ok(MetaRecord::Desc { desc, names })
@@ -247,7 +247,7 @@ pub fn decode_meta(payload: &[u8], base: u64) -> Result<MetaRecord, DecodeError>
                     }
                     let tail = &strings[s..];
                     let end = tail.iter().position(|&b| b == 0).unwrap_or(tail.len());
-                    Some(String::from_utf8_lossy(&tail[..end]).into_owned())
+                    Some(crate::text::from_bytes(&tail[..end]))
                 };
                 instances.push(Instance { inst, name });
             }
@@ -312,7 +312,7 @@ pub fn decode_meta(payload: &[u8], base: u64) -> Result<MetaRecord, DecodeError>
             Ok(MetaRecord::Text {
                 ttype,
                 ident,
-                text: String::from_utf8_lossy(&rest[..end]).into_owned(),
+                text: crate::text::from_bytes(&rest[..end]),
             })
         }
         t => Err(DecodeError::new(base, DecodeErrorKind::RecType(t))),
@@ -342,8 +342,9 @@ pub fn encode_meta(r: &MetaRecord) -> Vec<u8> {
             out.put_u32(desc.units.0);
             out.put_i32(names.len() as i32);
             for n in names {
-                out.put_i32(n.len() as i32);
-                out.extend_from_slice(n.as_bytes());
+                let b = crate::text::to_bytes(n);
+                out.put_i32(b.len() as i32);
+                out.extend_from_slice(&b);
             }
         }
         MetaRecord::InDom {
@@ -368,7 +369,7 @@ pub fn encode_meta(r: &MetaRecord) -> Vec<u8> {
                 match &i.name {
                     Some(n) => {
                         out.put_i32(strings.len() as i32);
-                        strings.extend_from_slice(n.as_bytes());
+                        strings.extend_from_slice(&crate::text::to_bytes(n));
                         strings.push(0);
                     }
                     None => out.put_i32(-1),
@@ -406,7 +407,7 @@ pub fn encode_meta(r: &MetaRecord) -> Vec<u8> {
             out.put_i32(TYPE_TEXT);
             out.put_u32(*ttype);
             out.put_u32(*ident);
-            out.extend_from_slice(text.as_bytes());
+            out.extend_from_slice(&crate::text::to_bytes(text));
             out.push(0);
         }
     }

@@ -1,0 +1,131 @@
+//! Archive strings that are not UTF-8, kept byte for byte.
+//!
+//! PCP's strings (metric and instance names, help text, string values) are C
+//! strings: any bytes but NUL. Archives written on systems with other encodings
+//! hold names such as `/^N[\xc9E]V/` (ISO 8859-1). The library hands strings out as
+//! `String`, so that they are easy to use, but decodes them losslessly: each byte
+//! that is not part of valid UTF-8 becomes the character `U+10FF00 + byte` (in a
+//! private-use plane no archive string is expected to use). [`to_bytes`] gives the
+//! original bytes back, the writer encodes strings with it, and [`RawBytes`] restores
+//! them in output, so that a tool prints exactly the bytes the reference prints.
+
+use std::io::{self, Write};
+
+/// First character of the range that stands for raw bytes.
+const BASE: u32 = 0x10_FF00;
+
+/// Decodes bytes as UTF-8, keeping every invalid byte as `U+10FF00 + byte`.
+pub fn from_bytes(mut b: &[u8]) -> String {
+    let mut s = String::with_capacity(b.len());
+    loop {
+        match std::str::from_utf8(b) {
+            Ok(t) => {
+                s.push_str(t);
+                return s;
+            }
+            Err(e) => {
+                let (good, rest) = b.split_at(e.valid_up_to());
+                // valid_up_to() marks a prefix that is valid UTF-8
+                s.push_str(std::str::from_utf8(good).unwrap_or_default());
+                let bad = e.error_len().unwrap_or(rest.len()).max(1);
+                for &x in &rest[..bad.min(rest.len())] {
+                    s.push(char::from_u32(BASE + u32::from(x)).unwrap_or('\u{fffd}'));
+                }
+                b = &rest[bad.min(rest.len())..];
+            }
+        }
+    }
+}
+
+/// The bytes a string decoded by [`from_bytes`] came from (for any other string,
+/// its UTF-8).
+pub fn to_bytes(s: &str) -> Vec<u8> {
+    let mut out = Vec::with_capacity(s.len());
+    for c in s.chars() {
+        let u = c as u32;
+        if (BASE..=BASE + 0xff).contains(&u) {
+            out.push((u - BASE) as u8);
+        } else {
+            let mut buf = [0u8; 4];
+            out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+        }
+    }
+    out
+}
+
+/// Whether `s` holds any byte that was not UTF-8.
+pub fn has_raw(s: &str) -> bool {
+    s.chars()
+        .any(|c| (BASE..=BASE + 0xff).contains(&(c as u32)))
+}
+
+/// A writer that turns the characters standing for raw bytes back into those
+/// bytes. Put it above any buffering: it expects whole characters per write, as
+/// `write!` gives them.
+pub struct RawBytes<W: Write>(pub W);
+
+/// The UTF-8 of U+10FF00..=U+10FFFF is F4 8F BC..BF xx.
+fn raw_at(b: &[u8], i: usize) -> Option<u8> {
+    if b.len() >= i + 4 && b[i] == 0xf4 && b[i + 1] == 0x8f && (0xbc..=0xbf).contains(&b[i + 2]) {
+        let c = ((u32::from(b[i + 2]) & 0x3f) << 6) | (u32::from(b[i + 3]) & 0x3f);
+        // U+10FF00 has the low 12 bits 0xF00: 0xbc80 .. 0xbfbf
+        let low = ((u32::from(b[i + 1]) & 0x3f) << 12) | c;
+        if low >= 0xff00 {
+            return Some((low - 0xff00) as u8);
+        }
+    }
+    None
+}
+
+impl<W: Write> Write for RawBytes<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if !buf.contains(&0xf4) {
+            return self.0.write_all(buf).map(|_| buf.len());
+        }
+        let mut out = Vec::with_capacity(buf.len());
+        let mut i = 0;
+        while i < buf.len() {
+            if let Some(x) = raw_at(buf, i) {
+                out.push(x);
+                i += 4;
+            } else {
+                out.push(buf[i]);
+                i += 1;
+            }
+        }
+        self.0.write_all(&out).map(|_| buf.len())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.0.flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn latin1_survives() {
+        let b = b"N[\xc9E]V \xcc\xbe\xa4 ok";
+        let s = from_bytes(b);
+        assert!(has_raw(&s));
+        assert_eq!(to_bytes(&s), b.to_vec());
+        let mut out = RawBytes(Vec::new());
+        write!(out, "<{s}>").expect("write");
+        assert_eq!(out.0, [b"<".as_slice(), b, b">"].concat());
+        assert_eq!(from_bytes("héllo".as_bytes()), "héllo");
+        assert!(!has_raw("héllo"));
+    }
+
+    proptest! {
+        #[test]
+        fn any_bytes_round_trip(b in proptest::collection::vec(1u8..=255, 0..64)) {
+            let s = from_bytes(&b);
+            prop_assert_eq!(to_bytes(&s), b.clone());
+            let mut out = RawBytes(Vec::new());
+            out.write_all(s.as_bytes()).expect("write");
+            prop_assert_eq!(out.0, b);
+        }
+    }
+}
