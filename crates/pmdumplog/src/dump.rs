@@ -51,6 +51,17 @@ impl Clock {
 
     /// An index entry's timestamp, printed from its raw (possibly illegal) fields.
     fn index_ts(&self, e: &archive_format::IndexEntry) -> String {
+        let s = self.index_hms(e);
+        if self.x == 0 {
+            return s;
+        }
+        let t = Timestamp::new(e.stamp.sec, e.stamp.nsec);
+        let full = self.ts_digits(t, self.digits);
+        full.replacen(&stamp(t, self.digits, &self.tz), &s, 1)
+    }
+
+    /// An index entry's time of day (what the index checks print, whatever -x says).
+    fn index_hms(&self, e: &archive_format::IndexEntry) -> String {
         let tm = cli_common::timefmt::local_tm(e.stamp.sec, &self.tz);
         let frac = if self.digits == 6 {
             e.raw_nsec / 1000
@@ -58,13 +69,7 @@ impl Clock {
             e.raw_nsec
         };
         let hms = format!("{:02}:{:02}:{:02}", tm.hour, tm.minute, tm.second);
-        let s = format!("{hms}.{:0w$}", frac, w = self.digits);
-        if self.x == 0 {
-            return s;
-        }
-        let t = Timestamp::new(e.stamp.sec, e.stamp.nsec);
-        let full = self.ts_digits(t, self.digits);
-        full.replacen(&stamp(t, self.digits, &self.tz), &s, 1)
+        format!("{hms}.{:0w$}", frac, w = self.digits)
     }
 
     fn ts_digits(&self, t: Timestamp, digits: usize) -> String {
@@ -598,8 +603,8 @@ fn dump_index(a: &Archive, c: &Clock, out: &mut dyn Write) -> io::Result<()> {
                 writeln!(
                     out,
                     "\t\tError: timestamp went backwards in time {} -> {}",
-                    c.index_ts(l),
-                    c.index_ts(e)
+                    c.index_hms(l),
+                    c.index_hms(e)
                 )?;
             }
             if e.vol < l.vol {
