@@ -16,6 +16,8 @@
 
 use std::io::{self, Read};
 
+pub mod pmcd;
+
 pub const PDU_ERROR: i32 = 0x7000;
 pub const PDU_RESULT: i32 = 0x7001;
 pub const PDU_CREDS: i32 = 0x700c;

@@ -7,7 +7,7 @@ use archive_format::codec::result::record_size;
 use archive_format::error::{PM_ERR_FEATURE, PM_ERR_NONLEAF};
 use archive_format::format::format_value;
 use archive_format::metadata::label_class;
-use archive_format::pmns::{Lookup, Pmns};
+use archive_format::pmns::Lookup;
 use archive_format::types::vtype;
 use archive_format::{
     pm_err_str, Archive, InDom, OpenOptions, PmId, ResultRecord, Timestamp, Value,
@@ -126,47 +126,6 @@ fn open(name: &str, err: &mut dyn Write) -> io::Result<Result<Archive, i32>> {
     }
 }
 
-/// Loads `-n file`, printing libpcp's messages when it cannot.
-fn load_pmns(file: &str, err: &mut dyn Write) -> io::Result<Option<Pmns>> {
-    let text = match std::fs::read(file) {
-        Ok(t) => String::from_utf8_lossy(&t).into_owned(),
-        Err(e) => {
-            writeln!(err, "Error Parsing ASCII PMNS: Cannot open \"{file}\"")?;
-            let code = -e.raw_os_error().unwrap_or(libc_enoent());
-            writeln!(
-                err,
-                "{PROG}: Cannot load namespace from \"{file}\": {}",
-                pm_err_str(code)
-            )?;
-            return Ok(None);
-        }
-    };
-    match Pmns::parse_ascii(&text) {
-        Ok(p) => Ok(Some(p)),
-        Err(e) => {
-            match e.line {
-                Some(l) => {
-                    let body = e.text.trim_start();
-                    let indent = e.text.len() - body.len();
-                    writeln!(err, "[{file}:{l}] Error Parsing ASCII PMNS: {}", e.message)?;
-                    writeln!(err, "    {body}")?;
-                    writeln!(err, "{:w$}^", "", w = 4 + e.column.saturating_sub(indent))?;
-                }
-                None => writeln!(err, "Error Parsing ASCII PMNS: {}", e.message)?,
-            }
-            writeln!(
-                err,
-                "{PROG}: Cannot load namespace from \"{file}\": Problems parsing PMNS definitions"
-            )?;
-            Ok(None)
-        }
-    }
-}
-
-fn libc_enoent() -> i32 {
-    2
-}
-
 /// A metric's names joined by " or ", or `none` when it has no name (pmdumplog says
 /// `<noname>` in descriptor dumps and `<nonames>` in value dumps).
 fn names_str(a: &Archive, pmid: PmId, none: &str) -> String {
@@ -185,7 +144,7 @@ pub fn dump(o: &Opts, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<i3
         return Ok(1);
     }
     let pmns = match &o.namespace {
-        Some(f) => match load_pmns(f, err)? {
+        Some(f) => match cli_common::pmns::load(PROG, f, err)? {
             Some(p) => Some(p),
             None => return Ok(1),
         },

@@ -1,12 +1,16 @@
 //! pmlc: control a running pmlogger (ours or PCP's) through its control port, with
 //! PCP 6.0.3's command language and output.
 //!
-//! Metric names are resolved with the built-in sources' namespaces (this machine's
-//! Linux metrics, as the Linux agent names them, and the sample metrics), not by
-//! asking a pmcd; so pmlc works where PCP is not installed.
+//! Metric names are resolved as PCP's pmlc resolves them: against the namespace
+//! of the pmcd on the host the pmlogger logs from (or a `-n` namespace file),
+//! with descriptors and instances from that pmcd. Where there is no pmcd (our
+//! pmlogger reading its built-in sources, PCP not installed) the built-in sources'
+//! namespaces answer: this machine's Linux metrics as the Linux agent names them,
+//! and the sample metrics.
 
 pub mod client;
 mod lang;
+pub mod pmcd;
 
 use cli_common::getopt::{getopt, LongOpt};
 use client::{connect, Conn, Target};
@@ -131,6 +135,13 @@ struct Session<'o> {
     zone: Zone,
     local: sources::local::Local,
     sample: sources::sample::Sample,
+    /// The pmcd of the logged host, for names: `None` until first needed after a
+    /// connection, `Some(None)` when there is none (the built-in sources answer).
+    pmcd: Option<Option<pmcd::Pmcd>>,
+    /// A namespace from `-n`, in place of pmcd's.
+    pmns: Option<archive_format::pmns::Pmns>,
+    /// The hint about instances has been given (once per run, as PCP's pmlc).
+    inst_hint: bool,
     /// A command failed (for the exit status; PCP's pmlc always exits 0).
     failed: bool,
 }
@@ -156,13 +167,18 @@ pub fn run(
     // ours: a failed command makes the exit status 1 (PCP's pmlc always exits 0;
     // --pcp-exit-status keeps that)
     let mut strict = true;
+    let mut pmns = None;
     for (c, a) in p.opts {
         let a = a.unwrap_or_default();
         match c {
             'e' => echo = true,
             'i' => interactive = true,
             'h' => host = Some(a),
-            'n' | 'D' => {}
+            'n' => match cli_common::pmns::load(PROG, &a, err) {
+                Ok(Some(p)) => pmns = Some(p),
+                _ => return 1,
+            },
+            'D' => {}
             'P' => target = Some(Target::Primary),
             'p' => match a.parse::<u16>() {
                 Ok(n) if n > 0 => target = Some(Target::Port(n)),
@@ -198,6 +214,9 @@ pub fn run(
         zone,
         local: sources::local::Local::default(),
         sample: sources::sample::Sample::new(),
+        pmcd: None,
+        pmns,
+        inst_hint: false,
         failed: false,
     };
     if interactive {
@@ -274,6 +293,7 @@ impl Session<'_> {
 
     fn connect(&mut self, t: &Target, announce: bool) {
         self.conn = None;
+        self.pmcd = None;
         match connect(t, &self.host) {
             Ok(c) => {
                 if announce {
@@ -497,6 +517,26 @@ impl Session<'_> {
         let mut out = Vec::new();
         let mut bad = false;
         for spec in specs {
+            if self.pmns.is_some() {
+                let found = self.pmns_lookup(&spec.name);
+                if found.is_empty() {
+                    let _ = writeln!(
+                        self.err,
+                        "Warning [<stdin>, line {line}]\nProblem with lookup for metric \"{}\" ...\nReason: Unknown metric name",
+                        spec.name
+                    );
+                    bad = true;
+                } else {
+                    self.resolve_insts(spec, found, &mut out, &mut bad);
+                }
+                continue;
+            }
+            if let Some(found) = self.pmcd_lookup(&spec.name) {
+                if !found.is_empty() {
+                    self.resolve_insts(spec, found, &mut out, &mut bad);
+                    continue;
+                }
+            }
             let found: Vec<(String, archive_format::Desc)> = match self.local.lookup(&spec.name) {
                 Ok(v) => v
                     .into_iter()
@@ -519,6 +559,111 @@ impl Session<'_> {
                 bad = true;
                 continue;
             }
+            self.resolve_insts(spec, found, &mut out, &mut bad);
+        }
+        if bad {
+            let _ = writeln!(self.err, "Logging statement ignored due to error(s)");
+            self.failed = true;
+            return None;
+        }
+        Some(out)
+    }
+
+    /// The pmcd to resolve names with: that of the host the logger logs from, as
+    /// its status says, unless the logger reads one of our built-in sources.
+    fn pmcd(&mut self) -> Option<&mut pmcd::Pmcd> {
+        if self.pmcd.is_none() {
+            let status = self.call(&Pdu::LogRequest {
+                from: 0,
+                request: request::STATUS,
+            });
+            let spec = match status {
+                Some(Pdu::LogStatus { status, .. }) => {
+                    status.strings[1].clone().unwrap_or_default()
+                }
+                _ => String::new(),
+            };
+            let c = if spec.starts_with("sample") {
+                None
+            } else if spec.is_empty() || spec.starts_with("local:") || spec.starts_with("unix:") {
+                pmcd::Pmcd::connect(&self.host)
+            } else {
+                pmcd::Pmcd::connect(&spec)
+            };
+            self.pmcd = Some(c);
+        }
+        self.pmcd.as_mut().and_then(|c| c.as_mut())
+    }
+
+    /// A name (leaf or subtree) in the `-n` namespace, with descriptors from pmcd
+    /// (or the built-in sources).
+    fn pmns_lookup(&mut self, name: &str) -> Vec<(String, archive_format::Desc)> {
+        let leaves = self
+            .pmns
+            .as_ref()
+            .map(|p| p.traverse(name))
+            .unwrap_or_default();
+        let mut out = Vec::new();
+        for (n, pmid) in leaves {
+            let from_pmcd =
+                self.pmcd()
+                    .and_then(|c| c.desc(pmid.0))
+                    .map(|d| archive_format::Desc {
+                        pmid,
+                        vtype: d.vtype,
+                        indom: archive_format::InDom(d.indom),
+                        sem: d.sem,
+                        units: archive_format::Units(d.units),
+                    });
+            let desc = from_pmcd.or_else(|| {
+                self.local
+                    .metric(pmid)
+                    .or_else(|| self.sample.metric(pmid))
+                    .map(|m| m.desc)
+            });
+            if let Some(d) = desc {
+                out.push((n, d));
+            }
+        }
+        out
+    }
+
+    /// A name (leaf or subtree) through pmcd: `None` without a pmcd.
+    fn pmcd_lookup(&mut self, name: &str) -> Option<Vec<(String, archive_format::Desc)>> {
+        let c = self.pmcd()?;
+        let names = c.traverse(name)?;
+        if names.is_empty() {
+            return Some(Vec::new());
+        }
+        let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+        let ids = c.lookup(&refs)?;
+        let mut out = Vec::new();
+        for (n, id) in names.iter().zip(ids) {
+            let Some(id) = id else { continue };
+            let Some(d) = c.desc(id) else { continue };
+            out.push((
+                n.clone(),
+                archive_format::Desc {
+                    pmid: archive_format::PmId(d.pmid),
+                    vtype: d.vtype,
+                    indom: archive_format::InDom(d.indom),
+                    sem: d.sem,
+                    units: archive_format::Units(d.units),
+                },
+            ));
+        }
+        Some(out)
+    }
+
+    /// The instances a spec names, checked against the metric's instance domain.
+    fn resolve_insts(
+        &mut self,
+        spec: &Spec,
+        found: Vec<(String, archive_format::Desc)>,
+        out: &mut Vec<Resolved>,
+        bad: &mut bool,
+    ) {
+        {
             for (name, desc) in found {
                 let mut insts = Vec::new();
                 for i in &spec.instances {
@@ -527,13 +672,15 @@ impl Session<'_> {
                             self.err,
                             "Error: {name} has no instance domain but an instance was specified"
                         );
-                        bad = true;
+                        *bad = true;
                         break;
                     }
                     let all = self.instances(desc.indom);
                     let hit = match i {
                         lang::Inst::Id(n) => all.iter().find(|(id, _)| *id == *n),
-                        lang::Inst::Name(s) => all.iter().find(|(_, nm)| nm == s),
+                        lang::Inst::Name(s) => {
+                            all.iter().find(|(_, nm)| nm.eq_ignore_ascii_case(s))
+                        }
                     };
                     match hit {
                         Some((id, _)) => insts.push(*id),
@@ -552,22 +699,26 @@ impl Session<'_> {
                                     );
                                 }
                             }
-                            bad = true;
+                            if !self.inst_hint {
+                                let _ = write!(
+                                    self.err,
+                                    "    - you may only specify metric instances active now.  However if no\n      instances are specified, pmlogger will use all of the instances\n      available at the time the metric is logged\n"
+                                );
+                                self.inst_hint = true;
+                            }
+                            *bad = true;
                         }
                     }
                 }
                 out.push(Resolved { name, desc, insts });
             }
         }
-        if bad {
-            let _ = writeln!(self.err, "Logging statement ignored due to error(s)");
-            self.failed = true;
-            return None;
-        }
-        Some(out)
     }
 
     fn instances(&mut self, indom: archive_format::InDom) -> Vec<(i32, String)> {
+        if let Some(list) = self.pmcd().and_then(|c| c.instances(indom.0)) {
+            return list;
+        }
         if indom.domain() == 29 {
             self.sample.instances(indom)
         } else {

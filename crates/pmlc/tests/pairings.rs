@@ -178,3 +178,95 @@ fn our_pmlc_with_our_pmlogger_and_with_pcps() {
     );
     assert_eq!(transcripts[0].0, want, "PCP's pmlc on PCP's pmlogger");
 }
+
+const SAMPLE_CONFIG: &str = "log mandatory on 500 msec { sample.long.one sample.colour }\nlog advisory on 1 sec { sample.bin [\"bin-100\" \"bin-200\"] }\n";
+
+/// Names only PCP's pmcd knows (the sample agent), subtrees, instances, errors.
+const SAMPLE_SCRIPT: &str = "query { sample.long.one sample.colour sample.bin }\nlog mandatory on 1 sec sample.colour[red]\nquery sample.colour\nlog advisory on 2 sec sample.long\nquery sample.long\nquery sample.nosuchmetric\nlog mandatory on 1 sec sample.colour[purple]\nlog mandatory on 1 sec sample.colour[Blue]\nquery kernel.all.load\nquit\n";
+
+#[test]
+fn names_through_pmcd_as_pcps_pmlc() {
+    let reference = Path::new("/usr/lib/pcp/bin/pmlogger");
+    let sample_up = Command::new("pminfo")
+        .arg("sample.long.one")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !reference.exists() || !sample_up {
+        assert!(
+            std::env::var_os("REQUIRE_REFERENCE").is_none(),
+            "REQUIRE_REFERENCE is set but PCP's pmlogger or pmcd with the sample agent is not there"
+        );
+        eprintln!("skipping: PCP's pmlogger and pmcd with the sample agent are not running");
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("config"), SAMPLE_CONFIG).expect("config");
+    let mut transcripts = Vec::new();
+    for who in ["pcp", "ours"] {
+        let arch = dir.path().join(format!("s-{who}"));
+        let mut child = Command::new(reference)
+            .env_remove("PMLOGGER_PORT")
+            .env_remove("PMLOGGER_LOCAL")
+            .arg("-c")
+            .arg(dir.path().join("config"))
+            .arg("-l")
+            .arg(dir.path().join(format!("log-{who}")))
+            .args(["-s", "16"])
+            .arg(&arch)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("PCP's pmlogger");
+        wait_for_map(child.id());
+        let pid = child.id().to_string();
+        let (out, err, failed) = if who == "ours" {
+            let (mut out, mut err) = (Vec::new(), Vec::new());
+            let mut input = std::io::Cursor::new(SAMPLE_SCRIPT.as_bytes().to_vec());
+            let rc = pmlc::run(&[pid], &mut input, &mut out, &mut err);
+            (
+                String::from_utf8_lossy(&out).into_owned(),
+                String::from_utf8_lossy(&err).into_owned(),
+                rc != 0,
+            )
+        } else {
+            let mut p = Command::new("pmlc")
+                .arg(&pid)
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("PCP's pmlc");
+            p.stdin
+                .take()
+                .expect("stdin")
+                .write_all(SAMPLE_SCRIPT.as_bytes())
+                .expect("script");
+            let o = p.wait_with_output().expect("pmlc");
+            (
+                String::from_utf8_lossy(&o.stdout).into_owned(),
+                String::from_utf8_lossy(&o.stderr).into_owned(),
+                false,
+            )
+        };
+        assert!(child.wait().expect("pmlogger").success());
+        transcripts.push((mask(&out), err, failed));
+        // the archive shows the change: sample.long.* is logged from the request on
+        let a = archive_format::Archive::open(arch.to_string_lossy()).expect("archive");
+        let m = a.metadata();
+        assert!(
+            m.descs()
+                .iter()
+                .any(|d| m.names(d.pmid).iter().any(|n| n == "sample.long.ten")),
+            "{who}: sample.long.ten never logged"
+        );
+    }
+    let (pcp, ours) = (&transcripts[0], &transcripts[1]);
+    assert_eq!(ours.0, pcp.0, "stdout: ours (right) vs PCP's pmlc (left)");
+    assert_eq!(ours.1, pcp.1, "stderr: ours (right) vs PCP's pmlc (left)");
+    assert!(pcp.0.contains("sample.long.bin_ctr\n"), "{}", pcp.0);
+    assert!(pcp.1.contains("no instance named purple"), "{}", pcp.1);
+    assert!(
+        ours.2,
+        "our pmlc reports the failed commands in its exit status"
+    );
+}

@@ -1,0 +1,57 @@
+//! `-n pmnsfile`: loading an ASCII namespace with libpcp's messages when it fails.
+
+use archive_format::error::pm_err_str;
+use archive_format::pmns::Pmns;
+use std::io::{self, Write};
+
+/// Loads `file`; on failure prints what PCP's tools print (the parser's complaint,
+/// then `prog: Cannot load namespace from "file": reason`) and gives `None`.
+pub fn load(prog: &str, file: &str, err: &mut dyn Write) -> io::Result<Option<Pmns>> {
+    let text = match std::fs::read(file) {
+        Ok(t) => String::from_utf8_lossy(&t).into_owned(),
+        Err(e) => {
+            writeln!(err, "Error Parsing ASCII PMNS: Cannot open \"{file}\"")?;
+            let code = -e.raw_os_error().unwrap_or(2);
+            writeln!(
+                err,
+                "{prog}: Cannot load namespace from \"{file}\": {}",
+                pm_err_str(code)
+            )?;
+            return Ok(None);
+        }
+    };
+    match Pmns::parse_ascii(&text) {
+        Ok(p) => Ok(Some(p)),
+        Err(e) => {
+            match e.line {
+                Some(l) => {
+                    let body = e.text.trim_start();
+                    let indent = e.text.len() - body.len();
+                    writeln!(err, "[{file}:{l}] Error Parsing ASCII PMNS: {}", e.message)?;
+                    writeln!(err, "    {body}")?;
+                    writeln!(err, "{:w$}^", "", w = 4 + e.column.saturating_sub(indent))?;
+                }
+                None => writeln!(err, "Error Parsing ASCII PMNS: {}", e.message)?,
+            }
+            writeln!(
+                err,
+                "{prog}: Cannot load namespace from \"{file}\": Problems parsing PMNS definitions"
+            )?;
+            Ok(None)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn missing_file_message() {
+        let mut err = Vec::new();
+        let got = super::load("tool", "/no/such/pmns", &mut err).expect("write");
+        assert!(got.is_none());
+        assert_eq!(
+            String::from_utf8_lossy(&err),
+            "Error Parsing ASCII PMNS: Cannot open \"/no/such/pmns\"\ntool: Cannot load namespace from \"/no/such/pmns\": No such file or directory\n"
+        );
+    }
+}
