@@ -891,6 +891,13 @@ pub struct Local {
     /// Instances seen by the last fetch, per domain (so that asking for an
     /// instance domain right after a fetch reads nothing again).
     seen: HashMap<InDom, Vec<(i32, String)>>,
+    /// The /proc files read so far, kept open: each sample reads them again from
+    /// offset 0, without opening, sizing and closing them each time.
+    handles: HashMap<&'static str, std::fs::File>,
+    /// Where each PMID is in the metric table.
+    index: HashMap<PmId, usize>,
+    /// The read buffer, kept between samples.
+    scratch: Vec<u8>,
 }
 
 impl Default for Local {
@@ -899,38 +906,85 @@ impl Default for Local {
     }
 }
 
-/// One fetch's view of the files it reads (each at most once).
+type Rows = std::rc::Rc<Vec<(i32, Vec<u64>)>>;
+
+/// One fetch's view of the files it reads (each read and parsed at most once).
 #[derive(Default)]
 struct Snap {
     files: HashMap<&'static str, String>,
-    /// `key value` files (meminfo, vmstat, stat) parsed once.
-    maps: HashMap<&'static str, HashMap<String, u64>>,
+    /// Open files, lent by the source for the fetch.
+    handles: HashMap<&'static str, std::fs::File>,
+    /// The buffer files are read into (lent by the source, reused).
+    scratch: Vec<u8>,
+    cpus: Option<Rows>,
+    disks: Option<Rows>,
+    nets: Option<Rows>,
+    filesystems: Option<std::rc::Rc<Vec<(i32, String, String)>>>,
+    statvfs: HashMap<String, Option<FsStat>>,
+}
+
+/// What filesys.* needs of statvfs(2).
+#[derive(Clone, Copy)]
+struct FsStat {
+    f_blocks: u64,
+    f_bfree: u64,
+    f_bavail: u64,
+    f_bsize: u64,
+    f_files: u64,
+    f_ffree: u64,
+    ro: bool,
+}
+
+/// Reads a whole file from its start (a /proc file is generated afresh) through
+/// `buf`. A read that does not fill the buffer has reached the end, as /proc files
+/// fill what they are given, so one read is usually all it takes.
+fn read_from_start(f: &std::fs::File, buf: &mut Vec<u8>) -> std::io::Result<String> {
+    use std::os::unix::fs::FileExt;
+    if buf.is_empty() {
+        buf.resize(16 * 1024, 0);
+    }
+    let mut len = 0;
+    loop {
+        let n = f.read_at(&mut buf[len..], len as u64)?;
+        len += n;
+        if n == 0 || len < buf.len() {
+            break;
+        }
+        buf.resize(buf.len() * 2, 0);
+    }
+    Ok(String::from_utf8_lossy(&buf[..len]).into_owned())
 }
 
 impl Snap {
-    /// The first number after each key of a `key: value` or `key value` file.
+    /// The first number after `key` in a `key: value` or `key value` file (found
+    /// by scanning the lines: no map of every key is built for the few asked).
     fn kv(&mut self, root: &std::path::Path, f: &'static str, key: &str) -> Option<u64> {
-        if !self.maps.contains_key(f) {
-            let text = self.get(root, f).to_string();
-            let m: HashMap<String, u64> = text
-                .lines()
-                .filter_map(|l| {
-                    let (k, v) = l.split_once(':').or_else(|| l.split_once(' '))?;
-                    Some((
-                        k.trim().to_string(),
-                        v.split_whitespace().next()?.parse().ok()?,
-                    ))
-                })
-                .collect();
-            self.maps.insert(f, m);
-        }
-        self.maps.get(f)?.get(key).copied()
+        self.get(root, f).lines().find_map(|l| {
+            let rest = l.strip_prefix(key)?;
+            let rest = rest.strip_prefix(':').or_else(|| rest.strip_prefix(' '))?;
+            rest.split_whitespace().next()?.parse().ok()
+        })
     }
 
     fn get(&mut self, root: &std::path::Path, f: &'static str) -> &str {
-        self.files
-            .entry(f)
-            .or_insert_with(|| std::fs::read_to_string(root.join(f)).unwrap_or_default())
+        if !self.files.contains_key(f) {
+            if !self.handles.contains_key(f) {
+                if let Ok(h) = std::fs::File::open(root.join(f)) {
+                    self.handles.insert(f, h);
+                }
+            }
+            let scratch = &mut self.scratch;
+            let text = match self.handles.get(f).map(|h| read_from_start(h, scratch)) {
+                Some(Ok(t)) => t,
+                _ => {
+                    // gone or unreadable: open it afresh next time
+                    self.handles.remove(f);
+                    String::new()
+                }
+            };
+            self.files.insert(f, text);
+        }
+        self.files.get(f).map_or("", String::as_str)
     }
 }
 
@@ -947,7 +1001,29 @@ impl Local {
             metrics: table().iter().map(|(m, _)| m.clone()).collect(),
             ids: HashMap::new(),
             seen: HashMap::new(),
+            handles: HashMap::new(),
+            scratch: Vec::new(),
+            index: table()
+                .iter()
+                .enumerate()
+                .map(|(i, (m, _))| (m.desc.pmid, i))
+                .collect(),
         }
+    }
+
+    /// A snapshot for one fetch, with the open files lent to it.
+    fn snap(&mut self) -> Snap {
+        Snap {
+            handles: std::mem::take(&mut self.handles),
+            scratch: std::mem::take(&mut self.scratch),
+            ..Snap::default()
+        }
+    }
+
+    /// Takes the open files back after a fetch.
+    fn done(&mut self, snap: Snap) {
+        self.handles = snap.handles;
+        self.scratch = snap.scratch;
     }
 
     fn id(&mut self, indom: InDom, name: &str) -> i32 {
@@ -955,7 +1031,10 @@ impl Local {
         *self.ids.entry((indom, name.to_string())).or_insert(next)
     }
 
-    fn cpus(&mut self, snap: &mut Snap) -> Vec<(i32, Vec<u64>)> {
+    fn cpus(&mut self, snap: &mut Snap) -> Rows {
+        if let Some(v) = &snap.cpus {
+            return v.clone();
+        }
         let v: Vec<(i32, Vec<u64>)> = snap
             .get(&self.root, "proc/stat")
             .lines()
@@ -970,10 +1049,15 @@ impl Local {
             CPU_INDOM,
             v.iter().map(|(n, _)| (*n, format!("cpu{n}"))).collect(),
         );
+        let v = std::rc::Rc::new(v);
+        snap.cpus = Some(v.clone());
         v
     }
 
-    fn disks(&mut self, snap: &mut Snap) -> Vec<(i32, Vec<u64>)> {
+    fn disks(&mut self, snap: &mut Snap) -> Rows {
+        if let Some(v) = &snap.disks {
+            return v.clone();
+        }
         let text = snap.get(&self.root, "proc/diskstats").to_string();
         let mut out = Vec::new();
         let mut names = Vec::new();
@@ -992,10 +1076,15 @@ impl Local {
             out.push((id, vals));
         }
         self.seen.insert(DISK_INDOM, names);
+        let out = std::rc::Rc::new(out);
+        snap.disks = Some(out.clone());
         out
     }
 
-    fn nets(&mut self, snap: &mut Snap) -> Vec<(i32, Vec<u64>)> {
+    fn nets(&mut self, snap: &mut Snap) -> Rows {
+        if let Some(v) = &snap.nets {
+            return v.clone();
+        }
         let text = snap.get(&self.root, "proc/net/dev").to_string();
         let mut out = Vec::new();
         let mut names = Vec::new();
@@ -1012,12 +1101,17 @@ impl Local {
             out.push((id, vals));
         }
         self.seen.insert(NET_INDOM, names);
+        let out = std::rc::Rc::new(out);
+        snap.nets = Some(out.clone());
         out
     }
 
     /// Mounted filesystems backed by a block device (`/dev/...` in /proc/mounts),
     /// each device once (its first mount), as `(id, device, mount point)`.
-    fn filesystems(&mut self, snap: &mut Snap) -> Vec<(i32, String, String)> {
+    fn filesystems(&mut self, snap: &mut Snap) -> std::rc::Rc<Vec<(i32, String, String)>> {
+        if let Some(v) = &snap.filesystems {
+            return v.clone();
+        }
         let text = snap.get(&self.root, "proc/mounts").to_string();
         let mut out: Vec<(i32, String, String)> = Vec::new();
         for l in text.lines() {
@@ -1035,6 +1129,8 @@ impl Local {
             FS_INDOM,
             out.iter().map(|(i, d, _)| (*i, d.clone())).collect(),
         );
+        let out = std::rc::Rc::new(out);
+        snap.filesystems = Some(out.clone());
         out
     }
 
@@ -1043,13 +1139,27 @@ impl Local {
         let mut u32s = Vec::new();
         let mut u64s = Vec::new();
         let mut f64s = Vec::new();
-        for (id, _dev, dir) in self.filesystems(snap) {
+        for (id, _dev, dir) in self.filesystems(snap).iter() {
+            let id = *id;
             if let FsField::MountDir = field {
-                strings.push((id, dir));
+                strings.push((id, dir.clone()));
                 continue;
             }
-            let path = self.root.join(dir.trim_start_matches('/'));
-            let Ok(st) = rustix::fs::statvfs(&path) else {
+            let root = &self.root;
+            let st = snap.statvfs.entry(dir.clone()).or_insert_with(|| {
+                rustix::fs::statvfs(&root.join(dir.trim_start_matches('/')))
+                    .ok()
+                    .map(|st| FsStat {
+                        f_blocks: st.f_blocks,
+                        f_bfree: st.f_bfree,
+                        f_bavail: st.f_bavail,
+                        f_bsize: st.f_bsize,
+                        f_files: st.f_files,
+                        f_ffree: st.f_ffree,
+                        ro: st.f_flag.contains(rustix::fs::StatVfsMountFlags::RDONLY),
+                    })
+            });
+            let Some(st) = *st else {
                 continue;
             };
             let kb = |blocks: u64| blocks.saturating_mul(st.f_bsize) / 1024;
@@ -1063,10 +1173,7 @@ impl Local {
                 FsField::UsedFiles => u32s.push((id, st.f_files.saturating_sub(st.f_ffree) as u32)),
                 FsField::FreeFiles => u32s.push((id, st.f_ffree as u32)),
                 FsField::BlockSize => u32s.push((id, st.f_bsize as u32)),
-                FsField::ReadOnly => {
-                    let ro = st.f_flag.contains(rustix::fs::StatVfsMountFlags::RDONLY);
-                    u32s.push((id, ro as u32))
-                }
+                FsField::ReadOnly => u32s.push((id, st.ro as u32)),
                 FsField::Full => {
                     let avail = kb(st.f_bavail);
                     let full = if used + avail == 0 {
@@ -1133,8 +1240,8 @@ impl Local {
                 let cpus = self.cpus(snap);
                 vs::u64s(
                     p,
-                    cpus.into_iter()
-                        .map(|(n, f)| (n, ticks_ms(f.get(k).copied().unwrap_or(0))))
+                    cpus.iter()
+                        .map(|(n, f)| (*n, ticks_ms(f.get(k).copied().unwrap_or(0))))
                         .collect(),
                 )
             }
@@ -1184,8 +1291,8 @@ impl Local {
             Src::Disk(field, div) => {
                 let disks = self.disks(snap);
                 let vals: Vec<(i32, u64)> = disks
-                    .into_iter()
-                    .map(|(id, f)| (id, f.get(field).copied().unwrap_or(0) / div))
+                    .iter()
+                    .map(|(id, f)| (*id, f.get(field).copied().unwrap_or(0) / div))
                     .collect();
                 if m.desc.vtype == vtype::U32 {
                     vs::u32s(p, vals.into_iter().map(|(i, v)| (i, v as u32)).collect())
@@ -1196,7 +1303,7 @@ impl Local {
             Src::DiskAll(field, div) => {
                 let total: u64 = self
                     .disks(snap)
-                    .into_iter()
+                    .iter()
                     .map(|(_, f)| f.get(field).copied().unwrap_or(0) / div)
                     .sum();
                 if m.desc.vtype == vtype::U32 {
@@ -1213,8 +1320,8 @@ impl Local {
                 let nets = self.nets(snap);
                 vs::u64s(
                     p,
-                    nets.into_iter()
-                        .map(|(id, f)| (id, f.get(field).copied().unwrap_or(0)))
+                    nets.iter()
+                        .map(|(id, f)| (*id, f.get(field).copied().unwrap_or(0)))
                         .collect(),
                 )
             }
@@ -1364,8 +1471,8 @@ impl MetricSource for Local {
             ],
             CPU_INDOM => self
                 .cpus(&mut snap)
-                .into_iter()
-                .map(|(n, _)| (n, format!("cpu{n}")))
+                .iter()
+                .map(|(n, _)| (*n, format!("cpu{n}")))
                 .collect(),
             DISK_INDOM => {
                 let _ = self.disks(&mut snap);
@@ -1385,8 +1492,8 @@ impl MetricSource for Local {
             }
             FS_INDOM => self
                 .filesystems(&mut snap)
-                .into_iter()
-                .map(|(id, dev, _)| (id, dev))
+                .iter()
+                .map(|(id, dev, _)| (*id, dev.clone()))
                 .collect(),
             _ => Vec::new(),
         };
@@ -1396,10 +1503,10 @@ impl MetricSource for Local {
 
     fn fetch(&mut self, pmids: &[PmId]) -> Result<(Timestamp, Vec<OwnedValueSet>), SourceError> {
         let stamp = now();
-        let mut snap = Snap::default();
+        let mut snap = self.snap();
         let mut out = Vec::with_capacity(pmids.len());
         for p in pmids {
-            match table().iter().find(|(m, _)| m.desc.pmid == *p) {
+            match self.index.get(p).map(|&i| &table()[i]) {
                 Some((m, src)) => out.push(self.value(m, *src, &mut snap)),
                 None => out.push(OwnedValueSet {
                     pmid: *p,
@@ -1409,6 +1516,7 @@ impl MetricSource for Local {
                 }),
             }
         }
+        self.done(snap);
         Ok((stamp, out))
     }
 }
