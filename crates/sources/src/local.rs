@@ -1147,7 +1147,7 @@ impl Local {
             }
             let root = &self.root;
             let st = snap.statvfs.entry(dir.clone()).or_insert_with(|| {
-                rustix::fs::statvfs(&root.join(dir.trim_start_matches('/')))
+                rustix::fs::statvfs(root.join(dir.trim_start_matches('/')))
                     .ok()
                     .map(|st| FsStat {
                         f_blocks: st.f_blocks,
