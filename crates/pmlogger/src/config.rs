@@ -158,6 +158,10 @@ pub fn parse(text: &str) -> Result<Config, ConfigError> {
         line,
         message: m.to_string(),
     };
+    // where the parser stands: the line of token k, or the end of the text (as
+    // the reference's lexer counts lines, one past the last newline)
+    let eof = text.matches('\n').count() + 1;
+    let at = |k: usize| toks.get(k).map_or(eof, |t| t.1);
     let word = |k: usize| match toks.get(k) {
         Some((Tok::Word(w), _)) => Some(w.as_str()),
         _ => None,
@@ -165,24 +169,24 @@ pub fn parse(text: &str) -> Result<Config, ConfigError> {
     while k < toks.len() {
         let line = toks[k].1;
         if word(k) != Some("log") {
-            return Err(err(line, "syntax error"));
+            return Err(err(at(k), "syntax error"));
         }
         k += 1;
         let control = match word(k) {
             Some("mandatory") => Control::Mandatory,
             Some("advisory") => Control::Advisory,
-            _ => return Err(err(line, "syntax error")),
+            _ => return Err(err(at(k), "syntax error")),
         };
         k += 1;
         let switch = match word(k) {
             Some("on") => Switch::On,
             Some("off") => Switch::Off,
             Some("maybe") => Switch::Maybe,
-            _ => return Err(err(line, "syntax error")),
+            _ => return Err(err(at(k), "syntax error")),
         };
         k += 1;
         if control == Control::Advisory && switch == Switch::Maybe {
-            return Err(err(line, "advisory maybe is not allowed"));
+            return Err(err(at(k - 1), "advisory maybe is not allowed"));
         }
         let mut every = Every::Default;
         if switch == Switch::On {
@@ -209,7 +213,7 @@ pub fn parse(text: &str) -> Result<Config, ConfigError> {
                     };
                     every = Every::Millis((n * mult as f64).round() as u64);
                 }
-                _ => return Err(err(line, "expected an interval, once or default")),
+                _ => return Err(err(at(k), "expected an interval, once or default")),
             }
         }
         // a metric, or a (nested) group of them
@@ -247,13 +251,13 @@ pub fn parse(text: &str) -> Result<Config, ConfigError> {
                                     m.instances.push(x.clone());
                                     k += 1;
                                 }
-                                _ => return Err(err(line, "unterminated instance list")),
+                                _ => return Err(err(at(k), "unterminated instance list")),
                             }
                         }
                     }
                     metrics.push(m);
                 }
-                None if depth > 0 => return Err(err(line, "unexpected end of file in a group")),
+                None if depth > 0 => return Err(err(eof, "unexpected end of file in a group")),
                 _ => {
                     if depth == 0 {
                         break;
@@ -266,7 +270,7 @@ pub fn parse(text: &str) -> Result<Config, ConfigError> {
             }
         }
         if metrics.is_empty() {
-            return Err(err(line, "no metrics"));
+            return Err(err(at(k), "no metrics"));
         }
         out.statements.push(Statement {
             control,

@@ -305,16 +305,18 @@ pub fn run(args: &[String], err: &mut dyn Write) -> i32 {
     let cfg = match config::parse(&text) {
         Ok(c) => c,
         Err(e) => {
+            // the reference's words (its parser says no more than this)
             let file = o.config.as_deref().unwrap_or("default config");
             let _ = writeln!(
                 log,
-                "{PROG}: Error [{file}, line {}]\n{}",
-                e.line, e.message
+                "Specification error in configuration file ({file})\n[line {}] syntax error",
+                e.line
             );
             return 1;
         }
     };
-    let (tasks, states) = match plan(&cfg.statements, &*source, o.interval, log) {
+    let file = o.config.as_deref().unwrap_or("default config");
+    let (tasks, states) = match plan(&cfg.statements, &mut *source, o.interval, file, log) {
         Some(t) => t,
         None => return 1,
     };
@@ -439,8 +441,9 @@ type Group = (Option<Duration>, Vec<PmId>, HashMap<PmId, Vec<String>>);
 /// Turns the configuration into timers; the states record what each metric is set to.
 fn plan(
     stmts: &[Statement],
-    source: &dyn MetricSource,
+    source: &mut dyn MetricSource,
     default: Duration,
+    file: &str,
     log: &mut dyn Write,
 ) -> Option<(Vec<Task>, HashMap<PmId, LogState>)> {
     let mut states: HashMap<PmId, LogState> = HashMap::new();
@@ -453,10 +456,14 @@ fn plan(
         };
         let delta = every.map_or(0, |d| d.as_millis().min(u32::MAX as u128) as u32);
         for m in &s.metrics {
-            let found = match source.lookup(&m.name) {
-                Ok(f) => f,
+            let found: Vec<(PmId, InDom)> = match source.lookup(&m.name) {
+                Ok(f) => f.iter().map(|x| (x.desc.pmid, x.desc.indom)).collect(),
                 Err(SourceError::UnknownName(n)) => {
-                    let _ = writeln!(log, "{PROG}: Warning [line {}]: Problem with lookup for metric \"{n}\" ... logging not activated", s.line);
+                    let _ = writeln!(
+                        log,
+                        "cache_bind(): pmLookupName(1, ...): Unknown metric name\nWarning [{file}, line {}]\nProblem with lookup for metric \"{n}\" ... logging not activated\nReason: Unknown metric name",
+                        s.line
+                    );
                     continue;
                 }
                 Err(e) => {
@@ -464,8 +471,37 @@ fn plan(
                     return None;
                 }
             };
-            for met in found {
-                let p = met.desc.pmid;
+            for (p, indom) in found {
+                // instances the metric does not have now are dropped with a warning,
+                // and a metric left with none is not logged, as the reference does
+                let mut instances = m.instances.clone();
+                if !instances.is_empty() {
+                    let now = if indom.is_null() {
+                        Vec::new()
+                    } else {
+                        source.instances(indom)
+                    };
+                    instances.retain(|i| {
+                        // by name, by the name up to its first space, or by number
+                        let known = now.iter().any(|(id, n)| {
+                            n == i
+                                || n.split_once(' ').is_some_and(|(h, _)| h == i)
+                                || i.parse::<i32>() == Ok(*id)
+                        });
+                        if !known {
+                            let name = source.metric(p).map_or("", |x| x.name);
+                            let _ = writeln!(
+                                log,
+                                "Warning [{file}, line {}]\nInstance \"{i}\" is not defined for the metric \"{name}\"",
+                                s.line
+                            );
+                        }
+                        known
+                    });
+                    if instances.is_empty() {
+                        continue;
+                    }
+                }
                 let st = states.entry(p).or_default();
                 let Ok(n) = st.control(s.control, s.switch, delta) else {
                     continue;
@@ -485,11 +521,8 @@ fn plan(
                 if !slot.1.contains(&p) {
                     slot.1.push(p);
                 }
-                if !m.instances.is_empty() {
-                    slot.2
-                        .entry(p)
-                        .or_default()
-                        .extend(m.instances.iter().cloned());
+                if !instances.is_empty() {
+                    slot.2.entry(p).or_default().extend(instances);
                 }
             }
         }
@@ -739,9 +772,10 @@ fn write_fetch(
         if let Some(want) = instances.get(&vs.pmid) {
             let keep: Vec<i32> = all
                 .iter()
-                .filter(|(_, n)| {
-                    want.iter()
-                        .any(|x| x == n || n.split(' ').next() == Some(x))
+                .filter(|(id, n)| {
+                    want.iter().any(|x| {
+                        x == n || n.split(' ').next() == Some(x) || x.parse::<i32>() == Ok(*id)
+                    })
                 })
                 .map(|(i, _)| *i)
                 .collect();
