@@ -245,10 +245,30 @@ pub fn load(fr: &FileRef) -> Result<Bytes> {
                 )
                 .at(&fr.path, None)
             };
-            let mut dec = compress::decoder(c, io::BufReader::new(file)).map_err(logrec)?;
+            let mut dec = compress::decoder(c, io::BufReader::with_capacity(256 * 1024, file))
+                .map_err(logrec)?;
             let mut tmp =
                 tempfile::tempfile().map_err(|e| Error::io(Path::new("temporary file"), &e))?;
-            let n = io::copy(&mut dec, &mut tmp).map_err(logrec)?;
+            // large writes: a volume decompresses to hundreds of MB
+            let mut buf = vec![0u8; 1 << 20];
+            let mut n = 0u64;
+            loop {
+                let mut got = 0;
+                while got < buf.len() {
+                    match dec.read(&mut buf[got..]) {
+                        Ok(0) => break,
+                        Ok(k) => got += k,
+                        Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                        Err(e) => return Err(logrec(e)),
+                    }
+                }
+                if got == 0 {
+                    break;
+                }
+                io::Write::write_all(&mut tmp, &buf[..got])
+                    .map_err(|e| Error::io(Path::new("temporary file"), &e))?;
+                n += got as u64;
+            }
             if n == 0 {
                 return Ok(Bytes::from_vec(Vec::new()));
             }
