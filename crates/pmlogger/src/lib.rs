@@ -249,6 +249,8 @@ struct Task {
     /// instance restrictions by PMID (empty = all)
     instances: HashMap<PmId, Vec<String>>,
     next: Instant,
+    /// `-r`: its size has been reported.
+    reported: bool,
 }
 
 /// Runs pmlogger; returns the exit status. Diagnostics go to `err` (or `-l file`).
@@ -547,6 +549,7 @@ fn plan(
             } else {
                 start + Duration::from_millis(20)
             },
+            reported: false,
         })
         .collect();
     Some((tasks, states))
@@ -623,6 +626,7 @@ fn record(
         }
         // fetch this task's metrics
         let t = &mut tasks[k];
+        let before = w.data_offset();
         let (stamp, mut vsets) = match source.fetch(&t.pmids) {
             Ok(x) => x,
             Err(e) => {
@@ -635,6 +639,11 @@ fn record(
             return 1;
         }
         *last = stamp;
+        if o.report && !t.reported {
+            t.reported = true;
+            let bytes = w.data_offset().saturating_sub(before);
+            let _ = write!(log, "{}", report(t, &*source, bytes));
+        }
         for vs in &vsets {
             if vs.numval > 0 {
                 if let Some(st) = states.get_mut(&vs.pmid) {
@@ -644,7 +653,7 @@ fn record(
         }
         match t.every {
             None => {
-                tasks.swap_remove(k);
+                tasks.remove(k);
             }
             Some(d) => {
                 // absolute deadlines: no drift; skip missed slots
@@ -657,9 +666,6 @@ fn record(
         }
         samples += 1;
         since_vol += 1;
-        if o.report {
-            let _ = writeln!(log, "{PROG}: sample {samples}, {} bytes", w.total_bytes());
-        }
         if let Some(v) = o.volsize {
             if since_vol >= v {
                 since_vol = 0;
@@ -674,6 +680,41 @@ fn record(
             return 0;
         }
     }
+}
+
+/// `-r`: what a group of metrics costs, in the reference's words (the size is our
+/// record's, where the reference counts the PDU pmcd sent it).
+fn report(t: &Task, source: &dyn MetricSource, bytes: u64) -> String {
+    let name = |p: &PmId| {
+        source
+            .metric(*p)
+            .map_or_else(|| p.to_string(), |m| m.name.to_string())
+    };
+    let mut s = if t.pmids.len() > 1 {
+        let mut s = format!("\nGroup [{} metrics] {{\n", t.pmids.len());
+        for p in &t.pmids {
+            s.push_str(&format!("\t{}\n", name(p)));
+        }
+        s.push('}');
+        s
+    } else {
+        format!("\nMetric {}", t.pmids.first().map(name).unwrap_or_default())
+    };
+    s.push_str(" logged ");
+    match t.every {
+        None => s.push_str(&format!("once: {bytes} bytes\n")),
+        Some(d) => {
+            let secs = d.as_secs_f64();
+            if d.subsec_micros() == 0 {
+                s.push_str(&format!("every {} sec: {bytes} bytes ", d.as_secs()));
+            } else {
+                s.push_str(&format!("every {secs:.3} sec: {bytes} bytes "));
+            }
+            let per_day = bytes as f64 * 86400.0 / (1024.0 * 1024.0 * secs);
+            s.push_str(&format!("or {per_day:.2} Mbytes/day\n"));
+        }
+    }
+    s
 }
 
 /// PM_TEXT_* bits of help-text records.
@@ -1004,6 +1045,7 @@ impl Ctl<'_> {
                     pmids: vec![pmid],
                     instances: HashMap::new(),
                     next: Instant::now(),
+                    reported: false,
                 }),
             }
         }

@@ -127,3 +127,48 @@ fn syntax_errors_as_the_reference_reports_them_live() {
         );
     }
 }
+
+/// `-r` as the reference reports it (with `-V 2` our record sizes are the sizes the
+/// reference counts): one paragraph per group, in the order the groups first log.
+const REPORT_CONFIG: &str = "log mandatory on once { hinv.ncpu }\nlog mandatory on 200 msec { hinv.ncpu kernel.all.load }\nlog mandatory on 2 sec { mem.util.free }\n";
+const REPORT: &str = "\nMetric hinv.ncpu logged once: 40 bytes\n\nGroup [2 metrics] {\n\tkernel.all.load\n\thinv.ncpu\n} logged every 0.200 sec: 100 bytes or 41.20 Mbytes/day\n\nMetric mem.util.free logged every 2 sec: 52 bytes or 2.14 Mbytes/day\n";
+
+#[test]
+fn report_as_the_reference() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("c"), REPORT_CONFIG).expect("config");
+    let st = Command::new(env!("CARGO_BIN_EXE_pmlogger"))
+        .env("PMLOGGER_LOCAL", "1")
+        .env(
+            "PMLOGGER_PORT",
+            (6500 + std::process::id() % 300).to_string(),
+        )
+        .current_dir(dir.path())
+        .args(["-V", "2", "-r", "-c", "c", "-l", "log", "-s", "12", "ours"])
+        .status()
+        .expect("our pmlogger");
+    assert!(st.success());
+    let log = std::fs::read_to_string(dir.path().join("log")).expect("log");
+    assert!(log.contains(REPORT), "{log}");
+    let reference = Path::new("/usr/lib/pcp/bin/pmlogger");
+    let pmcd_up = Command::new("pminfo")
+        .arg("hinv.ncpu")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !reference.exists() || !pmcd_up {
+        assert!(
+            std::env::var_os("REQUIRE_REFERENCE").is_none(),
+            "REQUIRE_REFERENCE is set but PCP's pmlogger or pmcd is not there"
+        );
+        eprintln!("skipping the live comparison: PCP's pmlogger and pmcd are not running");
+        return;
+    }
+    let st = Command::new(reference)
+        .current_dir(dir.path())
+        .args(["-V", "2", "-r", "-c", "c", "-l", "rlog", "-s", "12", "ref"])
+        .status()
+        .expect("PCP's pmlogger");
+    assert!(st.success());
+    let rlog = std::fs::read_to_string(dir.path().join("rlog")).expect("reference log");
+    assert!(rlog.contains(REPORT), "{rlog}");
+}
