@@ -34,6 +34,12 @@ enum Src {
     NCpu,
     Mem(&'static str),
     MemUsed,
+    /// used - cached - buffers (the agent's "unaccounted memory")
+    MemOther,
+    /// Cached - Dirty - Writeback
+    MemCacheClean,
+    /// a hugepage count times the hugepage size, in bytes
+    HugeBytes(&'static str),
     Swap(&'static str),
     SwapUsed,
     Vmstat(&'static str),
@@ -405,6 +411,17 @@ fn defs() -> Vec<Def> {
             "free memory metric from /proc/meminfo"
         ),
         def!(
+            "mem.util.shared",
+            1,
+            3,
+            u64t,
+            N,
+            i,
+            KBYTE,
+            Mem("MemShared"),
+            "shared memory metric from /proc/meminfo"
+        ),
+        def!(
             "mem.util.bufmem",
             1,
             4,
@@ -425,6 +442,28 @@ fn defs() -> Vec<Def> {
             KBYTE,
             Mem("Cached"),
             "page cache metric from /proc/meminfo"
+        ),
+        def!(
+            "mem.util.other",
+            1,
+            12,
+            u64t,
+            N,
+            i,
+            KBYTE,
+            MemOther,
+            "unaccounted memory"
+        ),
+        def!(
+            "mem.util.swapCached",
+            1,
+            13,
+            u64t,
+            N,
+            i,
+            KBYTE,
+            Mem("SwapCached"),
+            "Kbytes in swap cache, from /proc/meminfo"
         ),
         def!(
             "mem.util.active",
@@ -449,6 +488,105 @@ fn defs() -> Vec<Def> {
             "Kbytes on the inactive page list (candidates for discarding)"
         ),
         def!(
+            "mem.util.highTotal",
+            1,
+            16,
+            u64t,
+            N,
+            i,
+            KBYTE,
+            Mem("HighTotal"),
+            "Kbytes in high memory, from /proc/meminfo"
+        ),
+        def!(
+            "mem.util.highFree",
+            1,
+            17,
+            u64t,
+            N,
+            i,
+            KBYTE,
+            Mem("HighFree"),
+            "Kbytes free high memory, from /proc/meminfo"
+        ),
+        def!(
+            "mem.util.lowTotal",
+            1,
+            18,
+            u64t,
+            N,
+            i,
+            KBYTE,
+            Mem("LowTotal"),
+            "Kbytes in low memory total, from /proc/meminfo"
+        ),
+        def!(
+            "mem.util.lowFree",
+            1,
+            19,
+            u64t,
+            N,
+            i,
+            KBYTE,
+            Mem("LowFree"),
+            "Kbytes free low memory, from /proc/meminfo"
+        ),
+        def!(
+            "mem.util.swapTotal",
+            1,
+            20,
+            u64t,
+            N,
+            i,
+            KBYTE,
+            Mem("SwapTotal"),
+            "Kbytes swap, from /proc/meminfo"
+        ),
+        def!(
+            "mem.util.swapFree",
+            1,
+            21,
+            u64t,
+            N,
+            i,
+            KBYTE,
+            Mem("SwapFree"),
+            "Kbytes free swap, from /proc/meminfo"
+        ),
+        def!(
+            "mem.util.dirty",
+            1,
+            22,
+            u64t,
+            N,
+            i,
+            KBYTE,
+            Mem("Dirty"),
+            "Kbytes in dirty pages, from /proc/meminfo"
+        ),
+        def!(
+            "mem.util.writeback",
+            1,
+            23,
+            u64t,
+            N,
+            i,
+            KBYTE,
+            Mem("Writeback"),
+            "Kbytes in writeback pages, from /proc/meminfo"
+        ),
+        def!(
+            "mem.util.mapped",
+            1,
+            24,
+            u64t,
+            N,
+            i,
+            KBYTE,
+            Mem("Mapped"),
+            "Kbytes in mapped pages, from /proc/meminfo"
+        ),
+        def!(
             "mem.util.slab",
             1,
             25,
@@ -457,7 +595,183 @@ fn defs() -> Vec<Def> {
             i,
             KBYTE,
             Mem("Slab"),
-            "Kbytes in slab memory"
+            "Kbytes in slab memory, from /proc/meminfo"
+        ),
+        def!(
+            "mem.util.committed_AS",
+            1,
+            26,
+            u64t,
+            N,
+            i,
+            KBYTE,
+            Mem("Committed_AS"),
+            "Kbytes committed to address spaces, from /proc/meminfo"
+        ),
+        def!(
+            "mem.util.pageTables",
+            1,
+            27,
+            u64t,
+            N,
+            i,
+            KBYTE,
+            Mem("PageTables"),
+            "Kbytes in kernel page tables, from /proc/meminfo"
+        ),
+        def!(
+            "mem.util.reverseMaps",
+            1,
+            28,
+            u64t,
+            N,
+            i,
+            KBYTE,
+            Mem("ReverseMaps"),
+            "Kbytes in reverse mapped pages, from /proc/meminfo"
+        ),
+        def!(
+            "mem.util.cache_clean",
+            1,
+            29,
+            u64t,
+            N,
+            i,
+            KBYTE,
+            MemCacheClean,
+            "Kbytes cached and not dirty or writeback, derived from /proc/meminfo"
+        ),
+        def!(
+            "mem.util.anonpages",
+            1,
+            30,
+            u64t,
+            N,
+            i,
+            KBYTE,
+            Mem("AnonPages"),
+            "Kbytes in user pages not backed by files, from /proc/meminfo"
+        ),
+        def!(
+            "mem.util.commitLimit",
+            1,
+            31,
+            u64t,
+            N,
+            i,
+            KBYTE,
+            Mem("CommitLimit"),
+            "Kbytes limit for address space commit, from /proc/meminfo"
+        ),
+        def!(
+            "mem.util.bounce",
+            1,
+            32,
+            u64t,
+            N,
+            i,
+            KBYTE,
+            Mem("Bounce"),
+            "Kbytes in bounce buffers, from /proc/meminfo"
+        ),
+        def!(
+            "mem.util.NFS_Unstable",
+            1,
+            33,
+            u64t,
+            N,
+            i,
+            KBYTE,
+            Mem("NFS_Unstable"),
+            "Kbytes in NFS unstable memory, from /proc/meminfo"
+        ),
+        def!(
+            "mem.util.slabReclaimable",
+            1,
+            34,
+            u64t,
+            N,
+            i,
+            KBYTE,
+            Mem("SReclaimable"),
+            "Kbytes in reclaimable slab pages, from /proc/meminfo"
+        ),
+        def!(
+            "mem.util.slabUnreclaimable",
+            1,
+            35,
+            u64t,
+            N,
+            i,
+            KBYTE,
+            Mem("SUnreclaim"),
+            "Kbytes in unreclaimable slab pages, from /proc/meminfo"
+        ),
+        def!(
+            "mem.util.active_anon",
+            1,
+            36,
+            u64t,
+            N,
+            i,
+            KBYTE,
+            Mem("Active(anon)"),
+            "anonymous Active list LRU memory"
+        ),
+        def!(
+            "mem.util.inactive_anon",
+            1,
+            37,
+            u64t,
+            N,
+            i,
+            KBYTE,
+            Mem("Inactive(anon)"),
+            "anonymous Inactive list LRU memory"
+        ),
+        def!(
+            "mem.util.active_file",
+            1,
+            38,
+            u64t,
+            N,
+            i,
+            KBYTE,
+            Mem("Active(file)"),
+            "file-backed Active list LRU memory"
+        ),
+        def!(
+            "mem.util.inactive_file",
+            1,
+            39,
+            u64t,
+            N,
+            i,
+            KBYTE,
+            Mem("Inactive(file)"),
+            "file-backed Inactive list LRU memory"
+        ),
+        def!(
+            "mem.util.unevictable",
+            1,
+            40,
+            u64t,
+            N,
+            i,
+            KBYTE,
+            Mem("Unevictable"),
+            "kbytes of memory that is unevictable"
+        ),
+        def!(
+            "mem.util.mlocked",
+            1,
+            41,
+            u64t,
+            N,
+            i,
+            KBYTE,
+            Mem("Mlocked"),
+            "kbytes of memory that is pinned via mlock()"
         ),
         def!(
             "mem.util.shmem",
@@ -468,7 +782,172 @@ fn defs() -> Vec<Def> {
             i,
             KBYTE,
             Mem("Shmem"),
-            "Kbytes of shmem"
+            "kbytes of shmem"
+        ),
+        def!(
+            "mem.util.kernelStack",
+            1,
+            43,
+            u64t,
+            N,
+            i,
+            KBYTE,
+            Mem("KernelStack"),
+            "kbytes of memory used for kernel stacks"
+        ),
+        def!(
+            "mem.util.hugepagesTotal",
+            1,
+            44,
+            u64t,
+            N,
+            i,
+            COUNT,
+            Mem("HugePages_Total"),
+            "a count of total hugepages"
+        ),
+        def!(
+            "mem.util.hugepagesFree",
+            1,
+            45,
+            u64t,
+            N,
+            i,
+            COUNT,
+            Mem("HugePages_Free"),
+            "a count of free hugepages"
+        ),
+        def!(
+            "mem.util.hugepagesRsvd",
+            1,
+            46,
+            u64t,
+            N,
+            i,
+            COUNT,
+            Mem("HugePages_Rsvd"),
+            "a count of reserved hugepages"
+        ),
+        def!(
+            "mem.util.hugepagesSurp",
+            1,
+            47,
+            u64t,
+            N,
+            i,
+            COUNT,
+            Mem("HugePages_Surp"),
+            "a count of surplus hugepages"
+        ),
+        def!(
+            "mem.util.directMap4k",
+            1,
+            48,
+            u64t,
+            N,
+            i,
+            KBYTE,
+            Mem("DirectMap4k"),
+            "amount of memory that is directly mapped in 4kB pages"
+        ),
+        def!(
+            "mem.util.directMap2M",
+            1,
+            49,
+            u64t,
+            N,
+            i,
+            KBYTE,
+            Mem("DirectMap2M"),
+            "amount of memory that is directly mapped in 2MB pages"
+        ),
+        def!(
+            "mem.util.vmallocTotal",
+            1,
+            50,
+            u64t,
+            N,
+            i,
+            KBYTE,
+            Mem("VmallocTotal"),
+            "amount of kernel memory allocated via vmalloc"
+        ),
+        def!(
+            "mem.util.vmallocUsed",
+            1,
+            51,
+            u64t,
+            N,
+            i,
+            KBYTE,
+            Mem("VmallocUsed"),
+            "amount of used vmalloc memory"
+        ),
+        def!(
+            "mem.util.vmallocChunk",
+            1,
+            52,
+            u64t,
+            N,
+            i,
+            KBYTE,
+            Mem("VmallocChunk"),
+            "amount of vmalloc chunk memory"
+        ),
+        def!(
+            "mem.util.mmap_copy",
+            1,
+            53,
+            u64t,
+            N,
+            i,
+            KBYTE,
+            Mem("MmapCopy"),
+            "amount of mmap_copy space (non-MMU kernels only)"
+        ),
+        def!(
+            "mem.util.quicklists",
+            1,
+            54,
+            u64t,
+            N,
+            i,
+            KBYTE,
+            Mem("Quicklists"),
+            "amount of memory in the per-CPU quicklists"
+        ),
+        def!(
+            "mem.util.corrupthardware",
+            1,
+            55,
+            u64t,
+            N,
+            i,
+            KBYTE,
+            Mem("HardwareCorrupted"),
+            "amount of memory in hardware corrupted pages"
+        ),
+        def!(
+            "mem.util.anonhugepages",
+            1,
+            56,
+            u64t,
+            N,
+            i,
+            KBYTE,
+            Mem("AnonHugePages"),
+            "amount of memory in anonymous huge pages"
+        ),
+        def!(
+            "mem.util.directMap1G",
+            1,
+            57,
+            u64t,
+            N,
+            i,
+            KBYTE,
+            Mem("DirectMap1G"),
+            "amount of memory that is directly mapped in 1GB pages"
         ),
         def!(
             "mem.util.available",
@@ -480,6 +959,50 @@ fn defs() -> Vec<Def> {
             KBYTE,
             Mem("MemAvailable"),
             "available memory from /proc/meminfo"
+        ),
+        def!(
+            "mem.util.hugepagesTotalBytes",
+            1,
+            60,
+            u64t,
+            N,
+            i,
+            BYTE,
+            HugeBytes("HugePages_Total"),
+            "amount of memory in total hugepages"
+        ),
+        def!(
+            "mem.util.hugepagesFreeBytes",
+            1,
+            61,
+            u64t,
+            N,
+            i,
+            BYTE,
+            HugeBytes("HugePages_Free"),
+            "amount of memory in free hugepages"
+        ),
+        def!(
+            "mem.util.hugepagesRsvdBytes",
+            1,
+            62,
+            u64t,
+            N,
+            i,
+            BYTE,
+            HugeBytes("HugePages_Rsvd"),
+            "amount of memory in reserved hugepages"
+        ),
+        def!(
+            "mem.util.hugepagesSurpBytes",
+            1,
+            63,
+            u64t,
+            N,
+            i,
+            BYTE,
+            HugeBytes("HugePages_Surp"),
+            "amount of memory in surplus hugepages"
         ),
         def!(
             "swap.length",
@@ -1270,6 +1793,32 @@ impl Local {
                     snap.kv(&root, "proc/meminfo", "MemFree"),
                 ) {
                     (Some(a), Some(b)) => vs::u64s(p, vec![(-1, a.saturating_sub(b))]),
+                    _ => vs::none(p),
+                }
+            }
+            Src::MemOther => {
+                let mut k = |key| snap.kv(&root, "proc/meminfo", key);
+                match (k("MemTotal"), k("MemFree"), k("Cached"), k("Buffers")) {
+                    (Some(t), Some(f), Some(c), Some(b)) => vs::u64s(
+                        p,
+                        vec![(-1, t.saturating_sub(f).saturating_sub(c).saturating_sub(b))],
+                    ),
+                    _ => vs::none(p),
+                }
+            }
+            Src::MemCacheClean => {
+                let mut k = |key| snap.kv(&root, "proc/meminfo", key);
+                match (k("Cached"), k("Dirty"), k("Writeback")) {
+                    (Some(c), Some(d), Some(w)) => {
+                        vs::u64s(p, vec![(-1, c.saturating_sub(d).saturating_sub(w))])
+                    }
+                    _ => vs::none(p),
+                }
+            }
+            Src::HugeBytes(key) => {
+                let mut k = |key| snap.kv(&root, "proc/meminfo", key);
+                match (k(key), k("Hugepagesize")) {
+                    (Some(n), Some(kb)) => vs::u64s(p, vec![(-1, n * kb * 1024)]),
                     _ => vs::none(p),
                 }
             }

@@ -141,6 +141,11 @@ fn instances_and_steady_values_match_the_linux_agent() {
         "filesys.maxfiles",
         "filesys.blocksize",
         "filesys.mountdir",
+        "mem.util.swapTotal",
+        "mem.util.vmallocTotal",
+        "mem.util.commitLimit",
+        "mem.util.hugepagesTotal",
+        "mem.util.hugepagesTotalBytes",
     ];
     let mut all: Vec<&str> = indomed.to_vec();
     all.extend(steady);
