@@ -28,8 +28,8 @@ enum Src {
     Load,
     NThreads,
     Stat(&'static str, usize),
-    StatCpu(usize),
-    PerCpu(usize),
+    StatCpu(Fx),
+    PerCpu(Fx),
     StatKey(&'static str),
     NCpu,
     Mem(&'static str),
@@ -43,8 +43,12 @@ enum Src {
     Swap(&'static str),
     SwapUsed,
     Vmstat(&'static str),
-    Disk(usize, u64),
-    DiskAll(usize, u64),
+    Disk(Fx, u64),
+    DiskAll(Fx, u64),
+    /// the selected one of /sys/block/<disk>/queue/scheduler
+    DiskScheduler,
+    /// /sys/block/<disk>/size in Kbytes
+    DiskCapacity,
     NDisk,
     Net(usize),
     Uname(&'static str),
@@ -54,6 +58,28 @@ enum Src {
 }
 
 /// What a filesys.* metric reports of a filesystem's statvfs.
+/// A value from the numeric fields of a line: a /proc/stat `cpu` line (user, nice,
+/// system, idle, iowait, irq, softirq, steal, guest, guest_nice) or a
+/// /proc/diskstats line (after the device name).
+#[derive(Clone, Copy)]
+enum Fx {
+    F(usize),
+    Sum(usize, usize),
+    /// the first less the second (user or nice without guest time)
+    Minus(usize, usize),
+}
+
+impl Fx {
+    fn of(self, f: &[u64]) -> u64 {
+        let g = |k: usize| f.get(k).copied().unwrap_or(0);
+        match self {
+            Fx::F(k) => g(k),
+            Fx::Sum(a, b) => g(a) + g(b),
+            Fx::Minus(a, b) => g(a).saturating_sub(g(b)),
+        }
+    }
+}
+
 #[derive(Clone, Copy)]
 enum FsField {
     Capacity,
@@ -99,7 +125,7 @@ const N: InDom = InDom::NULL;
 
 fn defs() -> Vec<Def> {
     use Src::*;
-    let (u32t, u64t) = (vtype::U32, vtype::U64);
+    let (u32t, u64t, strt) = (vtype::U32, vtype::U64, vtype::STRING);
     let (c, i, d) = (sem::COUNTER, sem::INSTANT, sem::DISCRETE);
     vec![
         def!(
@@ -154,8 +180,8 @@ fn defs() -> Vec<Def> {
             N,
             c,
             MSEC,
-            StatCpu(0),
-            "total user CPU time from /proc/stat for all CPUs"
+            StatCpu(Fx::F(0)),
+            "total user CPU time from /proc/stat for all CPUs, including guest CPU time"
         ),
         def!(
             "kernel.all.cpu.nice",
@@ -165,8 +191,8 @@ fn defs() -> Vec<Def> {
             N,
             c,
             MSEC,
-            StatCpu(1),
-            "total nice user CPU time from /proc/stat for all CPUs"
+            StatCpu(Fx::F(1)),
+            "total nice user CPU time from /proc/stat for all CPUs, including guest time"
         ),
         def!(
             "kernel.all.cpu.sys",
@@ -176,7 +202,7 @@ fn defs() -> Vec<Def> {
             N,
             c,
             MSEC,
-            StatCpu(2),
+            StatCpu(Fx::F(2)),
             "total sys CPU time from /proc/stat for all CPUs"
         ),
         def!(
@@ -187,7 +213,7 @@ fn defs() -> Vec<Def> {
             N,
             c,
             MSEC,
-            StatCpu(3),
+            StatCpu(Fx::F(3)),
             "total idle CPU time from /proc/stat for all CPUs"
         ),
         def!(
@@ -198,19 +224,8 @@ fn defs() -> Vec<Def> {
             N,
             c,
             MSEC,
-            StatCpu(8),
+            StatCpu(Fx::Sum(5, 6)),
             "total interrupt CPU time from /proc/stat for all CPUs"
-        ),
-        def!(
-            "kernel.all.cpu.wait.total",
-            0,
-            35,
-            u64t,
-            N,
-            c,
-            MSEC,
-            StatCpu(4),
-            "total wait CPU time from /proc/stat for all CPUs"
         ),
         def!(
             "kernel.all.cpu.steal",
@@ -220,8 +235,85 @@ fn defs() -> Vec<Def> {
             N,
             c,
             MSEC,
-            StatCpu(7),
+            StatCpu(Fx::F(7)),
             "total virtualisation CPU steal time for all CPUs"
+        ),
+        def!(
+            "kernel.all.cpu.guest",
+            0,
+            60,
+            u64t,
+            N,
+            c,
+            MSEC,
+            StatCpu(Fx::F(8)),
+            "total virtual guest CPU time for all CPUs"
+        ),
+        def!(
+            "kernel.all.cpu.vuser",
+            0,
+            78,
+            u64t,
+            N,
+            c,
+            MSEC,
+            StatCpu(Fx::Minus(0, 8)),
+            "total user CPU time from /proc/stat for all CPUs, excluding guest CPU time"
+        ),
+        def!(
+            "kernel.all.cpu.guest_nice",
+            0,
+            81,
+            u64t,
+            N,
+            c,
+            MSEC,
+            StatCpu(Fx::F(9)),
+            "total virtual guest CPU nice time for all CPUs"
+        ),
+        def!(
+            "kernel.all.cpu.vnice",
+            0,
+            82,
+            u64t,
+            N,
+            c,
+            MSEC,
+            StatCpu(Fx::Minus(1, 9)),
+            "total nice user CPU time from /proc/stat for all CPUs, excluding guest time"
+        ),
+        def!(
+            "kernel.all.cpu.wait.total",
+            0,
+            35,
+            u64t,
+            N,
+            c,
+            MSEC,
+            StatCpu(Fx::F(4)),
+            "total wait CPU time from /proc/stat for all CPUs"
+        ),
+        def!(
+            "kernel.all.cpu.irq.soft",
+            0,
+            53,
+            u64t,
+            N,
+            c,
+            MSEC,
+            StatCpu(Fx::F(6)),
+            "soft interrupt CPU time from /proc/stat for all CPUs"
+        ),
+        def!(
+            "kernel.all.cpu.irq.hard",
+            0,
+            54,
+            u64t,
+            N,
+            c,
+            MSEC,
+            StatCpu(Fx::F(5)),
+            "hard interrupt CPU time from /proc/stat for all CPUs"
         ),
         def!(
             "kernel.percpu.cpu.user",
@@ -231,8 +323,8 @@ fn defs() -> Vec<Def> {
             CPU_INDOM,
             c,
             MSEC,
-            PerCpu(0),
-            "percpu user CPU time metric from /proc/stat"
+            PerCpu(Fx::F(0)),
+            "percpu user CPU time metric from /proc/stat, including guest CPU time"
         ),
         def!(
             "kernel.percpu.cpu.nice",
@@ -242,8 +334,8 @@ fn defs() -> Vec<Def> {
             CPU_INDOM,
             c,
             MSEC,
-            PerCpu(1),
-            "percpu nice user CPU time metric from /proc/stat"
+            PerCpu(Fx::F(1)),
+            "percpu nice user CPU time metric from /proc/stat, including guest CPU time"
         ),
         def!(
             "kernel.percpu.cpu.sys",
@@ -253,7 +345,7 @@ fn defs() -> Vec<Def> {
             CPU_INDOM,
             c,
             MSEC,
-            PerCpu(2),
+            PerCpu(Fx::F(2)),
             "percpu sys CPU time metric from /proc/stat"
         ),
         def!(
@@ -264,8 +356,107 @@ fn defs() -> Vec<Def> {
             CPU_INDOM,
             c,
             MSEC,
-            PerCpu(3),
+            PerCpu(Fx::F(3)),
             "percpu idle CPU time metric from /proc/stat"
+        ),
+        def!(
+            "kernel.percpu.cpu.intr",
+            0,
+            31,
+            u64t,
+            CPU_INDOM,
+            c,
+            MSEC,
+            PerCpu(Fx::Sum(5, 6)),
+            "percpu interrupt CPU time"
+        ),
+        def!(
+            "kernel.percpu.cpu.steal",
+            0,
+            58,
+            u64t,
+            CPU_INDOM,
+            c,
+            MSEC,
+            PerCpu(Fx::F(7)),
+            "percpu CPU steal time"
+        ),
+        def!(
+            "kernel.percpu.cpu.guest",
+            0,
+            61,
+            u64t,
+            CPU_INDOM,
+            c,
+            MSEC,
+            PerCpu(Fx::F(8)),
+            "percpu guest CPU time"
+        ),
+        def!(
+            "kernel.percpu.cpu.vuser",
+            0,
+            76,
+            u64t,
+            CPU_INDOM,
+            c,
+            MSEC,
+            PerCpu(Fx::Minus(0, 8)),
+            "percpu user CPU time metric from /proc/stat, excluding guest CPU time"
+        ),
+        def!(
+            "kernel.percpu.cpu.guest_nice",
+            0,
+            83,
+            u64t,
+            CPU_INDOM,
+            c,
+            MSEC,
+            PerCpu(Fx::F(9)),
+            "percpu nice guest CPU time"
+        ),
+        def!(
+            "kernel.percpu.cpu.vnice",
+            0,
+            84,
+            u64t,
+            CPU_INDOM,
+            c,
+            MSEC,
+            PerCpu(Fx::Minus(1, 9)),
+            "percpu nice user CPU time metric from /proc/stat, excluding guest CPU time"
+        ),
+        def!(
+            "kernel.percpu.cpu.wait.total",
+            0,
+            30,
+            u64t,
+            CPU_INDOM,
+            c,
+            MSEC,
+            PerCpu(Fx::F(4)),
+            "percpu wait CPU time"
+        ),
+        def!(
+            "kernel.percpu.cpu.irq.soft",
+            0,
+            56,
+            u64t,
+            CPU_INDOM,
+            c,
+            MSEC,
+            PerCpu(Fx::F(6)),
+            "percpu soft interrupt CPU time"
+        ),
+        def!(
+            "kernel.percpu.cpu.irq.hard",
+            0,
+            57,
+            u64t,
+            CPU_INDOM,
+            c,
+            MSEC,
+            PerCpu(Fx::F(5)),
+            "percpu hard interrupt CPU time"
         ),
         def!(
             "kernel.all.intr",
@@ -1067,7 +1258,7 @@ fn defs() -> Vec<Def> {
             DISK_INDOM,
             c,
             COUNT,
-            Disk(0, 1),
+            Disk(Fx::F(0), 1),
             "per-disk read operations"
         ),
         def!(
@@ -1078,8 +1269,52 @@ fn defs() -> Vec<Def> {
             DISK_INDOM,
             c,
             COUNT,
-            Disk(4, 1),
+            Disk(Fx::F(4), 1),
             "per-disk write operations"
+        ),
+        def!(
+            "disk.dev.total",
+            0,
+            28,
+            u64t,
+            DISK_INDOM,
+            c,
+            COUNT,
+            Disk(Fx::Sum(0, 4), 1),
+            "per-disk total (read+write) operations"
+        ),
+        def!(
+            "disk.dev.blkread",
+            0,
+            6,
+            u64t,
+            DISK_INDOM,
+            c,
+            COUNT,
+            Disk(Fx::F(2), 1),
+            "per-disk block read operations"
+        ),
+        def!(
+            "disk.dev.blkwrite",
+            0,
+            7,
+            u64t,
+            DISK_INDOM,
+            c,
+            COUNT,
+            Disk(Fx::F(6), 1),
+            "per-disk block write operations"
+        ),
+        def!(
+            "disk.dev.blktotal",
+            0,
+            36,
+            u64t,
+            DISK_INDOM,
+            c,
+            COUNT,
+            Disk(Fx::Sum(2, 6), 1),
+            "per-disk total (read+write) block operations"
         ),
         def!(
             "disk.dev.read_bytes",
@@ -1089,7 +1324,7 @@ fn defs() -> Vec<Def> {
             DISK_INDOM,
             c,
             KBYTE,
-            Disk(2, 2),
+            Disk(Fx::F(2), 2),
             "per-disk count of bytes read"
         ),
         def!(
@@ -1100,8 +1335,41 @@ fn defs() -> Vec<Def> {
             DISK_INDOM,
             c,
             KBYTE,
-            Disk(6, 2),
+            Disk(Fx::F(6), 2),
             "per-disk count of bytes written"
+        ),
+        def!(
+            "disk.dev.total_bytes",
+            0,
+            40,
+            u64t,
+            DISK_INDOM,
+            c,
+            KBYTE,
+            Disk(Fx::Sum(2, 6), 2),
+            "per-disk count of total bytes read and written"
+        ),
+        def!(
+            "disk.dev.read_merge",
+            0,
+            49,
+            u64t,
+            DISK_INDOM,
+            c,
+            COUNT,
+            Disk(Fx::F(1), 1),
+            "per-disk count of merged read requests"
+        ),
+        def!(
+            "disk.dev.write_merge",
+            0,
+            50,
+            u64t,
+            DISK_INDOM,
+            c,
+            COUNT,
+            Disk(Fx::F(5), 1),
+            "per-disk count of merged write requests"
         ),
         def!(
             "disk.dev.avactive",
@@ -1111,8 +1379,162 @@ fn defs() -> Vec<Def> {
             DISK_INDOM,
             c,
             MSEC,
-            Disk(9, 1),
+            Disk(Fx::F(9), 1),
             "per-disk count of active time"
+        ),
+        def!(
+            "disk.dev.read_rawactive",
+            0,
+            72,
+            u32t,
+            DISK_INDOM,
+            c,
+            MSEC,
+            Disk(Fx::F(3), 1),
+            "per-disk raw count of read response time"
+        ),
+        def!(
+            "disk.dev.write_rawactive",
+            0,
+            73,
+            u32t,
+            DISK_INDOM,
+            c,
+            MSEC,
+            Disk(Fx::F(7), 1),
+            "per-disk raw count of write response time"
+        ),
+        def!(
+            "disk.dev.total_rawactive",
+            0,
+            79,
+            u32t,
+            DISK_INDOM,
+            c,
+            MSEC,
+            Disk(Fx::Sum(3, 7), 1),
+            "per-disk raw count of I/O response time"
+        ),
+        def!(
+            "disk.dev.aveq",
+            0,
+            47,
+            u32t,
+            DISK_INDOM,
+            c,
+            MSEC,
+            Disk(Fx::F(10), 1),
+            "per-disk time averaged count of request queue length"
+        ),
+        def!(
+            "disk.dev.scheduler",
+            0,
+            59,
+            strt,
+            DISK_INDOM,
+            d,
+            NONE,
+            DiskScheduler,
+            "per-disk I/O scheduler"
+        ),
+        def!(
+            "disk.dev.capacity",
+            0,
+            87,
+            u64t,
+            DISK_INDOM,
+            d,
+            KBYTE,
+            DiskCapacity,
+            "per-disk physical device capacity"
+        ),
+        def!(
+            "disk.dev.discard",
+            0,
+            88,
+            u64t,
+            DISK_INDOM,
+            c,
+            COUNT,
+            Disk(Fx::F(11), 1),
+            "per-disk discard operations"
+        ),
+        def!(
+            "disk.dev.blkdiscard",
+            0,
+            89,
+            u64t,
+            DISK_INDOM,
+            c,
+            COUNT,
+            Disk(Fx::F(13), 1),
+            "per-disk block discard operations"
+        ),
+        def!(
+            "disk.dev.discard_bytes",
+            0,
+            90,
+            u64t,
+            DISK_INDOM,
+            c,
+            KBYTE,
+            Disk(Fx::F(13), 2),
+            "per-disk count of bytes discard'ed"
+        ),
+        def!(
+            "disk.dev.discard_merge",
+            0,
+            91,
+            u64t,
+            DISK_INDOM,
+            c,
+            COUNT,
+            Disk(Fx::F(12), 1),
+            "per-disk count of merged discard requests"
+        ),
+        def!(
+            "disk.dev.discard_rawactive",
+            0,
+            92,
+            u32t,
+            DISK_INDOM,
+            c,
+            MSEC,
+            Disk(Fx::F(14), 1),
+            "per-disk raw count of discard response time"
+        ),
+        def!(
+            "disk.dev.flush",
+            0,
+            93,
+            u64t,
+            DISK_INDOM,
+            c,
+            COUNT,
+            Disk(Fx::F(15), 1),
+            "per-disk flush operations"
+        ),
+        def!(
+            "disk.dev.flush_rawactive",
+            0,
+            94,
+            u32t,
+            DISK_INDOM,
+            c,
+            MSEC,
+            Disk(Fx::F(16), 1),
+            "per-disk raw count of flush response time"
+        ),
+        def!(
+            "disk.dev.inflight",
+            0,
+            95,
+            u32t,
+            DISK_INDOM,
+            i,
+            NONE,
+            Disk(Fx::F(8), 1),
+            "number of I/Os currently in flight"
         ),
         def!(
             "disk.all.read",
@@ -1122,7 +1544,7 @@ fn defs() -> Vec<Def> {
             N,
             c,
             COUNT,
-            DiskAll(0, 1),
+            DiskAll(Fx::F(0), 1),
             "total read operations, summed for all disks"
         ),
         def!(
@@ -1133,8 +1555,52 @@ fn defs() -> Vec<Def> {
             N,
             c,
             COUNT,
-            DiskAll(4, 1),
+            DiskAll(Fx::F(4), 1),
             "total write operations, summed for all disks"
+        ),
+        def!(
+            "disk.all.total",
+            0,
+            29,
+            u64t,
+            N,
+            c,
+            COUNT,
+            DiskAll(Fx::Sum(0, 4), 1),
+            "total (read+write) operations, summed for all disks"
+        ),
+        def!(
+            "disk.all.blkread",
+            0,
+            26,
+            u64t,
+            N,
+            c,
+            COUNT,
+            DiskAll(Fx::F(2), 1),
+            "block read operations, summed for all disks"
+        ),
+        def!(
+            "disk.all.blkwrite",
+            0,
+            27,
+            u64t,
+            N,
+            c,
+            COUNT,
+            DiskAll(Fx::F(6), 1),
+            "block write operations, summed for all disks"
+        ),
+        def!(
+            "disk.all.blktotal",
+            0,
+            37,
+            u64t,
+            N,
+            c,
+            COUNT,
+            DiskAll(Fx::Sum(2, 6), 1),
+            "total (read+write) block operations, summed for all disks"
         ),
         def!(
             "disk.all.read_bytes",
@@ -1144,7 +1610,7 @@ fn defs() -> Vec<Def> {
             N,
             c,
             KBYTE,
-            DiskAll(2, 2),
+            DiskAll(Fx::F(2), 2),
             "count of bytes read for all disk devices"
         ),
         def!(
@@ -1155,8 +1621,184 @@ fn defs() -> Vec<Def> {
             N,
             c,
             KBYTE,
-            DiskAll(6, 2),
+            DiskAll(Fx::F(6), 2),
             "count of bytes written for all disk devices"
+        ),
+        def!(
+            "disk.all.total_bytes",
+            0,
+            43,
+            u64t,
+            N,
+            c,
+            KBYTE,
+            DiskAll(Fx::Sum(2, 6), 2),
+            "total count of bytes read and written for all disk devices"
+        ),
+        def!(
+            "disk.all.read_merge",
+            0,
+            51,
+            u64t,
+            N,
+            c,
+            COUNT,
+            DiskAll(Fx::F(1), 1),
+            "total count of merged read requests, summed for all disks"
+        ),
+        def!(
+            "disk.all.write_merge",
+            0,
+            52,
+            u64t,
+            N,
+            c,
+            COUNT,
+            DiskAll(Fx::F(5), 1),
+            "total count of merged write requests, summed for all disks"
+        ),
+        def!(
+            "disk.all.avactive",
+            0,
+            44,
+            u64t,
+            N,
+            c,
+            MSEC,
+            DiskAll(Fx::F(9), 1),
+            "total count of active time, summed for all disks"
+        ),
+        def!(
+            "disk.all.read_rawactive",
+            0,
+            74,
+            u64t,
+            N,
+            c,
+            MSEC,
+            DiskAll(Fx::F(3), 1),
+            "raw count of read response time, summed for all disks"
+        ),
+        def!(
+            "disk.all.write_rawactive",
+            0,
+            75,
+            u64t,
+            N,
+            c,
+            MSEC,
+            DiskAll(Fx::F(7), 1),
+            "raw count of write response time, summed for all disks"
+        ),
+        def!(
+            "disk.all.total_rawactive",
+            0,
+            80,
+            u64t,
+            N,
+            c,
+            MSEC,
+            DiskAll(Fx::Sum(3, 7), 1),
+            "raw count of I/O response time, summed for all disks"
+        ),
+        def!(
+            "disk.all.aveq",
+            0,
+            45,
+            u64t,
+            N,
+            c,
+            MSEC,
+            DiskAll(Fx::F(10), 1),
+            "total time averaged count of request queue length, summed for all disks"
+        ),
+        def!(
+            "disk.all.discard",
+            0,
+            96,
+            u64t,
+            N,
+            c,
+            COUNT,
+            DiskAll(Fx::F(11), 1),
+            "total discard operations, summed for all disks"
+        ),
+        def!(
+            "disk.all.blkdiscard",
+            0,
+            97,
+            u64t,
+            N,
+            c,
+            COUNT,
+            DiskAll(Fx::F(13), 1),
+            "block discard operations, summed for all disks"
+        ),
+        def!(
+            "disk.all.discard_bytes",
+            0,
+            98,
+            u64t,
+            N,
+            c,
+            KBYTE,
+            DiskAll(Fx::F(13), 2),
+            "count of discard bytes for all disk devices"
+        ),
+        def!(
+            "disk.all.discard_merge",
+            0,
+            99,
+            u64t,
+            N,
+            c,
+            COUNT,
+            DiskAll(Fx::F(12), 1),
+            "total count of merged discard requests, summed for all disks"
+        ),
+        def!(
+            "disk.all.discard_rawactive",
+            0,
+            100,
+            u32t,
+            N,
+            c,
+            MSEC,
+            DiskAll(Fx::F(14), 1),
+            "raw count of discard response time, summed for all disks"
+        ),
+        def!(
+            "disk.all.flush",
+            0,
+            101,
+            u64t,
+            N,
+            c,
+            COUNT,
+            DiskAll(Fx::F(15), 1),
+            "total flush operations, summed for all disks"
+        ),
+        def!(
+            "disk.all.flush_rawactive",
+            0,
+            102,
+            u32t,
+            N,
+            c,
+            MSEC,
+            DiskAll(Fx::F(16), 1),
+            "raw count of flush response time, summed for all disks"
+        ),
+        def!(
+            "disk.all.inflight",
+            0,
+            104,
+            u64t,
+            N,
+            i,
+            NONE,
+            DiskAll(Fx::F(8), 1),
+            "aggregate number of I/Os currently in flight"
         ),
         def!(
             "network.interface.in.bytes",
@@ -1604,6 +2246,12 @@ impl Local {
         out
     }
 
+    /// The disks of this sample, `(id, name)`.
+    fn disk_names(&mut self, snap: &mut Snap) -> Vec<(i32, String)> {
+        let _ = self.disks(snap);
+        self.seen.get(&DISK_INDOM).cloned().unwrap_or_default()
+    }
+
     fn nets(&mut self, snap: &mut Snap) -> Rows {
         if let Some(v) = &snap.nets {
             return v.clone();
@@ -1752,20 +2400,13 @@ impl Local {
                     .skip(1)
                     .filter_map(|x| x.parse().ok())
                     .collect();
-                let v = if k == 8 {
-                    f.get(5).copied().unwrap_or(0) + f.get(6).copied().unwrap_or(0)
-                } else {
-                    f.get(k).copied().unwrap_or(0)
-                };
-                vs::u64s(p, vec![(-1, ticks_ms(v))])
+                vs::u64s(p, vec![(-1, ticks_ms(k.of(&f)))])
             }
             Src::PerCpu(k) => {
                 let cpus = self.cpus(snap);
                 vs::u64s(
                     p,
-                    cpus.iter()
-                        .map(|(n, f)| (*n, ticks_ms(f.get(k).copied().unwrap_or(0))))
-                        .collect(),
+                    cpus.iter().map(|(n, f)| (*n, ticks_ms(k.of(f)))).collect(),
                 )
             }
             Src::NCpu => {
@@ -1841,7 +2482,7 @@ impl Local {
                 let disks = self.disks(snap);
                 let vals: Vec<(i32, u64)> = disks
                     .iter()
-                    .map(|(id, f)| (*id, f.get(field).copied().unwrap_or(0) / div))
+                    .map(|(id, f)| (*id, field.of(f) / div))
                     .collect();
                 if m.desc.vtype == vtype::U32 {
                     vs::u32s(p, vals.into_iter().map(|(i, v)| (i, v as u32)).collect())
@@ -1853,13 +2494,45 @@ impl Local {
                 let total: u64 = self
                     .disks(snap)
                     .iter()
-                    .map(|(_, f)| f.get(field).copied().unwrap_or(0) / div)
+                    .map(|(_, f)| field.of(f) / div)
                     .sum();
                 if m.desc.vtype == vtype::U32 {
                     vs::u32s(p, vec![(-1, total as u32)])
                 } else {
                     vs::u64s(p, vec![(-1, total)])
                 }
+            }
+            Src::DiskScheduler => {
+                let names = self.disk_names(snap);
+                let vals = names
+                    .into_iter()
+                    .map(|(id, n)| {
+                        let t = std::fs::read_to_string(
+                            root.join(format!("sys/block/{n}/queue/scheduler")),
+                        )
+                        .unwrap_or_default();
+                        let sel = t
+                            .split_whitespace()
+                            .find_map(|w| w.strip_prefix('[').and_then(|w| w.strip_suffix(']')))
+                            .or_else(|| t.split_whitespace().next())
+                            .unwrap_or("unknown")
+                            .to_string();
+                        (id, sel)
+                    })
+                    .collect();
+                vs::strings(p, vals)
+            }
+            Src::DiskCapacity => {
+                let names = self.disk_names(snap);
+                let vals: Vec<(i32, u64)> = names
+                    .into_iter()
+                    .filter_map(|(id, n)| {
+                        let t = std::fs::read_to_string(root.join(format!("sys/block/{n}/size")))
+                            .ok()?;
+                        Some((id, t.trim().parse::<u64>().ok()? / 2))
+                    })
+                    .collect();
+                vs::u64s(p, vals)
             }
             Src::NDisk => {
                 let n = self.disks(snap).len() as u32;
