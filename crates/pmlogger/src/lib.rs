@@ -530,10 +530,10 @@ fn plan(
         }
     }
     // metrics turned off later are dropped from their timers; pmcd's fetch (and so
-    // the reference's records) hold a group's metrics in reverse configuration order
+    // the reference's records) hold a group's metrics in descending PMID order
     for (_, pmids, _) in &mut by_every {
         pmids.retain(|p| states.get(p).is_some_and(|s| s.on));
-        pmids.reverse();
+        pmids.sort_by(|a, b| b.0.cmp(&a.0));
     }
     let start = Instant::now();
     let tasks = by_every
@@ -1039,7 +1039,13 @@ impl Ctl<'_> {
                 .iter_mut()
                 .find(|t| t.every == every && every.is_some())
             {
-                Some(t) => t.pmids.insert(0, pmid),
+                Some(t) => {
+                    // kept in descending PMID order, as the reference's fetch groups
+                    let at = t.pmids.partition_point(|p| p.0 > pmid.0);
+                    if t.pmids.get(at) != Some(&pmid) {
+                        t.pmids.insert(at, pmid);
+                    }
+                }
                 None => self.tasks.push(Task {
                     every,
                     pmids: vec![pmid],

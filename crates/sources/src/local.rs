@@ -43,6 +43,8 @@ enum Src {
     Swap(&'static str),
     SwapUsed,
     Vmstat(&'static str),
+    /// a metric this kernel has no data for (the agent's PM_ERR_APPVERSION)
+    AppVersion,
     Disk(Fx, u64),
     DiskAll(Fx, u64),
     /// the selected one of /sys/block/<disk>/queue/scheduler
@@ -160,6 +162,61 @@ fn defs() -> Vec<Def> {
             NONE,
             Load,
             "1, 5 and 15 minute load average"
+        ),
+        def!(
+            "kernel.all.intr",
+            0,
+            12,
+            u64t,
+            N,
+            c,
+            COUNT,
+            Stat("intr", 1),
+            "intrrupt count metric from /proc/stat"
+        ),
+        def!(
+            "kernel.all.pswitch",
+            0,
+            13,
+            u64t,
+            N,
+            c,
+            COUNT,
+            StatKey("ctxt"),
+            "context switches metric from /proc/stat"
+        ),
+        def!(
+            "kernel.all.running",
+            0,
+            15,
+            u64t,
+            N,
+            i,
+            NONE,
+            StatKey("procs_running"),
+            "number of currently running processes from /proc/stat"
+        ),
+        def!(
+            "kernel.all.blocked",
+            0,
+            16,
+            u64t,
+            N,
+            i,
+            NONE,
+            StatKey("procs_blocked"),
+            "number of currently blocked processes from /proc/stat"
+        ),
+        def!(
+            "kernel.all.uptime",
+            26,
+            0,
+            vtype::DOUBLE,
+            N,
+            i,
+            SEC,
+            Uptime,
+            "time the current kernel has been running"
         ),
         def!(
             "kernel.all.nprocs",
@@ -457,61 +514,6 @@ fn defs() -> Vec<Def> {
             MSEC,
             PerCpu(Fx::F(5)),
             "percpu hard interrupt CPU time"
-        ),
-        def!(
-            "kernel.all.intr",
-            0,
-            12,
-            u64t,
-            N,
-            c,
-            COUNT,
-            Stat("intr", 1),
-            "intrrupt count metric from /proc/stat"
-        ),
-        def!(
-            "kernel.all.pswitch",
-            0,
-            13,
-            u64t,
-            N,
-            c,
-            COUNT,
-            StatKey("ctxt"),
-            "context switches metric from /proc/stat"
-        ),
-        def!(
-            "kernel.all.running",
-            0,
-            15,
-            u64t,
-            N,
-            i,
-            NONE,
-            StatKey("procs_running"),
-            "number of currently running processes from /proc/stat"
-        ),
-        def!(
-            "kernel.all.blocked",
-            0,
-            16,
-            u64t,
-            N,
-            i,
-            NONE,
-            StatKey("procs_blocked"),
-            "number of currently blocked processes from /proc/stat"
-        ),
-        def!(
-            "kernel.all.uptime",
-            26,
-            0,
-            vtype::DOUBLE,
-            N,
-            i,
-            SEC,
-            Uptime,
-            "time the current kernel has been running"
         ),
         def!(
             "kernel.uname.release",
@@ -1196,6 +1198,61 @@ fn defs() -> Vec<Def> {
             "amount of memory in surplus hugepages"
         ),
         def!(
+            "swap.pagesin",
+            0,
+            8,
+            u32t,
+            N,
+            c,
+            COUNT,
+            Vmstat("pswpin"),
+            "pages read from swap devices due to demand for physical memory"
+        ),
+        def!(
+            "swap.pagesout",
+            0,
+            9,
+            u32t,
+            N,
+            c,
+            COUNT,
+            Vmstat("pswpout"),
+            "pages written to swap devices due to demand for physical memory"
+        ),
+        def!(
+            "swap.in",
+            0,
+            10,
+            u32t,
+            N,
+            c,
+            COUNT,
+            AppVersion,
+            "number of swap in operations"
+        ),
+        def!(
+            "swap.out",
+            0,
+            11,
+            u32t,
+            N,
+            c,
+            COUNT,
+            AppVersion,
+            "number of swap out operations"
+        ),
+        def!(
+            "swap.free",
+            1,
+            8,
+            u64t,
+            N,
+            i,
+            BYTE,
+            Swap("SwapFree"),
+            "swap free metric from /proc/meminfo"
+        ),
+        def!(
             "swap.length",
             1,
             6,
@@ -1218,37 +1275,92 @@ fn defs() -> Vec<Def> {
             "swap used metric from /proc/meminfo"
         ),
         def!(
-            "swap.free",
+            "network.interface.in.bytes",
+            3,
+            0,
+            u64t,
+            NET_INDOM,
+            c,
+            BYTE,
+            Net(0),
+            "network recv read bytes from /proc/net/dev per network interface"
+        ),
+        def!(
+            "network.interface.in.packets",
+            3,
             1,
+            u64t,
+            NET_INDOM,
+            c,
+            COUNT,
+            Net(1),
+            "network recv read packets from /proc/net/dev per network interface"
+        ),
+        def!(
+            "network.interface.in.errors",
+            3,
+            2,
+            u64t,
+            NET_INDOM,
+            c,
+            COUNT,
+            Net(2),
+            "network recv read errors from /proc/net/dev per network interface"
+        ),
+        def!(
+            "network.interface.in.drops",
+            3,
+            3,
+            u64t,
+            NET_INDOM,
+            c,
+            COUNT,
+            Net(3),
+            "network recv read drops from /proc/net/dev per network interface"
+        ),
+        def!(
+            "network.interface.out.bytes",
+            3,
             8,
             u64t,
-            N,
-            i,
+            NET_INDOM,
+            c,
             BYTE,
-            Swap("SwapFree"),
-            "swap free metric from /proc/meminfo"
+            Net(8),
+            "network send bytes from /proc/net/dev per network interface"
         ),
         def!(
-            "swap.pagesin",
-            0,
-            8,
-            u32t,
-            N,
-            c,
-            COUNT,
-            Vmstat("pswpin"),
-            "pages read from swap devices due to demand for physical memory"
-        ),
-        def!(
-            "swap.pagesout",
-            0,
+            "network.interface.out.packets",
+            3,
             9,
-            u32t,
-            N,
+            u64t,
+            NET_INDOM,
             c,
             COUNT,
-            Vmstat("pswpout"),
-            "pages written to swap devices due to demand for physical memory"
+            Net(9),
+            "network send packets from /proc/net/dev per network interface"
+        ),
+        def!(
+            "network.interface.out.errors",
+            3,
+            10,
+            u64t,
+            NET_INDOM,
+            c,
+            COUNT,
+            Net(10),
+            "network send errors from /proc/net/dev per network interface"
+        ),
+        def!(
+            "network.interface.out.drops",
+            3,
+            11,
+            u64t,
+            NET_INDOM,
+            c,
+            COUNT,
+            Net(11),
+            "network send drops from /proc/net/dev per network interface"
         ),
         def!(
             "disk.dev.read",
@@ -1799,94 +1911,6 @@ fn defs() -> Vec<Def> {
             NONE,
             DiskAll(Fx::F(8), 1),
             "aggregate number of I/Os currently in flight"
-        ),
-        def!(
-            "network.interface.in.bytes",
-            3,
-            0,
-            u64t,
-            NET_INDOM,
-            c,
-            BYTE,
-            Net(0),
-            "network recv read bytes from /proc/net/dev per network interface"
-        ),
-        def!(
-            "network.interface.in.packets",
-            3,
-            1,
-            u64t,
-            NET_INDOM,
-            c,
-            COUNT,
-            Net(1),
-            "network recv read packets from /proc/net/dev per network interface"
-        ),
-        def!(
-            "network.interface.in.errors",
-            3,
-            2,
-            u64t,
-            NET_INDOM,
-            c,
-            COUNT,
-            Net(2),
-            "network recv read errors from /proc/net/dev per network interface"
-        ),
-        def!(
-            "network.interface.in.drops",
-            3,
-            3,
-            u64t,
-            NET_INDOM,
-            c,
-            COUNT,
-            Net(3),
-            "network recv read drops from /proc/net/dev per network interface"
-        ),
-        def!(
-            "network.interface.out.bytes",
-            3,
-            8,
-            u64t,
-            NET_INDOM,
-            c,
-            BYTE,
-            Net(8),
-            "network send bytes from /proc/net/dev per network interface"
-        ),
-        def!(
-            "network.interface.out.packets",
-            3,
-            9,
-            u64t,
-            NET_INDOM,
-            c,
-            COUNT,
-            Net(9),
-            "network send packets from /proc/net/dev per network interface"
-        ),
-        def!(
-            "network.interface.out.errors",
-            3,
-            10,
-            u64t,
-            NET_INDOM,
-            c,
-            COUNT,
-            Net(10),
-            "network send errors from /proc/net/dev per network interface"
-        ),
-        def!(
-            "network.interface.out.drops",
-            3,
-            11,
-            u64t,
-            NET_INDOM,
-            c,
-            COUNT,
-            Net(11),
-            "network send drops from /proc/net/dev per network interface"
         ),
         def!(
             "filesys.capacity",
@@ -2534,6 +2558,12 @@ impl Local {
                     .collect();
                 vs::u64s(p, vals)
             }
+            Src::AppVersion => OwnedValueSet {
+                pmid: p,
+                numval: -12350, // PM_ERR_APPVERSION
+                valfmt: 0,
+                values: Vec::new(),
+            },
             Src::NDisk => {
                 let n = self.disks(snap).len() as u32;
                 vs::u32s(p, vec![(-1, n)])
