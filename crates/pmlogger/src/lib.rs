@@ -533,7 +533,7 @@ fn plan(
     // the reference's records) hold a group's metrics in descending PMID order
     for (_, pmids, _) in &mut by_every {
         pmids.retain(|p| states.get(p).is_some_and(|s| s.on));
-        pmids.sort_by(|a, b| b.0.cmp(&a.0));
+        pmids.sort_by_key(|p| std::cmp::Reverse(p.0));
     }
     let start = Instant::now();
     let tasks = by_every
