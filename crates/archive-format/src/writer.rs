@@ -32,6 +32,8 @@ use std::path::{Path, PathBuf};
 
 /// How much a data volume grows between temporal index entries.
 const INDEX_EVERY: u64 = 100_000;
+/// Data written between two starts of writeback.
+const WRITEBACK_EVERY: u64 = 16 << 20;
 /// Buffer size of a buffered writer.
 const BUFFER: usize = 64 << 10;
 /// v2 volumes hold 32-bit offsets.
@@ -93,6 +95,8 @@ pub struct ArchiveWriter {
     vol: u32,
     meta_off: u64,
     data_off: u64,
+    /// How far into the data volume writeback has been started.
+    kicked: u64,
     /// Data offset at which the next index entry becomes due.
     next_index_at: u64,
     /// A temporal index entry is due with the next result (new volume, new indom).
@@ -152,6 +156,7 @@ impl ArchiveWriter {
             vol: 0,
             meta_off: 0,
             data_off: 0,
+            kicked: 0,
             next_index_at: 0,
             index_due: true,
             pending_meta: Vec::new(),
@@ -440,6 +445,9 @@ impl ArchiveWriter {
         self.data_off += len as u64;
         self.total_bytes += len as u64;
         self.fetch_meta_off = None;
+        if self.data_off >= self.kicked + WRITEBACK_EVERY {
+            self.start_writeback()?;
+        }
         if self.opts.flush == FlushPolicy::SyncEveryResult {
             self.data.flush().map_err(|e| Error::io(&dp, &e))?;
             self.data
@@ -566,6 +574,24 @@ impl ArchiveWriter {
         Ok(())
     }
 
+    /// Hands what the data volume holds beyond the last such call to the kernel's
+    /// writeback now (`posix_fadvise(DONTNEED)` starts it without waiting), so that
+    /// the `fsync` at the end has little left to wait for on large outputs.
+    fn start_writeback(&mut self) -> Result<()> {
+        let dp = self.data_path();
+        self.data.flush().map_err(|e| Error::io(&dp, &e))?;
+        let len = std::num::NonZeroU64::new(self.data_off.saturating_sub(self.kicked));
+        // advice only: a kernel that ignores it costs nothing but the wait later
+        let _ = rustix::fs::fadvise(
+            self.data.get_ref(),
+            self.kicked,
+            len,
+            rustix::fs::Advice::DontNeed,
+        );
+        self.kicked = self.data_off;
+        Ok(())
+    }
+
     /// Starts the next data volume; its first record gets an index entry.
     pub fn new_volume(&mut self) -> Result<u32> {
         let start = self.start.unwrap_or(Timestamp::new(0, 0));
@@ -584,6 +610,7 @@ impl ArchiveWriter {
         write_all(&mut f, &l, &np)?;
         self.data = f;
         self.data_off = l.len() as u64;
+        self.kicked = 0;
         self.total_bytes += self.data_off;
         self.index_due = true;
         Ok(self.vol)
