@@ -4,6 +4,7 @@
 
 use super::{finish, header, PduError, R, W};
 
+pub const PDU_FETCH: i32 = 0x7003;
 pub const PDU_DESC_REQ: i32 = 0x7004;
 pub const PDU_DESC: i32 = 0x7005;
 pub const PDU_INSTANCE_REQ: i32 = 0x7006;
@@ -45,6 +46,8 @@ pub enum Reply {
         indom: u32,
         list: Vec<(i32, String)>,
     },
+    /// A fetch's values (only values held in the value word are decoded).
+    Values(Vec<super::ValueList>),
 }
 
 fn pad_str(w: &mut W, s: &str) {
@@ -80,6 +83,32 @@ pub fn desc_req(pmid: u32) -> Vec<u8> {
     let mut w = W(Vec::new());
     w.u32(pmid);
     finish(PDU_DESC_REQ, 0, w)
+}
+
+pub const PDU_PROFILE: i32 = 0x7002;
+
+/// PROFILE: every instance of every instance domain (pmcd wants a profile before
+/// the first fetch; it sends no reply).
+pub fn profile_all_req() -> Vec<u8> {
+    let mut w = W(Vec::new());
+    w.i32(0); // context
+    w.i32(0); // PM_PROFILE_INCLUDE
+    w.i32(0); // no per-indom entries
+    w.i32(0);
+    finish(PDU_PROFILE, 0, w)
+}
+
+/// FETCH: the current values of some metrics.
+pub fn fetch_req(pmids: &[u32]) -> Vec<u8> {
+    let mut w = W(Vec::new());
+    w.i32(0); // context
+    w.i32(0); // unused timestamp
+    w.i32(0);
+    w.i32(pmids.len() as i32);
+    for p in pmids {
+        w.u32(*p);
+    }
+    finish(PDU_FETCH, 0, w)
 }
 
 /// INSTANCE_REQ: every instance of an instance domain.
@@ -156,6 +185,10 @@ pub fn decode_reply(b: &[u8]) -> Result<Reply, PduError> {
             }
             Ok(Reply::Instances { indom, list })
         }
+        super::PDU_RESULT => match super::decode(b)? {
+            super::Pdu::Result { vsets, .. } => Ok(Reply::Values(vsets)),
+            _ => Err(PduError::UnknownType(ptype)),
+        },
         t => Err(PduError::UnknownType(t)),
     }
 }
@@ -195,6 +228,7 @@ mod tests {
         assert_eq!(&req[24..28], &15i32.to_be_bytes());
         assert_eq!(&req[43..44], b"~");
         assert_eq!(instances_req(7).len(), 32);
+        assert_eq!(fetch_req(&[1, 2]).len(), 12 + 16 + 8);
         assert!(decode_reply(&req[..20]).is_err());
     }
 

@@ -100,6 +100,22 @@ pub fn connect(target: &Target, host: &str) -> Result<Conn, String> {
     }
     let port = match target {
         Target::Port(p) => *p,
+        // a logger elsewhere: its port from that host's pmcd, as PCP's pmlc finds it
+        Target::Pid(_) | Target::Primary if !is_local(host) && host != "localhost" => {
+            let want = match target {
+                Target::Pid(pid) => *pid as i32,
+                _ => 0,
+            };
+            let ports = crate::pmcd::Pmcd::connect(host)
+                .and_then(|mut c| c.logger_ports())
+                .ok_or_else(|| archive_format::pm_err_str(-111))?;
+            let port = ports
+                .iter()
+                .find(|(pid, _)| *pid == want)
+                .map(|(_, port)| *port)
+                .ok_or_else(|| archive_format::pm_err_str(-111))?;
+            u16::try_from(port).map_err(|_| archive_format::pm_err_str(-111))?
+        }
         Target::Pid(pid) => {
             let text = std::fs::read_to_string(map_dir().join(pid.to_string()))
                 .map_err(|_| archive_format::pm_err_str(-111))?;

@@ -119,6 +119,22 @@ impl Pmcd {
         }
     }
 
+    /// The control ports of the pmloggers on pmcd's host (`pmcd.pmlogger.port`):
+    /// `(pid, port)`, the primary as pid 0.
+    pub fn logger_ports(&mut self) -> Option<Vec<(i32, u32)>> {
+        let pmid = self.lookup(&["pmcd.pmlogger.port"])?.first().copied()??;
+        self.s.write_all(&p::profile_all_req()).ok()?;
+        match self.call(&p::fetch_req(&[pmid]))? {
+            Reply::Values(v) => Some(
+                v.into_iter()
+                    .filter(|vs| vs.pmid == pmid && vs.numval > 0)
+                    .flat_map(|vs| vs.values)
+                    .collect(),
+            ),
+            _ => None,
+        }
+    }
+
     /// The instances of an instance domain now.
     pub fn instances(&mut self, indom: u32) -> Option<Vec<(i32, String)>> {
         match self.call(&p::instances_req(indom))? {
