@@ -343,7 +343,8 @@ impl Session<'_> {
         match stmt {
             Stmt::Quit => {}
             Stmt::Help => {
-                let _ = write!(self.out, "{HELP}");
+                // the text without the blank line that follows the banner
+                let _ = write!(self.out, "{}", HELP.strip_prefix('\n').unwrap_or(HELP));
             }
             Stmt::Sleep(ms) => std::thread::sleep(std::time::Duration::from_millis(ms)),
             Stmt::Connect(t, host) => {

@@ -339,3 +339,44 @@ fn pid_at_a_host_through_its_pmcd() {
         "{ours}"
     );
 }
+
+/// Interactive mode: the banner, the prompts and `help` as PCP's pmlc prints them.
+#[test]
+fn interactive_prompts_and_help() {
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let mut input = std::io::Cursor::new(b"help\nquit\n".to_vec());
+    pmlc::run(&["-i".to_string()], &mut input, &mut out, &mut err);
+    let ours = String::from_utf8_lossy(&out).into_owned();
+    assert!(
+        ours.starts_with(
+            "Performance Co-Pilot Logger Control (pmlc), Version 6.0.3\n\npmlc commands\n"
+        ),
+        "{ours}"
+    );
+    assert!(ours.contains("\npmlc> pmlc commands\n"), "{ours}");
+    assert!(ours.ends_with("\npmlc> Goodbye\n"), "{ours}");
+    if let Ok(mut p) = Command::new("pmlc")
+        .arg("-i")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+    {
+        p.stdin
+            .take()
+            .expect("stdin")
+            .write_all(b"help\nquit\n")
+            .expect("script");
+        let o = p.wait_with_output().expect("pmlc");
+        assert_eq!(
+            ours,
+            String::from_utf8_lossy(&o.stdout),
+            "ours vs PCP's pmlc -i"
+        );
+    } else {
+        assert!(
+            std::env::var_os("REQUIRE_REFERENCE").is_none(),
+            "REQUIRE_REFERENCE is set but PCP's pmlc is not installed"
+        );
+    }
+}
