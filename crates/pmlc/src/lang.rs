@@ -61,7 +61,7 @@ fn lex(s: &str) -> Result<Vec<Tok>, ()> {
         } else if "{}[],@".contains(c) {
             out.push(Tok::Sym(c));
             i += 1;
-        } else if c == '"' || c == '\'' {
+        } else if c == '"' {
             let start = i + 1;
             let mut j = start;
             while j < b.len() && b[j] != c {
@@ -74,7 +74,7 @@ fn lex(s: &str) -> Result<Vec<Tok>, ()> {
             i = j + 1;
         } else {
             let start = i;
-            while i < b.len() && !b[i].is_whitespace() && !"{}[],@\"'".contains(b[i]) {
+            while i < b.len() && !b[i].is_whitespace() && !"{}[],@\"".contains(b[i]) {
                 i += 1;
             }
             let w: String = b[start..i].iter().collect();
@@ -195,6 +195,24 @@ impl P {
         };
         Ok(Freq::Millis((n * scale).round() as u64))
     }
+}
+
+/// The first character PCP's pmlc lexer does not accept (outside double quotes):
+/// it reports "Unexpected character" for it.
+pub fn bad_char(text: &str) -> Option<char> {
+    let mut quoted = false;
+    for c in text.chars() {
+        if c == '"' {
+            quoted = !quoted;
+        } else if !(quoted
+            || c.is_ascii_alphanumeric()
+            || c.is_whitespace()
+            || "_.-?{}[],@".contains(c))
+        {
+            return Some(c);
+        }
+    }
+    None
 }
 
 /// Parses one statement.

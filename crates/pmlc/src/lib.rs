@@ -231,6 +231,7 @@ pub fn run(
     }
     let mut line_no = 0usize;
     let mut pending = String::new();
+    let mut swallow = false;
     let mut depth = 0i32;
     loop {
         if interactive {
@@ -261,6 +262,22 @@ pub fn run(
         depth = 0;
         let text = std::mem::take(&mut pending);
         if text.trim().is_empty() {
+            continue;
+        }
+        // after an illegal character PCP's parser, recovering, takes the next
+        // statement as a syntax error
+        if swallow {
+            swallow = false;
+            let _ = writeln!(s.err, "Error [<stdin>, line {line_no}]\nsyntax error");
+            continue;
+        }
+        if let Some(c) = lang::bad_char(&text) {
+            let _ = writeln!(
+                s.err,
+                "Error [<stdin>, line {line_no}]\nUnexpected character '{c}'"
+            );
+            s.failed = true;
+            swallow = true;
             continue;
         }
         match lang::parse(&text) {

@@ -380,3 +380,48 @@ fn interactive_prompts_and_help() {
         );
     }
 }
+
+/// Characters PCP's pmlc lexer does not take: "Unexpected character", and the
+/// statement after it is lost to the parser's recovery, as in PCP's pmlc.
+#[test]
+fn illegal_characters_as_pcps() {
+    let scripts = [
+        "timezone 'UTC'\nhelp\nquit\n",
+        "status !\nstatus\nquit\n",
+        "timezone \"UTC\"\nquit\n",
+    ];
+    let want0 = "Error [<stdin>, line 1]\nUnexpected character '''\nError [<stdin>, line 2]\nsyntax error\n";
+    for (n, script) in scripts.iter().enumerate() {
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let mut input = std::io::Cursor::new(script.as_bytes().to_vec());
+        pmlc::run(&[], &mut input, &mut out, &mut err);
+        let (out, err) = (
+            String::from_utf8_lossy(&out).into_owned(),
+            String::from_utf8_lossy(&err).into_owned(),
+        );
+        if n == 0 {
+            assert_eq!(err, want0);
+            assert_eq!(out, "Goodbye\n");
+        }
+        let Ok(mut p) = Command::new("pmlc")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+        else {
+            assert!(
+                std::env::var_os("REQUIRE_REFERENCE").is_none(),
+                "REQUIRE_REFERENCE is set but PCP's pmlc is not installed"
+            );
+            continue;
+        };
+        p.stdin
+            .take()
+            .expect("stdin")
+            .write_all(script.as_bytes())
+            .expect("script");
+        let o = p.wait_with_output().expect("pmlc");
+        assert_eq!(out, String::from_utf8_lossy(&o.stdout), "script {n}");
+        assert_eq!(err, String::from_utf8_lossy(&o.stderr), "script {n}");
+    }
+}
