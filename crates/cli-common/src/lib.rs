@@ -5,6 +5,7 @@
 pub mod debug;
 pub mod exit;
 pub mod getopt;
+pub mod pcpconf;
 pub mod pmns;
 pub mod timefmt;
 pub mod window;

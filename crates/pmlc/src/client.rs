@@ -5,38 +5,8 @@ use pdu::{decode, encode, read_frame, Pdu};
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::os::unix::net::UnixStream;
-use std::path::{Path, PathBuf};
 
-/// A PCP directory variable: the environment, else /etc/pcp.conf, else `default`.
-fn pcp_dir(var: &str, default: &str) -> PathBuf {
-    let key = format!("{var}=");
-    let dir = std::env::var(var).ok().or_else(|| {
-        let conf = std::env::var("PCP_CONF").unwrap_or_else(|_| "/etc/pcp.conf".into());
-        std::fs::read_to_string(conf).ok().and_then(|t| {
-            t.lines().find_map(|l| {
-                l.trim()
-                    .strip_prefix(key.as_str())
-                    .map(|v| v.trim().to_string())
-            })
-        })
-    });
-    PathBuf::from(dir.unwrap_or_else(|| default.into()))
-}
-
-/// `$PCP_TMP_DIR/pmlogger`, where pmloggers leave their map files.
-pub fn map_dir() -> PathBuf {
-    pcp_dir("PCP_TMP_DIR", "/var/lib/pcp/tmp").join("pmlogger")
-}
-
-/// Where a local pmlogger's unix socket may be: `$PCP_RUN_DIR/<name>`, then
-/// `$HOME/.pcp/run/<name>`.
-fn socket_paths(name: &str) -> Vec<PathBuf> {
-    let mut v = vec![pcp_dir("PCP_RUN_DIR", "/run/pcp").join(name)];
-    if let Some(home) = std::env::var_os("HOME") {
-        v.push(Path::new(&home).join(".pcp").join("run").join(name));
-    }
-    v
-}
+pub use cli_common::pcpconf::logger_map_dir as map_dir;
 
 /// A byte stream to a pmlogger: TCP or the unix socket.
 trait Stream: Read + Write {}
@@ -63,11 +33,7 @@ pub struct Conn {
 }
 
 fn tcp_host(host: &str) -> &str {
-    if host.is_empty()
-        || host.starts_with("local:")
-        || host.starts_with("unix:")
-        || host == "localhost"
-    {
+    if this_host(host) {
         "127.0.0.1"
     } else {
         host
@@ -79,8 +45,14 @@ fn os_text(e: &std::io::Error) -> String {
     archive_format::pm_err_str(-e.raw_os_error().unwrap_or(111))
 }
 
+/// A host spec that may use unix sockets (`local:`, `unix:`, none).
 fn is_local(host: &str) -> bool {
     host.is_empty() || host.starts_with("local:") || host.starts_with("unix:")
+}
+
+/// A host spec naming this machine (the unix-socket ones, or `localhost`).
+pub fn this_host(host: &str) -> bool {
+    is_local(host) || host == "localhost"
 }
 
 /// Connects and does the handshake. Errors are the text after `...: `.
@@ -92,7 +64,10 @@ pub fn connect(target: &Target, host: &str) -> Result<Conn, String> {
         _ => None,
     };
     if let Some(name) = socket {
-        for path in socket_paths(&name) {
+        for path in cli_common::pcpconf::logger_socket_dirs()
+            .into_iter()
+            .map(|d| d.join(&name))
+        {
             if let Ok(s) = UnixStream::connect(&path) {
                 return handshake(Box::new(s), true, target, 0);
             }
@@ -101,7 +76,7 @@ pub fn connect(target: &Target, host: &str) -> Result<Conn, String> {
     let port = match target {
         Target::Port(p) => *p,
         // a logger elsewhere: its port from that host's pmcd, as PCP's pmlc finds it
-        Target::Pid(_) | Target::Primary if !is_local(host) && host != "localhost" => {
+        Target::Pid(_) | Target::Primary if !this_host(host) => {
             let want = match target {
                 Target::Pid(pid) => *pid as i32,
                 _ => 0,

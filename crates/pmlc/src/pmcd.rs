@@ -22,18 +22,6 @@ pub struct Pmcd {
 /// Replies larger than this are refused (a whole namespace traversal fits).
 const REPLY_LIMIT: usize = 64 << 20;
 
-fn run_dir() -> std::path::PathBuf {
-    let key = "PCP_RUN_DIR=";
-    let dir = std::env::var("PCP_RUN_DIR").ok().or_else(|| {
-        let conf = std::env::var("PCP_CONF").unwrap_or_else(|_| "/etc/pcp.conf".into());
-        std::fs::read_to_string(conf).ok().and_then(|t| {
-            t.lines()
-                .find_map(|l| l.trim().strip_prefix(key).map(|v| v.trim().to_string()))
-        })
-    });
-    std::path::PathBuf::from(dir.unwrap_or_else(|| "/run/pcp".into()))
-}
-
 fn port() -> u16 {
     std::env::var("PMCD_PORT")
         .ok()
@@ -45,15 +33,12 @@ impl Pmcd {
     /// Connects to the pmcd of `host` and does the handshake; `None` when there is
     /// no pmcd to talk to.
     pub fn connect(host: &str) -> Option<Pmcd> {
-        let local = host.is_empty()
-            || host.starts_with("local:")
-            || host.starts_with("unix:")
-            || host == "localhost";
+        let local = crate::client::this_host(host);
         let mut s: Option<Box<dyn Stream>> = None;
         if local {
             let sock = std::env::var("PMCD_SOCKET")
                 .map(std::path::PathBuf::from)
-                .unwrap_or_else(|_| run_dir().join("pmcd.socket"));
+                .unwrap_or_else(|_| cli_common::pcpconf::run_dir().join("pmcd.socket"));
             if let Ok(u) = UnixStream::connect(sock) {
                 let _ = u.set_read_timeout(Some(Duration::from_secs(10)));
                 s = Some(Box::new(u));

@@ -59,12 +59,12 @@ impl Drop for ControlPort {
 
 /// `$PCP_TMP_DIR/pmlogger/primary`, the primary logger's link to its map file.
 fn primary_link() -> PathBuf {
-    pcp_tmp_dir().join("pmlogger").join("primary")
+    cli_common::pcpconf::logger_map_dir().join("primary")
 }
 
 /// `$PCP_RUN_DIR/pmlogger.primary.socket`, the link to the primary's socket.
 fn primary_socket_link() -> PathBuf {
-    pcp_dir("PCP_RUN_DIR", "/run/pcp").join("pmlogger.primary.socket")
+    cli_common::pcpconf::run_dir().join("pmlogger.primary.socket")
 }
 
 /// The pid a link's target names (`.../<pid>` or `.../pmlogger.<pid>.socket`).
@@ -90,7 +90,8 @@ pub fn primary_running() -> Option<String> {
         )),
         Some(pid) => {
             let _ = std::fs::remove_file(&link);
-            let _ = std::fs::remove_file(pcp_tmp_dir().join("pmlogger").join(pid.to_string()));
+            let _ =
+                std::fs::remove_file(cli_common::pcpconf::logger_map_dir().join(pid.to_string()));
             let _ = std::fs::remove_file(primary_socket_link());
             None
         }
@@ -136,39 +137,11 @@ enum Peer {
     Unix(Option<u32>, String),
 }
 
-/// A PCP directory variable: the environment, else /etc/pcp.conf, else PCP's default.
-pub fn pcp_dir(var: &str, default: &str) -> PathBuf {
-    if let Ok(d) = std::env::var(var) {
-        return PathBuf::from(d);
-    }
-    let conf = std::env::var("PCP_CONF").unwrap_or_else(|_| "/etc/pcp.conf".into());
-    let key = format!("{var}=");
-    std::fs::read_to_string(conf)
-        .ok()
-        .and_then(|t| {
-            t.lines().find_map(|l| {
-                l.trim()
-                    .strip_prefix(key.as_str())
-                    .map(|v| v.trim().to_string())
-            })
-        })
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(default))
-}
-
-fn pcp_tmp_dir() -> PathBuf {
-    pcp_dir("PCP_TMP_DIR", "/var/lib/pcp/tmp")
-}
-
 /// Makes the unix socket: `$PCP_RUN_DIR/pmlogger.<pid>.socket`, else the same name
 /// under `$HOME/.pcp/run`.
 fn unix_socket(pid: u32) -> Option<(UnixListener, PathBuf)> {
     let name = format!("pmlogger.{pid}.socket");
-    let mut dirs = vec![pcp_dir("PCP_RUN_DIR", "/run/pcp")];
-    if let Some(home) = std::env::var_os("HOME") {
-        dirs.push(Path::new(&home).join(".pcp").join("run"));
-    }
-    for dir in dirs {
+    for dir in cli_common::pcpconf::logger_socket_dirs() {
         let path = dir.join(&name);
         let _ = std::fs::remove_file(&path);
         if std::fs::create_dir_all(&dir).is_err() {
@@ -211,7 +184,7 @@ pub fn start(
     }
     let (listener, port) = bound?;
     let pid = std::process::id();
-    let map_dir = pcp_tmp_dir().join("pmlogger");
+    let map_dir = cli_common::pcpconf::logger_map_dir();
     let map_file = map_dir.join(pid.to_string());
     let wrote = std::fs::create_dir_all(&map_dir).is_ok()
         && std::fs::write(

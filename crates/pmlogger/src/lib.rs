@@ -484,12 +484,7 @@ fn plan(
                         source.instances(indom)
                     };
                     instances.retain(|i| {
-                        // by name, by the name up to its first space, or by number
-                        let known = now.iter().any(|(id, n)| {
-                            n == i
-                                || n.split_once(' ').is_some_and(|(h, _)| h == i)
-                                || i.parse::<i32>() == Ok(*id)
-                        });
+                        let known = now.iter().any(|(id, n)| names_instance(i, *id, n));
                         if !known {
                             let name = source.metric(p).map_or("", |x| x.name);
                             let _ = writeln!(
@@ -682,6 +677,12 @@ fn record(
     }
 }
 
+/// Whether a configuration's instance `spec` names instance `id` called `name`:
+/// by name, by the name up to its first space, or by number (as pmLookupInDom).
+fn names_instance(spec: &str, id: i32, name: &str) -> bool {
+    spec == name || name.split(' ').next() == Some(spec) || spec.parse::<i32>() == Ok(id)
+}
+
 /// `-r`: what a group of metrics costs, in the reference's words (the size is our
 /// record's, where the reference counts the PDU pmcd sent it).
 fn report(t: &Task, source: &dyn MetricSource, bytes: u64) -> String {
@@ -813,11 +814,7 @@ fn write_fetch(
         if let Some(want) = instances.get(&vs.pmid) {
             let keep: Vec<i32> = all
                 .iter()
-                .filter(|(id, n)| {
-                    want.iter().any(|x| {
-                        x == n || n.split(' ').next() == Some(x) || x.parse::<i32>() == Ok(*id)
-                    })
-                })
+                .filter(|(id, n)| want.iter().any(|x| names_instance(x, *id, n)))
                 .map(|(i, _)| *i)
                 .collect();
             vs.values.retain(|(i, _)| keep.contains(i));
