@@ -3,9 +3,10 @@
 //! logger: the transcripts must be the same (time stamps aside). (PCP's pmlc with our
 //! pmlogger is tested in crates/pmlogger/tests/control.rs.)
 
-use std::io::Write;
+mod common;
+
+use common::{our_pmlc, pcp_pmlc, reference_pmlogger, spawn_pcp_logger};
 use std::path::Path;
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 const SCRIPT: &str = "query { kernel.all.load hinv.ncpu mem.util.free }\nadvisory off mem.util.free\nquery mem.util.free\nlog mandatory on 400 msec hinv.ncpu\nquery hinv.ncpu\nnew volume\nflush\nstatus\nquit\n";
@@ -31,16 +32,6 @@ fn mask(s: &str) -> String {
             format!("{l}\n")
         })
         .collect()
-}
-
-fn ours(args: &[String]) -> (String, String) {
-    let (mut out, mut err) = (Vec::new(), Vec::new());
-    let mut input = std::io::Cursor::new(SCRIPT.as_bytes().to_vec());
-    pmlc::run(args, &mut input, &mut out, &mut err);
-    (
-        String::from_utf8_lossy(&out).into_owned(),
-        String::from_utf8_lossy(&err).into_owned(),
-    )
 }
 
 fn wait_for_map(pid: u32) {
@@ -109,7 +100,7 @@ fn our_pmlc_with_our_pmlogger_and_with_pcps() {
         .collect();
     let logger = std::thread::spawn(move || pmlogger::run(&args, &mut std::io::sink()));
     wait_for_map(std::process::id());
-    let (out, err) = ours(&[std::process::id().to_string()]);
+    let (out, err, _) = our_pmlc(&[&std::process::id().to_string()], SCRIPT.as_bytes());
     let want = WANT.replace("HOST", &hostname());
     assert_eq!(mask(&out), want, "stderr: {err}");
     assert_eq!(err, "New log volume 1\n");
@@ -117,57 +108,23 @@ fn our_pmlc_with_our_pmlogger_and_with_pcps() {
     assert!(Path::new(&format!("{base}.1")).exists());
 
     // PCP's pmlogger: our pmlc and PCP's pmlc say the same
-    let reference = Path::new("/usr/lib/pcp/bin/pmlogger");
-    let pmcd_up = Command::new("pminfo")
-        .arg("hinv.ncpu")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !reference.exists() || !pmcd_up {
-        assert!(
-            std::env::var_os("REQUIRE_REFERENCE").is_none(),
-            "REQUIRE_REFERENCE is set but PCP's pmlogger or pmcd is not there"
-        );
-        eprintln!("skipping the PCP pairing: PCP's pmlogger and pmcd are not running");
+    let Some(reference) = reference_pmlogger("hinv.ncpu") else {
         return;
-    }
+    };
     std::env::remove_var("PMLOGGER_PORT");
     std::env::remove_var("PMLOGGER_LOCAL");
     let mut transcripts = Vec::new();
     for who in ["pcp", "ours"] {
         let arch = dir.path().join(format!("ref-{who}"));
-        let mut child = Command::new(reference)
-            .env_remove("PMLOGGER_PORT")
-            .env_remove("PMLOGGER_LOCAL")
-            .args(["-c", &cfg, "-l", &format!("{log}.{who}"), "-s", "12"])
-            .arg(&arch)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("PCP's pmlogger");
+        let rlog = Path::new(&format!("{log}.{who}")).to_path_buf();
+        let mut child = spawn_pcp_logger(reference, Path::new(&cfg), &rlog, 12, &arch);
         wait_for_map(child.id());
         let pid = child.id().to_string();
         let (out, err) = if who == "ours" {
-            ours(&[pid])
+            let (o, e, _) = our_pmlc(&[&pid], SCRIPT.as_bytes());
+            (o, e)
         } else {
-            let mut p = Command::new("pmlc")
-                .env_remove("PMLOGGER_PORT")
-                .env_remove("PMLOGGER_LOCAL")
-                .arg(&pid)
-                .stdin(Stdio::piped())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .spawn()
-                .expect("PCP's pmlc");
-            p.stdin
-                .take()
-                .expect("stdin")
-                .write_all(SCRIPT.as_bytes())
-                .expect("script");
-            let o = p.wait_with_output().expect("pmlc");
-            (
-                String::from_utf8_lossy(&o.stdout).into_owned(),
-                String::from_utf8_lossy(&o.stderr).into_owned(),
-            )
+            pcp_pmlc(&[&pid], SCRIPT.as_bytes()).expect("PCP's pmlc is installed with pmlogger")
         };
         let _ = child.wait();
         transcripts.push((mask(&out), err));
@@ -186,67 +143,30 @@ const SAMPLE_SCRIPT: &str = "query { sample.long.one sample.colour sample.bin }\
 
 #[test]
 fn names_through_pmcd_as_pcps_pmlc() {
-    let reference = Path::new("/usr/lib/pcp/bin/pmlogger");
-    let sample_up = Command::new("pminfo")
-        .arg("sample.long.one")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !reference.exists() || !sample_up {
-        assert!(
-            std::env::var_os("REQUIRE_REFERENCE").is_none(),
-            "REQUIRE_REFERENCE is set but PCP's pmlogger or pmcd with the sample agent is not there"
-        );
-        eprintln!("skipping: PCP's pmlogger and pmcd with the sample agent are not running");
+    let Some(reference) = reference_pmlogger("sample.long.one") else {
         return;
-    }
+    };
     let dir = tempfile::tempdir().expect("tempdir");
     std::fs::write(dir.path().join("config"), SAMPLE_CONFIG).expect("config");
     let mut transcripts = Vec::new();
     for who in ["pcp", "ours"] {
         let arch = dir.path().join(format!("s-{who}"));
-        let mut child = Command::new(reference)
-            .env_remove("PMLOGGER_PORT")
-            .env_remove("PMLOGGER_LOCAL")
-            .arg("-c")
-            .arg(dir.path().join("config"))
-            .arg("-l")
-            .arg(dir.path().join(format!("log-{who}")))
-            .args(["-s", "16"])
-            .arg(&arch)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("PCP's pmlogger");
+        let mut child = spawn_pcp_logger(
+            reference,
+            &dir.path().join("config"),
+            &dir.path().join(format!("log-{who}")),
+            16,
+            &arch,
+        );
         wait_for_map(child.id());
         let pid = child.id().to_string();
         let (out, err, failed) = if who == "ours" {
-            let (mut out, mut err) = (Vec::new(), Vec::new());
-            let mut input = std::io::Cursor::new(SAMPLE_SCRIPT.as_bytes().to_vec());
-            let rc = pmlc::run(&[pid], &mut input, &mut out, &mut err);
-            (
-                String::from_utf8_lossy(&out).into_owned(),
-                String::from_utf8_lossy(&err).into_owned(),
-                rc != 0,
-            )
+            let (o, e, rc) = our_pmlc(&[&pid], SAMPLE_SCRIPT.as_bytes());
+            (o, e, rc != 0)
         } else {
-            let mut p = Command::new("pmlc")
-                .arg(&pid)
-                .stdin(Stdio::piped())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .spawn()
-                .expect("PCP's pmlc");
-            p.stdin
-                .take()
-                .expect("stdin")
-                .write_all(SAMPLE_SCRIPT.as_bytes())
-                .expect("script");
-            let o = p.wait_with_output().expect("pmlc");
-            (
-                String::from_utf8_lossy(&o.stdout).into_owned(),
-                String::from_utf8_lossy(&o.stderr).into_owned(),
-                false,
-            )
+            let (o, e) = pcp_pmlc(&[&pid], SAMPLE_SCRIPT.as_bytes())
+                .expect("PCP's pmlc is installed with pmlogger");
+            (o, e, false)
         };
         assert!(child.wait().expect("pmlogger").success());
         // whether a metric just turned on has been logged yet ("nl") depends on
@@ -278,62 +198,30 @@ fn names_through_pmcd_as_pcps_pmlc() {
 /// host's pmcd (`pmcd.pmlogger.port`), for our pmlc as for PCP's.
 #[test]
 fn pid_at_a_host_through_its_pmcd() {
-    let reference = Path::new("/usr/lib/pcp/bin/pmlogger");
-    let pmcd_up = Command::new("pminfo")
-        .arg("pmcd.pmlogger.port")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !reference.exists() || !pmcd_up {
-        assert!(
-            std::env::var_os("REQUIRE_REFERENCE").is_none(),
-            "REQUIRE_REFERENCE is set but PCP's pmlogger or pmcd is not there"
-        );
-        eprintln!("skipping: PCP's pmlogger and pmcd are not running");
+    let Some(reference) = reference_pmlogger("pmcd.pmlogger.port") else {
         return;
-    }
+    };
     let dir = tempfile::tempdir().expect("tempdir");
     std::fs::write(dir.path().join("config"), CONFIG).expect("config");
-    let mut child = Command::new(reference)
-        .env_remove("PMLOGGER_PORT")
-        .env_remove("PMLOGGER_LOCAL")
-        .arg("-c")
-        .arg(dir.path().join("config"))
-        .arg("-l")
-        .arg(dir.path().join("log"))
-        .args(["-s", "12"])
-        .arg(dir.path().join("arch"))
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("PCP's pmlogger");
+    let mut child = spawn_pcp_logger(
+        reference,
+        &dir.path().join("config"),
+        &dir.path().join("log"),
+        12,
+        &dir.path().join("arch"),
+    );
     wait_for_map(child.id());
     let pid = child.id().to_string();
     let script = b"query hinv.ncpu\nquit\n";
-    let (mut out, mut err) = (Vec::new(), Vec::new());
-    let mut input = std::io::Cursor::new(script.to_vec());
-    let args: Vec<String> = vec!["-h".into(), "127.0.0.1".into(), pid.clone()];
-    pmlc::run(&args, &mut input, &mut out, &mut err);
-    let mut p = Command::new("pmlc")
-        .args(["-h", "127.0.0.1", &pid])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("PCP's pmlc");
-    p.stdin
-        .take()
-        .expect("stdin")
-        .write_all(script)
-        .expect("script");
-    let o = p.wait_with_output().expect("pmlc");
+    let (ours, err, _) = our_pmlc(&["-h", "127.0.0.1", &pid], script);
+    let theirs = pcp_pmlc(&["-h", "127.0.0.1", &pid], script);
     let _ = child.wait();
-    let ours = String::from_utf8_lossy(&out).into_owned();
-    let theirs = String::from_utf8_lossy(&o.stdout).into_owned();
+    let (theirs, _) = theirs.expect("PCP's pmlc is installed with pmlogger");
     assert!(
         theirs.starts_with("Connected to pmlogger on port "),
         "PCP's pmlc: {theirs}"
     );
-    assert_eq!(ours, theirs, "stderr: {}", String::from_utf8_lossy(&err));
+    assert_eq!(ours, theirs, "stderr: {err}");
     assert!(
         ours.contains("hinv.ncpu\n    mand on         200 msec\n"),
         "{ours}"
@@ -343,10 +231,8 @@ fn pid_at_a_host_through_its_pmcd() {
 /// Interactive mode: the banner, the prompts and `help` as PCP's pmlc prints them.
 #[test]
 fn interactive_prompts_and_help() {
-    let (mut out, mut err) = (Vec::new(), Vec::new());
-    let mut input = std::io::Cursor::new(b"help\nquit\n".to_vec());
-    pmlc::run(&["-i".to_string()], &mut input, &mut out, &mut err);
-    let ours = String::from_utf8_lossy(&out).into_owned();
+    let script = b"help\nquit\n";
+    let (ours, _, _) = our_pmlc(&["-i"], script);
     assert!(
         ours.starts_with(
             "Performance Co-Pilot Logger Control (pmlc), Version 6.0.3\n\npmlc commands\n"
@@ -355,29 +241,8 @@ fn interactive_prompts_and_help() {
     );
     assert!(ours.contains("\npmlc> pmlc commands\n"), "{ours}");
     assert!(ours.ends_with("\npmlc> Goodbye\n"), "{ours}");
-    if let Ok(mut p) = Command::new("pmlc")
-        .arg("-i")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-    {
-        p.stdin
-            .take()
-            .expect("stdin")
-            .write_all(b"help\nquit\n")
-            .expect("script");
-        let o = p.wait_with_output().expect("pmlc");
-        assert_eq!(
-            ours,
-            String::from_utf8_lossy(&o.stdout),
-            "ours vs PCP's pmlc -i"
-        );
-    } else {
-        assert!(
-            std::env::var_os("REQUIRE_REFERENCE").is_none(),
-            "REQUIRE_REFERENCE is set but PCP's pmlc is not installed"
-        );
+    if let Some((theirs, _)) = pcp_pmlc(&["-i"], script) {
+        assert_eq!(ours, theirs, "ours vs PCP's pmlc -i");
     }
 }
 
@@ -392,36 +257,13 @@ fn illegal_characters_as_pcps() {
     ];
     let want0 = "Error [<stdin>, line 1]\nUnexpected character '''\nError [<stdin>, line 2]\nsyntax error\n";
     for (n, script) in scripts.iter().enumerate() {
-        let (mut out, mut err) = (Vec::new(), Vec::new());
-        let mut input = std::io::Cursor::new(script.as_bytes().to_vec());
-        pmlc::run(&[], &mut input, &mut out, &mut err);
-        let (out, err) = (
-            String::from_utf8_lossy(&out).into_owned(),
-            String::from_utf8_lossy(&err).into_owned(),
-        );
+        let (out, err, _) = our_pmlc(&[], script.as_bytes());
         if n == 0 {
             assert_eq!(err, want0);
             assert_eq!(out, "Goodbye\n");
         }
-        let Ok(mut p) = Command::new("pmlc")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-        else {
-            assert!(
-                std::env::var_os("REQUIRE_REFERENCE").is_none(),
-                "REQUIRE_REFERENCE is set but PCP's pmlc is not installed"
-            );
-            continue;
-        };
-        p.stdin
-            .take()
-            .expect("stdin")
-            .write_all(script.as_bytes())
-            .expect("script");
-        let o = p.wait_with_output().expect("pmlc");
-        assert_eq!(out, String::from_utf8_lossy(&o.stdout), "script {n}");
-        assert_eq!(err, String::from_utf8_lossy(&o.stderr), "script {n}");
+        if let Some(theirs) = pcp_pmlc(&[], script.as_bytes()) {
+            assert_eq!((out, err), theirs, "script {n}");
+        }
     }
 }

@@ -2,6 +2,9 @@
 //! log lines are what PCP 6.0.3's pmlogger writes for it; where the reference is
 //! installed the syntax-error cases are also run through it and compared live.
 
+#[path = "../../pmlc/tests/common/mod.rs"]
+mod common;
+
 use std::path::Path;
 use std::process::Command;
 
@@ -88,15 +91,10 @@ fn messages_are_the_references() {
 
 #[test]
 fn syntax_errors_as_the_reference_reports_them_live() {
-    let reference = Path::new("/usr/lib/pcp/bin/pmlogger");
-    if !reference.exists() {
-        assert!(
-            std::env::var_os("REQUIRE_REFERENCE").is_none(),
-            "REQUIRE_REFERENCE is set but PCP's pmlogger is not installed"
-        );
-        eprintln!("skipping: PCP's pmlogger is not installed");
+    // the reference parses its configuration after reaching pmcd
+    let Some(reference) = common::reference_pmlogger("hinv.ncpu") else {
         return;
-    }
+    };
     let dir = tempfile::tempdir().expect("tempdir");
     for (n, (config, want)) in CASES.iter().enumerate() {
         if !want.starts_with("Specification error") {
@@ -150,19 +148,9 @@ fn report_as_the_reference() {
     assert!(st.success());
     let log = std::fs::read_to_string(dir.path().join("log")).expect("log");
     assert!(log.contains(REPORT), "{log}");
-    let reference = Path::new("/usr/lib/pcp/bin/pmlogger");
-    let pmcd_up = Command::new("pminfo")
-        .arg("hinv.ncpu")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !reference.exists() || !pmcd_up {
-        assert!(
-            std::env::var_os("REQUIRE_REFERENCE").is_none(),
-            "REQUIRE_REFERENCE is set but PCP's pmlogger or pmcd is not there"
-        );
-        eprintln!("skipping the live comparison: PCP's pmlogger and pmcd are not running");
+    let Some(reference) = common::reference_pmlogger("hinv.ncpu") else {
         return;
-    }
+    };
     let st = Command::new(reference)
         .current_dir(dir.path())
         .args(["-V", "2", "-r", "-c", "c", "-l", "rlog", "-s", "12", "ref"])

@@ -2,28 +2,15 @@
 //! flush, a logging change), and hostile clients neither crash it, nor stall its
 //! sampling, nor change its logging.
 
+#[path = "../../pmlc/tests/common/mod.rs"]
+mod common;
+
+use common::{our_pmlc, pcp_pmlc};
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::time::{Duration, Instant};
-
-fn pmlc_installed() -> bool {
-    let ok = Command::new("pmlc")
-        .arg("-?")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok();
-    if !ok {
-        assert!(
-            std::env::var_os("REQUIRE_REFERENCE").is_none(),
-            "REQUIRE_REFERENCE is set but PCP's pmlc is not installed"
-        );
-        eprintln!("skipping: PCP's pmlc is not installed");
-    }
-    ok
-}
 
 /// Starts our pmlogger on `port` and waits until its control port answers.
 fn start(dir: &Path, config: &str, args: &[&str], port: u16) -> Child {
@@ -62,9 +49,6 @@ fn stamps(base: &Path) -> Vec<f64> {
 
 #[test]
 fn reference_pmlc_drives_our_pmlogger() {
-    if !pmlc_installed() {
-        return;
-    }
     let dir = tempfile::tempdir().expect("tempdir");
     let port = 4700 + (std::process::id() % 200) as u16;
     let mut child = start(
@@ -73,23 +57,13 @@ fn reference_pmlc_drives_our_pmlogger() {
         &["-s", "15"],
         port,
     );
-    let mut pmlc = Command::new("pmlc")
-        .args(["-p", &port.to_string()])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("pmlc");
-    pmlc.stdin
-        .take()
-        .expect("stdin")
-        .write_all(
-            b"query { kernel.all.load hinv.ncpu mem.util.free }\nadvisory off mem.util.free\nquery mem.util.free\nnew volume\nflush\nstatus\nquit\n",
-        )
-        .expect("commands");
-    let out = pmlc.wait_with_output().expect("pmlc output");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let Some((stdout, stderr)) = pcp_pmlc(
+        &["-p", &port.to_string()],
+        b"query { kernel.all.load hinv.ncpu mem.util.free }\nadvisory off mem.util.free\nquery mem.util.free\nnew volume\nflush\nstatus\nquit\n",
+    ) else {
+        let _ = child.wait();
+        return;
+    };
     // what PCP's pmlc prints for PCP's pmlogger logging the same configuration
     let want = "kernel.all.load\n    mand on         200 msec [1 or \"1 minute\"]\n    mand on         200 msec [5 or \"5 minute\"]\n    mand on         200 msec [15 or \"15 minute\"]\n\nhinv.ncpu\n    mand on         200 msec\n\nmem.util.free\n    adv  on           1 sec \n\nmem.util.free\n    adv  off                \n\n";
     let got: String = stdout
@@ -211,17 +185,8 @@ fn access_rules_are_enforced_as_pcps() {
     let want_out = "hinv.ncpu\n    mand on         200 msec\n\nhinv.ncpu\n    mand on         200 msec\n\nmem.util.free\n    adv  off                \n\nlog volume       0\nGoodbye\n";
     let want_err = "Error receiving response from pmlogger: No permission to perform requested operation\nError: No permission to perform requested operation\n";
     // our pmlc, in-process
-    let (mut out, mut err) = (Vec::new(), Vec::new());
-    let args: Vec<String> = ["-h", "localhost", "-p", &port.to_string()]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-    let mut input = std::io::Cursor::new(ACCESS_SCRIPT.as_bytes().to_vec());
-    let status = pmlc::run(&args, &mut input, &mut out, &mut err);
-    let (out, err) = (
-        String::from_utf8_lossy(&out).into_owned(),
-        String::from_utf8_lossy(&err).into_owned(),
-    );
+    let args = ["-h", "localhost", "-p", &port.to_string()];
+    let (out, err, status) = our_pmlc(&args, ACCESS_SCRIPT.as_bytes());
     assert_eq!(mask(&out), want_out, "our pmlc; stderr: {err}");
     assert_eq!(err, want_err, "our pmlc");
     assert_ne!(
@@ -229,22 +194,9 @@ fn access_rules_are_enforced_as_pcps() {
         "our pmlc reports the refusals in its exit status"
     );
     // PCP's pmlc, where installed
-    if pmlc_installed() {
-        let mut p = Command::new("pmlc")
-            .args(["-h", "localhost", "-p", &port.to_string()])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("pmlc");
-        p.stdin
-            .take()
-            .expect("stdin")
-            .write_all(ACCESS_SCRIPT.as_bytes())
-            .expect("script");
-        let o = p.wait_with_output().expect("pmlc");
-        assert_eq!(mask(&String::from_utf8_lossy(&o.stdout)), want_out);
-        assert_eq!(String::from_utf8_lossy(&o.stderr), want_err);
+    if let Some((out, err)) = pcp_pmlc(&args, ACCESS_SCRIPT.as_bytes()) {
+        assert_eq!(mask(&out), want_out);
+        assert_eq!(err, want_err);
     }
     assert!(child.wait().expect("pmlogger").success());
     assert!(!dir.path().join("arch.1").exists(), "a refused new volume");
@@ -285,15 +237,12 @@ fn access_rules_are_enforced_as_pcps() {
         &["-s", "8"],
         port + 1,
     );
-    let (mut out, mut err) = (Vec::new(), Vec::new());
-    let args: Vec<String> = ["-h", "localhost", "-p", &(port + 1).to_string()]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-    let mut input = std::io::Cursor::new(b"status\n".to_vec());
-    pmlc::run(&args, &mut input, &mut out, &mut err);
+    let (_, err, _) = our_pmlc(
+        &["-h", "localhost", "-p", &(port + 1).to_string()],
+        b"status\n",
+    );
     assert_eq!(
-        String::from_utf8_lossy(&err),
+        err,
         format!("Unable to connect to pmlogger on port {} at localhost: No permission to perform requested operation\nError [<stdin>, line 1]\nNot connected to any pmlogger instance\n", port + 1)
     );
     assert!(child.wait().expect("pmlogger").success());
@@ -312,31 +261,10 @@ fn local_pmlc_by_pid_uses_the_unix_socket() {
     let pid = child.id();
     let want = format!("Connected to pmlogger pid {pid} at local:\npmlogger [{pid}] on host local: is logging metrics from host ");
     // ours
-    let (mut out, mut err) = (Vec::new(), Vec::new());
-    let mut input = std::io::Cursor::new(b"status\n".to_vec());
-    pmlc::run(&[pid.to_string()], &mut input, &mut out, &mut err);
-    let out = String::from_utf8_lossy(&out).into_owned();
-    assert!(
-        out.starts_with(&want),
-        "{out}{}",
-        String::from_utf8_lossy(&err)
-    );
+    let (out, err, _) = our_pmlc(&[&pid.to_string()], b"status\n");
+    assert!(out.starts_with(&want), "{out}{err}");
     // PCP's
-    if pmlc_installed() {
-        let mut p = Command::new("pmlc")
-            .arg(pid.to_string())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("pmlc");
-        p.stdin
-            .take()
-            .expect("stdin")
-            .write_all(b"status\n")
-            .expect("script");
-        let o = p.wait_with_output().expect("pmlc");
-        let got = String::from_utf8_lossy(&o.stdout);
+    if let Some((got, _)) = pcp_pmlc(&[&pid.to_string()], b"status\n") {
         assert!(got.starts_with(&want), "{got}");
     }
     assert!(child.wait().expect("pmlogger").success());

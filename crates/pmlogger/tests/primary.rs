@@ -2,9 +2,12 @@
 //! and pmlc -P (ours and PCP's) finding it. Runs in its own test binary because it
 //! points PCP_TMP_DIR and PCP_RUN_DIR at a scratch directory for the whole process.
 
-use std::io::Write;
+#[path = "../../pmlc/tests/common/mod.rs"]
+mod common;
+
+use common::{our_pmlc, pcp_pmlc};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
 fn spawn(dir: &Path, args: &[&str], log: &str, port: u16) -> Child {
@@ -88,38 +91,10 @@ fn one_primary_found_by_pmlc() {
 
     // pmlc -P: over the primary socket, named as PCP's pmlc names it
     let want = "Connected to primary pmlogger at local:\npmlogger [primary] on host local: is logging metrics from host ";
-    let (mut out, mut err) = (Vec::new(), Vec::new());
-    let mut input = std::io::Cursor::new(b"status\n".to_vec());
-    pmlc::run(&["-P".to_string()], &mut input, &mut out, &mut err);
-    let out = String::from_utf8_lossy(&out).into_owned();
-    assert!(
-        out.starts_with(want),
-        "{out}{}",
-        String::from_utf8_lossy(&err)
-    );
-    let pcp = Command::new("pmlc").arg("-?").output().is_ok();
-    if pcp {
-        let mut p = Command::new("pmlc")
-            .arg("-P")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("pmlc");
-        p.stdin
-            .take()
-            .expect("stdin")
-            .write_all(b"status\n")
-            .expect("script");
-        let o = p.wait_with_output().expect("pmlc");
-        let got = String::from_utf8_lossy(&o.stdout);
+    let (out, err, _) = our_pmlc(&["-P"], b"status\n");
+    assert!(out.starts_with(want), "{out}{err}");
+    if let Some((got, _)) = pcp_pmlc(&["-P"], b"status\n") {
         assert!(got.starts_with(want), "PCP's pmlc: {got}");
-    } else {
-        assert!(
-            std::env::var_os("REQUIRE_REFERENCE").is_none(),
-            "REQUIRE_REFERENCE is set but PCP's pmlc is not installed"
-        );
-        eprintln!("skipping PCP's pmlc -P: not installed");
     }
 
     assert!(first.wait().expect("first").success());

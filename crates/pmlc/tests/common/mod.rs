@@ -1,0 +1,101 @@
+//! Helpers for the tests that run PCP's tools next to ours (shared by pmlc's and
+//! pmlogger's tests). A test that needs the reference skips with a printed reason
+//! where it is not there, and fails instead when REQUIRE_REFERENCE is set.
+#![allow(dead_code)] // each test binary uses some of these
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+/// Records that the reference is missing: fails under REQUIRE_REFERENCE, else
+/// prints why the test is skipped.
+pub fn skip(what: &str) {
+    assert!(
+        std::env::var_os("REQUIRE_REFERENCE").is_none(),
+        "REQUIRE_REFERENCE is set but {what}"
+    );
+    eprintln!("skipping: {what}");
+}
+
+/// PCP's pmlogger, when it is installed and the reference pmcd answers for
+/// `probe` (a metric name); `None` (after [`skip`]) otherwise.
+pub fn reference_pmlogger(probe: &str) -> Option<&'static Path> {
+    let path = Path::new("/usr/lib/pcp/bin/pmlogger");
+    let up = Command::new("pminfo")
+        .arg(probe)
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if path.exists() && up {
+        Some(path)
+    } else {
+        skip(&format!(
+            "PCP's pmlogger is not installed or the reference pmcd has no {probe}"
+        ));
+        None
+    }
+}
+
+/// Runs PCP's pmlc on `script`: `(stdout, stderr)`, or `None` (after [`skip`])
+/// when it is not installed.
+pub fn pcp_pmlc(args: &[&str], script: &[u8]) -> Option<(String, String)> {
+    let Ok(mut p) = Command::new("pmlc")
+        .args(args)
+        .env_remove("PMLOGGER_PORT")
+        .env_remove("PMLOGGER_LOCAL")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+    else {
+        skip("PCP's pmlc is not installed");
+        return None;
+    };
+    p.stdin
+        .take()
+        .expect("stdin")
+        .write_all(script)
+        .expect("script");
+    let o = p.wait_with_output().expect("pmlc");
+    Some((
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    ))
+}
+
+/// Runs our pmlc in-process on `script`: `(stdout, stderr, exit status)`.
+pub fn our_pmlc(args: &[&str], script: &[u8]) -> (String, String, i32) {
+    let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let mut input = std::io::Cursor::new(script.to_vec());
+    let rc = pmlc::run(&args, &mut input, &mut out, &mut err);
+    (
+        String::from_utf8_lossy(&out).into_owned(),
+        String::from_utf8_lossy(&err).into_owned(),
+        rc,
+    )
+}
+
+/// Starts PCP's pmlogger (`pmlogger`, from [`reference_pmlogger`]) on `config`,
+/// logging to `log`, for `samples` samples, into `archive`.
+pub fn spawn_pcp_logger(
+    pmlogger: &Path,
+    config: &Path,
+    log: &Path,
+    samples: u32,
+    archive: &Path,
+) -> std::process::Child {
+    Command::new(pmlogger)
+        .env_remove("PMLOGGER_PORT")
+        .env_remove("PMLOGGER_LOCAL")
+        .arg("-c")
+        .arg(config)
+        .arg("-l")
+        .arg(log)
+        .arg("-s")
+        .arg(samples.to_string())
+        .arg(archive)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("PCP's pmlogger")
+}
