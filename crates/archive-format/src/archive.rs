@@ -451,6 +451,23 @@ impl Archive {
             .as_deref()
     }
 
+    pub(crate) fn volume_count(&self) -> usize {
+        self.volumes.len()
+    }
+    pub(crate) fn volume_number(&self, i: usize) -> u32 {
+        self.volumes[i].num
+    }
+    /// Bytes of volume `i` when libpcp could switch to it (label good, records after it).
+    pub(crate) fn usable_volume(&self, i: usize) -> Option<&[u8]> {
+        self.vol_bytes(i)
+    }
+    pub(crate) fn volume_path(&self, i: usize) -> &Path {
+        self.vol_path(i)
+    }
+    pub(crate) fn label_size(&self) -> u64 {
+        self.label_len()
+    }
+
     fn vol_path(&self, i: usize) -> &Path {
         &self.volumes[i].fref.path
     }

@@ -35,6 +35,7 @@ pub mod error;
 mod errtab;
 pub mod format;
 pub mod hashorder;
+pub mod logfetch;
 mod lzw;
 pub mod metadata;
 pub mod pmns;

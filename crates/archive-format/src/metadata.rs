@@ -85,7 +85,46 @@ impl Metadata {
             ));
         }
         m.pmns.finish();
+        m.drop_repeated_labels();
         Ok(m)
+    }
+
+    /// Drops label sets that only repeat the previous label record of the same type
+    /// and identifier, as libpcp does after loading an archive's metadata: per
+    /// (type, identifier), newest record first (records with equal times in file
+    /// order), each record loses the sets that also appear in the record just older
+    /// than it, and a record left with no sets goes (the oldest one stays).
+    fn drop_repeated_labels(&mut self) {
+        let mut chains: BTreeMap<(u32, u32), Vec<usize>> = BTreeMap::new();
+        for (i, l) in self.labels.iter().enumerate() {
+            chains.entry((l.ltype, l.ident)).or_default().push(i);
+        }
+        let mut gone = vec![false; self.labels.len()];
+        for chain in chains.values_mut() {
+            if chain.len() < 2 {
+                continue;
+            }
+            // newest first; the sort is stable, so equal times keep file order
+            chain.sort_by(|&a, &b| self.labels[b].stamp.cmp(&self.labels[a].stamp));
+            for w in 0..chain.len() - 1 {
+                let (newer, older) = (chain[w], chain[w + 1]);
+                let keep: Vec<LabelSet> = self.labels[newer]
+                    .sets
+                    .iter()
+                    .filter(|s| !self.labels[older].sets.iter().any(|o| same_label_set(s, o)))
+                    .cloned()
+                    .collect();
+                if keep.is_empty() {
+                    gone[newer] = true;
+                }
+                self.labels[newer].sets = keep;
+            }
+        }
+        let mut i = 0;
+        self.labels.retain(|_| {
+            i += 1;
+            !gone[i - 1]
+        });
     }
 
     fn add(&mut self, rec: MetaRecord, off: u64) -> Result<(), DecodeError> {
@@ -227,6 +266,7 @@ impl Metadata {
         }
         self.indom_records.extend(other.indom_records);
         self.labels.extend(other.labels);
+        self.drop_repeated_labels();
         for (k, t) in other.texts {
             self.texts.entry(k).or_insert(t);
         }
@@ -286,6 +326,13 @@ impl Metadata {
             s.get(k - 1)
         }
     }
+    /// The instance domain in force at `t` as libpcp looks it up for a record: the
+    /// newest snapshot at or before `t`, none before the first.
+    pub fn indom_in_force(&self, indom: InDom, t: Timestamp) -> Option<&Snapshot> {
+        let s = self.snapshots.get(&indom)?;
+        let k = s.partition_point(|x| x.stamp <= t);
+        k.checked_sub(1).and_then(|k| s.get(k))
+    }
     /// Every instance ever in the domain (newest name wins), sorted by id.
     pub fn indom_union(&self, indom: InDom) -> Vec<(i32, String)> {
         let mut m: BTreeMap<i32, String> = BTreeMap::new();
@@ -327,5 +374,84 @@ pub fn label_class(flags: u8) -> &'static str {
         label_type::ITEM => "pmid",
         label_type::INSTANCES => "instances",
         _ => "?",
+    }
+}
+
+/// libpcp's test for a repeated label set: same instance, same number of labels, and
+/// each label's name found in the other set with the same value.
+fn same_label_set(a: &LabelSet, b: &LabelSet) -> bool {
+    if a.inst != b.inst || a.nlabels != b.nlabels {
+        return false;
+    }
+    let part = |s: &LabelSet, off: u16, len: usize| -> Vec<u8> {
+        s.json
+            .as_bytes()
+            .get(off as usize..off as usize + len)
+            .map(<[u8]>::to_vec)
+            .unwrap_or_default()
+    };
+    a.labels.iter().all(|la| {
+        let name = part(a, la.name_off, la.name_len as usize);
+        match b.labels.iter().find(|lb| {
+            lb.name_len == la.name_len && part(b, lb.name_off, lb.name_len as usize) == name
+        }) {
+            Some(lb) => {
+                lb.value_len == la.value_len
+                    && part(b, lb.value_off, lb.value_len as usize)
+                        == part(a, la.value_off, la.value_len as usize)
+            }
+            None => false,
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    type Labels<'a> = &'a [(&'a str, &'a str, bool)];
+
+    fn rec(sec: i64, ident: u32, sets: &[(i32, Labels<'_>)]) -> LabelRecord {
+        LabelRecord {
+            stamp: Timestamp::new(sec, 0),
+            ltype: label_type::INSTANCES,
+            ident,
+            sets: sets
+                .iter()
+                .map(|(inst, l)| LabelSet::from_labels(*inst, 0x20, l).expect("labels"))
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn repeated_label_sets_go_as_libpcp_drops_them() {
+        let mut m = Metadata::default();
+        let a: Labels<'_> = &[("k", "\"a\""), ("n", "1")].map(|(x, y)| (x, y, false));
+        let b: Labels<'_> = &[("k", "\"b\"", false)];
+        m.labels = vec![
+            rec(10, 7, &[(1, a), (2, b)]),
+            // a later record repeating both sets: dropped whole
+            rec(20, 7, &[(2, b), (1, a)]),
+            // a change for one instance: only that set stays
+            rec(30, 7, &[(1, b), (2, b)]),
+            // another identifier is its own chain
+            rec(40, 8, &[(1, a)]),
+        ];
+        m.drop_repeated_labels();
+        let got: Vec<(i64, u32, Vec<i32>)> = m
+            .labels
+            .iter()
+            .map(|l| {
+                (
+                    l.stamp.sec,
+                    l.ident,
+                    l.sets.iter().map(|s| s.inst).collect(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            vec![(10, 7, vec![1, 2]), (30, 7, vec![1]), (40, 8, vec![1])]
+        );
     }
 }

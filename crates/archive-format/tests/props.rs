@@ -159,6 +159,27 @@ fn exercise(base: &Path) {
                 break;
             }
         }
+        // replay as pmdumplog does, both ways, from either end and the middle
+        use archive_format::logfetch::{Direction, LogCursor};
+        let end = a.end_time().unwrap_or(a.label().start);
+        let mid = archive_format::Timestamp::from_nanos(
+            (a.label().start.as_nanos() + end.as_nanos()) / 2,
+        );
+        for (dir, origin) in [
+            (Direction::Forward, a.label().start),
+            (Direction::Forward, mid),
+            (Direction::Backward, end),
+            (Direction::Backward, mid),
+        ] {
+            let mut c = LogCursor::new(&a);
+            c.set_mode(dir, origin);
+            for _ in 0..10_000 {
+                match c.fetch() {
+                    Ok(Some(_)) => {}
+                    _ => break,
+                }
+            }
+        }
     }
 }
 

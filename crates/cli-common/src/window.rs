@@ -207,10 +207,45 @@ pub fn resolve(
         return Some(Timestamp::from_nanos(relative_to_start.as_nanos() + n));
     }
     if let Some(rest) = s.strip_prefix('-') {
+        if end.sec >= i32::MAX as i64 {
+            return getdate_relative(rest, relative_to_start);
+        }
         let n = parse_interval(rest)?;
         return Some(Timestamp::from_nanos(end.as_nanos() - n));
     }
     parse_absolute(s, tz, Some(relative_to_start))
+}
+
+/// `-N unit` when the archive's end is unknown: libpcp does not count back from the
+/// end then but hands the text to its getdate(3) parser, which wants a unit word
+/// (`-1sec` works, `-1` and `-1s` do not): from now, or, with a space before the
+/// unit, from `start`. Months and years (calendar units) are not taken.
+fn getdate_relative(rest: &str, start: Timestamp) -> Option<Timestamp> {
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    let n: i128 = rest[..digits].parse().ok()?;
+    let after = &rest[digits..];
+    let unit = after.trim_start();
+    let spaced = unit.len() != after.len();
+    let secs: i128 = match unit.to_ascii_lowercase().trim_end_matches('s') {
+        "fortnight" => 14 * 86400,
+        "week" => 7 * 86400,
+        "day" => 86400,
+        "hour" => 3600,
+        "minute" | "min" => 60,
+        "second" | "sec" => 1,
+        _ => return None,
+    };
+    let from = if spaced {
+        start
+    } else {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .ok()?;
+        Timestamp::new(now.as_secs() as i64, 0)
+    };
+    Some(Timestamp::from_nanos(
+        from.as_nanos() - n * secs * 1_000_000_000,
+    ))
 }
 
 /// Resolves `-S start` and `-T finish` against an archive's bounds.
@@ -290,6 +325,27 @@ pub fn resolve_window(w: WindowArgs<'_>, b: Bounds, tz: &TimeZone) -> Result<Win
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn minus_with_unknown_end_needs_a_unit_word() {
+        let utc = TimeZone::UTC;
+        let b = Bounds {
+            start: Timestamp::new(1_000_000_000, 0),
+            end: Timestamp::new(i32::MAX as i64, 0),
+        };
+        assert_eq!(
+            parse_window(None, Some("-1"), b, &utc),
+            Err("-1".to_string())
+        );
+        assert_eq!(
+            parse_window(None, Some("-1s"), b, &utc),
+            Err("-1s".to_string())
+        );
+        let (_, e) = parse_window(None, Some("-2 min"), b, &utc).unwrap();
+        assert_eq!(e, Timestamp::new(999_999_880, 0));
+        let (_, e) = parse_window(None, Some("-1sec"), b, &utc).unwrap();
+        assert!(e.sec > 1_700_000_000 && e.sec < i32::MAX as i64);
+    }
 
     #[test]
     fn window_align_and_origin() {

@@ -6,6 +6,7 @@ use archive_format::codec::meta::{label_type, text_type, InDomKind};
 use archive_format::codec::result::record_size;
 use archive_format::error::{PM_ERR_FEATURE, PM_ERR_NONLEAF};
 use archive_format::format::format_value;
+use archive_format::logfetch::{Direction, LogCursor};
 use archive_format::metadata::label_class;
 use archive_format::pmns::Lookup;
 use archive_format::types::vtype;
@@ -55,9 +56,18 @@ impl Clock {
         if self.x == 0 {
             return s;
         }
-        let t = Timestamp::new(e.stamp.sec, e.stamp.nsec);
-        let full = self.ts_digits(t, self.digits);
-        full.replacen(&stamp(t, self.digits, &self.tz), &s, 1)
+        // like ts_digits, but from the raw fields, offset included
+        let c = ctime(e.stamp.sec, &self.tz);
+        let mut r = format!("{} {} {}", &c[..10], s, &c[20..]);
+        if self.x >= 2 {
+            let off = (e.stamp.sec - self.start.sec) as f64
+                + (e.raw_nsec - self.start.nsec as i64) as f64 / 1e9;
+            r.push_str(&format!(" ({:.*})", self.digits, off));
+        }
+        if self.x >= 3 {
+            r.push_str(&format!(" {}", e.stamp.sec as u64));
+        }
+        r
     }
 
     /// An index entry's time of day (what the index checks print, whatever -x says).
@@ -592,47 +602,50 @@ fn dump_values(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> io::Result<i32> {
+    // pmSetMode(FORW, start) or pmSetMode(BACK, finish), then pmFetchArchive until
+    // the end, as the reference does (so damaged archives end as they do there)
+    let windowed = o.start.is_some() || o.finish.is_some();
+    let mut cur = LogCursor::new(a);
     if o.reverse {
-        writeln!(
-            out,
-            "\nLog finished at {} - dump in reverse order",
-            ctime(wend.sec, &c.tz)
-        )?;
-    }
-    let iter = if o.reverse {
-        a.records_rev()
+        cur.set_mode(Direction::Backward, wend);
     } else {
-        a.records()
-    };
+        cur.set_mode(Direction::Forward, wstart);
+    }
+    let mut first = true;
     // "name or name" text per metric, built once
     let mut names: std::collections::HashMap<PmId, String> = std::collections::HashMap::new();
-    for r in iter {
-        let rec = match r {
-            Ok((_, rec)) => rec,
+    loop {
+        let rec = match cur.fetch() {
+            Ok(Some(rec)) => rec,
+            Ok(None) => return Ok(0),
             Err(e) => {
                 out.flush()?;
                 writeln!(err, "{PROG}: pmFetch: {}", e.pm_message())?;
                 return Ok(1);
             }
         };
-        if o.reverse {
-            if rec.stamp > wend {
-                continue;
-            }
-            if rec.stamp < wstart {
-                break;
-            }
-        } else {
-            if rec.stamp < wstart {
-                continue;
-            }
-            if rec.stamp > wend {
-                break;
-            }
+        let picked = wanted.is_empty()
+            || if rec.is_mark() {
+                o.marks
+            } else {
+                rec.vsets.iter().any(|vs| wanted.contains(&vs.pmid))
+            };
+        if !picked {
+            continue;
+        }
+        if first && o.reverse {
+            first = false;
+            writeln!(
+                out,
+                "\nLog finished at {} - dump in reverse order",
+                ctime(rec.stamp.sec, &c.tz)
+            )?;
+        }
+        if windowed && ((o.reverse && rec.stamp < wstart) || (!o.reverse && rec.stamp > wend)) {
+            return Ok(0);
         }
         dump_record(a, &rec, o, wanted, c, &mut names, out)?;
     }
-    Ok(0)
 }
 
 fn dump_record(
@@ -711,7 +724,7 @@ fn dump_record(
         let snap = if indom.is_null() {
             None
         } else {
-            m.indom_at(indom, rec.stamp)
+            m.indom_in_force(indom, rec.stamp)
         };
         let inst_name = |inst: i32| -> String {
             match snap.and_then(|s| s.name_of(inst)) {

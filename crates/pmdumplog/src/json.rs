@@ -22,6 +22,7 @@ use archive_format::codec::event::{decode_events, FLAG_MISSED};
 use archive_format::codec::meta::{label_type, text_type};
 use archive_format::codec::result::{ValueSet, VAL_INSITU};
 use archive_format::error::pm_err_str;
+use archive_format::logfetch::{Direction, LogCursor};
 use archive_format::pmns::Lookup;
 use archive_format::types::{sem, vtype, Desc, InDom, PmId, Timestamp};
 use archive_format::Archive;
@@ -203,7 +204,7 @@ impl Ctx<'_> {
         let desc = m.desc(vs.pmid);
         let snap = desc
             .filter(|d| !d.indom.is_null())
-            .and_then(|d| m.indom_at(d.indom, stamp));
+            .and_then(|d| m.indom_in_force(d.indom, stamp));
         let insts: Vec<J> = vs
             .values
             .iter()
@@ -359,18 +360,19 @@ pub fn dump(o: &Opts, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<i3
     serde_json::to_writer(&mut *out, &header)?;
     writeln!(out)?;
     let cx = Ctx { a: &a, digits };
-    for r in a.records() {
-        let (_, rec) = match r {
-            Ok(r) => r,
+    // the records pmdumplog would print: read as the reference's pmFetchArchive reads
+    let mut cur = LogCursor::new(&a);
+    cur.set_mode(Direction::Forward, ws);
+    loop {
+        let rec = match cur.fetch() {
+            Ok(Some(r)) => r,
+            Ok(None) => break,
             Err(e) => {
                 out.flush()?;
                 writeln!(err, "{PROG}: {e}")?;
                 return Ok(1);
             }
         };
-        if rec.stamp < ws {
-            continue;
-        }
         if rec.stamp > we {
             break;
         }

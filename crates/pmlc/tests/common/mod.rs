@@ -17,6 +17,20 @@ pub fn skip(what: &str) {
     eprintln!("skipping: {what}");
 }
 
+/// Whether a pmcd answers on this host (pmlc resolves metric names through it);
+/// when none does, [`skip`]s.
+pub fn pmcd_answers() -> bool {
+    let port: u16 = std::env::var("PMCD_PORT")
+        .ok()
+        .and_then(|p| p.split(',').next().and_then(|p| p.trim().parse().ok()))
+        .unwrap_or(44321);
+    let up = std::net::TcpStream::connect(("127.0.0.1", port)).is_ok();
+    if !up {
+        skip("no pmcd answers on this host to resolve metric names for pmlc");
+    }
+    up
+}
+
 /// PCP's pmlogger, when it is installed and the reference pmcd answers for
 /// `probe` (a metric name); `None` (after [`skip`]) otherwise.
 pub fn reference_pmlogger(probe: &str) -> Option<&'static Path> {

@@ -1,0 +1,592 @@
+//! Reading the records of one archive the way libpcp's archive context reads them
+//! under `pmSetMode(PM_MODE_FORW | PM_MODE_BACK)` and `pmFetchArchive`.
+//!
+//! [`Archive::records`] walks well-formed archives. Damaged ones are where the
+//! reference's answers depend on *how* it reads: libpcp keeps one file position per
+//! context, seeks with the temporal index (and trusts it: an index entry pointing
+//! into the middle of a record makes the next read fail), fine-tunes by reading in
+//! the opposite direction, skips records whose time runs against the direction of
+//! travel, and leaves the position where a failed read left it. [`LogCursor`] models
+//! that position and those moves, so that `pmdumplog` gives the reference's records
+//! and errors on damaged archives as well.
+//!
+//! Only single archives are modelled (pmdumplog refuses multi-archive contexts).
+
+use crate::archive::Archive;
+use crate::codec::result::{decode_result, ResultRecord};
+use crate::error::{Error, Result, PM_ERR_LOGFILE, PM_ERR_LOGREC};
+use crate::types::Timestamp;
+
+/// Direction of travel, as `PM_MODE_FORW` / `PM_MODE_BACK`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Direction {
+    Forward,
+    Backward,
+}
+
+impl Direction {
+    fn opposite(self) -> Direction {
+        match self {
+            Direction::Forward => Direction::Backward,
+            Direction::Backward => Direction::Forward,
+        }
+    }
+}
+
+/// Outcome of one low-level read.
+enum Step<'a> {
+    Record(ResultRecord<'a>),
+    /// End (or start) of the archive: `PM_ERR_EOL`.
+    End,
+    Bad(Error),
+}
+
+/// A file position in an archive's data volumes: `vol` is an index into the
+/// archive's volume list, `off` may lie past the end of the file (a seek there
+/// succeeds; the next read finds the end).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Pos {
+    vol: Option<usize>,
+    off: u64,
+}
+
+/// Replays an archive record by record as libpcp does in `PM_MODE_FORW` or
+/// `PM_MODE_BACK`; see the module documentation.
+///
+/// ```no_run
+/// use archive_format::{Archive, logfetch::{Direction, LogCursor}};
+/// let a = Archive::open("/var/lib/pcp/testsuite/archives/ok-foo")?;
+/// let end = a.end_time()?;
+/// let mut c = LogCursor::new(&a);
+/// c.set_mode(Direction::Backward, end);
+/// while let Some(rec) = c.fetch()? {
+///     println!("{:?} {} metrics", rec.stamp, rec.vsets.len());
+/// }
+/// # Ok::<(), archive_format::Error>(())
+/// ```
+pub struct LogCursor<'a> {
+    a: &'a Archive,
+    /// The file position now.
+    cur: Pos,
+    /// Where the last successful fetch (or positioning) left off; each fetch starts
+    /// from here.
+    saved: Pos,
+    /// Whether reads may go on from `saved` without positioning again.
+    serial: bool,
+    origin: Timestamp,
+    dir: Direction,
+    /// Forward reading: memory behind this has been released.
+    released: crate::archive::Position,
+}
+
+/// How far forward reading goes between releasing the memory behind it.
+const RELEASE_STEP: u64 = 2 << 20;
+
+impl<'a> LogCursor<'a> {
+    /// A cursor as a new archive context has it: at the first record of the first
+    /// usable volume, forward, origin at the archive's start.
+    pub fn new(a: &'a Archive) -> LogCursor<'a> {
+        let first = (0..a.volume_count()).find(|&i| a.usable_volume(i).is_some());
+        let start = Pos {
+            vol: first,
+            off: a.label_size(),
+        };
+        LogCursor {
+            a,
+            cur: start,
+            saved: start,
+            serial: false,
+            origin: a.label().start,
+            dir: Direction::Forward,
+            released: a.start(),
+        }
+    }
+
+    /// `pmSetMode(dir, origin)`: positions by the temporal index. A positioning
+    /// failure is not reported here (libpcp ignores it too); the next
+    /// [`LogCursor::fetch`] meets it again.
+    pub fn set_mode(&mut self, dir: Direction, origin: Timestamp) {
+        self.dir = dir;
+        self.origin = origin;
+        let _ = self.set_time();
+    }
+
+    /// `pmFetchArchive`: the next record in the direction of travel whose time is
+    /// not against that direction, `None` at the end (`PM_ERR_EOL`). The origin moves
+    /// to the record's time.
+    pub fn fetch(&mut self) -> Result<Option<ResultRecord<'a>>> {
+        // re-establish the position of the last fetch
+        let saved = self.saved;
+        match saved.vol {
+            Some(v) if self.change_vol(v) => self.cur.off = saved.off,
+            _ => return Err(self.error(PM_ERR_LOGFILE, "no usable data volume", None)),
+        }
+        loop {
+            if !self.serial {
+                self.set_time()?;
+                self.saved = self.cur;
+                // fine-tune: back up against the direction of travel until past the
+                // origin
+                while let Step::Record(r) = self.read(self.dir.opposite()) {
+                    let d = r.stamp.sub_f64(self.origin);
+                    let past = match self.dir {
+                        Direction::Forward => d < 0.0,
+                        Direction::Backward => d > 0.0,
+                    };
+                    if past || d == 0.0 {
+                        break;
+                    }
+                    self.saved = self.cur;
+                }
+                self.serial = true;
+            }
+            match self.read(self.dir) {
+                Step::Record(r) => {
+                    let d = r.stamp.sub_f64(self.origin);
+                    let against = match self.dir {
+                        Direction::Forward => d < 0.0,
+                        Direction::Backward => d > 0.0,
+                    };
+                    if against {
+                        continue;
+                    }
+                    self.origin = r.stamp;
+                    self.saved = self.cur;
+                    self.release_behind();
+                    return Ok(Some(r));
+                }
+                Step::End => return Ok(None),
+                Step::Bad(e) => return Err(e),
+            }
+        }
+    }
+
+    /// Forward reading keeps memory bounded: mapped pages behind the position go.
+    fn release_behind(&mut self) {
+        let (Direction::Forward, Some(v)) = (self.dir, self.cur.vol) else {
+            return;
+        };
+        let here = crate::archive::Position {
+            vol: v,
+            offset: self.cur.off,
+        };
+        if here.vol != self.released.vol
+            || here.offset.saturating_sub(self.released.offset) > RELEASE_STEP
+        {
+            if here > self.released {
+                self.a.release_range(self.released, here);
+            }
+            self.released = here;
+        }
+    }
+
+    fn error(&self, code: i32, what: &str, off: Option<u64>) -> Error {
+        let e = Error::pcp(code, what);
+        match self.cur.vol {
+            Some(v) => e.at(self.a.volume_path(v), off),
+            None => e,
+        }
+    }
+
+    fn size(&self, v: usize) -> u64 {
+        self.a.usable_volume(v).map_or(0, |b| b.len() as u64)
+    }
+
+    /// Makes volume `v` current; a volume that is not current already starts at its
+    /// first record. `false` when it is missing or unusable (the current one stays).
+    fn change_vol(&mut self, v: usize) -> bool {
+        if self.cur.vol == Some(v) {
+            return true;
+        }
+        if self.a.usable_volume(v).is_none() {
+            return false;
+        }
+        self.cur = Pos {
+            vol: Some(v),
+            off: self.a.label_size(),
+        };
+        true
+    }
+
+    fn change_vol_num(&mut self, num: i32) -> bool {
+        match (0..self.a.volume_count()).find(|&i| self.a.volume_number(i) as i32 == num) {
+            Some(i) => self.change_vol(i),
+            None => false,
+        }
+    }
+
+    /// A seek: to a negative offset it fails and the position stays.
+    fn seek(&mut self, off: i64) {
+        if off >= 0 {
+            self.cur.off = off as u64;
+        }
+    }
+
+    /// One record read in `dir` from the current position, moving the position as
+    /// libpcp's record reader does, on success and on every kind of failure.
+    fn read(&mut self, dir: Direction) -> Step<'a> {
+        let a = self.a;
+        let lab = a.label_size();
+        let Some(mut v) = self.cur.vol else {
+            return Step::End;
+        };
+        // where this read started (backward: the end of the record wanted); failed
+        // reads at the end of a volume go back there
+        let mut offset = self.cur.off;
+        if dir == Direction::Backward {
+            loop {
+                if offset <= lab {
+                    // before this volume's first record: the end of an earlier one
+                    match (0..v).rev().find(|&w| a.usable_volume(w).is_some()) {
+                        Some(w) => {
+                            self.change_vol(w);
+                            v = w;
+                            offset = self.size(w);
+                            self.cur.off = offset;
+                        }
+                        None => return Step::End,
+                    }
+                } else {
+                    self.cur.off = offset - 4;
+                    break;
+                }
+            }
+        }
+        loop {
+            let Some(b) = a.usable_volume(v) else {
+                return Step::End;
+            };
+            let size = b.len() as u64;
+            let p = self.cur.off;
+            if p >= size || size - p < 4 {
+                // the end of this volume: go on in a later one
+                self.cur.off = offset;
+                match (v + 1..a.volume_count()).find(|&w| a.usable_volume(w).is_some()) {
+                    Some(w) => {
+                        self.change_vol(w);
+                        v = w;
+                        continue;
+                    }
+                    None => return Step::End,
+                }
+            }
+            let at = p as usize;
+            let head = i32::from_be_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]]);
+            self.cur.off = p + 4;
+            let rlen = head as i64 - 8;
+            if rlen < 0 || (dir == Direction::Backward && rlen > offset as i64) {
+                return Step::Bad(self.error(
+                    PM_ERR_LOGREC,
+                    "illegal record length (truncated volume?)",
+                    Some(p),
+                ));
+            }
+            if dir == Direction::Backward {
+                self.seek(self.cur.off as i64 - 4 - rlen);
+            }
+            let data_at = self.cur.off;
+            if data_at > size || size - data_at < rlen as u64 {
+                self.cur.off = offset;
+                return Step::Bad(self.error(PM_ERR_LOGREC, "record body is cut short", Some(p)));
+            }
+            self.cur.off = data_at + rlen as u64;
+            if dir == Direction::Backward {
+                self.seek(self.cur.off as i64 - rlen - 4);
+            }
+            let t = self.cur.off;
+            if t > size || size - t < 4 {
+                self.cur.off = offset;
+                return Step::Bad(self.error(PM_ERR_LOGREC, "record trailer is missing", Some(t)));
+            }
+            let ti = t as usize;
+            let trail = i32::from_be_bytes([b[ti], b[ti + 1], b[ti + 2], b[ti + 3]]);
+            self.cur.off = t + 4;
+            if trail != head {
+                return Step::Bad(self.error(
+                    PM_ERR_LOGREC,
+                    "record trailer does not match its header",
+                    Some(t),
+                ));
+            }
+            if dir == Direction::Backward {
+                self.cur.off -= 4;
+            }
+            let payload = &b[data_at as usize..(data_at + rlen as u64) as usize];
+            return match decode_result(payload, data_at, a.version()) {
+                Ok(r) => Step::Record(r),
+                Err(e) => Step::Bad(self.error(PM_ERR_LOGREC, &e.to_string(), Some(e.offset))),
+            };
+        }
+    }
+
+    /// Gross positioning by the temporal index (or at either end without one), as
+    /// libpcp's `__pmLogSetTime`: sets the position and whether fetches may read on
+    /// serially from it.
+    fn set_time(&mut self) -> Result<()> {
+        let a = self.a;
+        let ti = a.index();
+        let nvol = a.volume_count();
+        if nvol == 0 {
+            return Err(self.error(PM_ERR_LOGFILE, "no data volume", None));
+        }
+        let minvol = a.volume_number(0) as i64;
+        let maxvol = a.volume_number(nvol - 1) as i64;
+        let dir = self.dir;
+        if ti.is_empty() {
+            let found = match dir {
+                Direction::Forward => (0..nvol).find(|&i| self.change_vol(i)),
+                Direction::Backward => (0..nvol).rev().find(|&i| self.change_vol(i)),
+            };
+            let Some(v) = found else {
+                self.cur.vol = None;
+                return Err(self.error(PM_ERR_LOGFILE, "no usable data volume", None));
+            };
+            self.cur.off = match dir {
+                Direction::Forward => a.label_size(),
+                Direction::Backward => self.size(v),
+            };
+            self.saved = self.cur;
+            return Ok(());
+        }
+        // The last volume's size bounds its index offsets (a truncated volume); libpcp
+        // takes it from the file open at the time once that volume has been looked at.
+        let cur_size = self.cur.vol.map(|v| self.size(v)).unwrap_or(0);
+        let numti = ti.len();
+        let mut j = numti;
+        let mut toobig = false;
+        let mut exact = false;
+        for (i, e) in ti.iter().enumerate() {
+            let tivol = e.vol as i64;
+            if tivol < minvol {
+                continue;
+            }
+            if tivol == maxvol && e.off_data > cur_size as i64 {
+                j = i;
+                toobig = true;
+                break;
+            }
+            let t_hi = e.stamp.sub_f64(self.origin);
+            if t_hi >= 0.0 {
+                j = i;
+                exact = t_hi == 0.0;
+                break;
+            }
+        }
+        self.serial = true;
+        let lost = |c: &Self| c.error(PM_ERR_LOGFILE, "no volume for the index entry", None);
+        let chosen;
+        if exact {
+            chosen = self.vol_skip(dir, j).ok_or_else(|| lost(self))?;
+            if dir == Direction::Backward {
+                self.serial = false;
+            }
+        } else if j < 1 {
+            chosen = self
+                .vol_skip(Direction::Forward, 0)
+                .ok_or_else(|| lost(self))?;
+        } else if j == numti {
+            chosen = self
+                .vol_skip(Direction::Backward, numti - 1)
+                .ok_or_else(|| lost(self))?;
+            if dir == Direction::Backward {
+                self.serial = false;
+            }
+        } else {
+            // between two index points: the nearer one, unless the later is bogus
+            let t_hi = ti[j].stamp.sub_f64(self.origin);
+            let t_lo = self.origin.sub_f64(ti[j - 1].stamp);
+            if t_hi <= t_lo && !toobig {
+                chosen = self.vol_skip(dir, j).ok_or_else(|| lost(self))?;
+                if dir == Direction::Forward {
+                    self.serial = false;
+                }
+            } else {
+                chosen = self.vol_skip(dir, j - 1).ok_or_else(|| lost(self))?;
+                if dir == Direction::Backward {
+                    self.serial = false;
+                }
+            }
+            self.seek(ti[chosen].off_data);
+            if self.serial && dir == Direction::Forward {
+                // index offsets are record ends: back up one record
+                let _ = self.read(Direction::Backward);
+            }
+            self.saved = self.cur;
+            return Ok(());
+        }
+        self.seek(ti[chosen].off_data);
+        self.saved = self.cur;
+        Ok(())
+    }
+
+    /// Makes the volume of index entry `j` current, or, when that volume cannot be
+    /// used, the volume of the nearest entry in `dir` that can; that entry.
+    fn vol_skip(&mut self, dir: Direction, mut j: usize) -> Option<usize> {
+        let a = self.a;
+        let ti = a.index();
+        let nvol = a.volume_count();
+        let minvol = a.volume_number(0) as i64;
+        let maxvol = a.volume_number(nvol - 1) as i64;
+        let mut vol = ti[j].vol;
+        while minvol <= vol as i64 && vol as i64 <= maxvol {
+            if self.change_vol_num(vol) {
+                return Some(j);
+            }
+            match dir {
+                Direction::Forward => {
+                    j = (j + 1..ti.len()).find(|&k| ti[k].vol != vol)?;
+                }
+                Direction::Backward => {
+                    j = (0..j).rev().find(|&k| ti[k].vol != vol)?;
+                }
+            }
+            vol = ti[j].vol;
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::codec::result::{OwnedValue, OwnedValueSet, VAL_INSITU};
+    use crate::error::PM_ERR_LOGREC;
+    use crate::types::{sem, vtype, Desc, InDom, PmId, Units};
+    use crate::writer::{ArchiveWriter, WriterOptions};
+
+    const P: PmId = PmId(0x0400_0001);
+
+    /// Writes a v2 archive with one 32-bit value per record at the given seconds;
+    /// `index` picks, per record, whether an index entry precedes it (with its time
+    /// and pointing at its start, as pmlogger's do; the first record always has one). Returns the directory, base name and each record's
+    /// start offset.
+    fn archive(secs: &[i64], index: &[bool]) -> (tempfile::TempDir, String, Vec<u64>) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let base = dir.path().join("a").to_string_lossy().into_owned();
+        let mut w = ArchiveWriter::create(
+            &base,
+            WriterOptions {
+                version: 2,
+                hostname: "h".into(),
+                timezone: "UTC".into(),
+                auto_index: false,
+                ..Default::default()
+            },
+        )
+        .expect("create");
+        let desc = Desc {
+            pmid: P,
+            vtype: vtype::I32,
+            indom: InDom::NULL,
+            sem: sem::INSTANT,
+            units: Units(0),
+        };
+        w.put_desc(desc, &["a.b".into()]).expect("desc");
+        let mut starts = Vec::new();
+        for (k, &s) in secs.iter().enumerate() {
+            let t = Timestamp::new(s, 0);
+            let vs = OwnedValueSet {
+                pmid: P,
+                numval: 1,
+                valfmt: VAL_INSITU,
+                values: vec![(-1, OwnedValue::Insitu(k as u32 * 1000 + 7))],
+            };
+            if k == 0 || index.get(k) == Some(&true) {
+                let (m, d) = (w.meta_offset(), w.data_offset());
+                w.put_index_at(t, m, d).expect("index");
+            }
+            starts.push(w.write_result(t, &[vs]).expect("result"));
+        }
+        w.close().expect("close");
+        (dir, base, starts)
+    }
+
+    fn stamps(c: &mut LogCursor<'_>) -> Result<Vec<i64>> {
+        let mut v = Vec::new();
+        while let Some(r) = c.fetch()? {
+            v.push(r.stamp.sec);
+        }
+        Ok(v)
+    }
+
+    #[test]
+    fn forward_and_backward_visit_every_record() {
+        let (_d, base, _) = archive(
+            &[100, 101, 102, 103, 104],
+            &[true, false, true, false, true],
+        );
+        let a = Archive::open(&base).expect("open");
+        let mut c = LogCursor::new(&a);
+        c.set_mode(Direction::Forward, a.label().start);
+        assert_eq!(
+            stamps(&mut c).expect("forward"),
+            vec![100, 101, 102, 103, 104]
+        );
+        let mut c = LogCursor::new(&a);
+        c.set_mode(Direction::Backward, a.end_time().expect("end"));
+        assert_eq!(
+            stamps(&mut c).expect("backward"),
+            vec![104, 103, 102, 101, 100]
+        );
+    }
+
+    #[test]
+    fn positioning_by_the_index_starts_at_the_origin() {
+        let (_d, base, _) = archive(&[100, 101, 102, 103, 104], &[true, true, true, true, true]);
+        let a = Archive::open(&base).expect("open");
+        let mut c = LogCursor::new(&a);
+        c.set_mode(Direction::Forward, Timestamp::new(102, 500_000_000));
+        assert_eq!(stamps(&mut c).expect("forward"), vec![103, 104]);
+        let mut c = LogCursor::new(&a);
+        c.set_mode(Direction::Backward, Timestamp::new(102, 0));
+        assert_eq!(stamps(&mut c).expect("backward"), vec![102, 101, 100]);
+    }
+
+    #[test]
+    fn records_against_the_direction_of_travel_are_skipped() {
+        let (_d, base, _) = archive(&[100, 101, 99, 102], &[]);
+        let a = Archive::open(&base).expect("open");
+        let mut c = LogCursor::new(&a);
+        c.set_mode(Direction::Forward, a.label().start);
+        assert_eq!(stamps(&mut c).expect("forward"), vec![100, 101, 102]);
+        let mut c = LogCursor::new(&a);
+        c.set_mode(Direction::Backward, Timestamp::new(102, 0));
+        assert_eq!(stamps(&mut c).expect("backward"), vec![102, 99]);
+    }
+
+    #[test]
+    fn an_index_entry_inside_a_record_is_trusted_and_fails() {
+        // as in PCP's pcp-mpstat3: the last index entry points 20 bytes into the
+        // last record; reading backwards from the end starts there
+        let (_d, base, starts) = archive(&[100, 101, 102], &[true, false, false]);
+        let mut idx = std::fs::read(format!("{base}.index")).expect("index");
+        let last = starts[2] + 20;
+        for w in [102i32, 0, 0, 0, last as i32] {
+            idx.extend_from_slice(&w.to_be_bytes());
+        }
+        std::fs::write(format!("{base}.index"), idx).expect("write index");
+        let a = Archive::open(&base).expect("open");
+        let mut c = LogCursor::new(&a);
+        c.set_mode(Direction::Backward, Timestamp::new(102, 0));
+        let e = stamps(&mut c).expect_err("garbage at the index offset");
+        assert_eq!(e.pm_err(), PM_ERR_LOGREC);
+        // forward reading from the start does not use that entry
+        let mut c = LogCursor::new(&a);
+        c.set_mode(Direction::Forward, a.label().start);
+        assert_eq!(stamps(&mut c).expect("forward"), vec![100, 101, 102]);
+    }
+
+    #[test]
+    fn a_truncated_last_record_ends_forward_reading_with_an_error() {
+        let (_d, base, starts) = archive(&[100, 101, 102], &[]);
+        let data = format!("{base}.0");
+        let bytes = std::fs::read(&data).expect("data");
+        std::fs::write(&data, &bytes[..starts[2] as usize + 10]).expect("truncate");
+        let a = Archive::open(&base).expect("open");
+        let mut c = LogCursor::new(&a);
+        c.set_mode(Direction::Forward, a.label().start);
+        assert_eq!(c.fetch().expect("first").map(|r| r.stamp.sec), Some(100));
+        assert_eq!(c.fetch().expect("second").map(|r| r.stamp.sec), Some(101));
+        assert_eq!(c.fetch().expect_err("cut short").pm_err(), PM_ERR_LOGREC);
+    }
+}
