@@ -173,9 +173,9 @@ impl<'a> LogCursor<'a> {
         if here.vol != self.released.vol
             || here.offset.saturating_sub(self.released.offset) > RELEASE_STEP
         {
-            if here > self.released {
-                self.a.release_range(self.released, here);
-            }
+            // from the start each time: a range boundary's partial page block is
+            // only released by the next call that covers it whole
+            self.a.release_before(here);
             self.released = here;
         }
     }
