@@ -6,17 +6,126 @@ use std::fmt::Write;
 
 /// C's `printf("%.*g", prec, x)`.
 pub fn fmt_g(x: f64, prec: usize) -> String {
+    let mut v = Vec::with_capacity(24);
+    push_g(&mut v, x, prec);
+    // only ASCII was written
+    String::from_utf8(v).unwrap_or_default()
+}
+
+/// A small stack buffer for one number's text, so that formatting does not allocate.
+struct Stack {
+    buf: [u8; 400],
+    len: usize,
+}
+
+impl std::fmt::Write for Stack {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        let end = self.len + s.len();
+        let dst = self.buf.get_mut(self.len..end).ok_or(std::fmt::Error)?;
+        dst.copy_from_slice(s.as_bytes());
+        self.len = end;
+        Ok(())
+    }
+}
+
+/// Appends C's `%.*g` of `x` to `out`: one correctly rounded `%e` conversion, from
+/// whose digits and exponent the `%f` form is laid out when C would choose it (both
+/// round to `prec` significant digits at the same place).
+pub fn push_g(out: &mut Vec<u8>, x: f64, prec: usize) {
     if x.is_nan() {
-        return if x.is_sign_negative() {
-            "-nan".into()
+        out.extend_from_slice(if x.is_sign_negative() {
+            b"-nan"
         } else {
-            "nan".into()
-        };
+            b"nan"
+        });
+        return;
     }
     if x.is_infinite() {
-        return if x < 0.0 { "-inf".into() } else { "inf".into() };
+        out.extend_from_slice(if x < 0.0 { b"-inf" } else { b"inf" });
+        return;
     }
-    let p = prec.max(1);
+    let p = prec.clamp(1, 120);
+    let mut e = Stack {
+        buf: [0; 400],
+        len: 0,
+    };
+    if write!(e, "{:.*e}", p - 1, x).is_err() {
+        out.extend_from_slice(fmt_g_slow(x, p).as_bytes());
+        return;
+    }
+    let text = &e.buf[..e.len];
+    let (neg, text) = match text.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        _ => (false, text),
+    };
+    let epos = text.iter().position(|&b| b == b'e').unwrap_or(text.len());
+    let exp: i32 = std::str::from_utf8(&text[(epos + 1).min(text.len())..])
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    // the significant digits, without the point
+    let mut digits = [0u8; 128];
+    let mut n = 0;
+    for &b in &text[..epos] {
+        if b.is_ascii_digit() && n < digits.len() {
+            digits[n] = b;
+            n += 1;
+        }
+    }
+    let digits = &digits[..n];
+    if neg {
+        out.push(b'-');
+    }
+    if exp < -4 || exp >= p as i32 {
+        // d.ddd without trailing zeros, then e±XX
+        let keep = digits.iter().rposition(|&d| d != b'0').map_or(1, |i| i + 1);
+        out.push(digits[0]);
+        if keep > 1 {
+            out.push(b'.');
+            out.extend_from_slice(&digits[1..keep]);
+        }
+        out.push(b'e');
+        out.push(if exp < 0 { b'-' } else { b'+' });
+        let a = exp.unsigned_abs();
+        if a < 10 {
+            out.push(b'0');
+        }
+        out.extend_from_slice(itoa_u32(a, &mut [0u8; 10]));
+    } else if exp >= 0 {
+        let int = exp as usize + 1;
+        out.extend_from_slice(&digits[..int.min(n)]);
+        let frac = &digits[int.min(n)..];
+        let keep = frac.iter().rposition(|&d| d != b'0').map_or(0, |i| i + 1);
+        if keep > 0 {
+            out.push(b'.');
+            out.extend_from_slice(&frac[..keep]);
+        }
+    } else {
+        // 0.000ddd
+        let keep = digits.iter().rposition(|&d| d != b'0').map_or(0, |i| i + 1);
+        out.extend_from_slice(b"0.");
+        for _ in 0..(-exp - 1) {
+            out.push(b'0');
+        }
+        out.extend_from_slice(&digits[..keep]);
+    }
+}
+
+fn itoa_u32(mut v: u32, buf: &mut [u8; 10]) -> &[u8] {
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    &buf[i..]
+}
+
+/// The two-conversion `%g`, for precisions beyond the stack buffer.
+fn fmt_g_slow(x: f64, p: usize) -> String {
     let e = format!("{:.*e}", p - 1, x);
     let (mant, exp) = e.split_once('e').unwrap_or((&e, "0"));
     let exp: i32 = exp.parse().unwrap_or(0);
@@ -140,6 +249,16 @@ fn pmlc_control(w: u32) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        #[test]
+        fn one_conversion_g_matches_two(bits in proptest::prelude::any::<u64>(), prec in 1usize..20) {
+            let x = f64::from_bits(bits);
+            if x.is_finite() {
+                proptest::prop_assert_eq!(fmt_g(x, prec), fmt_g_slow(x, prec));
+            }
+        }
+    }
 
     #[test]
     fn c_g_format() {

@@ -612,8 +612,9 @@ fn dump_values(
         cur.set_mode(Direction::Forward, wstart);
     }
     let mut first = true;
-    // "name or name" text per metric, built once
-    let mut names: std::collections::HashMap<PmId, String> = std::collections::HashMap::new();
+    // each metric's text, built once; one buffer for a record's lines
+    let mut cache: MetricCache = Default::default();
+    let mut line = Vec::with_capacity(64 * 1024);
     loop {
         let rec = match cur.fetch() {
             Ok(Some(rec)) => rec,
@@ -644,17 +645,75 @@ fn dump_values(
         if windowed && ((o.reverse && rec.stamp < wstart) || (!o.reverse && rec.stamp > wend)) {
             return Ok(0);
         }
-        dump_record(a, &rec, o, wanted, c, &mut names, out)?;
+        dump_record(a, &rec, o, wanted, c, &mut cache, &mut line, out)?;
     }
 }
 
+/// What the lines of one metric's values need, worked out once per metric.
+struct MetricText {
+    /// `name or name` (`<nonames>` when there is none).
+    names: String,
+    /// `    PMID (names):`, the start of its first line.
+    head: String,
+    ty: i32,
+    indom: InDom,
+}
+
+impl MetricText {
+    fn new(a: &Archive, pmid: PmId, valfmt: i32) -> MetricText {
+        let names = names_str(a, pmid, "<nonames>");
+        // without a descriptor, the reference guesses from the value format
+        let (ty, indom) = match a.metadata().desc(pmid) {
+            Some(d) => (d.vtype, d.indom),
+            None if valfmt == 0 => (vtype::I32, InDom::NULL),
+            None => (vtype::AGGREGATE, InDom::NULL),
+        };
+        MetricText {
+            head: format!("    {pmid} ({names}):"),
+            names,
+            ty,
+            indom,
+        }
+    }
+}
+
+/// PMIDs are well spread already: a multiplicative hash instead of SipHash for the
+/// per-value lookup.
+#[derive(Default)]
+struct PmIdHasher(u64);
+
+impl std::hash::Hasher for PmIdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ b as u64).wrapping_mul(0x100_0000_01b3);
+        }
+    }
+    fn write_u32(&mut self, x: u32) {
+        self.0 = (x as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+}
+
+type MetricCache =
+    std::collections::HashMap<PmId, MetricText, std::hash::BuildHasherDefault<PmIdHasher>>;
+
+fn push_int(line: &mut Vec<u8>, x: impl itoa::Integer) {
+    line.extend_from_slice(b" value ");
+    line.extend_from_slice(itoa::Buffer::new().format(x).as_bytes());
+    line.push(b'\n');
+}
+
+#[allow(clippy::too_many_arguments)]
 fn dump_record(
     a: &Archive,
     rec: &ResultRecord<'_>,
     o: &Opts,
     wanted: &[PmId],
     c: &Clock,
-    names_cache: &mut std::collections::HashMap<PmId, String>,
+    cache: &mut MetricCache,
+    line: &mut Vec<u8>,
     out: &mut dyn Write,
 ) -> io::Result<()> {
     let vsets: Vec<&archive_format::ValueSet> = if wanted.is_empty() {
@@ -676,110 +735,104 @@ fn dump_record(
             v
         }
     };
-    writeln!(out)?;
+    // the whole record is built in `line` and written at once
+    line.clear();
+    writeln!(line)?;
     if o.sizes {
         let size = if wanted.is_empty() {
             rec.size(a.version())
         } else {
             record_size(a.version(), vsets.iter().copied())
         };
-        writeln!(out, "[{size} bytes]")?;
+        writeln!(line, "[{size} bytes]")?;
     }
     let ts = c.ts(rec.stamp);
     if vsets.is_empty() {
-        writeln!(out, "{ts}  <mark>")?;
-        return Ok(());
+        writeln!(line, "{ts}  <mark>")?;
+        return out.write_all(line);
     }
     writeln!(
-        out,
+        line,
         "{ts} {} metric{}",
         vsets.len(),
         if vsets.len() == 1 { "" } else { "s" }
     )?;
     let m = a.metadata();
     for vs in vsets {
-        let names: &str = names_cache
+        let mt = cache
             .entry(vs.pmid)
-            .or_insert_with(|| names_str(a, vs.pmid, "<nonames>"));
+            .or_insert_with(|| MetricText::new(a, vs.pmid, vs.valfmt));
         if vs.numval == 0 {
-            writeln!(out, "    {} ({names}): No values returned!", vs.pmid)?;
+            writeln!(line, "    {} ({}): No values returned!", vs.pmid, mt.names)?;
             continue;
         }
         if vs.numval < 0 {
-            writeln!(out, "    {} ({names}): {}", vs.pmid, pm_err_str(vs.numval))?;
+            let e = pm_err_str(vs.numval);
+            writeln!(line, "    {} ({}): {e}", vs.pmid, mt.names)?;
             continue;
         }
-        let (ty, indom) = match m.desc(vs.pmid) {
-            Some(d) => (d.vtype, d.indom),
-            None => (
-                if vs.valfmt == 0 {
-                    vtype::I32
-                } else {
-                    vtype::AGGREGATE
-                },
-                InDom::NULL,
-            ),
-        };
+        let (ty, indom) = (mt.ty, mt.indom);
         // the instance domain in force for this record, looked up once per value set
         let snap = if indom.is_null() {
             None
         } else {
             m.indom_in_force(indom, rec.stamp)
         };
-        let inst_name = |inst: i32| -> String {
-            match snap.and_then(|s| s.name_of(inst)) {
-                Some(n) => format!("{inst} or \"{n}\""),
-                None => format!("{inst} or ???"),
-            }
-        };
         if ty == vtype::EVENT || ty == vtype::HIGHRES_EVENT {
             for (inst, v) in &vs.values {
-                write!(out, "    {} ({names}", vs.pmid)?;
+                write!(line, "    {} ({}", vs.pmid, mt.names)?;
                 if !indom.is_null() {
-                    write!(out, "[{}])", inst_name(*inst))?;
+                    match snap.and_then(|s| s.name_of(*inst)) {
+                        Some(n) => write!(line, "[{inst} or \"{n}\"])")?,
+                        None => write!(line, "[{inst} or ???])")?,
+                    }
                 } else {
-                    write!(out, ")")?;
+                    write!(line, ")")?;
                 }
-                write!(out, ": ")?;
-                dump_event(a, v, ty == vtype::HIGHRES_EVENT, c, out)?;
+                write!(line, ": ")?;
+                dump_event(a, v, ty == vtype::HIGHRES_EVENT, c, line)?;
             }
             continue;
         }
-        if vs.values.len() > 1 {
-            writeln!(out, "    {} ({names}):", vs.pmid)?;
-        } else {
-            write!(out, "    {} ({names}):", vs.pmid)?;
+        line.extend_from_slice(mt.head.as_bytes());
+        let many = vs.values.len() > 1;
+        if many {
+            line.push(b'\n');
         }
-        // the hot path: one value set's lines built in memory, written at once
-        let mut buf = String::with_capacity(64 * vs.values.len());
         for (inst, v) in &vs.values {
-            use std::fmt::Write as _;
-            if vs.values.len() > 1 {
-                buf.push_str("       ");
+            if many {
+                line.extend_from_slice(b"       ");
             }
             if !indom.is_null() {
-                let _ = match snap.and_then(|s| s.name_of(*inst)) {
-                    Some(n) => write!(buf, " inst [{inst} or \"{n}\"]"),
-                    None => write!(buf, " inst [{inst} or ???]"),
-                };
+                match snap.and_then(|s| s.name_of(*inst)) {
+                    Some(n) => write!(line, " inst [{inst} or \"{n}\"]")?,
+                    None => write!(line, " inst [{inst} or ???]")?,
+                }
             }
-            // the common integer cases without an intermediate string
-            let _ = match (ty, v) {
-                (vtype::I32, Value::Insitu(w)) => writeln!(buf, " value {}", *w as i32),
-                (vtype::U32, Value::Insitu(w)) => writeln!(buf, " value {w}"),
-                (vtype::U64, Value::Block { .. }) | (vtype::I64, Value::Block { .. }) => {
+            // the common integer cases without the fmt machinery
+            match (ty, v) {
+                (vtype::I32, Value::Insitu(w)) => push_int(line, *w as i32),
+                (vtype::U32, Value::Insitu(w)) => push_int(line, *w),
+                (vtype::U64, Value::Block { .. })
+                | (vtype::I64, Value::Block { .. })
+                | (vtype::DOUBLE, Value::Block { .. }) => {
+                    use archive_format::atom::Atom;
                     match archive_format::atom::extract(ty, v) {
-                        Some(archive_format::atom::Atom::U64(x)) => writeln!(buf, " value {x}"),
-                        Some(archive_format::atom::Atom::I64(x)) => writeln!(buf, " value {x}"),
-                        _ => writeln!(buf, " value {}", format_value(ty, vs.valfmt, v)),
+                        Some(Atom::U64(x)) => push_int(line, x),
+                        Some(Atom::I64(x)) => push_int(line, x),
+                        Some(Atom::Double(x)) => {
+                            line.extend_from_slice(b" value ");
+                            archive_format::format::push_g(line, x, 16);
+                            line.push(b'\n');
+                        }
+                        _ => writeln!(line, " value {}", format_value(ty, vs.valfmt, v))?,
                     }
                 }
-                _ => writeln!(buf, " value {}", format_value(ty, vs.valfmt, v)),
-            };
+                _ => writeln!(line, " value {}", format_value(ty, vs.valfmt, v))?,
+            }
         }
-        out.write_all(buf.as_bytes())?;
     }
-    Ok(())
+    out.write_all(line)
 }
 
 fn dump_event(
