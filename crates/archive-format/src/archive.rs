@@ -451,6 +451,15 @@ impl Archive {
             .as_deref()
     }
 
+    /// The file holding volume `vol` (list index) with the same offsets as the
+    /// records read from it, when it is a file (large volumes, decompressed copies):
+    /// for copying records file to file (see
+    /// [`crate::writer::ArchiveWriter::write_result_from`]).
+    pub fn volume_file(&self, vol: usize) -> Option<&std::fs::File> {
+        let v = self.volumes.get(vol)?;
+        v.bytes.get()?.as_ref()?.file()
+    }
+
     pub(crate) fn volume_count(&self) -> usize {
         self.volumes.len()
     }

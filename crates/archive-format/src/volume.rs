@@ -158,7 +158,9 @@ pub struct Bytes {
 }
 
 enum Inner {
-    Map(memmap2::Mmap),
+    /// The map and the file it maps (kept open so that records can be copied from
+    /// it file to file, see [`Bytes::file`]).
+    Map(memmap2::Mmap, File),
     Vec(Vec<u8>),
 }
 
@@ -166,7 +168,7 @@ impl Deref for Bytes {
     type Target = [u8];
     fn deref(&self) -> &[u8] {
         match &self.inner {
-            Inner::Map(m) => m,
+            Inner::Map(m, _) => m,
             Inner::Vec(v) => v,
         }
     }
@@ -179,6 +181,15 @@ impl std::fmt::Debug for Bytes {
 }
 
 impl Bytes {
+    /// The file these bytes are mapped from (the decompressed copy for a compressed
+    /// file), offsets alike; `None` for small files read into memory.
+    pub fn file(&self) -> Option<&File> {
+        match &self.inner {
+            Inner::Map(_, f) => Some(f),
+            Inner::Vec(_) => None,
+        }
+    }
+
     pub fn from_vec(v: Vec<u8>) -> Self {
         Bytes {
             inner: Inner::Vec(v),
@@ -190,7 +201,7 @@ impl Bytes {
     /// bytes stay readable (they are read back from the file on the next access).
     pub fn release(&self, start: usize, end: usize) {
         const ALIGN: usize = 64 * 1024; // a multiple of every page size in use
-        let Inner::Map(m) = &self.inner else {
+        let Inner::Map(m, _) = &self.inner else {
             return;
         };
         let start = start.div_ceil(ALIGN) * ALIGN;
@@ -232,8 +243,9 @@ pub fn load(fr: &FileRef) -> Result<Bytes> {
                 io::Read::read_to_end(&mut &file, &mut v).map_err(|e| Error::io(&fr.path, &e))?;
                 Ok(Bytes::from_vec(v))
             } else {
+                let m = map_file(&file).map_err(|e| Error::io(&fr.path, &e))?;
                 Ok(Bytes {
-                    inner: Inner::Map(map_file(&file).map_err(|e| Error::io(&fr.path, &e))?),
+                    inner: Inner::Map(m, file),
                 })
             }
         }
@@ -272,8 +284,9 @@ pub fn load(fr: &FileRef) -> Result<Bytes> {
             if n == 0 {
                 return Ok(Bytes::from_vec(Vec::new()));
             }
+            let m = map_file(&tmp).map_err(|e| Error::io(&fr.path, &e))?;
             Ok(Bytes {
-                inner: Inner::Map(map_file(&tmp).map_err(|e| Error::io(&fr.path, &e))?),
+                inner: Inner::Map(m, tmp),
             })
         }
     }

@@ -814,16 +814,19 @@ impl<'e> Extract<'e> {
         }
         let before = match &rec.raw {
             Some((at, _)) => {
-                let payload = self.inputs[ilog]
-                    .arch
-                    .as_ref()
+                let arch = self.inputs[ilog].arch.as_ref();
+                let payload = arch
                     .and_then(|a| a.read_raw_forward(*at).ok().flatten())
                     .and_then(|(_, p, _)| p);
                 let Some(payload) = payload else {
                     return Err(Stop::Abandon);
                 };
+                // the record as stored: the writer may copy it file to file
+                let source = arch
+                    .and_then(|a| a.volume_file(at.vol))
+                    .map(|f| (((ilog as u64) << 32) | at.vol as u64, f, at.offset));
                 let w = self.w.as_mut().expect("writer exists while extracting");
-                w.write_result_payload(rec.stamp, payload)?
+                w.write_result_from(rec.stamp, payload, source)?
             }
             None => self.writer().write_result(rec.stamp, &rec.vsets)?,
         };
