@@ -2083,6 +2083,8 @@ pub struct Local {
     /// The /proc files read so far, kept open: each sample reads them again from
     /// offset 0, without opening, sizing and closing them each time.
     handles: HashMap<&'static str, std::fs::File>,
+    /// Per-device /sys files (a disk's size and scheduler), kept open likewise.
+    sys_handles: HashMap<String, std::fs::File>,
     /// Where each PMID is in the metric table.
     index: HashMap<PmId, usize>,
     /// The read buffer, kept between samples.
@@ -2103,6 +2105,8 @@ struct Snap {
     files: HashMap<&'static str, String>,
     /// Open files, lent by the source for the fetch.
     handles: HashMap<&'static str, std::fs::File>,
+    /// Open per-device /sys files, lent likewise.
+    sys_handles: HashMap<String, std::fs::File>,
     /// The buffer files are read into (lent by the source, reused).
     scratch: Vec<u8>,
     cpus: Option<Rows>,
@@ -2145,6 +2149,25 @@ fn read_from_start(f: &std::fs::File, buf: &mut Vec<u8>) -> std::io::Result<Stri
 }
 
 impl Snap {
+    /// A /sys file under `root`, read from its start through a handle kept open
+    /// between samples (sysfs regenerates it on a read from offset 0); `None` when it
+    /// cannot be read.
+    fn sys_file(&mut self, root: &std::path::Path, rel: String) -> Option<String> {
+        if !self.sys_handles.contains_key(&rel) {
+            let h = std::fs::File::open(root.join(&rel)).ok()?;
+            self.sys_handles.insert(rel.clone(), h);
+        }
+        let h = self.sys_handles.get(&rel)?;
+        match read_from_start(h, &mut self.scratch) {
+            Ok(t) => Some(t),
+            Err(_) => {
+                // gone: open it afresh next time
+                self.sys_handles.remove(&rel);
+                None
+            }
+        }
+    }
+
     /// The first number after `key` in a `key: value` or `key value` file (found
     /// by scanning the lines: no map of every key is built for the few asked).
     fn kv(&mut self, root: &std::path::Path, f: &'static str, key: &str) -> Option<u64> {
@@ -2191,6 +2214,7 @@ impl Local {
             ids: HashMap::new(),
             seen: HashMap::new(),
             handles: HashMap::new(),
+            sys_handles: HashMap::new(),
             scratch: Vec::new(),
             index: table()
                 .iter()
@@ -2204,6 +2228,7 @@ impl Local {
     fn snap(&mut self) -> Snap {
         Snap {
             handles: std::mem::take(&mut self.handles),
+            sys_handles: std::mem::take(&mut self.sys_handles),
             scratch: std::mem::take(&mut self.scratch),
             ..Snap::default()
         }
@@ -2212,6 +2237,7 @@ impl Local {
     /// Takes the open files back after a fetch.
     fn done(&mut self, snap: Snap) {
         self.handles = snap.handles;
+        self.sys_handles = snap.sys_handles;
         self.scratch = snap.scratch;
     }
 
@@ -2531,10 +2557,9 @@ impl Local {
                 let vals = names
                     .into_iter()
                     .map(|(id, n)| {
-                        let t = std::fs::read_to_string(
-                            root.join(format!("sys/block/{n}/queue/scheduler")),
-                        )
-                        .unwrap_or_default();
+                        let t = snap
+                            .sys_file(&root, format!("sys/block/{n}/queue/scheduler"))
+                            .unwrap_or_default();
                         let sel = t
                             .split_whitespace()
                             .find_map(|w| w.strip_prefix('[').and_then(|w| w.strip_suffix(']')))
@@ -2551,8 +2576,7 @@ impl Local {
                 let vals: Vec<(i32, u64)> = names
                     .into_iter()
                     .filter_map(|(id, n)| {
-                        let t = std::fs::read_to_string(root.join(format!("sys/block/{n}/size")))
-                            .ok()?;
+                        let t = snap.sys_file(&root, format!("sys/block/{n}/size"))?;
                         Some((id, t.trim().parse::<u64>().ok()? / 2))
                     })
                     .collect();
