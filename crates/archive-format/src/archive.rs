@@ -59,7 +59,12 @@ pub struct Archive {
     meta_size: u64,
     index: Vec<IndexEntry>,
     volumes: Vec<Volume>,
+    /// The next compressed volume, being decompressed on another thread while this
+    /// one is read: (list index, the loader).
+    prefetch: std::cell::RefCell<Option<(usize, Prefetch)>>,
 }
+
+type Prefetch = std::thread::JoinHandle<Result<(Bytes, Label)>>;
 
 impl std::fmt::Debug for Archive {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -236,6 +241,7 @@ impl Archive {
             meta_size,
             index,
             volumes,
+            prefetch: std::cell::RefCell::new(None),
         })
     }
 
@@ -442,13 +448,47 @@ impl Archive {
         let v = self.volumes.get(i)?;
         v.bytes
             .get_or_init(|| {
-                let (b, l) = load_labelled(&v.fref, v.file_num as i32).ok()?;
+                let taken = self.prefetch.borrow_mut().take();
+                let prefetched = match taken {
+                    Some((k, h)) if k == i => h.join().ok(),
+                    other => {
+                        *self.prefetch.borrow_mut() = other;
+                        None
+                    }
+                };
+                let loaded =
+                    prefetched.unwrap_or_else(|| load_labelled(&v.fref, v.file_num as i32));
+                self.start_prefetch(i + 1);
+                let (b, l) = loaded.ok()?;
                 if l.version != self.label.version || b.len() as u64 <= self.label_len() {
                     return None;
                 }
                 Some(b)
             })
             .as_deref()
+    }
+
+    /// Starts decompressing volume `i` on another thread when it is compressed and
+    /// not loaded yet, so that reading across volumes overlaps decompressing the
+    /// next one with using this one (one volume ahead at most).
+    fn start_prefetch(&self, i: usize) {
+        let Some(v) = self.volumes.get(i) else {
+            return;
+        };
+        if v.fref.compression.is_none() || v.bytes.get().is_some() {
+            return;
+        }
+        let mut slot = self.prefetch.borrow_mut();
+        if slot.is_some() {
+            return;
+        }
+        let (fref, role) = (v.fref.clone(), v.file_num as i32);
+        if let Ok(h) = std::thread::Builder::new()
+            .name("decompress".into())
+            .spawn(move || load_labelled(&fref, role))
+        {
+            *slot = Some((i, h));
+        }
     }
 
     /// The file holding volume `vol` (list index) with the same offsets as the

@@ -85,3 +85,68 @@ fn clear_input() -> Vec<u8> {
 fn lzw_clear_codes_reset_the_table() {
     assert_eq!(unz("compressed/clear_b10.Z"), clear_input());
 }
+
+/// A multi-volume archive whose volumes are compressed reads like the plain one,
+/// forward and backward (the next volume is decompressed on another thread while
+/// one is read).
+#[cfg(feature = "gzip")]
+#[test]
+fn compressed_volumes_read_in_order_while_the_next_decompresses() {
+    use archive_format::codec::result::{OwnedValue, OwnedValueSet, VAL_INSITU};
+    use archive_format::types::{sem, vtype, Desc, InDom, PmId, Timestamp, Units};
+    use archive_format::writer::{ArchiveWriter, WriterOptions};
+    use std::io::Write;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let base = dir.path().join("mv");
+    let mut w = ArchiveWriter::create(&base, WriterOptions::default()).expect("create");
+    let p = PmId::new(251, 0, 1);
+    let d = Desc {
+        pmid: p,
+        vtype: vtype::U32,
+        indom: InDom::NULL,
+        sem: sem::INSTANT,
+        units: Units(0),
+    };
+    w.put_desc(d, &["t.a".into()]).expect("desc");
+    for k in 0..400u32 {
+        if k > 0 && k % 100 == 0 {
+            w.new_volume().expect("volume");
+        }
+        let vs = OwnedValueSet {
+            pmid: p,
+            numval: 1,
+            valfmt: VAL_INSITU,
+            values: vec![(-1, OwnedValue::Insitu(k))],
+        };
+        w.put_result(Timestamp::new(1_700_000_000 + k as i64, 0), &[vs])
+            .expect("result");
+    }
+    w.close().expect("close");
+    let plain = Archive::open(base.to_string_lossy()).expect("plain");
+    let want: Vec<_> = plain
+        .records()
+        .map(|r| r.expect("record").1.stamp)
+        .collect();
+    assert_eq!(want.len(), 400);
+    for v in 0..4 {
+        let f = format!("{}.{v}", base.display());
+        let bytes = std::fs::read(&f).expect("volume");
+        let mut gz = flate2::write::GzEncoder::new(
+            std::fs::File::create(format!("{f}.gz")).expect("gz"),
+            flate2::Compression::fast(),
+        );
+        gz.write_all(&bytes).expect("compress");
+        gz.finish().expect("finish");
+        std::fs::remove_file(&f).expect("remove plain volume");
+    }
+    let a = Archive::open(base.to_string_lossy()).expect("compressed");
+    let got: Vec<_> = a.records().map(|r| r.expect("record").1.stamp).collect();
+    assert_eq!(got, want);
+    let a = Archive::open(base.to_string_lossy()).expect("compressed again");
+    let mut back: Vec<_> = a
+        .records_rev()
+        .map(|r| r.expect("record").1.stamp)
+        .collect();
+    back.reverse();
+    assert_eq!(back, want);
+}
