@@ -435,7 +435,7 @@ impl Archive {
     pub fn version(&self) -> u32 {
         self.label.version
     }
-    fn label_len(&self) -> u64 {
+    pub(crate) fn label_len(&self) -> u64 {
         self.label.record_len() as u64
     }
     /// Volume numbers present, ascending.
@@ -443,8 +443,9 @@ impl Archive {
         self.volumes.iter().map(|v| v.num).collect()
     }
 
-    /// Bytes of volume `i` (list index), or `None` if it is unusable.
-    fn vol_bytes(&self, i: usize) -> Option<&[u8]> {
+    /// Bytes of volume `i` (list index), or `None` if it is unusable (libpcp could
+    /// not switch to it: bad label, or nothing after it).
+    pub(crate) fn vol_bytes(&self, i: usize) -> Option<&[u8]> {
         let v = self.volumes.get(i)?;
         v.bytes
             .get_or_init(|| {
@@ -506,18 +507,8 @@ impl Archive {
     pub(crate) fn volume_number(&self, i: usize) -> u32 {
         self.volumes[i].num
     }
-    /// Bytes of volume `i` when libpcp could switch to it (label good, records after it).
-    pub(crate) fn usable_volume(&self, i: usize) -> Option<&[u8]> {
-        self.vol_bytes(i)
-    }
-    pub(crate) fn volume_path(&self, i: usize) -> &Path {
-        self.vol_path(i)
-    }
-    pub(crate) fn label_size(&self) -> u64 {
-        self.label_len()
-    }
 
-    fn vol_path(&self, i: usize) -> &Path {
+    pub(crate) fn vol_path(&self, i: usize) -> &Path {
         &self.volumes[i].fref.path
     }
 

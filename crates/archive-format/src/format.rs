@@ -28,6 +28,9 @@ impl std::fmt::Write for Stack {
     }
 }
 
+/// The longest precision `push_g` lays out itself.
+const MAX_FAST_PREC: usize = 120;
+
 /// Appends C's `%.*g` of `x` to `out`: one correctly rounded `%e` conversion, from
 /// whose digits and exponent the `%f` form is laid out when C would choose it (both
 /// round to `prec` significant digits at the same place).
@@ -44,12 +47,13 @@ pub fn push_g(out: &mut Vec<u8>, x: f64, prec: usize) {
         out.extend_from_slice(if x < 0.0 { b"-inf" } else { b"inf" });
         return;
     }
-    let p = prec.clamp(1, 120);
+    let p = prec.max(1);
     let mut e = Stack {
         buf: [0; 400],
         len: 0,
     };
-    if write!(e, "{:.*e}", p - 1, x).is_err() {
+    // the digits below fit MAX_FAST_PREC of them; longer ones take the slow path
+    if p > MAX_FAST_PREC || write!(e, "{:.*e}", p - 1, x).is_err() {
         out.extend_from_slice(fmt_g_slow(x, p).as_bytes());
         return;
     }
@@ -64,7 +68,7 @@ pub fn push_g(out: &mut Vec<u8>, x: f64, prec: usize) {
         .and_then(|s| s.parse().ok())
         .unwrap_or(0);
     // the significant digits, without the point
-    let mut digits = [0u8; 128];
+    let mut digits = [0u8; MAX_FAST_PREC];
     let mut n = 0;
     for &b in &text[..epos] {
         if b.is_ascii_digit() && n < digits.len() {
@@ -124,7 +128,7 @@ fn itoa_u32(mut v: u32, buf: &mut [u8; 10]) -> &[u8] {
     &buf[i..]
 }
 
-/// The two-conversion `%g`, for precisions beyond the stack buffer.
+/// The two-conversion `%g`, for precisions beyond `MAX_FAST_PREC`.
 fn fmt_g_slow(x: f64, p: usize) -> String {
     let e = format!("{:.*e}", p - 1, x);
     let (mant, exp) = e.split_once('e').unwrap_or((&e, "0"));

@@ -25,6 +25,15 @@ pub enum Direction {
 }
 
 impl Direction {
+    /// Whether a record `d` seconds after the origin lies behind, against the
+    /// direction of travel.
+    fn behind(self, d: f64) -> bool {
+        match self {
+            Direction::Forward => d < 0.0,
+            Direction::Backward => d > 0.0,
+        }
+    }
+
     fn opposite(self) -> Direction {
         match self {
             Direction::Forward => Direction::Backward,
@@ -86,10 +95,10 @@ impl<'a> LogCursor<'a> {
     /// A cursor as a new archive context has it: at the first record of the first
     /// usable volume, forward, origin at the archive's start.
     pub fn new(a: &'a Archive) -> LogCursor<'a> {
-        let first = (0..a.volume_count()).find(|&i| a.usable_volume(i).is_some());
+        let first = (0..a.volume_count()).find(|&i| a.vol_bytes(i).is_some());
         let start = Pos {
             vol: first,
-            off: a.label_size(),
+            off: a.label_len(),
         };
         LogCursor {
             a,
@@ -129,11 +138,7 @@ impl<'a> LogCursor<'a> {
                 // origin
                 while let Step::Record(r) = self.read(self.dir.opposite()) {
                     let d = r.stamp.sub_f64(self.origin);
-                    let past = match self.dir {
-                        Direction::Forward => d < 0.0,
-                        Direction::Backward => d > 0.0,
-                    };
-                    if past || d == 0.0 {
+                    if self.dir.behind(d) || d == 0.0 {
                         break;
                     }
                     self.saved = self.cur;
@@ -142,12 +147,7 @@ impl<'a> LogCursor<'a> {
             }
             match self.read(self.dir) {
                 Step::Record(r) => {
-                    let d = r.stamp.sub_f64(self.origin);
-                    let against = match self.dir {
-                        Direction::Forward => d < 0.0,
-                        Direction::Backward => d > 0.0,
-                    };
-                    if against {
+                    if self.dir.behind(r.stamp.sub_f64(self.origin)) {
                         continue;
                     }
                     self.origin = r.stamp;
@@ -183,13 +183,13 @@ impl<'a> LogCursor<'a> {
     fn error(&self, code: i32, what: &str, off: Option<u64>) -> Error {
         let e = Error::pcp(code, what);
         match self.cur.vol {
-            Some(v) => e.at(self.a.volume_path(v), off),
+            Some(v) => e.at(self.a.vol_path(v), off),
             None => e,
         }
     }
 
     fn size(&self, v: usize) -> u64 {
-        self.a.usable_volume(v).map_or(0, |b| b.len() as u64)
+        self.a.vol_bytes(v).map_or(0, |b| b.len() as u64)
     }
 
     /// Makes volume `v` current; a volume that is not current already starts at its
@@ -198,12 +198,12 @@ impl<'a> LogCursor<'a> {
         if self.cur.vol == Some(v) {
             return true;
         }
-        if self.a.usable_volume(v).is_none() {
+        if self.a.vol_bytes(v).is_none() {
             return false;
         }
         self.cur = Pos {
             vol: Some(v),
-            off: self.a.label_size(),
+            off: self.a.label_len(),
         };
         true
     }
@@ -226,7 +226,7 @@ impl<'a> LogCursor<'a> {
     /// libpcp's record reader does, on success and on every kind of failure.
     fn read(&mut self, dir: Direction) -> Step<'a> {
         let a = self.a;
-        let lab = a.label_size();
+        let lab = a.label_len();
         let Some(mut v) = self.cur.vol else {
             return Step::End;
         };
@@ -237,7 +237,7 @@ impl<'a> LogCursor<'a> {
             loop {
                 if offset <= lab {
                     // before this volume's first record: the end of an earlier one
-                    match (0..v).rev().find(|&w| a.usable_volume(w).is_some()) {
+                    match (0..v).rev().find(|&w| a.vol_bytes(w).is_some()) {
                         Some(w) => {
                             self.change_vol(w);
                             v = w;
@@ -253,7 +253,7 @@ impl<'a> LogCursor<'a> {
             }
         }
         loop {
-            let Some(b) = a.usable_volume(v) else {
+            let Some(b) = a.vol_bytes(v) else {
                 return Step::End;
             };
             let size = b.len() as u64;
@@ -261,7 +261,7 @@ impl<'a> LogCursor<'a> {
             if p >= size || size - p < 4 {
                 // the end of this volume: go on in a later one
                 self.cur.off = offset;
-                match (v + 1..a.volume_count()).find(|&w| a.usable_volume(w).is_some()) {
+                match (v + 1..a.volume_count()).find(|&w| a.vol_bytes(w).is_some()) {
                     Some(w) => {
                         self.change_vol(w);
                         v = w;
@@ -329,8 +329,7 @@ impl<'a> LogCursor<'a> {
         if nvol == 0 {
             return Err(self.error(PM_ERR_LOGFILE, "no data volume", None));
         }
-        let minvol = a.volume_number(0) as i64;
-        let maxvol = a.volume_number(nvol - 1) as i64;
+        let (minvol, maxvol) = self.vol_range();
         let dir = self.dir;
         if ti.is_empty() {
             let found = match dir {
@@ -342,7 +341,7 @@ impl<'a> LogCursor<'a> {
                 return Err(self.error(PM_ERR_LOGFILE, "no usable data volume", None));
             };
             self.cur.off = match dir {
-                Direction::Forward => a.label_size(),
+                Direction::Forward => a.label_len(),
                 Direction::Backward => self.size(v),
             };
             self.saved = self.cur;
@@ -372,61 +371,54 @@ impl<'a> LogCursor<'a> {
                 break;
             }
         }
-        self.serial = true;
-        let lost = |c: &Self| c.error(PM_ERR_LOGFILE, "no volume for the index entry", None);
-        let chosen;
-        if exact {
-            chosen = self.vol_skip(dir, j).ok_or_else(|| lost(self))?;
-            if dir == Direction::Backward {
-                self.serial = false;
-            }
+        // which entry, the direction to look for a usable volume from it, and
+        // whether fetches may then read on serially
+        let between = !exact && j >= 1 && j < numti;
+        let (entry, look, serial) = if exact {
+            (j, dir, dir == Direction::Forward)
         } else if j < 1 {
-            chosen = self
-                .vol_skip(Direction::Forward, 0)
-                .ok_or_else(|| lost(self))?;
+            (0, Direction::Forward, true)
         } else if j == numti {
-            chosen = self
-                .vol_skip(Direction::Backward, numti - 1)
-                .ok_or_else(|| lost(self))?;
-            if dir == Direction::Backward {
-                self.serial = false;
-            }
+            (numti - 1, Direction::Backward, dir == Direction::Forward)
         } else {
             // between two index points: the nearer one, unless the later is bogus
             let t_hi = ti[j].stamp.sub_f64(self.origin);
             let t_lo = self.origin.sub_f64(ti[j - 1].stamp);
             if t_hi <= t_lo && !toobig {
-                chosen = self.vol_skip(dir, j).ok_or_else(|| lost(self))?;
-                if dir == Direction::Forward {
-                    self.serial = false;
-                }
+                (j, dir, dir == Direction::Backward)
             } else {
-                chosen = self.vol_skip(dir, j - 1).ok_or_else(|| lost(self))?;
-                if dir == Direction::Backward {
-                    self.serial = false;
-                }
+                (j - 1, dir, dir == Direction::Forward)
             }
-            self.seek(ti[chosen].off_data);
-            if self.serial && dir == Direction::Forward {
-                // index offsets are record ends: back up one record
-                let _ = self.read(Direction::Backward);
-            }
-            self.saved = self.cur;
-            return Ok(());
-        }
+        };
+        // (libpcp marks the context serial before it looks for the volume)
+        self.serial = true;
+        let Some(chosen) = self.vol_skip(look, entry) else {
+            return Err(self.error(PM_ERR_LOGFILE, "no volume for the index entry", None));
+        };
+        self.serial = serial;
         self.seek(ti[chosen].off_data);
+        if between && serial && dir == Direction::Forward {
+            // index offsets are record ends: back up one record
+            let _ = self.read(Direction::Backward);
+        }
         self.saved = self.cur;
         Ok(())
+    }
+
+    /// The lowest and highest volume numbers present (there is at least one).
+    fn vol_range(&self) -> (i64, i64) {
+        let n = self.a.volume_count();
+        (
+            self.a.volume_number(0) as i64,
+            self.a.volume_number(n.saturating_sub(1)) as i64,
+        )
     }
 
     /// Makes the volume of index entry `j` current, or, when that volume cannot be
     /// used, the volume of the nearest entry in `dir` that can; that entry.
     fn vol_skip(&mut self, dir: Direction, mut j: usize) -> Option<usize> {
-        let a = self.a;
-        let ti = a.index();
-        let nvol = a.volume_count();
-        let minvol = a.volume_number(0) as i64;
-        let maxvol = a.volume_number(nvol - 1) as i64;
+        let ti = self.a.index();
+        let (minvol, maxvol) = self.vol_range();
         let mut vol = ti[j].vol;
         while minvol <= vol as i64 && vol as i64 <= maxvol {
             if self.change_vol_num(vol) {
@@ -449,7 +441,7 @@ impl<'a> LogCursor<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::codec::result::{OwnedValue, OwnedValueSet, VAL_INSITU};
+    use crate::codec::result::OwnedValueSet;
     use crate::error::PM_ERR_LOGREC;
     use crate::types::{sem, vtype, Desc, InDom, PmId, Units};
     use crate::writer::{ArchiveWriter, WriterOptions};
@@ -485,12 +477,7 @@ mod tests {
         let mut starts = Vec::new();
         for (k, &s) in secs.iter().enumerate() {
             let t = Timestamp::new(s, 0);
-            let vs = OwnedValueSet {
-                pmid: P,
-                numval: 1,
-                valfmt: VAL_INSITU,
-                values: vec![(-1, OwnedValue::Insitu(k as u32 * 1000 + 7))],
-            };
+            let vs = OwnedValueSet::insitu(P, vec![(-1, k as u32 * 1000 + 7)]);
             if k == 0 || index.get(k) == Some(&true) {
                 let (m, d) = (w.meta_offset(), w.data_offset());
                 w.put_index_at(t, m, d).expect("index");

@@ -318,13 +318,8 @@ impl Metadata {
     /// The instance domain in force at `t`: the newest snapshot at or before `t`, or the
     /// oldest one if `t` precedes them all.
     pub fn indom_at(&self, indom: InDom, t: Timestamp) -> Option<&Snapshot> {
-        let s = self.snapshots.get(&indom)?;
-        let k = s.partition_point(|x| x.stamp <= t);
-        if k == 0 {
-            s.first()
-        } else {
-            s.get(k - 1)
-        }
+        self.indom_in_force(indom, t)
+            .or_else(|| self.snapshots.get(&indom)?.first())
     }
     /// The instance domain in force at `t` as libpcp looks it up for a record: the
     /// newest snapshot at or before `t`, none before the first.
@@ -383,13 +378,12 @@ fn same_label_set(a: &LabelSet, b: &LabelSet) -> bool {
     if a.inst != b.inst || a.nlabels != b.nlabels {
         return false;
     }
-    let part = |s: &LabelSet, off: u16, len: usize| -> Vec<u8> {
+    fn part(s: &LabelSet, off: u16, len: usize) -> &[u8] {
         s.json
             .as_bytes()
             .get(off as usize..off as usize + len)
-            .map(<[u8]>::to_vec)
             .unwrap_or_default()
-    };
+    }
     a.labels.iter().all(|la| {
         let name = part(a, la.name_off, la.name_len as usize);
         match b.labels.iter().find(|lb| {

@@ -128,6 +128,8 @@ struct CopyRun {
 
 /// Runs at least this long are copied file to file.
 const COPY_RUN_MIN: u64 = 256 << 10;
+/// `-EIO`, for copies that come up short.
+const ERR_IO: i32 = -5;
 
 fn create_new(path: &Path) -> Result<File> {
     OpenOptions::new()
@@ -545,7 +547,7 @@ impl ArchiveWriter {
             return write_all(&mut self.data, &b, &dp);
         }
         let Some(src) = self.sources.get(&run.source) else {
-            return Err(Error::pcp(-libc_eio(), "copy source went away").at(&dp, None));
+            return Err(Error::pcp(ERR_IO, "copy source went away").at(&dp, None));
         };
         self.data.flush().map_err(|e| Error::io(&dp, &e))?;
         let out = self.data.get_ref();
@@ -555,7 +557,7 @@ impl ArchiveWriter {
             match rustix::fs::copy_file_range(src, Some(&mut off), out, None, want) {
                 Ok(0) => {
                     return Err(
-                        Error::pcp(-libc_eio(), "copy source is shorter than its records")
+                        Error::pcp(ERR_IO, "copy source is shorter than its records")
                             .at(&dp, Some(off)),
                     )
                 }
@@ -761,11 +763,6 @@ impl ArchiveWriter {
     }
 }
 
-/// `EIO`, for copies that come up short.
-fn libc_eio() -> i32 {
-    5
-}
-
 fn write_all(f: &mut impl Write, bytes: &[u8], path: &Path) -> Result<()> {
     f.write_all(bytes).map_err(|e| Error::io(path, &e))
 }
@@ -774,7 +771,7 @@ fn write_all(f: &mut impl Write, bytes: &[u8], path: &Path) -> Result<()> {
 mod tests {
     use super::*;
     use crate::archive::Archive;
-    use crate::codec::result::{OwnedValue, OwnedValueSet, VAL_INSITU};
+    use crate::codec::result::OwnedValueSet;
     use crate::types::{sem, vtype, Units};
 
     const P: PmId = PmId(0x0400_0001);
@@ -812,12 +809,7 @@ mod tests {
         // enough records for several runs past COPY_RUN_MIN
         let n = 40_000u32;
         for k in 0..n {
-            let vs = OwnedValueSet {
-                pmid: P,
-                numval: 1,
-                valfmt: VAL_INSITU,
-                values: vec![(-1, OwnedValue::Insitu(k))],
-            };
+            let vs = OwnedValueSet::insitu(P, vec![(-1, k)]);
             w.write_result(Timestamp::new(1_000 + k as i64, 0), &[vs])
                 .expect("result");
         }
@@ -848,7 +840,7 @@ mod tests {
         w.close().expect("close copy");
         let want = std::fs::read(format!("{src}.0")).expect("source data");
         let got = std::fs::read(format!("{dst}.0")).expect("copied data");
-        let lab = a.label_size() as usize;
+        let lab = a.label_len() as usize;
         assert_eq!(got.len(), want.len());
         assert!(got[lab..] == want[lab..], "records differ");
     }

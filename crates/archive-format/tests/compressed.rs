@@ -92,7 +92,7 @@ fn lzw_clear_codes_reset_the_table() {
 #[cfg(feature = "gzip")]
 #[test]
 fn compressed_volumes_read_in_order_while_the_next_decompresses() {
-    use archive_format::codec::result::{OwnedValue, OwnedValueSet, VAL_INSITU};
+    use archive_format::codec::result::OwnedValueSet;
     use archive_format::types::{sem, vtype, Desc, InDom, PmId, Timestamp, Units};
     use archive_format::writer::{ArchiveWriter, WriterOptions};
     use std::io::Write;
@@ -112,12 +112,7 @@ fn compressed_volumes_read_in_order_while_the_next_decompresses() {
         if k > 0 && k % 100 == 0 {
             w.new_volume().expect("volume");
         }
-        let vs = OwnedValueSet {
-            pmid: p,
-            numval: 1,
-            valfmt: VAL_INSITU,
-            values: vec![(-1, OwnedValue::Insitu(k))],
-        };
+        let vs = OwnedValueSet::insitu(p, vec![(-1, k)]);
         w.put_result(Timestamp::new(1_700_000_000 + k as i64, 0), &[vs])
             .expect("result");
     }

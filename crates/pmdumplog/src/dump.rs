@@ -56,18 +56,10 @@ impl Clock {
         if self.x == 0 {
             return s;
         }
-        // like ts_digits, but from the raw fields, offset included
-        let c = ctime(e.stamp.sec, &self.tz);
-        let mut r = format!("{} {} {}", &c[..10], s, &c[20..]);
-        if self.x >= 2 {
-            let off = (e.stamp.sec - self.start.sec) as f64
-                + (e.raw_nsec - self.start.nsec as i64) as f64 / 1e9;
-            r.push_str(&format!(" ({:.*})", self.digits, off));
-        }
-        if self.x >= 3 {
-            r.push_str(&format!(" {}", e.stamp.sec as u64));
-        }
-        r
+        // from the raw fields: libpcp's offset and its unsigned seconds
+        let off = (e.stamp.sec - self.start.sec) as f64
+            + (e.raw_nsec - self.start.nsec as i64) as f64 / 1e9;
+        self.dated(e.stamp.sec, &s, off, e.stamp.sec as u64, self.digits)
     }
 
     /// An index entry's time of day (what the index checks print, whatever -x says).
@@ -87,14 +79,26 @@ impl Clock {
         if self.x == 0 {
             return s;
         }
-        let c = ctime(t.sec, &self.tz);
-        let mut r = format!("{} {} {}", &c[..10], s, &c[20..]);
+        self.dated(t.sec, &s, t.sub_f64(self.start), t.sec, digits)
+    }
+
+    /// `-x` and up: the date around a time of day, then (`-xx`) the offset from the
+    /// archive's start and (`-xxx`) the seconds.
+    fn dated(
+        &self,
+        sec: i64,
+        hms: &str,
+        off: f64,
+        secs: impl std::fmt::Display,
+        digits: usize,
+    ) -> String {
+        let c = ctime(sec, &self.tz);
+        let mut r = format!("{} {} {}", &c[..10], hms, &c[20..]);
         if self.x >= 2 {
-            let off = t.sub_f64(self.start);
             r.push_str(&format!(" ({:.*})", digits, off));
         }
         if self.x >= 3 {
-            r.push_str(&format!(" {}", t.sec));
+            r.push_str(&format!(" {secs}"));
         }
         r
     }
@@ -655,25 +659,28 @@ struct MetricText {
     names: String,
     /// `    PMID (names):`, the start of its first line.
     head: String,
-    ty: i32,
-    indom: InDom,
+    /// Type and instance domain from the descriptor, if there is one.
+    desc: Option<(i32, InDom)>,
 }
 
 impl MetricText {
-    fn new(a: &Archive, pmid: PmId, valfmt: i32) -> MetricText {
+    fn new(a: &Archive, pmid: PmId) -> MetricText {
         let names = names_str(a, pmid, "<nonames>");
-        // without a descriptor, the reference guesses from the value format
-        let (ty, indom) = match a.metadata().desc(pmid) {
-            Some(d) => (d.vtype, d.indom),
-            None if valfmt == 0 => (vtype::I32, InDom::NULL),
-            None => (vtype::AGGREGATE, InDom::NULL),
-        };
         MetricText {
             head: format!("    {pmid} ({names}):"),
             names,
-            ty,
-            indom,
+            desc: a.metadata().desc(pmid).map(|d| (d.vtype, d.indom)),
         }
+    }
+
+    /// Type and instance domain of a value set; without a descriptor, the
+    /// reference's guess from the value format.
+    fn kind(&self, valfmt: i32) -> (i32, InDom) {
+        self.desc.unwrap_or(if valfmt == 0 {
+            (vtype::I32, InDom::NULL)
+        } else {
+            (vtype::AGGREGATE, InDom::NULL)
+        })
     }
 }
 
@@ -716,24 +723,14 @@ fn dump_record(
     line: &mut Vec<u8>,
     out: &mut dyn Write,
 ) -> io::Result<()> {
+    // dump_values has skipped the records with nothing wanted; a <mark> has no sets
     let vsets: Vec<&archive_format::ValueSet> = if wanted.is_empty() {
         rec.vsets.iter().collect()
     } else {
-        if rec.is_mark() {
-            if !o.marks {
-                return Ok(());
-            }
-            Vec::new()
-        } else {
-            let v: Vec<_> = wanted
-                .iter()
-                .filter_map(|p| rec.vsets.iter().find(|vs| vs.pmid == *p))
-                .collect();
-            if v.is_empty() {
-                return Ok(());
-            }
-            v
-        }
+        wanted
+            .iter()
+            .filter_map(|p| rec.vsets.iter().find(|vs| vs.pmid == *p))
+            .collect()
     };
     // the whole record is built in `line` and written at once
     line.clear();
@@ -761,7 +758,7 @@ fn dump_record(
     for vs in vsets {
         let mt = cache
             .entry(vs.pmid)
-            .or_insert_with(|| MetricText::new(a, vs.pmid, vs.valfmt));
+            .or_insert_with(|| MetricText::new(a, vs.pmid));
         if vs.numval == 0 {
             writeln!(line, "    {} ({}): No values returned!", vs.pmid, mt.names)?;
             continue;
@@ -771,7 +768,7 @@ fn dump_record(
             writeln!(line, "    {} ({}): {e}", vs.pmid, mt.names)?;
             continue;
         }
-        let (ty, indom) = (mt.ty, mt.indom);
+        let (ty, indom) = mt.kind(vs.valfmt);
         // the instance domain in force for this record, looked up once per value set
         let snap = if indom.is_null() {
             None

@@ -208,19 +208,11 @@ fn local_abbrev_and_west() -> (String, i64) {
 
 /// Value-set helpers for sources.
 pub mod vs {
-    use archive_format::codec::result::{OwnedValue, OwnedValueSet, VAL_DPTR, VAL_INSITU};
+    use archive_format::codec::result::{OwnedValue, OwnedValueSet, VAL_DPTR};
     use archive_format::types::{vtype, PmId};
 
     pub fn u32s(pmid: PmId, vals: Vec<(i32, u32)>) -> OwnedValueSet {
-        OwnedValueSet {
-            pmid,
-            numval: vals.len() as i32,
-            valfmt: if vals.is_empty() { 0 } else { VAL_INSITU },
-            values: vals
-                .into_iter()
-                .map(|(i, v)| (i, OwnedValue::Insitu(v)))
-                .collect(),
-        }
+        OwnedValueSet::insitu(pmid, vals)
     }
     pub fn u64s(pmid: PmId, vals: Vec<(i32, u64)>) -> OwnedValueSet {
         block(

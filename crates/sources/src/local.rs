@@ -2148,24 +2148,36 @@ fn read_from_start(f: &std::fs::File, buf: &mut Vec<u8>) -> std::io::Result<Stri
     Ok(String::from_utf8_lossy(&buf[..len]).into_owned())
 }
 
+/// A file read from its start through a handle in `handles` under `key`, opened
+/// on first use and kept open between samples; `None` when it cannot be opened or
+/// read (a handle that fails is dropped, to be opened afresh next time).
+fn read_kept<K: std::hash::Hash + Eq + Clone>(
+    handles: &mut HashMap<K, std::fs::File>,
+    key: K,
+    path: &std::path::Path,
+    scratch: &mut Vec<u8>,
+) -> Option<String> {
+    if !handles.contains_key(&key) {
+        let h = std::fs::File::open(path).ok()?;
+        handles.insert(key.clone(), h);
+    }
+    let read = handles.get(&key).map(|h| read_from_start(h, scratch));
+    match read {
+        Some(Ok(t)) => Some(t),
+        _ => {
+            handles.remove(&key);
+            None
+        }
+    }
+}
+
 impl Snap {
     /// A /sys file under `root`, read from its start through a handle kept open
     /// between samples (sysfs regenerates it on a read from offset 0); `None` when it
     /// cannot be read.
     fn sys_file(&mut self, root: &std::path::Path, rel: String) -> Option<String> {
-        if !self.sys_handles.contains_key(&rel) {
-            let h = std::fs::File::open(root.join(&rel)).ok()?;
-            self.sys_handles.insert(rel.clone(), h);
-        }
-        let h = self.sys_handles.get(&rel)?;
-        match read_from_start(h, &mut self.scratch) {
-            Ok(t) => Some(t),
-            Err(_) => {
-                // gone: open it afresh next time
-                self.sys_handles.remove(&rel);
-                None
-            }
-        }
+        let path = root.join(&rel);
+        read_kept(&mut self.sys_handles, rel, &path, &mut self.scratch)
     }
 
     /// The first number after `key` in a `key: value` or `key value` file (found
@@ -2180,20 +2192,8 @@ impl Snap {
 
     fn get(&mut self, root: &std::path::Path, f: &'static str) -> &str {
         if !self.files.contains_key(f) {
-            if !self.handles.contains_key(f) {
-                if let Ok(h) = std::fs::File::open(root.join(f)) {
-                    self.handles.insert(f, h);
-                }
-            }
-            let scratch = &mut self.scratch;
-            let text = match self.handles.get(f).map(|h| read_from_start(h, scratch)) {
-                Some(Ok(t)) => t,
-                _ => {
-                    // gone or unreadable: open it afresh next time
-                    self.handles.remove(f);
-                    String::new()
-                }
-            };
+            let text = read_kept(&mut self.handles, f, &root.join(f), &mut self.scratch)
+                .unwrap_or_default();
             self.files.insert(f, text);
         }
         self.files.get(f).map_or("", String::as_str)

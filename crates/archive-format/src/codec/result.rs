@@ -325,6 +325,22 @@ pub struct OwnedValueSet {
     pub values: Vec<(i32, OwnedValue)>,
 }
 
+impl OwnedValueSet {
+    /// A set of 32-bit values stored in place (`PM_VAL_INSITU`), `(instance, value)`
+    /// each; an empty set has no value format.
+    pub fn insitu(pmid: PmId, vals: Vec<(i32, u32)>) -> OwnedValueSet {
+        OwnedValueSet {
+            pmid,
+            numval: vals.len() as i32,
+            valfmt: if vals.is_empty() { 0 } else { VAL_INSITU },
+            values: vals
+                .into_iter()
+                .map(|(i, v)| (i, OwnedValue::Insitu(v)))
+                .collect(),
+        }
+    }
+}
+
 /// Encodes a data record payload (no framing). Value blocks follow the value sets in
 /// vlist order, padded with `~` as libpcp does.
 pub fn encode_result(stamp: Timestamp, vsets: &[OwnedValueSet], version: u32) -> Vec<u8> {
