@@ -492,6 +492,15 @@ impl Archive {
         }
     }
 
+    /// Copies bytes of volume `i` (list index) at `off` into `dst`, by `pread` from
+    /// the file rather than through the map (see [`crate::logfetch`]).
+    pub(crate) fn vol_read_at(&self, i: usize, off: u64, dst: &mut [u8]) -> std::io::Result<()> {
+        match self.volumes.get(i).and_then(|v| v.bytes.get()?.as_ref()) {
+            Some(b) => b.read_at(off, dst),
+            None => Err(std::io::ErrorKind::NotFound.into()),
+        }
+    }
+
     /// The file holding volume `vol` (list index) with the same offsets as the
     /// records read from it, when it is a file (large volumes, decompressed copies):
     /// for copying records file to file (see
@@ -830,7 +839,7 @@ impl Archive {
 }
 
 /// How far a forward iteration goes between releasing the memory behind it.
-const RELEASE_STEP: u64 = 2 << 20;
+pub(crate) const RELEASE_STEP: u64 = 256 << 10;
 
 /// Iterator over records; yields errors once and then stops.
 pub struct Records<'a> {

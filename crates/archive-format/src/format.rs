@@ -48,34 +48,47 @@ pub fn push_g(out: &mut Vec<u8>, x: f64, prec: usize) {
         return;
     }
     let p = prec.max(1);
-    let mut e = Stack {
-        buf: [0; 400],
-        len: 0,
-    };
-    // the digits below fit MAX_FAST_PREC of them; longer ones take the slow path
-    if p > MAX_FAST_PREC || write!(e, "{:.*e}", p - 1, x).is_err() {
-        out.extend_from_slice(fmt_g_slow(x, p).as_bytes());
-        return;
-    }
-    let text = &e.buf[..e.len];
-    let (neg, text) = match text.split_first() {
-        Some((b'-', rest)) => (true, rest),
-        _ => (false, text),
-    };
-    let epos = text.iter().position(|&b| b == b'e').unwrap_or(text.len());
-    let exp: i32 = std::str::from_utf8(&text[(epos + 1).min(text.len())..])
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0);
-    // the significant digits, without the point
+    // the significant digits, without the point, and the exponent of the first
     let mut digits = [0u8; MAX_FAST_PREC];
-    let mut n = 0;
-    for &b in &text[..epos] {
-        if b.is_ascii_digit() && n < digits.len() {
-            digits[n] = b;
-            n += 1;
+    let (n, exp, neg) = match round_sig(x.abs(), p) {
+        Some((mut sig, exp)) => {
+            // exactly p digits
+            for d in digits[..p].iter_mut().rev() {
+                *d = b'0' + (sig % 10) as u8;
+                sig /= 10;
+            }
+            (p, exp, x.is_sign_negative())
         }
-    }
+        None => {
+            let mut e = Stack {
+                buf: [0; 400],
+                len: 0,
+            };
+            // the digits below fit MAX_FAST_PREC of them; longer ones take the slow path
+            if p > MAX_FAST_PREC || write!(e, "{:.*e}", p - 1, x).is_err() {
+                out.extend_from_slice(fmt_g_slow(x, p).as_bytes());
+                return;
+            }
+            let text = &e.buf[..e.len];
+            let (neg, text) = match text.split_first() {
+                Some((b'-', rest)) => (true, rest),
+                _ => (false, text),
+            };
+            let epos = text.iter().position(|&b| b == b'e').unwrap_or(text.len());
+            let exp: i32 = std::str::from_utf8(&text[(epos + 1).min(text.len())..])
+                .ok()
+                .and_then(|s| s.parse().ok())
+                .unwrap_or(0);
+            let mut n = 0;
+            for &b in &text[..epos] {
+                if b.is_ascii_digit() && n < digits.len() {
+                    digits[n] = b;
+                    n += 1;
+                }
+            }
+            (n, exp, neg)
+        }
+    };
     let digits = &digits[..n];
     if neg {
         out.push(b'-');
@@ -113,6 +126,90 @@ pub fn push_g(out: &mut Vec<u8>, x: f64, prec: usize) {
         }
         out.extend_from_slice(&digits[..keep]);
     }
+}
+
+/// Powers of ten that fit a u64.
+const POW10: [u64; 20] = {
+    let mut t = [1u64; 20];
+    let mut i = 1;
+    while i < 20 {
+        t[i] = t[i - 1] * 10;
+        i += 1;
+    }
+    t
+};
+
+/// `x` (finite, not negative) correctly rounded to `p` significant digits, ties to
+/// even, as C's `%e` rounds: the digits as one integer of exactly `p` digits and the
+/// decimal exponent of the first. Exact integer arithmetic in 128 bits; `None` (use
+/// the general conversion) for zero, `p` above 17 and magnitudes it cannot hold.
+fn round_sig(x: f64, p: usize) -> Option<(u64, i32)> {
+    if x == 0.0 || !(1..=17).contains(&p) {
+        return None;
+    }
+    let bits = x.to_bits();
+    let bexp = ((bits >> 52) & 0x7ff) as i32;
+    let frac = bits & ((1 << 52) - 1);
+    let (m, e) = if bexp == 0 {
+        (frac, -1074)
+    } else {
+        (frac | 1 << 52, bexp - 1075)
+    };
+    let lo = POW10[p - 1];
+    let hi = POW10[p];
+    // floor(log10 x) estimated from the binary exponent (x is in [2^b, 2^(b+1)), so
+    // this is low by at most one), then corrected by the digit count of the result
+    let b = e + 63 - m.leading_zeros() as i32;
+    let mut est = (b * 78913) >> 18;
+    for _ in 0..3 {
+        let n = scaled_round(m as u128, e, p as i32 - 1 - est)?;
+        if n >= hi as u128 {
+            est += 1;
+        } else if n < lo as u128 {
+            est -= 1;
+        } else {
+            return Some((n as u64, est));
+        }
+    }
+    None
+}
+
+/// `m * 2^e * 10^k` rounded to an integer, ties to even, if 128 bits hold the work.
+fn scaled_round(m: u128, e: i32, k: i32) -> Option<u128> {
+    // numerator m * 2^max(e,0) * 10^max(k,0), denominator 2^max(-e,0) * 10^max(-k,0)
+    let mut num = m;
+    if k > 0 {
+        num = num.checked_mul(10u128.checked_pow(k as u32)?)?;
+    }
+    if e > 0 {
+        if num.leading_zeros() <= e as u32 {
+            return None;
+        }
+        num <<= e;
+    }
+    let mut den: u128 = 1;
+    if k < 0 {
+        den = 10u128.checked_pow((-k) as u32)?;
+    }
+    if e < 0 {
+        if den.leading_zeros() <= (-e) as u32 {
+            return None;
+        }
+        den <<= -e;
+    }
+    let (q, r) = if den.is_power_of_two() {
+        let s = den.trailing_zeros();
+        (num >> s, num & (den - 1))
+    } else {
+        (num / den, num % den)
+    };
+    // r < den, so 2r cannot overflow when den < 2^127 (checked by the shifts above)
+    let twice = r << 1;
+    Some(if twice > den || (twice == den && q & 1 == 1) {
+        q + 1
+    } else {
+        q
+    })
 }
 
 fn itoa_u32(mut v: u32, buf: &mut [u8; 10]) -> &[u8] {
@@ -256,6 +353,27 @@ mod tests {
 
     proptest::proptest! {
         #[test]
+        fn exact_digits_match_the_general_conversion(
+            bits in proptest::prelude::any::<u64>(),
+            int in 0u64..(1 << 53),
+            halves in 0u32..8,
+            prec in 1usize..=17,
+        ) {
+            // any double, and integers and halves/quarters... near digit boundaries,
+            // where ties to even decide
+            for x in [f64::from_bits(bits), int as f64 / (1u64 << halves) as f64] {
+                if x.is_finite() && x != 0.0 {
+                    if let Some((sig, exp)) = round_sig(x.abs(), prec) {
+                        let general = format!("{:.*e}", prec - 1, x.abs());
+                        let (mant, e) = general.split_once('e').unwrap_or((&general, "0"));
+                        proptest::prop_assert_eq!(sig.to_string(), mant.replace('.', ""));
+                        proptest::prop_assert_eq!(exp.to_string(), e);
+                    }
+                }
+            }
+        }
+
+        #[test]
         fn one_conversion_g_matches_two(bits in proptest::prelude::any::<u64>(), prec in 1usize..20) {
             let x = f64::from_bits(bits);
             if x.is_finite() {
@@ -275,6 +393,19 @@ mod tests {
         assert_eq!(fmt_g(123456789.0, 8), "1.2345679e+08");
         assert_eq!(fmt_g(-1.371380375612005e306, 16), "-1.371380375612005e+306");
         assert_eq!(fmt_g(0.0, 8), "0");
+        assert_eq!(fmt_g(-0.0, 8), "-0");
+        // ties to even at the last digit, rounding up into a new decade
+        assert_eq!(fmt_g(2.5, 1), "2");
+        assert_eq!(fmt_g(3.5, 1), "4");
+        assert_eq!(fmt_g(1234567890123456.5, 16), "1234567890123456");
+        assert_eq!(fmt_g(9.996, 3), "10");
+        assert_eq!(fmt_g(99.96, 3), "100");
+        assert_eq!(fmt_g(9.6, 1), "1e+01");
+        assert_eq!(fmt_g(0.1 + 0.2, 15), "0.3");
+        assert_eq!(fmt_g(0.1 + 0.2, 17), "0.30000000000000004");
+        assert_eq!(fmt_g(279.6666666666667, 16), "279.6666666666667");
+        assert_eq!(fmt_g(5e-324, 16), "4.940656458412465e-324");
+        assert_eq!(fmt_g(f64::MAX, 16), "1.797693134862316e+308");
     }
 
     #[test]

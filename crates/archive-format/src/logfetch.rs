@@ -13,9 +13,10 @@
 //! Only single archives are modelled (pmdumplog refuses multi-archive contexts).
 
 use crate::archive::Archive;
-use crate::codec::result::{decode_result, ResultRecord};
+use crate::codec::result::{decode_result, decode_stamp, ResultRecord};
 use crate::error::{Error, Result, PM_ERR_LOGFILE, PM_ERR_LOGREC};
 use crate::types::Timestamp;
+use std::ops::Range;
 
 /// Direction of travel, as `PM_MODE_FORW` / `PM_MODE_BACK`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,12 +44,34 @@ impl Direction {
 }
 
 /// Outcome of one low-level read.
-enum Step<'a> {
-    Record(ResultRecord<'a>),
+enum Step {
+    /// A whole, framed record; its payload is in the read window.
+    Record(Span),
     /// End (or start) of the archive: `PM_ERR_EOL`.
     End,
     Bad(Error),
 }
+
+/// Where a record's payload is: its file offset and its bytes in the window.
+#[derive(Debug, Clone)]
+struct Span {
+    data_at: u64,
+    range: Range<usize>,
+}
+
+/// Bytes of one volume read into memory. Records are read through this window
+/// (`pread` in chunks), not through the volume's memory map: a long sequential read
+/// then holds one chunk, whatever size of page-cache folio a fault on the map would
+/// bring into the process.
+#[derive(Default)]
+struct Window {
+    vol: Option<usize>,
+    start: u64,
+    buf: Vec<u8>,
+}
+
+/// How much a window read brings in at least.
+const CHUNK: usize = 128 * 1024;
 
 /// A file position in an archive's data volumes: `vol` is an index into the
 /// archive's volume list, `off` may lie past the end of the file (a seek there
@@ -84,12 +107,8 @@ pub struct LogCursor<'a> {
     serial: bool,
     origin: Timestamp,
     dir: Direction,
-    /// Forward reading: memory behind this has been released.
-    released: crate::archive::Position,
+    win: Window,
 }
-
-/// How far forward reading goes between releasing the memory behind it.
-const RELEASE_STEP: u64 = 2 << 20;
 
 impl<'a> LogCursor<'a> {
     /// A cursor as a new archive context has it: at the first record of the first
@@ -107,7 +126,7 @@ impl<'a> LogCursor<'a> {
             serial: false,
             origin: a.label().start,
             dir: Direction::Forward,
-            released: a.start(),
+            win: Window::default(),
         }
     }
 
@@ -123,21 +142,22 @@ impl<'a> LogCursor<'a> {
     /// `pmFetchArchive`: the next record in the direction of travel whose time is
     /// not against that direction, `None` at the end (`PM_ERR_EOL`). The origin moves
     /// to the record's time.
-    pub fn fetch(&mut self) -> Result<Option<ResultRecord<'a>>> {
+    pub fn fetch(&mut self) -> Result<Option<ResultRecord<'_>>> {
         // re-establish the position of the last fetch
         let saved = self.saved;
         match saved.vol {
             Some(v) if self.change_vol(v) => self.cur.off = saved.off,
             _ => return Err(self.error(PM_ERR_LOGFILE, "no usable data volume", None)),
         }
+        let version = self.a.version();
         loop {
             if !self.serial {
                 self.set_time()?;
                 self.saved = self.cur;
                 // fine-tune: back up against the direction of travel until past the
                 // origin
-                while let Step::Record(r) = self.read(self.dir.opposite()) {
-                    let d = r.stamp.sub_f64(self.origin);
+                while let Some(stamp) = self.read_valid(self.dir.opposite()) {
+                    let d = stamp.sub_f64(self.origin);
                     if self.dir.behind(d) || d == 0.0 {
                         break;
                     }
@@ -145,39 +165,85 @@ impl<'a> LogCursor<'a> {
                 }
                 self.serial = true;
             }
-            match self.read(self.dir) {
-                Step::Record(r) => {
-                    if self.dir.behind(r.stamp.sub_f64(self.origin)) {
-                        continue;
-                    }
-                    self.origin = r.stamp;
-                    self.saved = self.cur;
-                    self.release_behind();
-                    return Ok(Some(r));
-                }
+            let span = match self.read(self.dir) {
+                Step::Record(span) => span,
                 Step::End => return Ok(None),
                 Step::Bad(e) => return Err(e),
+            };
+            let payload = &self.win.buf[span.range.clone()];
+            let behind = match decode_stamp(payload, span.data_at, version) {
+                Ok(t) => self.dir.behind(t.sub_f64(self.origin)),
+                Err(_) => false,
+            };
+            if behind {
+                // skipped, but a record that does not decode is an error still
+                if let Err(e) = decode_result(payload, span.data_at, version) {
+                    return Err(self.decode_error(e));
+                }
+                continue;
             }
+            let (a, vol) = (self.a, self.cur.vol);
+            return match decode_result(&self.win.buf[span.range], span.data_at, version) {
+                Ok(r) => {
+                    self.origin = r.stamp;
+                    self.saved = self.cur;
+                    Ok(Some(r))
+                }
+                Err(e) => Err(decode_error(a, vol, e)),
+            };
         }
     }
 
-    /// Forward reading keeps memory bounded: mapped pages behind the position go.
-    fn release_behind(&mut self) {
-        let (Direction::Forward, Some(v)) = (self.dir, self.cur.vol) else {
-            return;
+    /// A read that also decodes the record (so that a record that does not decode
+    /// fails the read): its time, or `None` when the read failed or found the end.
+    fn read_valid(&mut self, dir: Direction) -> Option<Timestamp> {
+        let Step::Record(span) = self.read(dir) else {
+            return None;
         };
-        let here = crate::archive::Position {
-            vol: v,
-            offset: self.cur.off,
-        };
-        if here.vol != self.released.vol
-            || here.offset.saturating_sub(self.released.offset) > RELEASE_STEP
-        {
-            // from the start each time: a range boundary's partial page block is
-            // only released by the next call that covers it whole
-            self.a.release_before(here);
-            self.released = here;
+        decode_result(&self.win.buf[span.range], span.data_at, self.a.version())
+            .ok()
+            .map(|r| r.stamp)
+    }
+
+    fn decode_error(&self, e: crate::error::DecodeError) -> Error {
+        decode_error(self.a, self.cur.vol, e)
+    }
+
+    /// Makes `len` bytes of volume `v` at `off` (which the caller has checked lie
+    /// in the volume) present in the window; their place there. The window is read
+    /// ahead in the direction of travel.
+    fn window(&mut self, v: usize, off: u64, len: usize, dir: Direction) -> Result<Range<usize>> {
+        let w = &mut self.win;
+        let have =
+            w.vol == Some(v) && off >= w.start && off + len as u64 <= w.start + w.buf.len() as u64;
+        if !have {
+            let size = self.a.vol_bytes(v).map_or(0, |b| b.len() as u64);
+            let want = len.max(CHUNK) as u64;
+            let (start, end) = match dir {
+                Direction::Forward => (off, size.min(off + want)),
+                Direction::Backward => {
+                    let end = off + len as u64;
+                    (end.saturating_sub(want), end)
+                }
+            };
+            w.vol = None;
+            w.buf.clear();
+            w.buf.resize((end - start) as usize, 0);
+            if let Err(e) = self.a.vol_read_at(v, start, &mut w.buf) {
+                w.buf.clear();
+                return Err(Error::io(self.a.vol_path(v), &e));
+            }
+            w.vol = Some(v);
+            w.start = start;
         }
+        let at = (off - w.start) as usize;
+        Ok(at..at + len)
+    }
+
+    fn word(&mut self, v: usize, off: u64, dir: Direction) -> Result<i32> {
+        let r = self.window(v, off, 4, dir)?;
+        let b = &self.win.buf[r];
+        Ok(i32::from_be_bytes([b[0], b[1], b[2], b[3]]))
     }
 
     fn error(&self, code: i32, what: &str, off: Option<u64>) -> Error {
@@ -224,7 +290,7 @@ impl<'a> LogCursor<'a> {
 
     /// One record read in `dir` from the current position, moving the position as
     /// libpcp's record reader does, on success and on every kind of failure.
-    fn read(&mut self, dir: Direction) -> Step<'a> {
+    fn read(&mut self, dir: Direction) -> Step {
         let a = self.a;
         let lab = a.label_len();
         let Some(mut v) = self.cur.vol else {
@@ -253,10 +319,9 @@ impl<'a> LogCursor<'a> {
             }
         }
         loop {
-            let Some(b) = a.vol_bytes(v) else {
+            let Some(size) = a.vol_bytes(v).map(|b| b.len() as u64) else {
                 return Step::End;
             };
-            let size = b.len() as u64;
             let p = self.cur.off;
             if p >= size || size - p < 4 {
                 // the end of this volume: go on in a later one
@@ -270,8 +335,10 @@ impl<'a> LogCursor<'a> {
                     None => return Step::End,
                 }
             }
-            let at = p as usize;
-            let head = i32::from_be_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]]);
+            let head = match self.word(v, p, dir) {
+                Ok(h) => h,
+                Err(e) => return Step::Bad(e),
+            };
             self.cur.off = p + 4;
             let rlen = head as i64 - 8;
             if rlen < 0 || (dir == Direction::Backward && rlen > offset as i64) {
@@ -298,8 +365,10 @@ impl<'a> LogCursor<'a> {
                 self.cur.off = offset;
                 return Step::Bad(self.error(PM_ERR_LOGREC, "record trailer is missing", Some(t)));
             }
-            let ti = t as usize;
-            let trail = i32::from_be_bytes([b[ti], b[ti + 1], b[ti + 2], b[ti + 3]]);
+            let trail = match self.word(v, t, dir) {
+                Ok(w) => w,
+                Err(e) => return Step::Bad(e),
+            };
             self.cur.off = t + 4;
             if trail != head {
                 return Step::Bad(self.error(
@@ -311,10 +380,9 @@ impl<'a> LogCursor<'a> {
             if dir == Direction::Backward {
                 self.cur.off -= 4;
             }
-            let payload = &b[data_at as usize..(data_at + rlen as u64) as usize];
-            return match decode_result(payload, data_at, a.version()) {
-                Ok(r) => Step::Record(r),
-                Err(e) => Step::Bad(self.error(PM_ERR_LOGREC, &e.to_string(), Some(e.offset))),
+            return match self.window(v, data_at, rlen as usize, dir) {
+                Ok(range) => Step::Record(Span { data_at, range }),
+                Err(e) => Step::Bad(e),
             };
         }
     }
@@ -435,6 +503,15 @@ impl<'a> LogCursor<'a> {
             vol = ti[j].vol;
         }
         None
+    }
+}
+
+/// A record that does not decode, as the error of the read that met it.
+fn decode_error(a: &Archive, vol: Option<usize>, e: crate::error::DecodeError) -> Error {
+    let err = Error::pcp(PM_ERR_LOGREC, e.to_string());
+    match vol {
+        Some(v) => err.at(a.vol_path(v), Some(e.offset)),
+        None => err,
     }
 }
 

@@ -79,7 +79,7 @@ fn raw_at(b: &[u8], i: usize) -> Option<u8> {
 
 impl<W: Write> Write for RawBytes<W> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        if !buf.contains(&0xf4) {
+        if memchr::memchr(0xf4, buf).is_none() {
             return self.0.write_all(buf).map(|_| buf.len());
         }
         let mut out = Vec::with_capacity(buf.len());

@@ -190,6 +190,22 @@ impl Bytes {
         }
     }
 
+    /// Copies the bytes at `off` into `dst`: `pread` from the file when mapped (the
+    /// map's pages are not touched), a copy otherwise.
+    pub fn read_at(&self, off: u64, dst: &mut [u8]) -> io::Result<()> {
+        match &self.inner {
+            Inner::Map(_, f) => std::os::unix::fs::FileExt::read_exact_at(f, dst, off),
+            Inner::Vec(v) => {
+                let src = usize::try_from(off)
+                    .ok()
+                    .and_then(|o| v.get(o..o.checked_add(dst.len())?))
+                    .ok_or(io::ErrorKind::UnexpectedEof)?;
+                dst.copy_from_slice(src);
+                Ok(())
+            }
+        }
+    }
+
     pub fn from_vec(v: Vec<u8>) -> Self {
         Bytes {
             inner: Inner::Vec(v),

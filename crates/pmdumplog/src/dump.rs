@@ -616,14 +616,20 @@ fn dump_values(
         cur.set_mode(Direction::Forward, wstart);
     }
     let mut first = true;
-    // each metric's text, built once; one buffer for a record's lines
-    let mut cache: MetricCache = Default::default();
-    let mut line = Vec::with_capacity(64 * 1024);
+    // each metric's text, built once; records are built in one buffer that goes out
+    // when it holds OUT_BATCH bytes (as one write, past the output's buffer)
+    let mut cache = MetricCache::default();
+    let mut line = Vec::with_capacity(OUT_BATCH + 64 * 1024);
     loop {
+        if line.len() >= OUT_BATCH {
+            out.write_all(&line)?;
+            line.clear();
+        }
         let rec = match cur.fetch() {
             Ok(Some(rec)) => rec,
-            Ok(None) => return Ok(0),
+            Ok(None) => return out.write_all(&line).map(|_| 0),
             Err(e) => {
+                out.write_all(&line)?;
                 out.flush()?;
                 writeln!(err, "{PROG}: pmFetch: {}", e.pm_message())?;
                 return Ok(1);
@@ -641,17 +647,21 @@ fn dump_values(
         if first && o.reverse {
             first = false;
             writeln!(
-                out,
+                line,
                 "\nLog finished at {} - dump in reverse order",
                 ctime(rec.stamp.sec, &c.tz)
             )?;
         }
         if windowed && ((o.reverse && rec.stamp < wstart) || (!o.reverse && rec.stamp > wend)) {
-            return Ok(0);
+            return out.write_all(&line).map(|_| 0);
         }
-        dump_record(a, &rec, o, wanted, c, &mut cache, &mut line, out)?;
+        dump_record(a, &rec, o, wanted, c, &mut cache, &mut line)?;
     }
 }
+
+/// Bytes of records collected before they are written (the output's buffer size,
+/// so that a batch is written straight through).
+pub(crate) const OUT_BATCH: usize = 256 * 1024;
 
 /// What the lines of one metric's values need, worked out once per metric.
 struct MetricText {
@@ -659,6 +669,8 @@ struct MetricText {
     names: String,
     /// `    PMID (names):`, the start of its first line.
     head: String,
+    /// The same with ` value `, for a single value without an instance.
+    head_value: String,
     /// Type and instance domain from the descriptor, if there is one.
     desc: Option<(i32, InDom)>,
 }
@@ -668,6 +680,7 @@ impl MetricText {
         let names = names_str(a, pmid, "<nonames>");
         MetricText {
             head: format!("    {pmid} ({names}):"),
+            head_value: format!("    {pmid} ({names}): value "),
             names,
             desc: a.metadata().desc(pmid).map(|d| (d.vtype, d.indom)),
         }
@@ -684,8 +697,7 @@ impl MetricText {
     }
 }
 
-/// PMIDs are well spread already: a multiplicative hash instead of SipHash for the
-/// per-value lookup.
+/// PMIDs are well spread already: a multiplicative hash instead of SipHash.
 #[derive(Default)]
 struct PmIdHasher(u64);
 
@@ -703,12 +715,82 @@ impl std::hash::Hasher for PmIdHasher {
     }
 }
 
-type MetricCache =
-    std::collections::HashMap<PmId, MetricText, std::hash::BuildHasherDefault<PmIdHasher>>;
+/// Each metric's text, built once. Records of an archive mostly hold the same
+/// metrics in the same order, so the metric at each place in the last record is
+/// remembered and tried before the hash table.
+#[derive(Default)]
+struct MetricCache {
+    texts: Vec<MetricText>,
+    index: std::collections::HashMap<PmId, usize, std::hash::BuildHasherDefault<PmIdHasher>>,
+    /// (PMID, text) at each place of the last record.
+    slots: Vec<(PmId, usize)>,
+}
+
+impl MetricCache {
+    fn get(&mut self, a: &Archive, slot: usize, pmid: PmId) -> &MetricText {
+        let k = match self.slots.get(slot) {
+            Some(&(p, k)) if p == pmid => k,
+            _ => {
+                let texts = &mut self.texts;
+                let k = *self.index.entry(pmid).or_insert_with(|| {
+                    texts.push(MetricText::new(a, pmid));
+                    texts.len() - 1
+                });
+                if slot < self.slots.len() {
+                    self.slots[slot] = (pmid, k);
+                } else {
+                    self.slots.push((pmid, k));
+                }
+                k
+            }
+        };
+        &self.texts[k]
+    }
+}
 
 fn push_int(line: &mut Vec<u8>, x: impl itoa::Integer) {
-    line.extend_from_slice(b" value ");
     line.extend_from_slice(itoa::Buffer::new().format(x).as_bytes());
+    line.push(b'\n');
+}
+
+/// ` inst [N or "name"]` (`???` for an instance not in the domain).
+fn push_inst(line: &mut Vec<u8>, inst: i32, name: Option<&str>) {
+    line.extend_from_slice(b" inst [");
+    line.extend_from_slice(itoa::Buffer::new().format(inst).as_bytes());
+    match name {
+        Some(n) => {
+            line.extend_from_slice(b" or \"");
+            line.extend_from_slice(n.as_bytes());
+            line.extend_from_slice(b"\"]");
+        }
+        None => line.extend_from_slice(b" or ???]"),
+    }
+}
+
+/// A value's text and the newline; the common numeric cases without the fmt
+/// machinery.
+fn push_value(line: &mut Vec<u8>, ty: i32, valfmt: i32, v: &Value<'_>) {
+    use archive_format::atom::Atom;
+    match (ty, v) {
+        (vtype::I32, Value::Insitu(w)) => push_int(line, *w as i32),
+        (vtype::U32, Value::Insitu(w)) => push_int(line, *w),
+        (vtype::U64 | vtype::I64 | vtype::DOUBLE, Value::Block { .. }) => {
+            match archive_format::atom::extract(ty, v) {
+                Some(Atom::U64(x)) => push_int(line, x),
+                Some(Atom::I64(x)) => push_int(line, x),
+                Some(Atom::Double(x)) => {
+                    archive_format::format::push_g(line, x, 16);
+                    line.push(b'\n');
+                }
+                _ => push_text(line, ty, valfmt, v),
+            }
+        }
+        _ => push_text(line, ty, valfmt, v),
+    }
+}
+
+fn push_text(line: &mut Vec<u8>, ty: i32, valfmt: i32, v: &Value<'_>) {
+    line.extend_from_slice(format_value(ty, valfmt, v).as_bytes());
     line.push(b'\n');
 }
 
@@ -721,7 +803,6 @@ fn dump_record(
     c: &Clock,
     cache: &mut MetricCache,
     line: &mut Vec<u8>,
-    out: &mut dyn Write,
 ) -> io::Result<()> {
     // dump_values has skipped the records with nothing wanted; a <mark> has no sets
     let vsets: Vec<&archive_format::ValueSet> = if wanted.is_empty() {
@@ -732,8 +813,7 @@ fn dump_record(
             .filter_map(|p| rec.vsets.iter().find(|vs| vs.pmid == *p))
             .collect()
     };
-    // the whole record is built in `line` and written at once
-    line.clear();
+    // the record is appended to `line`
     writeln!(line)?;
     if o.sizes {
         let size = if wanted.is_empty() {
@@ -746,7 +826,7 @@ fn dump_record(
     let ts = c.ts(rec.stamp);
     if vsets.is_empty() {
         writeln!(line, "{ts}  <mark>")?;
-        return out.write_all(line);
+        return Ok(());
     }
     writeln!(
         line,
@@ -755,10 +835,8 @@ fn dump_record(
         if vsets.len() == 1 { "" } else { "s" }
     )?;
     let m = a.metadata();
-    for vs in vsets {
-        let mt = cache
-            .entry(vs.pmid)
-            .or_insert_with(|| MetricText::new(a, vs.pmid));
+    for (slot, vs) in vsets.into_iter().enumerate() {
+        let mt = cache.get(a, slot, vs.pmid);
         if vs.numval == 0 {
             writeln!(line, "    {} ({}): No values returned!", vs.pmid, mt.names)?;
             continue;
@@ -791,45 +869,31 @@ fn dump_record(
             }
             continue;
         }
-        line.extend_from_slice(mt.head.as_bytes());
         let many = vs.values.len() > 1;
-        if many {
-            line.push(b'\n');
+        // one value and no instance: `    PMID (names): value X`
+        let plain = !many && indom.is_null();
+        if plain {
+            line.extend_from_slice(mt.head_value.as_bytes());
+        } else {
+            line.extend_from_slice(mt.head.as_bytes());
+            if many {
+                line.push(b'\n');
+            }
         }
         for (inst, v) in &vs.values {
-            if many {
-                line.extend_from_slice(b"       ");
-            }
-            if !indom.is_null() {
-                match snap.and_then(|s| s.name_of(*inst)) {
-                    Some(n) => write!(line, " inst [{inst} or \"{n}\"]")?,
-                    None => write!(line, " inst [{inst} or ???]")?,
+            if !plain {
+                if many {
+                    line.extend_from_slice(b"       ");
                 }
-            }
-            // the common integer cases without the fmt machinery
-            match (ty, v) {
-                (vtype::I32, Value::Insitu(w)) => push_int(line, *w as i32),
-                (vtype::U32, Value::Insitu(w)) => push_int(line, *w),
-                (vtype::U64, Value::Block { .. })
-                | (vtype::I64, Value::Block { .. })
-                | (vtype::DOUBLE, Value::Block { .. }) => {
-                    use archive_format::atom::Atom;
-                    match archive_format::atom::extract(ty, v) {
-                        Some(Atom::U64(x)) => push_int(line, x),
-                        Some(Atom::I64(x)) => push_int(line, x),
-                        Some(Atom::Double(x)) => {
-                            line.extend_from_slice(b" value ");
-                            archive_format::format::push_g(line, x, 16);
-                            line.push(b'\n');
-                        }
-                        _ => writeln!(line, " value {}", format_value(ty, vs.valfmt, v))?,
-                    }
+                if !indom.is_null() {
+                    push_inst(line, *inst, snap.and_then(|s| s.name_of(*inst)));
                 }
-                _ => writeln!(line, " value {}", format_value(ty, vs.valfmt, v))?,
+                line.extend_from_slice(b" value ");
             }
+            push_value(line, ty, vs.valfmt, v);
         }
     }
-    out.write_all(line)
+    Ok(())
 }
 
 fn dump_event(

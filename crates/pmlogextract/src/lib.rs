@@ -1079,8 +1079,11 @@ impl Input {
         if to == a.start() {
             return;
         }
-        if let Ok(Some((_, rec, _))) = a.read_forward(a.start()) {
-            let owned = to_owned(&rec);
+        let first = match a.read_forward(a.start()) {
+            Ok(Some((_, rec, _))) => Some(to_owned(&rec)),
+            _ => None,
+        };
+        if let Some(owned) = first {
             self.laststamp = owned.stamp;
             if owned.vsets.len() == 5 {
                 self.note_session(&owned);
@@ -1179,9 +1182,11 @@ impl Input {
         let (Some(a), Some(pos)) = (&self.arch, self.pos) else {
             return Ok(None);
         };
-        match a.read_forward(pos) {
-            Ok(Some((at, rec, next))) => {
-                let owned = to_owned(&rec);
+        let read = a
+            .read_forward(pos)
+            .map(|r| r.map(|(at, rec, next)| (at, to_owned(&rec), next)));
+        match read {
+            Ok(Some((at, owned, next))) => {
                 self.advance(at, next);
                 Ok(Some(owned))
             }

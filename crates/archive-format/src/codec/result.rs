@@ -38,8 +38,12 @@ pub struct ValueSet<'a> {
     pub numval: i32,
     /// `PM_VAL_INSITU`, `PM_VAL_DPTR` or `PM_VAL_SPTR` (0 when numval <= 0).
     pub valfmt: i32,
-    pub values: Vec<(i32, Value<'a>)>,
+    /// (instance, value) pairs; one is held inline.
+    pub values: Values<'a>,
 }
+
+/// The values of a value set: most sets have one, held without an allocation.
+pub type Values<'a> = smallvec::SmallVec<[(i32, Value<'a>); 1]>;
 
 /// A decoded data record (a pmResult). No value sets means a `<mark>` record.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -198,7 +202,7 @@ pub fn decode_result(
     base: u64,
     version: u32,
 ) -> Result<ResultRecord<'_>, DecodeError> {
-    decode_result_for(payload, base, version, &|_| true)
+    decode_result_for(payload, base, version, |_| true)
 }
 
 /// Like [`decode_result`], but the values of metrics `keep` rejects are not
@@ -208,7 +212,7 @@ pub fn decode_result_for<'a>(
     payload: &'a [u8],
     base: u64,
     version: u32,
-    keep: &dyn Fn(PmId) -> bool,
+    keep: impl Fn(PmId) -> bool,
 ) -> Result<ResultRecord<'a>, DecodeError> {
     let stamp = decode_stamp(payload, base, version)?;
     let mut c = Cursor::new(payload, base);
@@ -230,7 +234,7 @@ pub fn decode_result_for<'a>(
             pmid,
             numval,
             valfmt: 0,
-            values: Vec::new(),
+            values: Values::new(),
         };
         if numval > 0 {
             let valfmt = c.i32()?;
@@ -242,7 +246,9 @@ pub fn decode_result_for<'a>(
             }
             vs.valfmt = valfmt;
             if keep(pmid) {
-                vs.values.reserve(numval as usize);
+                if numval > 1 {
+                    vs.values.reserve(numval as usize);
+                }
                 for j in 0..numval as usize {
                     let inst = c.i32()?;
                     let w = c.u32()?;
