@@ -52,22 +52,35 @@ pub(crate) fn host_bytes(block_type: u8, data: &[u8]) -> Vec<u8> {
     v
 }
 
-/// The first 8 bytes of a block as libpcp reads them (see [`host_bytes`]); 0 when short.
+/// The first 8 bytes of a block as libpcp reads them (see [`host_bytes`], without
+/// the copy); 0 when short.
 pub(crate) fn host_u64(block_type: u8, data: &[u8]) -> u64 {
-    let h = host_bytes(block_type, data);
-    h.get(..8)
-        .and_then(|b| b.try_into().ok())
-        .map(u64::from_le_bytes)
-        .unwrap_or(0)
+    let Some(mut a) = data.get(..8).and_then(|b| <[u8; 8]>::try_from(b).ok()) else {
+        return 0;
+    };
+    let bt = block_type as i32;
+    if matches!(bt, vtype::I64 | vtype::U64 | vtype::DOUBLE) {
+        a.reverse();
+    } else if bt == vtype::FLOAT {
+        a[..4].reverse();
+    }
+    u64::from_le_bytes(a)
 }
 
 /// The first 4 bytes of a block as libpcp reads them; 0 when short.
 pub(crate) fn host_u32(block_type: u8, data: &[u8]) -> u32 {
-    let h = host_bytes(block_type, data);
-    h.get(..4)
-        .and_then(|b| b.try_into().ok())
-        .map(u32::from_le_bytes)
-        .unwrap_or(0)
+    let Some(b) = data.get(..4) else {
+        return 0;
+    };
+    let bt = block_type as i32;
+    let a = if matches!(bt, vtype::I64 | vtype::U64 | vtype::DOUBLE) && data.len() >= 8 {
+        [data[7], data[6], data[5], data[4]]
+    } else if bt == vtype::FLOAT {
+        [b[3], b[2], b[1], b[0]]
+    } else {
+        [b[0], b[1], b[2], b[3]]
+    };
+    u32::from_le_bytes(a)
 }
 
 fn be_u32(d: &[u8]) -> Option<u32> {
@@ -110,6 +123,20 @@ pub fn extract<'a>(ty: i32, v: &Value<'a>) -> Option<Atom<'a>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        #[test]
+        fn host_words_are_the_host_bytes(
+            bt in 0u8..12,
+            data in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..12),
+        ) {
+            let h = host_bytes(bt, &data);
+            let want64 = h.get(..8).map_or(0, |b| u64::from_le_bytes(b.try_into().unwrap_or([0; 8])));
+            let want32 = h.get(..4).map_or(0, |b| u32::from_le_bytes(b.try_into().unwrap_or([0; 4])));
+            proptest::prop_assert_eq!(host_u64(bt, &data), want64);
+            proptest::prop_assert_eq!(host_u32(bt, &data), want32);
+        }
+    }
 
     #[test]
     fn extracts_each_numeric_type() {

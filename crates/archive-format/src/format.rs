@@ -51,13 +51,12 @@ pub fn push_g(out: &mut Vec<u8>, x: f64, prec: usize) {
     // the significant digits, without the point, and the exponent of the first
     let mut digits = [0u8; MAX_FAST_PREC];
     let (n, exp, neg) = match round_sig(x.abs(), p) {
-        Some((mut sig, exp)) => {
+        Some((sig, exp)) => {
             // exactly p digits
-            for d in digits[..p].iter_mut().rev() {
-                *d = b'0' + (sig % 10) as u8;
-                sig /= 10;
-            }
-            (p, exp, x.is_sign_negative())
+            let mut ib = itoa::Buffer::new();
+            let t = ib.format(sig).as_bytes();
+            digits[..t.len()].copy_from_slice(t);
+            (t.len(), exp, x.is_sign_negative())
         }
         None => {
             let mut e = Stack {

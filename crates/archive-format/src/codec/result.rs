@@ -230,38 +230,38 @@ pub fn decode_result_for<'a>(
     for _ in 0..numpmid {
         let pmid = PmId(c.u32()?);
         let numval = c.i32()?;
-        let mut vs = ValueSet {
-            pmid,
-            numval,
-            valfmt: 0,
-            values: Values::new(),
-        };
+        let mut valfmt = 0;
+        let mut values = Values::new();
         if numval > 0 {
-            let valfmt = c.i32()?;
+            valfmt = c.i32()?;
             if !(VAL_INSITU..=VAL_SPTR).contains(&valfmt) {
                 return Err(logrec(c.offset() - 4, "illegal value format"));
             }
             if numval as usize > c.remaining() / 8 {
                 return Err(logrec(c.offset() - 8, "illegal number of values"));
             }
-            vs.valfmt = valfmt;
+            // the value list is in the payload (checked just above)
+            let list = c.bytes(numval as usize * 8)?;
             if keep(pmid) {
                 if numval > 1 {
-                    vs.values.reserve(numval as usize);
+                    values.reserve(numval as usize);
                 }
-                for j in 0..numval as usize {
-                    let inst = c.i32()?;
-                    let w = c.u32()?;
-                    vs.values.push((inst, Value::Insitu(w)));
+                for (j, pair) in list.chunks_exact(8).enumerate() {
+                    let inst = i32::from_be_bytes([pair[0], pair[1], pair[2], pair[3]]);
+                    let w = u32::from_be_bytes([pair[4], pair[5], pair[6], pair[7]]);
+                    values.push((inst, Value::Insitu(w)));
                     if valfmt != VAL_INSITU {
                         ptrs.push((vsets.len(), j, w));
                     }
                 }
-            } else {
-                c.skip(numval as usize * 8)?;
             }
         }
-        vsets.push(vs);
+        vsets.push(ValueSet {
+            pmid,
+            numval,
+            valfmt,
+            values,
+        });
     }
     let vlist_end = c.pos();
     for (i, j, w) in ptrs {
