@@ -87,7 +87,7 @@ fn parse_spec(s: &str) -> MetricSpec {
 }
 
 fn secs(t: Timestamp) -> f64 {
-    t.sec as f64 + t.nsec as f64 / 1e9
+    t.as_real_libpcp()
 }
 
 struct Pmval<'a> {
