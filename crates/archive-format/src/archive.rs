@@ -2,7 +2,7 @@
 
 use crate::codec::index::{decode_index, IndexEntry};
 use crate::codec::label::{decode_label, Label, FEATURE_QA, VOL_INDEX, VOL_META};
-use crate::codec::record::{frame_at, frame_before};
+use crate::codec::record::{check_frame_len, frame_at, frame_before};
 use crate::codec::result::{decode_result, decode_result_for, decode_stamp, ResultRecord};
 use crate::error::{
     DecodeError, DecodeErrorKind, Error, Result, PM_ERR_LABEL, PM_ERR_LOGHOST, PM_ERR_LOGOVERLAP,
@@ -113,6 +113,34 @@ enum Located<'a> {
     /// A `<mark>` between archives: where it is, its time, and where to go on.
     Mark(Position, Timestamp, Position),
     Frame(Position, crate::codec::record::Frame, &'a [u8]),
+}
+
+/// What [`Archive::locate_forward_in`] found: the payload is a range of the window.
+enum LocatedIn {
+    End,
+    Mark(Position, Timestamp, Position),
+    Frame(Position, std::ops::Range<usize>, Position),
+}
+
+/// The bytes of a window read at a time (see [`ReadWindow`]).
+const WINDOW: u64 = 256 << 10;
+
+/// A window onto one volume of an archive, filled by `pread`, for reading records
+/// in file order without the memory map (see [`Archive::read_raw_forward_in`]).
+/// One per reader; it holds 256 KB, or one record when that is larger.
+#[derive(Debug, Default)]
+pub struct ReadWindow {
+    buf: Vec<u8>,
+    /// The volume (list index) the buffer holds bytes of, if any.
+    vol: Option<usize>,
+    /// The file offset of `buf[0]`.
+    start: u64,
+}
+
+impl ReadWindow {
+    pub fn new() -> Self {
+        Self::default()
+    }
 }
 
 fn mark_record<'a>(stamp: Timestamp) -> ResultRecord<'a> {
@@ -620,6 +648,121 @@ impl Archive {
                 Ok(Some((at, Some(f.payload(b)), next)))
             }
         }
+    }
+
+    /// Like [`Archive::read_raw_forward`], but the record is read into `w` by
+    /// `pread` instead of through the memory map: a reader going through the whole
+    /// archive then holds one window of it (256 KB, or one record when larger)
+    /// rather than whatever page-cache folios the map's faults bring in. Errors are
+    /// the same, at the same offsets. Reading the same record again is a window hit.
+    pub fn read_raw_forward_in<'w>(
+        &self,
+        pos: Position,
+        w: &'w mut ReadWindow,
+    ) -> Result<Option<RawRecord<'w>>> {
+        Ok(match self.locate_forward_in(pos, w)? {
+            LocatedIn::End => None,
+            LocatedIn::Mark(at, _, next) => Some((at, None, next)),
+            LocatedIn::Frame(at, range, next) => Some((at, Some(&w.buf[range]), next)),
+        })
+    }
+
+    /// Like [`Archive::read_forward`], reading through `w` (see
+    /// [`Archive::read_raw_forward_in`]).
+    pub fn read_forward_in<'w>(
+        &self,
+        pos: Position,
+        w: &'w mut ReadWindow,
+    ) -> Result<Option<(Position, ResultRecord<'w>, Position)>> {
+        Ok(match self.locate_forward_in(pos, w)? {
+            LocatedIn::End => None,
+            LocatedIn::Mark(at, stamp, next) => Some((at, mark_record(stamp), next)),
+            LocatedIn::Frame(at, range, next) => {
+                let base = at.offset + 4;
+                let rec = decode_result(&w.buf[range], base, self.label.version)
+                    .map_err(|e| Error::decode(self.vol_path(at.vol), e))?;
+                Some((at, rec, next))
+            }
+        })
+    }
+
+    /// [`Archive::locate_forward`] through a window: the payload as a range of
+    /// `w`'s buffer.
+    fn locate_forward_in(&self, mut pos: Position, w: &mut ReadWindow) -> Result<LocatedIn> {
+        loop {
+            if pos.vol >= self.volumes.len() {
+                return Ok(LocatedIn::End);
+            }
+            if pos.offset == 0 {
+                let first = Position {
+                    vol: pos.vol,
+                    offset: self.label_len(),
+                };
+                if let Some(bd) = &self.volumes[pos.vol].boundary {
+                    return Ok(LocatedIn::Mark(pos, bd.forward_mark(), first));
+                }
+                pos = first;
+            }
+            let Some(size) = self.vol_bytes(pos.vol).map(|b| b.len() as u64) else {
+                pos = self.next_volume(pos.vol);
+                continue;
+            };
+            let off = pos.offset;
+            if off >= size || size - off < 4 {
+                pos = self.next_volume(pos.vol);
+                continue;
+            }
+            let decode = |e: crate::error::DecodeError| Error::decode(self.vol_path(pos.vol), e);
+            let head = self.fill_window(w, pos.vol, off, 4, size)?;
+            let len = u32::from_be_bytes([
+                w.buf[head],
+                w.buf[head + 1],
+                w.buf[head + 2],
+                w.buf[head + 3],
+            ]);
+            check_frame_len(off, len, size).map_err(decode)?;
+            let rel = self.fill_window(w, pos.vol, off, len as u64, size)?;
+            // the window holds the whole record: frame_at checks its trailer
+            let f = frame_at(&w.buf[..rel + len as usize], rel as u64)
+                .map_err(|e| decode(e.shifted(w.start)))?;
+            let Some(f) = f else {
+                pos = self.next_volume(pos.vol);
+                continue;
+            };
+            let next = Position {
+                vol: pos.vol,
+                offset: off + f.len as u64,
+            };
+            return Ok(LocatedIn::Frame(
+                pos,
+                rel + 4..rel + f.len as usize - 4,
+                next,
+            ));
+        }
+    }
+
+    /// Makes `w` hold bytes `off .. off + need` of volume `vol` (of `size` bytes,
+    /// `off + need <= size`) and returns where `off` is in its buffer.
+    fn fill_window(
+        &self,
+        w: &mut ReadWindow,
+        vol: usize,
+        off: u64,
+        need: u64,
+        size: u64,
+    ) -> Result<usize> {
+        let end = off + need;
+        if w.vol != Some(vol) || off < w.start || end > w.start + w.buf.len() as u64 {
+            let n = need.max(WINDOW).min(size - off) as usize;
+            w.buf.clear();
+            w.buf.resize(n, 0);
+            w.vol = None;
+            self.vol_read_at(vol, off, &mut w.buf)
+                .map_err(|e| Error::io(self.vol_path(vol), &e))?;
+            w.vol = Some(vol);
+            w.start = off;
+        }
+        Ok((off - w.start) as usize)
     }
 
     /// Like [`Archive::read_forward`], but decodes only the record's timestamp and

@@ -107,6 +107,12 @@ impl DecodeError {
     pub fn new(offset: u64, kind: DecodeErrorKind) -> Self {
         DecodeError { offset, kind }
     }
+    /// The same error with its offset moved by `by` (for a decoder that was given
+    /// a slice starting `by` bytes into the file).
+    pub fn shifted(mut self, by: u64) -> Self {
+        self.offset += by;
+        self
+    }
 }
 
 impl fmt::Display for DecodeError {

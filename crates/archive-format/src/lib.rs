@@ -45,7 +45,7 @@ pub mod types;
 pub mod volume;
 pub mod writer;
 
-pub use archive::{Archive, OpenOptions, Position, Records};
+pub use archive::{Archive, OpenOptions, Position, ReadWindow, Records};
 pub use codec::index::IndexEntry;
 pub use codec::label::Label;
 pub use codec::result::{ResultRecord, Value, ValueSet};

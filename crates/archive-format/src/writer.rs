@@ -254,7 +254,7 @@ impl ArchiveWriter {
     }
 
     fn data_path(&self) -> PathBuf {
-        PathBuf::from(format!("{}.{}", self.base.display(), self.vol))
+        data_path_of(&self.base, self.vol)
     }
 
     fn start_if_needed(&mut self, stamp: Timestamp) -> Result<()> {
@@ -475,7 +475,7 @@ impl ArchiveWriter {
         if self.opts.auto_index && (self.index_due || self.data_off > self.next_index_at) {
             self.put_index(stamp)?;
         }
-        let dp = self.data_path();
+        // (the volume's name is made only when an error needs it: this runs per record)
         let at = self.data_off;
         let head = len.to_be_bytes();
         match source {
@@ -506,7 +506,12 @@ impl ArchiveWriter {
                 if long {
                     // long enough: from here on the kernel copies it
                     if let std::collections::hash_map::Entry::Vacant(e) = self.sources.entry(id) {
-                        e.insert(file.try_clone().map_err(|e| Error::io(&dp, &e))?);
+                        let base = &self.base;
+                        let vol = self.vol;
+                        e.insert(
+                            file.try_clone()
+                                .map_err(|e| Error::io(&data_path_of(base, vol), &e))?,
+                        );
                     }
                     if let Some(r) = self.run.as_mut() {
                         r.bytes = None;
@@ -515,9 +520,10 @@ impl ArchiveWriter {
             }
             _ => {
                 self.finish_run()?;
-                write_all(&mut self.data, &head, &dp)?;
-                write_all(&mut self.data, payload, &dp)?;
-                write_all(&mut self.data, &head, &dp)?;
+                let err = |e: std::io::Error| Error::io(&data_path_of(&self.base, self.vol), &e);
+                self.data.write_all(&head).map_err(err)?;
+                self.data.write_all(payload).map_err(err)?;
+                self.data.write_all(&head).map_err(err)?;
             }
         }
         self.data_off += len as u64;
@@ -528,6 +534,7 @@ impl ArchiveWriter {
         }
         if self.opts.flush == FlushPolicy::SyncEveryResult {
             self.finish_run()?;
+            let dp = self.data_path();
             self.data.flush().map_err(|e| Error::io(&dp, &e))?;
             self.data
                 .get_ref()
@@ -542,10 +549,11 @@ impl ArchiveWriter {
         let Some(run) = self.run.take() else {
             return Ok(());
         };
-        let dp = self.data_path();
         if let Some(b) = run.bytes {
-            return write_all(&mut self.data, &b, &dp);
+            let dp = || data_path_of(&self.base, self.vol);
+            return self.data.write_all(&b).map_err(|e| Error::io(&dp(), &e));
         }
+        let dp = self.data_path();
         let Some(src) = self.sources.get(&run.source) else {
             return Err(Error::pcp(ERR_IO, "copy source went away").at(&dp, None));
         };
@@ -605,7 +613,13 @@ impl ArchiveWriter {
 
     /// The size of a label record of this archive's version.
     pub fn label_len(&self) -> u64 {
-        encode_label(&self.label(0, Timestamp::new(0, 0))).len() as u64
+        // fixed by the version (host and zone fields are fixed-size)
+        use crate::codec::label::{LABEL_V2_LEN, LABEL_V3_LEN};
+        if self.opts.version >= 3 {
+            LABEL_V3_LEN as u64
+        } else {
+            LABEL_V2_LEN as u64
+        }
     }
 
     /// Writes a temporal index entry with the given offsets (of the current volume).
@@ -761,6 +775,11 @@ impl ArchiveWriter {
         }
         Ok(())
     }
+}
+
+/// The name of data volume `vol` of the archive `base`.
+fn data_path_of(base: &Path, vol: u32) -> PathBuf {
+    PathBuf::from(format!("{}.{vol}", base.display()))
 }
 
 fn write_all(f: &mut impl Write, bytes: &[u8], path: &Path) -> Result<()> {

@@ -20,7 +20,7 @@ use archive_format::codec::meta::{InDomKind, Instance, MetaRecord};
 use archive_format::codec::result::{OwnedValue, OwnedValueSet};
 use archive_format::error::PM_ERR_NODATA;
 use archive_format::writer::{ArchiveWriter, WriterOptions};
-use archive_format::{Archive, InDom, PmId, Position, Timestamp};
+use archive_format::{Archive, InDom, PmId, Position, ReadWindow, Timestamp};
 use cli_common::window::{parse_window, Bounds};
 use jiff::tz::TimeZone;
 use meta::{Gathered, InDomRec, Selection};
@@ -73,6 +73,9 @@ struct Input {
     done_bytes: u64,
     /// The output's version (records of the same version may be copied as stored).
     out_version: u32,
+    /// Records are read through this (`pread`), not the memory map, so that memory
+    /// stays one window per input whatever the page cache does.
+    window: ReadWindow,
 }
 
 /// Runs pmlogextract; returns the exit status.
@@ -791,10 +794,11 @@ impl<'e> Extract<'e> {
                 *pmids == self.settled_shape || pmids.iter().all(|p| self.g.descs.contains_key(p));
             if !known {
                 // some value sets will be culled: decode after all
-                let decoded = self.inputs[ilog]
+                let input = &mut self.inputs[ilog];
+                let decoded = input
                     .arch
                     .as_ref()
-                    .and_then(|a| a.read_forward(*at).ok().flatten())
+                    .and_then(|a| a.read_forward_in(*at, &mut input.window).ok().flatten())
                     .map(|(_, r, _)| to_owned(&r));
                 match decoded {
                     Some(d) => rec = d,
@@ -814,9 +818,11 @@ impl<'e> Extract<'e> {
         }
         let before = match &rec.raw {
             Some((at, _)) => {
-                let arch = self.inputs[ilog].arch.as_ref();
+                let input = &mut self.inputs[ilog];
+                let arch = input.arch.as_ref();
+                // the pending record is still in the input's window
                 let payload = arch
-                    .and_then(|a| a.read_raw_forward(*at).ok().flatten())
+                    .and_then(|a| a.read_raw_forward_in(*at, &mut input.window).ok().flatten())
                     .and_then(|(_, p, _)| p);
                 let Some(payload) = payload else {
                     return Err(Stop::Abandon);
@@ -1068,6 +1074,7 @@ impl Input {
             pmcd_seqnum: None,
             done_bytes: 0,
             out_version: 0,
+            window: ReadWindow::new(),
         }
     }
 
@@ -1144,35 +1151,42 @@ impl Input {
         if fast {
             let version = a.label().version;
             let mut copied: Option<(Position, Position, Rec)> = None;
-            if let Ok(Some((at, Some(payload), next))) = a.read_raw_forward(pos) {
-                let mut pmids = Vec::new();
-                if version == self.out_version
-                    && archive_format::codec::result::scan_canonical(payload, version, &mut pmids)
+            let mut pmids = Vec::new();
+            let canonical = match a.read_raw_forward_in(pos, &mut self.window) {
+                Ok(Some((at, Some(payload), next)))
+                    if version == self.out_version
+                        && archive_format::codec::result::scan_canonical(
+                            payload, version, &mut pmids,
+                        ) =>
                 {
                     let stamp = archive_format::codec::result::decode_stamp(payload, 0, version)
                         .unwrap_or(Timestamp::new(0, 0));
-                    // prologue and epilogue records are looked into for the session
-                    let session = if pmids.len() == 5 {
-                        a.read_forward(at)
-                            .ok()
-                            .flatten()
-                            .map(|(_, r, _)| to_owned(&r))
-                    } else {
-                        None
-                    };
-                    let rec = match session {
-                        Some(mut owned) => {
-                            owned.raw = Some((at, pmids));
-                            owned
-                        }
-                        None => Rec {
-                            stamp,
-                            vsets: Vec::new(),
-                            raw: Some((at, pmids)),
-                        },
-                    };
-                    copied = Some((at, next, rec));
+                    Some((at, next, stamp))
                 }
+                _ => None,
+            };
+            if let Some((at, next, stamp)) = canonical {
+                // prologue and epilogue records are looked into for the session
+                let session = if pmids.len() == 5 {
+                    a.read_forward_in(at, &mut self.window)
+                        .ok()
+                        .flatten()
+                        .map(|(_, r, _)| to_owned(&r))
+                } else {
+                    None
+                };
+                let rec = match session {
+                    Some(mut owned) => {
+                        owned.raw = Some((at, pmids));
+                        owned
+                    }
+                    None => Rec {
+                        stamp,
+                        vsets: Vec::new(),
+                        raw: Some((at, pmids)),
+                    },
+                };
+                copied = Some((at, next, rec));
             }
             if let Some((at, next, rec)) = copied {
                 self.advance(at, next);
@@ -1183,7 +1197,7 @@ impl Input {
             return Ok(None);
         };
         let read = a
-            .read_forward(pos)
+            .read_forward_in(pos, &mut self.window)
             .map(|r| r.map(|(at, rec, next)| (at, to_owned(&rec), next)));
         match read {
             Ok(Some((at, owned, next))) => {

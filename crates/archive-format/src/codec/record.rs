@@ -43,6 +43,22 @@ pub fn frame_at(file: &[u8], off: u64) -> Result<Option<Frame>, DecodeError> {
         return Ok(None);
     }
     let len = be32(file, off as usize);
+    check_frame_len(off, len, size)?;
+    let trailer = be32(file, (off + len as u64 - 4) as usize);
+    if trailer != len {
+        return Err(DecodeError::new(
+            off + len as u64 - 4,
+            DecodeErrorKind::Record("record trailer does not match its header"),
+        ));
+    }
+    Ok(Some(Frame { start: off, len }))
+}
+
+/// The checks of a record's length word `len` at `off` in a file of `size` bytes
+/// that need nothing else of the file: at least the two length words, and not
+/// past the end. A reader that holds only part of the file checks these before it
+/// reads the record in (see [`frame_at`] for the rest).
+pub fn check_frame_len(off: u64, len: u32, size: u64) -> Result<(), DecodeError> {
     if (len as i32) < 8 {
         return Err(DecodeError::new(
             off,
@@ -55,14 +71,7 @@ pub fn frame_at(file: &[u8], off: u64) -> Result<Option<Frame>, DecodeError> {
             DecodeErrorKind::Record("record runs past the end of the file"),
         ));
     }
-    let trailer = be32(file, (off + len as u64 - 4) as usize);
-    if trailer != len {
-        return Err(DecodeError::new(
-            off + len as u64 - 4,
-            DecodeErrorKind::Record("record trailer does not match its header"),
-        ));
-    }
-    Ok(Some(Frame { start: off, len }))
+    Ok(())
 }
 
 /// The record that ends at `end`, not starting before `lower` (the end of the label).

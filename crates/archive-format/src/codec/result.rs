@@ -117,27 +117,34 @@ pub fn scan_canonical(payload: &[u8], version: u32, pmids: &mut Vec<PmId>) -> bo
     let Ok(stamp) = decode_stamp(payload, 0, version) else {
         return false;
     };
-    let mut head = Vec::with_capacity(12);
-    if version >= 3 {
-        head.put_sec64(stamp.sec);
-        head.put_u32(stamp.nsec);
+    // the stamp as encode_result writes it (in range: nothing clamped)
+    let mut head = [0u8; 12];
+    let hlen = if version >= 3 {
+        let sec = stamp.sec as u64;
+        head[..4].copy_from_slice(&(sec as u32).to_be_bytes());
+        head[4..8].copy_from_slice(&((sec >> 32) as u32).to_be_bytes());
+        head[8..].copy_from_slice(&stamp.nsec.to_be_bytes());
+        12
     } else {
-        head.put_i32(stamp.sec as i32);
-        head.put_i32((stamp.nsec / 1000) as i32);
-    }
-    if payload.get(..head.len()) != Some(&head[..]) {
+        head[..4].copy_from_slice(&(stamp.sec as i32).to_be_bytes());
+        head[4..8].copy_from_slice(&((stamp.nsec / 1000) as i32).to_be_bytes());
+        8
+    };
+    if payload.get(..hlen) != Some(&head[..hlen]) {
         return false;
     }
-    let mut off = head.len();
-    let Some(numpmid) = word(off) else {
+    let Some(numpmid) = word(hlen) else {
         return false;
     };
-    off += 4;
     if numpmid as usize > payload.len() / 8 {
         return false;
     }
-    // first pass: the value lists, and where the blocks must start
-    let mut expect_ptrs: Vec<(usize, usize)> = Vec::new(); // (vlist word offset, block)
+    // one pass over the value lists: the first pointer says where the value
+    // blocks start (right after the lists, if the record is canonical), every
+    // later one must point just past the previous block, and the lists must end
+    // where the blocks start; blocks are `len | type` words and '~' padding
+    let mut off = hlen + 4;
+    let mut blocks: Option<(usize, usize)> = None; // (first block, next block)
     for _ in 0..numpmid {
         let (Some(pmid), Some(numval)) = (word(off), word(off + 4)) else {
             return false;
@@ -152,46 +159,49 @@ pub fn scan_canonical(payload: &[u8], version: u32, pmids: &mut Vec<PmId>) -> bo
             return false;
         };
         off += 4;
-        let n = numval as usize;
-        if n > payload.len() / 8 {
+        if numval as usize > payload.len() / 8 {
             return false;
         }
-        for _ in 0..n {
-            if word(off + 4).is_none() {
+        let end = off + 8 * numval as usize;
+        let Some(list) = payload.get(off..end) else {
+            return false;
+        };
+        off = end;
+        if valfmt == VAL_INSITU as u32 {
+            continue;
+        }
+        for v in list.chunks_exact(8) {
+            // the pointer counts words from the record's length word
+            let ptr = u32::from_be_bytes([v[4], v[5], v[6], v[7]]) as usize * 4;
+            let Some(at) = ptr.checked_sub(12) else {
+                return false;
+            };
+            let (_, next) = blocks.get_or_insert((at, at));
+            if at != *next {
                 return false;
             }
-            if valfmt != VAL_INSITU as u32 {
-                expect_ptrs.push((off + 4, 0));
+            let Some(hdr) = word(at) else {
+                return false;
+            };
+            let len = (hdr & 0x00ff_ffff) as usize;
+            if len < 4 {
+                return false;
             }
-            off += 8;
+            let padded = (len + 3) & !3;
+            let Some(block) = payload.get(at..at + padded) else {
+                return false;
+            };
+            if block[len..].iter().any(|&b| b != b'~') {
+                return false;
+            }
+            *next = at + padded;
         }
     }
-    // second pass: blocks follow in order, pointers as encode_result writes them
-    let first = 8 + 4 + off;
-    let mut boff = off;
-    for (at, _) in &expect_ptrs {
-        let Some(ptr) = word(*at) else {
-            return false;
-        };
-        if ptr as usize * 4 != first + (boff - off) {
-            return false;
-        }
-        let Some(hdr) = word(boff) else {
-            return false;
-        };
-        let len = (hdr & 0x00ff_ffff) as usize;
-        if len < 4 {
-            return false;
-        }
-        let padded = (len + 3) & !3;
-        let Some(block) = payload.get(boff..boff + padded) else {
-            return false;
-        };
-        if block[len..].iter().any(|&b| b != b'~') {
-            return false;
-        }
-        boff += padded;
+    let (first, next) = blocks.unwrap_or((off, off));
+    if first != off {
+        return false;
     }
+    let boff = next;
     boff == payload.len()
 }
 
