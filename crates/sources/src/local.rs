@@ -2089,6 +2089,8 @@ pub struct Local {
     index: HashMap<PmId, usize>,
     /// The read buffer, kept between samples.
     scratch: Vec<u8>,
+    /// Where each key of a `key: value` file was found last (see `Snap::kv`).
+    kv_hints: HashMap<(&'static str, &'static str), usize>,
 }
 
 impl Default for Local {
@@ -2103,6 +2105,8 @@ type Rows = std::rc::Rc<Vec<(i32, Vec<u64>)>>;
 #[derive(Default)]
 struct Snap {
     files: HashMap<&'static str, String>,
+    /// Where each (file, key) line was found last (lent by the source).
+    kv_hints: HashMap<(&'static str, &'static str), usize>,
     /// Open files, lent by the source for the fetch.
     handles: HashMap<&'static str, std::fs::File>,
     /// Open per-device /sys files, lent likewise.
@@ -2180,14 +2184,27 @@ impl Snap {
         read_kept(&mut self.sys_handles, rel, &path, &mut self.scratch)
     }
 
-    /// The first number after `key` in a `key: value` or `key value` file (found
-    /// by scanning the lines: no map of every key is built for the few asked).
-    fn kv(&mut self, root: &std::path::Path, f: &'static str, key: &str) -> Option<u64> {
-        self.get(root, f).lines().find_map(|l| {
-            let rest = l.strip_prefix(key)?;
-            let rest = rest.strip_prefix(':').or_else(|| rest.strip_prefix(' '))?;
-            rest.split_whitespace().next()?.parse().ok()
-        })
+    /// The first number after `key` in a `key: value` or `key value` file. Where
+    /// the key's line was found last time is remembered (the kernel writes these
+    /// files in a fixed order), so a lookup usually reads one line; otherwise the
+    /// lines are scanned.
+    fn kv(&mut self, root: &std::path::Path, f: &'static str, key: &'static str) -> Option<u64> {
+        self.get(root, f);
+        let text = self.files.get(f).map_or("", String::as_str);
+        if let Some(&at) = self.kv_hints.get(&(f, key)) {
+            if let Some(v) = kv_line(text, at, key) {
+                return Some(v);
+            }
+        }
+        let mut at = 0;
+        for line in text.split_inclusive('\n') {
+            if let Some(v) = kv_line(text, at, key) {
+                self.kv_hints.insert((f, key), at);
+                return Some(v);
+            }
+            at += line.len();
+        }
+        None
     }
 
     fn get(&mut self, root: &std::path::Path, f: &'static str) -> &str {
@@ -2198,6 +2215,41 @@ impl Snap {
         }
         self.files.get(f).map_or("", String::as_str)
     }
+}
+
+/// The value of `key` if the line at byte `at` of `text` is `key: value ...` or
+/// `key value ...` and the value is a number.
+fn kv_line(text: &str, at: usize, key: &str) -> Option<u64> {
+    if at > 0 && text.as_bytes().get(at - 1) != Some(&b'\n') {
+        return None;
+    }
+    let rest = text.get(at..)?.strip_prefix(key)?;
+    let rest = rest.strip_prefix(':').or_else(|| rest.strip_prefix(' '))?;
+    let line = rest.split('\n').next()?;
+    line.split_whitespace().next()?.parse().ok()
+}
+
+/// How many entries of the directory `dir` are all digits (process ids, for
+/// `/proc`): read with `getdents64` into a buffer on the stack, no allocation per
+/// entry.
+fn count_numeric_entries(dir: &std::path::Path) -> Option<usize> {
+    use rustix::fs::{Mode, OFlags, RawDir};
+    let fd = rustix::fs::open(
+        dir,
+        OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+        Mode::empty(),
+    )
+    .ok()?;
+    let mut buf = [std::mem::MaybeUninit::<u8>::uninit(); 32 * 1024];
+    let mut entries = RawDir::new(fd, &mut buf);
+    let mut n = 0;
+    while let Some(e) = entries.next() {
+        let e = e.ok()?;
+        if e.file_name().to_bytes().iter().all(u8::is_ascii_digit) {
+            n += 1;
+        }
+    }
+    Some(n)
 }
 
 /// USER_HZ ticks to milliseconds (the kernel reports /proc/stat in 1/100 s).
@@ -2216,6 +2268,7 @@ impl Local {
             handles: HashMap::new(),
             sys_handles: HashMap::new(),
             scratch: Vec::new(),
+            kv_hints: HashMap::new(),
             index: table()
                 .iter()
                 .enumerate()
@@ -2230,6 +2283,7 @@ impl Local {
             handles: std::mem::take(&mut self.handles),
             sys_handles: std::mem::take(&mut self.sys_handles),
             scratch: std::mem::take(&mut self.scratch),
+            kv_hints: std::mem::take(&mut self.kv_hints),
             ..Snap::default()
         }
     }
@@ -2239,6 +2293,7 @@ impl Local {
         self.handles = snap.handles;
         self.sys_handles = snap.sys_handles;
         self.scratch = snap.scratch;
+        self.kv_hints = snap.kv_hints;
     }
 
     fn id(&mut self, indom: InDom, name: &str) -> i32 {
@@ -2464,7 +2519,7 @@ impl Local {
                 vs::u32s(p, vec![(-1, n)])
             }
             Src::Stat(key, idx) => {
-                let t = snap.get(&root, "proc/stat").to_string();
+                let t = snap.get(&root, "proc/stat");
                 let v = t
                     .lines()
                     .find(|l| l.split_whitespace().next() == Some(key))
@@ -2625,18 +2680,7 @@ impl Local {
                 v.map_or_else(|| vs::none(p), |v| vs::f64s(p, vec![(-1, v)]))
             }
             Src::NProcs => {
-                let n = std::fs::read_dir(root.join("proc"))
-                    .map(|d| {
-                        d.filter_map(|e| e.ok())
-                            .filter(|e| {
-                                e.file_name()
-                                    .to_string_lossy()
-                                    .bytes()
-                                    .all(|b| b.is_ascii_digit())
-                            })
-                            .count()
-                    })
-                    .unwrap_or(0);
+                let n = count_numeric_entries(&root.join("proc")).unwrap_or(0);
                 vs::u32s(p, vec![(-1, n as u32)])
             }
         }
@@ -2820,6 +2864,39 @@ fn unescape_mount(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Key lookups find the right line (not a longer key that ends or starts the
+    /// same), and still find it after the file's lines move under a remembered
+    /// position.
+    #[test]
+    fn key_value_lines_found_again_after_they_move() {
+        let dir = std::env::temp_dir().join(format!("kv-test-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("proc")).unwrap();
+        let file = dir.join("proc/meminfo");
+        std::fs::write(
+            &file,
+            "MemTotal: 100 kB\nMemFree: 50 kB\nSwapCached: 7 kB\nActive(anon): 3 kB\nActive: 4 kB\nCached: 9 kB\n",
+        )
+        .unwrap();
+        let mut snap = Snap::default();
+        let kv = |snap: &mut Snap, key| snap.kv(&dir, "proc/meminfo", key);
+        assert_eq!(kv(&mut snap, "MemFree"), Some(50));
+        assert_eq!(kv(&mut snap, "Cached"), Some(9));
+        assert_eq!(kv(&mut snap, "Active"), Some(4));
+        assert_eq!(kv(&mut snap, "Missing"), None);
+        assert_eq!(snap.kv_hints.len(), 3);
+        // the next sample: a line more at the top, and longer values
+        std::fs::write(
+            &file,
+            "New: 1 kB\nMemTotal: 100 kB\nMemFree: 51000 kB\nSwapCached: 7 kB\nActive: 44 kB\nCached: 99 kB\n",
+        )
+        .unwrap();
+        snap.files.clear();
+        assert_eq!(kv(&mut snap, "Cached"), Some(99));
+        assert_eq!(kv(&mut snap, "MemFree"), Some(51000));
+        assert_eq!(kv(&mut snap, "Active"), Some(44));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn mount_points_unescaped() {
