@@ -115,6 +115,13 @@ enum Located<'a> {
     Frame(Position, crate::codec::record::Frame, &'a [u8]),
 }
 
+/// See [`Archive::enter_forward`].
+enum Entered {
+    End,
+    Mark(Position, Timestamp, Position),
+    At(Position),
+}
+
 /// What [`Archive::locate_forward_in`] found: the payload is a range of the window.
 enum LocatedIn {
     End,
@@ -690,19 +697,11 @@ impl Archive {
     /// `w`'s buffer.
     fn locate_forward_in(&self, mut pos: Position, w: &mut ReadWindow) -> Result<LocatedIn> {
         loop {
-            if pos.vol >= self.volumes.len() {
-                return Ok(LocatedIn::End);
-            }
-            if pos.offset == 0 {
-                let first = Position {
-                    vol: pos.vol,
-                    offset: self.label_len(),
-                };
-                if let Some(bd) = &self.volumes[pos.vol].boundary {
-                    return Ok(LocatedIn::Mark(pos, bd.forward_mark(), first));
-                }
-                pos = first;
-            }
+            pos = match self.enter_forward(pos) {
+                Entered::End => return Ok(LocatedIn::End),
+                Entered::Mark(at, stamp, next) => return Ok(LocatedIn::Mark(at, stamp, next)),
+                Entered::At(p) => p,
+            };
             let Some(size) = self.vol_bytes(pos.vol).map(|b| b.len() as u64) else {
                 pos = self.next_volume(pos.vol);
                 continue;
@@ -809,21 +808,33 @@ impl Archive {
         }
     }
 
+    /// Going forward from `pos`: past the end of the last volume, at the `<mark>`
+    /// between archives that a volume's start may be, or where to read on (the
+    /// first record after a volume's label).
+    fn enter_forward(&self, pos: Position) -> Entered {
+        if pos.vol >= self.volumes.len() {
+            return Entered::End;
+        }
+        if pos.offset != 0 {
+            return Entered::At(pos);
+        }
+        let first = Position {
+            vol: pos.vol,
+            offset: self.label_len(),
+        };
+        match &self.volumes[pos.vol].boundary {
+            Some(bd) => Entered::Mark(pos, bd.forward_mark(), first),
+            None => Entered::At(first),
+        }
+    }
+
     fn locate_forward(&self, mut pos: Position) -> Result<Located<'_>> {
         loop {
-            if pos.vol >= self.volumes.len() {
-                return Ok(Located::End);
-            }
-            if pos.offset == 0 {
-                let first = Position {
-                    vol: pos.vol,
-                    offset: self.label_len(),
-                };
-                if let Some(bd) = &self.volumes[pos.vol].boundary {
-                    return Ok(Located::Mark(pos, bd.forward_mark(), first));
-                }
-                pos = first;
-            }
+            pos = match self.enter_forward(pos) {
+                Entered::End => return Ok(Located::End),
+                Entered::Mark(at, stamp, next) => return Ok(Located::Mark(at, stamp, next)),
+                Entered::At(p) => p,
+            };
             let Some(b) = self.vol_bytes(pos.vol) else {
                 pos = self.next_volume(pos.vol);
                 continue;
