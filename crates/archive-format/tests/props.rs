@@ -113,6 +113,34 @@ proptest! {
         }
     }
 
+    /// What `scan_canonical` accepts is copied as stored in place of decoding and
+    /// re-encoding it, so whatever it accepts, damaged or not, must decode and
+    /// encode back to the same bytes.
+    #[test]
+    fn what_scan_canonical_accepts_re_encodes_to_itself(v3 in any::<bool>(), t in ts(false), sets in proptest::collection::vec((any::<u32>(), proptest::collection::vec((any::<i32>(), any::<u32>(), proptest::collection::vec(any::<u8>(), 0..12)), 0..4), any::<bool>()), 0..5), flips in proptest::collection::vec((any::<prop::sample::Index>(), 1u8..), 0..3)) {
+        let v = if v3 { 3 } else { 2 };
+        let vsets: Vec<OwnedValueSet> = sets.iter().map(|(pmid, vals, insitu)| OwnedValueSet {
+            pmid: PmId(*pmid),
+            numval: vals.len() as i32,
+            valfmt: if vals.is_empty() || *insitu { 0 } else { 1 },
+            values: vals.iter().map(|(i, w, b)| (*i, if *insitu { OwnedValue::Insitu(*w) } else { OwnedValue::Block { vtype: 7, data: b.clone() } })).collect(),
+        }).collect();
+        let mut p = encode_result(t, &vsets, v);
+        for (at, x) in &flips {
+            if !p.is_empty() {
+                let i = at.index(p.len());
+                p[i] ^= x;
+            }
+        }
+        if archive_format::codec::result::scan_canonical(&p, v, &mut Vec::new()) {
+            let r = decode_result(&p, 4, v);
+            prop_assert!(r.is_ok(), "accepted but does not decode: {:?}", r.err());
+            let r = r.unwrap();
+            let owned: Vec<OwnedValueSet> = r.vsets.iter().map(OwnedValueSet::from_set).collect();
+            prop_assert_eq!(encode_result(r.stamp, &owned, v), p.clone());
+        }
+    }
+
     #[test]
     fn events_round_trip(highres in any::<bool>(), recs in proptest::collection::vec((0i64..i32::MAX as i64, 0u32..1_000_000, proptest::collection::vec((any::<u32>(), proptest::collection::vec(any::<u8>(), 0..12)), 0..4)), 0..5)) {
         let mut b = EventArrayBuilder::new(highres);

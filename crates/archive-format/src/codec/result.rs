@@ -158,6 +158,9 @@ pub fn scan_canonical(payload: &[u8], version: u32, pmids: &mut Vec<PmId>) -> bo
         let Some(valfmt) = word(off) else {
             return false;
         };
+        if !(VAL_INSITU..=VAL_SPTR).contains(&(valfmt as i32)) {
+            return false;
+        }
         off += 4;
         if numval as usize > payload.len() / 8 {
             return false;
@@ -342,6 +345,20 @@ pub struct OwnedValueSet {
 }
 
 impl OwnedValueSet {
+    /// An owned copy of a decoded value set.
+    pub fn from_set(vs: &ValueSet<'_>) -> OwnedValueSet {
+        OwnedValueSet {
+            pmid: vs.pmid,
+            numval: vs.numval,
+            valfmt: vs.valfmt,
+            values: vs
+                .values
+                .iter()
+                .map(|(i, v)| (*i, OwnedValue::from_value(v)))
+                .collect(),
+        }
+    }
+
     /// A set of 32-bit values stored in place (`PM_VAL_INSITU`), `(instance, value)`
     /// each; an empty set has no value format.
     pub fn insitu(pmid: PmId, vals: Vec<(i32, u32)>) -> OwnedValueSet {
