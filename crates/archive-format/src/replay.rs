@@ -327,20 +327,7 @@ impl<'a> Replay<'a> {
         let rec = self.next_record(|_| true)?;
         Ok(FetchResult {
             stamp: rec.stamp,
-            sets: rec
-                .vsets
-                .iter()
-                .map(|vs| FetchedSet {
-                    pmid: vs.pmid,
-                    numval: vs.numval,
-                    valfmt: vs.valfmt,
-                    values: vs
-                        .values
-                        .iter()
-                        .map(|(i, v)| (*i, OwnedValue::from_value(v)))
-                        .collect(),
-                })
-                .collect(),
+            sets: rec.vsets.iter().map(FetchedSet::from_set).collect(),
         })
     }
 

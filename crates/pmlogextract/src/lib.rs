@@ -1232,20 +1232,7 @@ fn to_owned(rec: &archive_format::ResultRecord<'_>) -> Rec {
     Rec {
         raw: None,
         stamp: rec.stamp,
-        vsets: rec
-            .vsets
-            .iter()
-            .map(|vs| OwnedValueSet {
-                pmid: vs.pmid,
-                numval: vs.numval,
-                valfmt: vs.valfmt,
-                values: vs
-                    .values
-                    .iter()
-                    .map(|(i, v)| (*i, OwnedValue::from_value(v)))
-                    .collect(),
-            })
-            .collect(),
+        vsets: rec.vsets.iter().map(OwnedValueSet::from_set).collect(),
     }
 }
 
