@@ -475,7 +475,6 @@ impl ArchiveWriter {
         if self.opts.auto_index && (self.index_due || self.data_off > self.next_index_at) {
             self.put_index(stamp)?;
         }
-        // (the volume's name is made only when an error needs it: this runs per record)
         let at = self.data_off;
         let head = len.to_be_bytes();
         match source {
@@ -506,12 +505,7 @@ impl ArchiveWriter {
                 if long {
                     // long enough: from here on the kernel copies it
                     if let std::collections::hash_map::Entry::Vacant(e) = self.sources.entry(id) {
-                        let base = &self.base;
-                        let vol = self.vol;
-                        e.insert(
-                            file.try_clone()
-                                .map_err(|e| Error::io(&data_path_of(base, vol), &e))?,
-                        );
+                        e.insert(file.try_clone().map_err(data_err(&self.base, self.vol))?);
                     }
                     if let Some(r) = self.run.as_mut() {
                         r.bytes = None;
@@ -520,7 +514,7 @@ impl ArchiveWriter {
             }
             _ => {
                 self.finish_run()?;
-                let err = |e: std::io::Error| Error::io(&data_path_of(&self.base, self.vol), &e);
+                let err = data_err(&self.base, self.vol);
                 self.data.write_all(&head).map_err(err)?;
                 self.data.write_all(payload).map_err(err)?;
                 self.data.write_all(&head).map_err(err)?;
@@ -550,8 +544,10 @@ impl ArchiveWriter {
             return Ok(());
         };
         if let Some(b) = run.bytes {
-            let dp = || data_path_of(&self.base, self.vol);
-            return self.data.write_all(&b).map_err(|e| Error::io(&dp(), &e));
+            return self
+                .data
+                .write_all(&b)
+                .map_err(data_err(&self.base, self.vol));
         }
         let dp = self.data_path();
         let Some(src) = self.sources.get(&run.source) else {
@@ -780,6 +776,12 @@ impl ArchiveWriter {
 /// The name of data volume `vol` of the archive `base`.
 fn data_path_of(base: &Path, vol: u32) -> PathBuf {
     PathBuf::from(format!("{}.{vol}", base.display()))
+}
+
+/// An I/O error on data volume `vol` of `base`; the name is made only when an
+/// error happens (the per-record write path uses this).
+fn data_err(base: &Path, vol: u32) -> impl Fn(std::io::Error) -> Error + Copy + '_ {
+    move |e| Error::io(&data_path_of(base, vol), &e)
 }
 
 fn write_all(f: &mut impl Write, bytes: &[u8], path: &Path) -> Result<()> {

@@ -2243,8 +2243,7 @@ fn count_numeric_entries(dir: &std::path::Path) -> Option<usize> {
     let mut buf = [std::mem::MaybeUninit::<u8>::uninit(); 32 * 1024];
     let mut entries = RawDir::new(fd, &mut buf);
     let mut n = 0;
-    while let Some(e) = entries.next() {
-        let e = e.ok()?;
+    while let Some(Ok(e)) = entries.next() {
         if e.file_name().to_bytes().iter().all(u8::is_ascii_digit) {
             n += 1;
         }

@@ -114,25 +114,18 @@ pub fn scan_canonical(payload: &[u8], version: u32, pmids: &mut Vec<PmId>) -> bo
             .get(o..o + 4)
             .map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
     };
-    let Ok(stamp) = decode_stamp(payload, 0, version) else {
-        return false;
-    };
-    // the stamp as encode_result writes it (in range: nothing clamped)
-    let mut head = [0u8; 12];
+    // the stamp reads back as written unless decode_stamp clamps its fraction
     let hlen = if version >= 3 {
-        let sec = stamp.sec as u64;
-        head[..4].copy_from_slice(&(sec as u32).to_be_bytes());
-        head[4..8].copy_from_slice(&((sec >> 32) as u32).to_be_bytes());
-        head[8..].copy_from_slice(&stamp.nsec.to_be_bytes());
-        12
+        match word(8) {
+            Some(nsec) if nsec <= 999_999_999 => 12,
+            _ => return false,
+        }
     } else {
-        head[..4].copy_from_slice(&(stamp.sec as i32).to_be_bytes());
-        head[4..8].copy_from_slice(&((stamp.nsec / 1000) as i32).to_be_bytes());
-        8
+        match word(4) {
+            Some(usec) if usec <= 999_999 => 8,
+            _ => return false,
+        }
     };
-    if payload.get(..hlen) != Some(&head[..hlen]) {
-        return false;
-    }
     let Some(numpmid) = word(hlen) else {
         return false;
     };
@@ -201,11 +194,7 @@ pub fn scan_canonical(payload: &[u8], version: u32, pmids: &mut Vec<PmId>) -> bo
         }
     }
     let (first, next) = blocks.unwrap_or((off, off));
-    if first != off {
-        return false;
-    }
-    let boff = next;
-    boff == payload.len()
+    first == off && next == payload.len()
 }
 
 /// Decodes a data record payload; `base` is the file offset of `payload[0]` (the byte
