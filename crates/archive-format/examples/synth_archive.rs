@@ -13,7 +13,7 @@ use archive_format::codec::label::{encode_label, Label, VOL_INDEX, VOL_META};
 use archive_format::codec::meta::{encode_meta, MetaRecord};
 use archive_format::codec::record::encode_frame;
 use archive_format::codec::result::{
-    encode_result, OwnedValue, OwnedValueSet, VAL_DPTR, VAL_INSITU,
+    encode_result, BlockData, OwnedValue, OwnedValueSet, VAL_DPTR, VAL_INSITU,
 };
 use archive_format::types::{sem, vtype};
 use archive_format::{Desc, InDom, PmId, Timestamp, Units};
@@ -53,18 +53,18 @@ fn value(i: u32, n: u64) -> OwnedValue {
             vtype: vtype::U64 as u8,
             data: (n * 1_000_003 * (i as u64 + 1) + noise)
                 .to_be_bytes()
-                .to_vec(),
+                .into(),
         },
         _ if sm == sem::COUNTER => OwnedValue::Block {
             vtype: vtype::DOUBLE as u8,
             data: (n as f64 * 1.25 * (i as f64 + 1.0) + (noise % 10) as f64 / 100.0)
                 .to_bits()
                 .to_be_bytes()
-                .to_vec(),
+                .into(),
         },
         _ => OwnedValue::Block {
             vtype: vtype::DOUBLE as u8,
-            data: (noise as f64 / 3.0).to_bits().to_be_bytes().to_vec(),
+            data: BlockData::from_slice(&(noise as f64 / 3.0).to_bits().to_be_bytes()),
         },
     }
 }

@@ -28,7 +28,7 @@
 //! discrete metrics (the observation nearest in time); the default is 6.0.3's.
 
 use crate::archive::{Archive, Position};
-use crate::codec::result::{ResultRecord, VAL_DPTR, VAL_INSITU, VAL_SPTR};
+use crate::codec::result::{BlockData, ResultRecord, VAL_DPTR, VAL_INSITU, VAL_SPTR};
 use crate::error::{Error, Result, PM_ERR_EOL, PM_ERR_LOGREC, PM_ERR_PMID_LOG, PM_ERR_TYPE};
 use crate::types::{sem, vtype, Desc, InDom, PmId, Timestamp};
 use std::collections::HashMap;
@@ -1014,7 +1014,7 @@ fn interp_counter(
             let v = (a as f64 + frac * (b - a) as f64 / span) as f32;
             OwnedValue::Block {
                 vtype: vtype::FLOAT as u8,
-                data: v.to_bits().to_be_bytes().to_vec(),
+                data: BlockData::from_slice(&v.to_bits().to_be_bytes()),
             }
         }
         (vtype::I64, _, _) => {
@@ -1024,7 +1024,7 @@ fn interp_counter(
             let v = (0.5 + a as f64 + frac * incr as f64 / span) as i64;
             OwnedValue::Block {
                 vtype: vtype::I64 as u8,
-                data: v.to_be_bytes().to_vec(),
+                data: BlockData::from_slice(&v.to_be_bytes()),
             }
         }
         (vtype::U64, _, _) => {
@@ -1039,7 +1039,7 @@ fn interp_counter(
             };
             OwnedValue::Block {
                 vtype: vtype::U64 as u8,
-                data: c_f64_to_u64(d).to_be_bytes().to_vec(),
+                data: BlockData::from_slice(&c_f64_to_u64(d).to_be_bytes()),
             }
         }
         (vtype::DOUBLE, _, _) => {
@@ -1048,7 +1048,7 @@ fn interp_counter(
             let v = a + frac * (b - a) / span;
             OwnedValue::Block {
                 vtype: vtype::DOUBLE as u8,
-                data: v.to_bits().to_be_bytes().to_vec(),
+                data: BlockData::from_slice(&v.to_bits().to_be_bytes()),
             }
         }
         _ => return None,

@@ -113,6 +113,8 @@ pub struct ArchiveWriter {
     run: Option<CopyRun>,
     /// Sources of copies, duplicated file handles by the caller's source id.
     sources: HashMap<u64, File>,
+    /// An unbuffered writer's data record, framed for one write (kept for reuse).
+    frame: Vec<u8>,
 }
 
 /// Consecutive records of one source file that go to the data volume as one
@@ -187,6 +189,7 @@ impl ArchiveWriter {
             fetch_meta_off: None,
             run: None,
             sources: HashMap::new(),
+            frame: Vec::new(),
         })
     }
 
@@ -333,10 +336,16 @@ impl ArchiveWriter {
         indom: InDom,
         instances: &[(i32, String)],
     ) -> Result<bool> {
+        let old = self.indoms.get(&indom);
+        // the usual case, checked without copying: sorted by id and unchanged
+        if instances.windows(2).all(|p| p[0].0 < p[1].0)
+            && old.is_some_and(|o| o.as_slice() == instances)
+        {
+            return Ok(false);
+        }
         let mut new: Vec<(i32, String)> = instances.to_vec();
         new.sort_by_key(|(i, _)| *i);
         new.dedup_by_key(|(i, _)| *i);
-        let old = self.indoms.get(&indom);
         // unchanged, or empty (pmlogger only looks at instance domains of value sets
         // that have values)
         if old == Some(&new) || new.is_empty() {
@@ -515,9 +524,21 @@ impl ArchiveWriter {
             _ => {
                 self.finish_run()?;
                 let err = data_err(&self.base, self.vol);
-                self.data.write_all(&head).map_err(err)?;
-                self.data.write_all(payload).map_err(err)?;
-                self.data.write_all(&head).map_err(err)?;
+                if self.opts.buffered {
+                    self.data.write_all(&head).map_err(err)?;
+                    self.data.write_all(payload).map_err(err)?;
+                    self.data.write_all(&head).map_err(err)?;
+                } else {
+                    // unbuffered: the whole record in one write
+                    let mut framed = std::mem::take(&mut self.frame);
+                    framed.clear();
+                    framed.extend_from_slice(&head);
+                    framed.extend_from_slice(payload);
+                    framed.extend_from_slice(&head);
+                    let wrote = self.data.write_all(&framed);
+                    self.frame = framed;
+                    wrote.map_err(err)?;
+                }
             }
         }
         self.data_off += len as u64;

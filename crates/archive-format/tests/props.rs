@@ -85,7 +85,7 @@ proptest! {
             pmid: PmId(*pmid),
             numval: vals.len() as i32,
             valfmt: if *insitu { 0 } else { 1 },
-            values: vals.iter().map(|(i, w, b)| (*i, if *insitu { OwnedValue::Insitu(*w) } else { OwnedValue::Block { vtype: 7, data: b.clone() } })).collect(),
+            values: vals.iter().map(|(i, w, b)| (*i, if *insitu { OwnedValue::Insitu(*w) } else { OwnedValue::Block { vtype: 7, data: b.as_slice().into() } })).collect(),
         }).collect();
         let p = encode_result(t, &vsets, v);
         // what the encoder makes is canonical: it may be copied as is
@@ -123,7 +123,7 @@ proptest! {
             pmid: PmId(*pmid),
             numval: vals.len() as i32,
             valfmt: if vals.is_empty() || *insitu { 0 } else { 1 },
-            values: vals.iter().map(|(i, w, b)| (*i, if *insitu { OwnedValue::Insitu(*w) } else { OwnedValue::Block { vtype: 7, data: b.clone() } })).collect(),
+            values: vals.iter().map(|(i, w, b)| (*i, if *insitu { OwnedValue::Insitu(*w) } else { OwnedValue::Block { vtype: 7, data: b.as_slice().into() } })).collect(),
         }).collect();
         let mut p = encode_result(t, &vsets, v);
         for (at, x) in &flips {

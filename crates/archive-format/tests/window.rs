@@ -41,7 +41,7 @@ fn write(base: &Path) {
                 -1,
                 OwnedValue::Block {
                     vtype: vtype::STRING as u8,
-                    data: vec![b'a' + (k % 26) as u8; len],
+                    data: vec![b'a' + (k % 26) as u8; len].into(),
                 },
             )],
         };

@@ -2,7 +2,7 @@
 //! label sets, help text and results, v2 and v3, read back exactly as written.
 
 use archive_format::codec::meta::LabelSet;
-use archive_format::codec::result::{OwnedValue, OwnedValueSet, VAL_DPTR, VAL_INSITU};
+use archive_format::codec::result::{BlockData, OwnedValue, OwnedValueSet, VAL_DPTR, VAL_INSITU};
 use archive_format::types::{sem, vtype};
 use archive_format::writer::{ArchiveWriter, WriterOptions};
 use archive_format::{Archive, Desc, InDom, PmId, Timestamp, Units};
@@ -71,7 +71,7 @@ proptest! {
                 OwnedValueSet { pmid: p1, numval: s.insts.len() as i32, valfmt: if s.insts.is_empty() { 0 } else { VAL_INSITU },
                     values: s.insts.iter().map(|(i, v)| (*i, OwnedValue::Insitu(*v))).collect() },
                 OwnedValueSet { pmid: p2, numval: s.doubles.len() as i32, valfmt: if s.doubles.is_empty() { 0 } else { VAL_DPTR },
-                    values: s.doubles.iter().map(|(i, v)| (*i, OwnedValue::Block { vtype: vtype::U64 as u8, data: v.to_be_bytes().to_vec() })).collect() },
+                    values: s.doubles.iter().map(|(i, v)| (*i, OwnedValue::Block { vtype: vtype::U64 as u8, data: BlockData::from_slice(&v.to_be_bytes()) })).collect() },
             ];
             w.put_result(stamp, &vsets).expect("result");
         }

@@ -12,7 +12,7 @@ pub mod config;
 pub mod control;
 pub mod state;
 
-use archive_format::codec::result::{OwnedValue, OwnedValueSet, VAL_DPTR, VAL_INSITU};
+use archive_format::codec::result::{BlockData, OwnedValue, OwnedValueSet, VAL_DPTR, VAL_INSITU};
 use archive_format::types::{sem, vtype, Desc, InDom, PmId, Timestamp, Units};
 use archive_format::writer::{ArchiveWriter, WriterOptions};
 use cli_common::getopt::{getopt, LongOpt};
@@ -175,7 +175,7 @@ const PMCD_SEQNUM: PmId = PmId((2 << 22) | 24);
 const PMLOGGER_INDOM: InDom = InDom((2 << 22) | 1);
 
 fn string_block(s: &str) -> OwnedValue {
-    let mut b = s.as_bytes().to_vec();
+    let mut b = BlockData::from_slice(s.as_bytes());
     b.push(0);
     OwnedValue::Block {
         vtype: vtype::STRING as u8,
@@ -233,7 +233,7 @@ fn put_logue(
             -1,
             OwnedValue::Block {
                 vtype: vtype::U64 as u8,
-                data: u64::from(std::process::id()).to_be_bytes().to_vec(),
+                data: BlockData::from_slice(&u64::from(std::process::id()).to_be_bytes()),
             },
             VAL_DPTR,
         ),
@@ -798,6 +798,8 @@ fn write_fetch(
     seen_labels: &mut HashSet<(u32, u32)>,
 ) -> archive_format::Result<()> {
     w.begin_fetch();
+    // each instance domain is asked for and written once per fetch
+    let mut indoms: Vec<(InDom, Vec<(i32, String)>)> = Vec::new();
     for vs in vsets.iter_mut() {
         let Some(m) = source.metric(vs.pmid).cloned() else {
             continue;
@@ -810,7 +812,16 @@ fn write_fetch(
         if m.desc.indom.is_null() || vs.numval <= 0 {
             continue;
         }
-        let all = source.instances(m.desc.indom);
+        let at = match indoms.iter().position(|(d, _)| *d == m.desc.indom) {
+            Some(at) => at,
+            None => {
+                let all = source.instances(m.desc.indom);
+                w.put_indom(stamp, m.desc.indom, &all)?;
+                indoms.push((m.desc.indom, all));
+                indoms.len() - 1
+            }
+        };
+        let all = &indoms[at].1;
         if let Some(want) = instances.get(&vs.pmid) {
             let keep: Vec<i32> = all
                 .iter()
@@ -823,7 +834,6 @@ fn write_fetch(
                 vs.valfmt = 0;
             }
         }
-        w.put_indom(stamp, m.desc.indom, &all)?;
     }
     w.put_result(stamp, vsets)
 }

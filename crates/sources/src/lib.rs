@@ -206,71 +206,87 @@ fn local_abbrev_and_west() -> (String, i64) {
     }
 }
 
-/// Value-set helpers for sources.
+/// Value-set helpers for sources: each builds one value list, with no allocation
+/// per value (blocks of up to 8 bytes are kept inline).
 pub mod vs {
-    use archive_format::codec::result::{OwnedValue, OwnedValueSet, VAL_DPTR};
+    use archive_format::codec::result::{
+        BlockData, OwnedValue, OwnedValueSet, VAL_DPTR, VAL_INSITU,
+    };
     use archive_format::types::{vtype, PmId};
 
-    pub fn u32s(pmid: PmId, vals: Vec<(i32, u32)>) -> OwnedValueSet {
-        OwnedValueSet::insitu(pmid, vals)
+    /// One 32-bit value, of no instance.
+    pub fn u32(pmid: PmId, v: u32) -> OwnedValueSet {
+        u32s(pmid, [(-1, v)])
     }
-    pub fn u64s(pmid: PmId, vals: Vec<(i32, u64)>) -> OwnedValueSet {
-        block(
+    pub fn u32s(pmid: PmId, vals: impl IntoIterator<Item = (i32, u32)>) -> OwnedValueSet {
+        set(
+            pmid,
+            VAL_INSITU,
+            vals.into_iter()
+                .map(|(i, v)| (i, OwnedValue::Insitu(v)))
+                .collect(),
+        )
+    }
+    /// One 64-bit value, of no instance.
+    pub fn u64(pmid: PmId, v: u64) -> OwnedValueSet {
+        u64s(pmid, [(-1, v)])
+    }
+    pub fn u64s(pmid: PmId, vals: impl IntoIterator<Item = (i32, u64)>) -> OwnedValueSet {
+        blocks(
             pmid,
             vtype::U64,
             vals.into_iter()
-                .map(|(i, v)| (i, v.to_be_bytes().to_vec()))
-                .collect(),
+                .map(|(i, v)| (i, BlockData::from_slice(&v.to_be_bytes()))),
         )
     }
-    pub fn f32s(pmid: PmId, vals: Vec<(i32, f32)>) -> OwnedValueSet {
-        block(
+    pub fn f32s(pmid: PmId, vals: impl IntoIterator<Item = (i32, f32)>) -> OwnedValueSet {
+        blocks(
             pmid,
             vtype::FLOAT,
             vals.into_iter()
-                .map(|(i, v)| (i, v.to_bits().to_be_bytes().to_vec()))
-                .collect(),
+                .map(|(i, v)| (i, BlockData::from_slice(&v.to_bits().to_be_bytes()))),
         )
     }
-    pub fn f64s(pmid: PmId, vals: Vec<(i32, f64)>) -> OwnedValueSet {
-        block(
+    pub fn f64s(pmid: PmId, vals: impl IntoIterator<Item = (i32, f64)>) -> OwnedValueSet {
+        blocks(
             pmid,
             vtype::DOUBLE,
             vals.into_iter()
-                .map(|(i, v)| (i, v.to_bits().to_be_bytes().to_vec()))
-                .collect(),
+                .map(|(i, v)| (i, BlockData::from_slice(&v.to_bits().to_be_bytes()))),
         )
     }
-    pub fn strings(pmid: PmId, vals: Vec<(i32, String)>) -> OwnedValueSet {
-        block(
+    /// Strings, stored with their terminating NUL as the agents send them.
+    pub fn strings<S: AsRef<str>>(
+        pmid: PmId,
+        vals: impl IntoIterator<Item = (i32, S)>,
+    ) -> OwnedValueSet {
+        blocks(
             pmid,
             vtype::STRING,
-            vals.into_iter()
-                .map(|(i, s)| {
-                    let mut b = s.into_bytes();
-                    b.push(0);
-                    (i, b)
-                })
+            vals.into_iter().map(|(i, s)| {
+                let s = s.as_ref().as_bytes();
+                let mut b = BlockData::with_capacity(s.len() + 1);
+                b.extend_from_slice(s);
+                b.push(0);
+                (i, b)
+            }),
+        )
+    }
+    fn blocks(pmid: PmId, ty: i32, vals: impl Iterator<Item = (i32, BlockData)>) -> OwnedValueSet {
+        let vtype = ty as u8;
+        set(
+            pmid,
+            VAL_DPTR,
+            vals.map(|(i, data)| (i, OwnedValue::Block { vtype, data }))
                 .collect(),
         )
     }
-    fn block(pmid: PmId, ty: i32, vals: Vec<(i32, Vec<u8>)>) -> OwnedValueSet {
+    fn set(pmid: PmId, valfmt: i32, values: Vec<(i32, OwnedValue)>) -> OwnedValueSet {
         OwnedValueSet {
             pmid,
-            numval: vals.len() as i32,
-            valfmt: if vals.is_empty() { 0 } else { VAL_DPTR },
-            values: vals
-                .into_iter()
-                .map(|(i, data)| {
-                    (
-                        i,
-                        OwnedValue::Block {
-                            vtype: ty as u8,
-                            data,
-                        },
-                    )
-                })
-                .collect(),
+            numval: values.len() as i32,
+            valfmt: if values.is_empty() { 0 } else { valfmt },
+            values,
         }
     }
     /// A metric the source has no value for right now.

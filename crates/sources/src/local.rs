@@ -2073,24 +2073,22 @@ fn table() -> &'static [(Metric, Src)] {
 
 /// This machine as a metric source.
 pub struct Local {
-    root: std::path::PathBuf,
+    root: std::sync::Arc<std::path::Path>,
     metrics: Vec<Metric>,
     /// Instance ids handed out so far, by domain and name (stable for the run).
-    ids: HashMap<(InDom, String), i32>,
-    /// Instances seen by the last fetch, per domain (so that asking for an
-    /// instance domain right after a fetch reads nothing again).
+    ids: HashMap<InDom, HashMap<String, i32>>,
+    /// Instances seen by the last fetch, per domain, sorted by id (so that asking
+    /// for an instance domain right after a fetch reads nothing again).
     seen: HashMap<InDom, Vec<(i32, String)>>,
-    /// The /proc files read so far, kept open: each sample reads them again from
-    /// offset 0, without opening, sizing and closing them each time.
-    handles: HashMap<&'static str, std::fs::File>,
-    /// Per-device /sys files (a disk's size and scheduler), kept open likewise.
-    sys_handles: HashMap<String, std::fs::File>,
+    /// The files read so far, kept open with their buffers (see [`Kept`]).
+    files: Vec<Kept>,
+    /// Samples taken so far (each [`Snap`] is one).
+    sample: u64,
     /// Where each PMID is in the metric table.
     index: HashMap<PmId, usize>,
-    /// The read buffer, kept between samples.
-    scratch: Vec<u8>,
-    /// Where each key of a `key: value` file was found last (see `Snap::kv`).
-    kv_hints: HashMap<(&'static str, &'static str), usize>,
+    /// `proc.nprocs` as last counted, with the fork count and task count it was
+    /// counted under (see [`Local::nprocs`]).
+    procs: Option<(u64, u64, u32)>,
 }
 
 impl Default for Local {
@@ -2101,23 +2099,133 @@ impl Default for Local {
 
 type Rows = std::rc::Rc<Vec<(i32, Vec<u64>)>>;
 
+/// A file read at most once per sample through a handle kept open between samples:
+/// /proc and /sys generate a file afresh on each read from offset 0, so a sample
+/// costs one `pread` and no open, close or allocation.
+struct Kept {
+    /// The path under the source's root.
+    rel: String,
+    file: Option<std::fs::File>,
+    /// When the text is read again.
+    refresh: Refresh,
+    /// The file's text as of sample `sample` (empty when it cannot be read).
+    text: String,
+    /// How many lines `text` has.
+    lines: usize,
+    sample: u64,
+    /// Where each key's line was found last, or that it is missing (see
+    /// [`Snap::kv`]).
+    hints: HashMap<&'static str, Hint>,
+}
+
+impl Kept {
+    fn new(rel: &str) -> Kept {
+        Kept {
+            rel: rel.to_string(),
+            file: None,
+            refresh: Refresh::Always,
+            text: String::new(),
+            lines: 0,
+            sample: 0,
+            hints: HashMap::new(),
+        }
+    }
+
+    /// Brings the text up to date: reads the file from its start (opening it first
+    /// if need be), or keeps the text if the file is polled and unchanged. A file
+    /// that cannot be read gives an empty text and is opened afresh next time.
+    fn refresh(&mut self, root: &std::path::Path) {
+        let keep = match self.refresh {
+            Refresh::Always => false,
+            Refresh::OnPoll => !self.changed(),
+            Refresh::Never => true,
+        };
+        if keep && !self.text.is_empty() {
+            return;
+        }
+        if self.file.is_none() {
+            self.file = std::fs::File::open(root.join(&self.rel)).ok();
+            self.refresh = match self.file.as_ref().map(on_procfs) {
+                Some(true) => Refresh::of(&self.rel),
+                _ => Refresh::Always,
+            };
+        }
+        let read = match &self.file {
+            Some(f) => read_from_start(f, &mut self.text),
+            None => Err(std::io::ErrorKind::NotFound.into()),
+        };
+        if read.is_err() {
+            self.file = None;
+            self.text.clear();
+        }
+        self.lines = self.text.bytes().filter(|&b| b == b'\n').count();
+    }
+
+    /// Whether `poll` reports a change of the mount table since the last poll (or
+    /// the open); a failed poll counts as a change.
+    fn changed(&self) -> bool {
+        use rustix::event::{poll, PollFd, PollFlags};
+        let Some(f) = &self.file else {
+            return true;
+        };
+        let mut fds = [PollFd::new(f, PollFlags::PRI)];
+        let zero = rustix::event::Timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        match poll(&mut fds, Some(&zero)) {
+            Ok(0) => false,
+            Ok(_) => fds[0]
+                .revents()
+                .intersects(PollFlags::PRI | PollFlags::ERR | PollFlags::NVAL),
+            Err(_) => true,
+        }
+    }
+}
+
+/// When a kept file is read again: every sample, or (for the files of procfs
+/// that tell `poll` of a change: the mount table, the host name) only after a
+/// change, or (for what cannot change while the system runs) never.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Refresh {
+    Always,
+    OnPoll,
+    Never,
+}
+
+impl Refresh {
+    /// The rule for a file of procfs at `rel`.
+    fn of(rel: &str) -> Refresh {
+        match rel {
+            "proc/mounts" | "proc/sys/kernel/hostname" => Refresh::OnPoll,
+            "proc/sys/kernel/osrelease" | "proc/sys/kernel/version" | "proc/sys/kernel/ostype" => {
+                Refresh::Never
+            }
+            _ => Refresh::Always,
+        }
+    }
+}
+
+/// Whether an open file is on procfs (where /proc/mounts signals changes to poll;
+/// a copy of it elsewhere, as in tests, does not).
+fn on_procfs(f: &std::fs::File) -> bool {
+    const PROC_SUPER_MAGIC: u64 = 0x9fa0;
+    rustix::fs::fstatfs(f).is_ok_and(|s| s.f_type as u64 == PROC_SUPER_MAGIC)
+}
+
 /// One fetch's view of the files it reads (each read and parsed at most once).
-#[derive(Default)]
 struct Snap {
-    files: HashMap<&'static str, String>,
-    /// Where each (file, key) line was found last (lent by the source).
-    kv_hints: HashMap<(&'static str, &'static str), usize>,
-    /// Open files, lent by the source for the fetch.
-    handles: HashMap<&'static str, std::fs::File>,
-    /// Open per-device /sys files, lent likewise.
-    sys_handles: HashMap<String, std::fs::File>,
-    /// The buffer files are read into (lent by the source, reused).
-    scratch: Vec<u8>,
+    root: std::sync::Arc<std::path::Path>,
+    /// Which sample this is (a file read in an earlier one is read again).
+    sample: u64,
+    /// The files, lent by the source for the fetch.
+    files: Vec<Kept>,
     cpus: Option<Rows>,
     disks: Option<Rows>,
     nets: Option<Rows>,
     filesystems: Option<std::rc::Rc<Vec<(i32, String, String)>>>,
-    statvfs: HashMap<String, Option<FsStat>>,
+    /// statvfs of each of `filesystems`, in order.
+    statvfs: Option<Vec<Option<FsStat>>>,
 }
 
 /// What filesys.* needs of statvfs(2).
@@ -2132,14 +2240,16 @@ struct FsStat {
     ro: bool,
 }
 
-/// Reads a whole file from its start (a /proc file is generated afresh) through
-/// `buf`. A read that does not fill the buffer has reached the end, as /proc files
-/// fill what they are given, so one read is usually all it takes.
-fn read_from_start(f: &std::fs::File, buf: &mut Vec<u8>) -> std::io::Result<String> {
+/// Reads a whole file from its start into `text`, reusing its buffer. A read that
+/// does not fill the buffer has reached the end, as /proc files fill what they are
+/// given, so one read is usually all it takes. Bytes that are not UTF-8 are
+/// replaced (the kernel writes ASCII).
+fn read_from_start(f: &std::fs::File, text: &mut String) -> std::io::Result<()> {
     use std::os::unix::fs::FileExt;
-    if buf.is_empty() {
-        buf.resize(16 * 1024, 0);
-    }
+    let mut buf = std::mem::take(text).into_bytes();
+    let size = buf.capacity().max(4096);
+    buf.clear();
+    buf.resize(size, 0);
     let mut len = 0;
     loop {
         let n = f.read_at(&mut buf[len..], len as u64)?;
@@ -2149,72 +2259,87 @@ fn read_from_start(f: &std::fs::File, buf: &mut Vec<u8>) -> std::io::Result<Stri
         }
         buf.resize(buf.len() * 2, 0);
     }
-    Ok(String::from_utf8_lossy(&buf[..len]).into_owned())
-}
-
-/// A file read from its start through a handle in `handles` under `key`, opened
-/// on first use and kept open between samples; `None` when it cannot be opened or
-/// read (a handle that fails is dropped, to be opened afresh next time).
-fn read_kept<K: std::hash::Hash + Eq + Clone>(
-    handles: &mut HashMap<K, std::fs::File>,
-    key: K,
-    path: &std::path::Path,
-    scratch: &mut Vec<u8>,
-) -> Option<String> {
-    if !handles.contains_key(&key) {
-        let h = std::fs::File::open(path).ok()?;
-        handles.insert(key.clone(), h);
-    }
-    let read = handles.get(&key).map(|h| read_from_start(h, scratch));
-    match read {
-        Some(Ok(t)) => Some(t),
-        _ => {
-            handles.remove(&key);
-            None
-        }
-    }
+    buf.truncate(len);
+    *text = String::from_utf8(buf)
+        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+    Ok(())
 }
 
 impl Snap {
-    /// A /sys file under `root`, read from its start through a handle kept open
-    /// between samples (sysfs regenerates it on a read from offset 0); `None` when it
-    /// cannot be read.
-    fn sys_file(&mut self, root: &std::path::Path, rel: String) -> Option<String> {
-        let path = root.join(&rel);
-        read_kept(&mut self.sys_handles, rel, &path, &mut self.scratch)
+    fn new(root: std::sync::Arc<std::path::Path>, sample: u64, files: Vec<Kept>) -> Snap {
+        Snap {
+            root,
+            sample,
+            files,
+            cpus: None,
+            disks: None,
+            nets: None,
+            filesystems: None,
+            statvfs: None,
+        }
+    }
+
+    /// The file at `rel` under the root, read once per sample.
+    fn kept(&mut self, rel: &str) -> &mut Kept {
+        let at = match self.files.iter().position(|k| k.rel == rel) {
+            Some(at) => at,
+            None => {
+                self.files.push(Kept::new(rel));
+                self.files.len() - 1
+            }
+        };
+        let k = &mut self.files[at];
+        if k.sample != self.sample {
+            k.refresh(&self.root);
+            k.sample = self.sample;
+        }
+        k
+    }
+
+    /// The text of the file at `rel` as of this sample ("" when unreadable).
+    fn get(&mut self, rel: &str) -> &str {
+        &self.kept(rel).text
     }
 
     /// The first number after `key` in a `key: value` or `key value` file. Where
     /// the key's line was found last time is remembered (the kernel writes these
     /// files in a fixed order), so a lookup usually reads one line; otherwise the
     /// lines are scanned.
-    fn kv(&mut self, root: &std::path::Path, f: &'static str, key: &'static str) -> Option<u64> {
-        self.get(root, f);
-        let text = self.files.get(f).map_or("", String::as_str);
-        if let Some(&at) = self.kv_hints.get(&(f, key)) {
-            if let Some(v) = kv_line(text, at, key) {
-                return Some(v);
+    ///
+    /// A key the file does not have is remembered as missing and not looked for
+    /// again while the file keeps its length in lines: the kernel's files keep their
+    /// set of keys while it runs, and older kernels lack some the agent exports.
+    fn kv(&mut self, f: &str, key: &'static str) -> Option<u64> {
+        let k = self.kept(f);
+        match k.hints.get(key) {
+            Some(&Hint::At(at)) => {
+                if let Some(v) = kv_line(&k.text, at, key) {
+                    return Some(v);
+                }
             }
+            Some(&Hint::Missing { lines }) if lines == k.lines => return None,
+            _ => {}
         }
         let mut at = 0;
-        for line in text.split_inclusive('\n') {
-            if let Some(v) = kv_line(text, at, key) {
-                self.kv_hints.insert((f, key), at);
+        for line in k.text.split_inclusive('\n') {
+            if let Some(v) = kv_line(&k.text, at, key) {
+                k.hints.insert(key, Hint::At(at));
                 return Some(v);
             }
             at += line.len();
         }
+        k.hints.insert(key, Hint::Missing { lines: k.lines });
         None
     }
+}
 
-    fn get(&mut self, root: &std::path::Path, f: &'static str) -> &str {
-        if !self.files.contains_key(f) {
-            let text = read_kept(&mut self.handles, f, &root.join(f), &mut self.scratch)
-                .unwrap_or_default();
-            self.files.insert(f, text);
-        }
-        self.files.get(f).map_or("", String::as_str)
-    }
+/// What is known of a key of a `key: value` file (see [`Snap::kv`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Hint {
+    /// Its line started at this byte last time.
+    At(usize),
+    /// The file did not have it when it had this many lines.
+    Missing { lines: usize },
 }
 
 /// The value of `key` if the line at byte `at` of `text` is `key: value ...` or
@@ -2260,14 +2385,13 @@ impl Local {
     /// A source reading `root/proc` and `root/sys` (`/` normally; tests use a copy).
     pub fn new(root: impl Into<std::path::PathBuf>) -> Local {
         Local {
-            root: root.into(),
+            root: std::sync::Arc::from(root.into()),
             metrics: table().iter().map(|(m, _)| m.clone()).collect(),
             ids: HashMap::new(),
             seen: HashMap::new(),
-            handles: HashMap::new(),
-            sys_handles: HashMap::new(),
-            scratch: Vec::new(),
-            kv_hints: HashMap::new(),
+            files: Vec::new(),
+            sample: 0,
+            procs: None,
             index: table()
                 .iter()
                 .enumerate()
@@ -2276,28 +2400,63 @@ impl Local {
         }
     }
 
-    /// A snapshot for one fetch, with the open files lent to it.
+    /// A snapshot for one sample, with the open files lent to it.
     fn snap(&mut self) -> Snap {
-        Snap {
-            handles: std::mem::take(&mut self.handles),
-            sys_handles: std::mem::take(&mut self.sys_handles),
-            scratch: std::mem::take(&mut self.scratch),
-            kv_hints: std::mem::take(&mut self.kv_hints),
-            ..Snap::default()
-        }
+        self.sample += 1;
+        Snap::new(
+            self.root.clone(),
+            self.sample,
+            std::mem::take(&mut self.files),
+        )
     }
 
-    /// Takes the open files back after a fetch.
+    /// Takes the open files back after a sample.
     fn done(&mut self, snap: Snap) {
-        self.handles = snap.handles;
-        self.sys_handles = snap.sys_handles;
-        self.scratch = snap.scratch;
-        self.kv_hints = snap.kv_hints;
+        self.files = snap.files;
     }
 
+    /// `proc.nprocs`: the process directories in /proc. Counting them lists all of
+    /// /proc, the costliest read of a sample, so the count is kept while the
+    /// kernel's fork count (`processes` in /proc/stat) and task count (in
+    /// /proc/loadavg) stay the same: every new task moves the first, and every task
+    /// that ends without a new one the second, so neither moving means the same
+    /// processes. Both are read before the listing, so a change during it shows in
+    /// the next sample's.
+    fn nprocs(&mut self, snap: &mut Snap) -> Option<u32> {
+        let forks = snap.kv("proc/stat", "processes");
+        let tasks = loadavg_tasks(snap.get("proc/loadavg"));
+        if let (Some(f), Some(t), Some((pf, pt, n))) = (forks, tasks, self.procs) {
+            if (f, t) == (pf, pt) {
+                return Some(n);
+            }
+        }
+        let n = count_numeric_entries(&snap.root.join("proc"))? as u32;
+        self.procs = forks.zip(tasks).map(|(f, t)| (f, t, n));
+        Some(n)
+    }
+
+    /// The instance id of `name` in `indom`: ids are handed out in the order
+    /// names are first seen, and kept for the run.
     fn id(&mut self, indom: InDom, name: &str) -> i32 {
-        let next = self.ids.keys().filter(|(d, _)| *d == indom).count() as i32;
-        *self.ids.entry((indom, name.to_string())).or_insert(next)
+        let ids = self.ids.entry(indom).or_default();
+        if let Some(&id) = ids.get(name) {
+            return id;
+        }
+        let next = ids.len() as i32;
+        ids.insert(name.to_string(), next);
+        next
+    }
+
+    /// Notes the instances of `indom` a sample found (kept as they are when they
+    /// are the same as last time, the usual case).
+    fn saw(&mut self, indom: InDom, found: &[(i32, &str)]) {
+        let same = self.seen.get(&indom).is_some_and(|v| {
+            v.len() == found.len() && v.iter().zip(found).all(|((i, n), (j, m))| i == j && n == m)
+        });
+        if !same {
+            let names = found.iter().map(|(i, n)| (*i, n.to_string())).collect();
+            self.seen.insert(indom, names);
+        }
     }
 
     fn cpus(&mut self, snap: &mut Snap) -> Rows {
@@ -2305,7 +2464,7 @@ impl Local {
             return v.clone();
         }
         let v: Vec<(i32, Vec<u64>)> = snap
-            .get(&self.root, "proc/stat")
+            .get("proc/stat")
             .lines()
             .filter_map(|l| {
                 let mut w = l.split_whitespace();
@@ -2314,10 +2473,13 @@ impl Local {
                 Some((n, w.filter_map(|x| x.parse().ok()).collect()))
             })
             .collect();
-        self.seen.insert(
-            CPU_INDOM,
-            v.iter().map(|(n, _)| (*n, format!("cpu{n}"))).collect(),
-        );
+        let same = self.seen.get(&CPU_INDOM).is_some_and(|s| {
+            s.len() == v.len() && s.iter().zip(v.iter()).all(|((i, _), (j, _))| i == j)
+        });
+        if !same {
+            let names = v.iter().map(|(n, _)| (*n, format!("cpu{n}"))).collect();
+            self.seen.insert(CPU_INDOM, names);
+        }
         let v = std::rc::Rc::new(v);
         snap.cpus = Some(v.clone());
         v
@@ -2327,24 +2489,24 @@ impl Local {
         if let Some(v) = &snap.disks {
             return v.clone();
         }
-        let text = snap.get(&self.root, "proc/diskstats").to_string();
+        let text = snap.get("proc/diskstats");
         let mut out = Vec::new();
         let mut names = Vec::new();
         for l in text.lines() {
-            let w: Vec<&str> = l.split_whitespace().collect();
-            if w.len() < 14 {
+            // major, minor, name, then at least 11 counters
+            let mut w = l.split_whitespace().skip(2);
+            let Some(name) = w.next().filter(|n| is_disk(n)) else {
+                continue;
+            };
+            let vals: Vec<u64> = w.map(|x| x.parse().unwrap_or(0)).collect();
+            if vals.len() < 11 {
                 continue;
             }
-            let name = w[2];
-            if !is_disk(name) {
-                continue;
-            }
-            let vals: Vec<u64> = w[3..].iter().map(|x| x.parse().unwrap_or(0)).collect();
             let id = self.id(DISK_INDOM, name);
-            names.push((id, name.to_string()));
+            names.push((id, name));
             out.push((id, vals));
         }
-        self.seen.insert(DISK_INDOM, names);
+        self.saw(DISK_INDOM, &names);
         let out = std::rc::Rc::new(out);
         snap.disks = Some(out.clone());
         out
@@ -2360,7 +2522,7 @@ impl Local {
         if let Some(v) = &snap.nets {
             return v.clone();
         }
-        let text = snap.get(&self.root, "proc/net/dev").to_string();
+        let text = snap.get("proc/net/dev");
         let mut out = Vec::new();
         let mut names = Vec::new();
         for l in text.lines().skip(2) {
@@ -2372,10 +2534,10 @@ impl Local {
                 .map(|x| x.parse().unwrap_or(0))
                 .collect();
             let id = self.id(NET_INDOM, name.trim());
-            names.push((id, name.trim().to_string()));
+            names.push((id, name.trim()));
             out.push((id, vals));
         }
-        self.seen.insert(NET_INDOM, names);
+        self.saw(NET_INDOM, &names);
         let out = std::rc::Rc::new(out);
         snap.nets = Some(out.clone());
         out
@@ -2387,7 +2549,7 @@ impl Local {
         if let Some(v) = &snap.filesystems {
             return v.clone();
         }
-        let text = snap.get(&self.root, "proc/mounts").to_string();
+        let text = snap.get("proc/mounts");
         let mut out: Vec<(i32, String, String)> = Vec::new();
         for l in text.lines() {
             let mut w = l.split_whitespace();
@@ -2400,10 +2562,8 @@ impl Local {
             let id = self.id(FS_INDOM, dev);
             out.push((id, dev.to_string(), unescape_mount(dir)));
         }
-        self.seen.insert(
-            FS_INDOM,
-            out.iter().map(|(i, d, _)| (*i, d.clone())).collect(),
-        );
+        let names: Vec<(i32, &str)> = out.iter().map(|(i, d, _)| (*i, d.as_str())).collect();
+        self.saw(FS_INDOM, &names);
         let out = std::rc::Rc::new(out);
         snap.filesystems = Some(out.clone());
         out
@@ -2414,14 +2574,10 @@ impl Local {
         let mut u32s = Vec::new();
         let mut u64s = Vec::new();
         let mut f64s = Vec::new();
-        for (id, _dev, dir) in self.filesystems(snap).iter() {
-            let id = *id;
-            if let FsField::MountDir = field {
-                strings.push((id, dir.clone()));
-                continue;
-            }
-            let root = &self.root;
-            let st = snap.statvfs.entry(dir.clone()).or_insert_with(|| {
+        let filesystems = self.filesystems(snap);
+        if snap.statvfs.is_none() && !matches!(field, FsField::MountDir) {
+            let root = &snap.root;
+            let stat = |dir: &str| {
                 rustix::fs::statvfs(root.join(dir.trim_start_matches('/')))
                     .ok()
                     .map(|st| FsStat {
@@ -2433,8 +2589,20 @@ impl Local {
                         f_ffree: st.f_ffree,
                         ro: st.f_flag.contains(rustix::fs::StatVfsMountFlags::RDONLY),
                     })
-            });
-            let Some(st) = *st else {
+            };
+            snap.statvfs = Some(filesystems.iter().map(|(_, _, dir)| stat(dir)).collect());
+        }
+        for (k, (id, _dev, dir)) in filesystems.iter().enumerate() {
+            let id = *id;
+            if let FsField::MountDir = field {
+                strings.push((id, dir.clone()));
+                continue;
+            }
+            let st = snap
+                .statvfs
+                .as_ref()
+                .and_then(|v| v.get(k).copied().flatten());
+            let Some(st) = st else {
                 continue;
             };
             let kb = |blocks: u64| blocks.saturating_mul(st.f_bsize) / 1024;
@@ -2471,117 +2639,90 @@ impl Local {
 
     fn value(&mut self, m: &Metric, src: Src, snap: &mut Snap) -> OwnedValueSet {
         let p = m.desc.pmid;
-        let root = self.root.clone();
+        let u64_or_none = |v: Option<u64>| v.map_or_else(|| vs::none(p), |v| vs::u64(p, v));
         match src {
             Src::Load => {
-                let t = snap.get(&root, "proc/loadavg").to_string();
-                let w: Vec<f32> = t
-                    .split_whitespace()
-                    .take(3)
-                    .filter_map(|x| x.parse().ok())
-                    .collect();
-                if w.len() < 3 {
-                    return vs::none(p);
-                }
-                vs::f32s(p, vec![(1, w[0]), (5, w[1]), (15, w[2])])
-            }
-            Src::NThreads => {
-                let t = snap.get(&root, "proc/loadavg").to_string();
-                let n = t
-                    .split_whitespace()
-                    .nth(3)
-                    .and_then(|x| x.split('/').nth(1))
-                    .and_then(|x| x.parse::<u32>().ok());
-                n.map_or_else(|| vs::none(p), |n| vs::u32s(p, vec![(-1, n)]))
-            }
-            Src::StatCpu(k) => {
-                let t = snap.get(&root, "proc/stat").to_string();
-                let Some(line) = t.lines().find(|l| l.starts_with("cpu ")) else {
-                    return vs::none(p);
-                };
-                let f: Vec<u64> = line
-                    .split_whitespace()
-                    .skip(1)
-                    .filter_map(|x| x.parse().ok())
-                    .collect();
-                vs::u64s(p, vec![(-1, ticks_ms(k.of(&f)))])
-            }
-            Src::PerCpu(k) => {
-                let cpus = self.cpus(snap);
-                vs::u64s(
-                    p,
-                    cpus.iter().map(|(n, f)| (*n, ticks_ms(k.of(f)))).collect(),
-                )
-            }
-            Src::NCpu => {
-                let n = self.cpus(snap).len() as u32;
-                vs::u32s(p, vec![(-1, n)])
-            }
-            Src::Stat(key, idx) => {
-                let t = snap.get(&root, "proc/stat");
-                let v = t
-                    .lines()
-                    .find(|l| l.split_whitespace().next() == Some(key))
-                    .and_then(|l| l.split_whitespace().nth(idx))
-                    .and_then(|x| x.parse().ok());
-                v.map_or_else(|| vs::none(p), |v| vs::u64s(p, vec![(-1, v)]))
-            }
-            Src::StatKey(key) => snap
-                .kv(&root, "proc/stat", key)
-                .map_or_else(|| vs::none(p), |v| vs::u64s(p, vec![(-1, v)])),
-            Src::Mem(key) => snap
-                .kv(&root, "proc/meminfo", key)
-                .map_or_else(|| vs::none(p), |v| vs::u64s(p, vec![(-1, v)])),
-            Src::MemUsed => {
-                match (
-                    snap.kv(&root, "proc/meminfo", "MemTotal"),
-                    snap.kv(&root, "proc/meminfo", "MemFree"),
-                ) {
-                    (Some(a), Some(b)) => vs::u64s(p, vec![(-1, a.saturating_sub(b))]),
+                let mut w = snap.get("proc/loadavg").split_whitespace();
+                let mut next = || w.next().and_then(|x| x.parse::<f32>().ok());
+                match (next(), next(), next()) {
+                    (Some(a), Some(b), Some(c)) => vs::f32s(p, vec![(1, a), (5, b), (15, c)]),
                     _ => vs::none(p),
                 }
             }
+            Src::NThreads => loadavg_tasks(snap.get("proc/loadavg"))
+                .map_or_else(|| vs::none(p), |n| vs::u32(p, n as u32)),
+            Src::StatCpu(k) => {
+                let t = snap.get("proc/stat");
+                let Some(line) = t.lines().find(|l| l.starts_with("cpu ")) else {
+                    return vs::none(p);
+                };
+                let mut f = [0u64; 10];
+                for (slot, x) in f.iter_mut().zip(line.split_whitespace().skip(1)) {
+                    *slot = x.parse().unwrap_or(0);
+                }
+                vs::u64(p, ticks_ms(k.of(&f)))
+            }
+            Src::PerCpu(k) => {
+                let cpus = self.cpus(snap);
+                vs::u64s(p, cpus.iter().map(|(n, f)| (*n, ticks_ms(k.of(f)))))
+            }
+            Src::NCpu => {
+                let n = self.cpus(snap).len() as u32;
+                vs::u32(p, n)
+            }
+            Src::Stat(key, idx) => {
+                let t = snap.get("proc/stat");
+                u64_or_none(
+                    t.lines()
+                        .find(|l| l.split_whitespace().next() == Some(key))
+                        .and_then(|l| l.split_whitespace().nth(idx))
+                        .and_then(|x| x.parse().ok()),
+                )
+            }
+            Src::StatKey(key) => u64_or_none(snap.kv("proc/stat", key)),
+            Src::Mem(key) => u64_or_none(snap.kv("proc/meminfo", key)),
+            Src::MemUsed => {
+                let mut k = |key| snap.kv("proc/meminfo", key);
+                u64_or_none(
+                    k("MemTotal")
+                        .zip(k("MemFree"))
+                        .map(|(a, b)| a.saturating_sub(b)),
+                )
+            }
             Src::MemOther => {
-                let mut k = |key| snap.kv(&root, "proc/meminfo", key);
+                let mut k = |key| snap.kv("proc/meminfo", key);
                 match (k("MemTotal"), k("MemFree"), k("Cached"), k("Buffers")) {
-                    (Some(t), Some(f), Some(c), Some(b)) => vs::u64s(
-                        p,
-                        vec![(-1, t.saturating_sub(f).saturating_sub(c).saturating_sub(b))],
-                    ),
+                    (Some(t), Some(f), Some(c), Some(b)) => {
+                        vs::u64(p, t.saturating_sub(f).saturating_sub(c).saturating_sub(b))
+                    }
                     _ => vs::none(p),
                 }
             }
             Src::MemCacheClean => {
-                let mut k = |key| snap.kv(&root, "proc/meminfo", key);
+                let mut k = |key| snap.kv("proc/meminfo", key);
                 match (k("Cached"), k("Dirty"), k("Writeback")) {
                     (Some(c), Some(d), Some(w)) => {
-                        vs::u64s(p, vec![(-1, c.saturating_sub(d).saturating_sub(w))])
+                        vs::u64(p, c.saturating_sub(d).saturating_sub(w))
                     }
                     _ => vs::none(p),
                 }
             }
             Src::HugeBytes(key) => {
-                let mut k = |key| snap.kv(&root, "proc/meminfo", key);
-                match (k(key), k("Hugepagesize")) {
-                    (Some(n), Some(kb)) => vs::u64s(p, vec![(-1, n * kb * 1024)]),
-                    _ => vs::none(p),
-                }
+                let mut k = |key| snap.kv("proc/meminfo", key);
+                u64_or_none(k(key).zip(k("Hugepagesize")).map(|(n, kb)| n * kb * 1024))
             }
-            Src::Swap(key) => snap
-                .kv(&root, "proc/meminfo", key)
-                .map_or_else(|| vs::none(p), |v| vs::u64s(p, vec![(-1, v * 1024)])),
+            Src::Swap(key) => u64_or_none(snap.kv("proc/meminfo", key).map(|v| v * 1024)),
             Src::SwapUsed => {
-                match (
-                    snap.kv(&root, "proc/meminfo", "SwapTotal"),
-                    snap.kv(&root, "proc/meminfo", "SwapFree"),
-                ) {
-                    (Some(a), Some(b)) => vs::u64s(p, vec![(-1, a.saturating_sub(b) * 1024)]),
-                    _ => vs::none(p),
-                }
+                let mut k = |key| snap.kv("proc/meminfo", key);
+                u64_or_none(
+                    k("SwapTotal")
+                        .zip(k("SwapFree"))
+                        .map(|(a, b)| a.saturating_sub(b) * 1024),
+                )
             }
             Src::Vmstat(key) => snap
-                .kv(&root, "proc/vmstat", key)
-                .map_or_else(|| vs::none(p), |v| vs::u32s(p, vec![(-1, v as u32)])),
+                .kv("proc/vmstat", key)
+                .map_or_else(|| vs::none(p), |v| vs::u32(p, v as u32)),
             Src::Disk(field, div) => {
                 let disks = self.disks(snap);
                 let vals: Vec<(i32, u64)> = disks
@@ -2589,7 +2730,7 @@ impl Local {
                     .map(|(id, f)| (*id, field.of(f) / div))
                     .collect();
                 if m.desc.vtype == vtype::U32 {
-                    vs::u32s(p, vals.into_iter().map(|(i, v)| (i, v as u32)).collect())
+                    vs::u32s(p, vals.into_iter().map(|(i, v)| (i, v as u32)))
                 } else {
                     vs::u64s(p, vals)
                 }
@@ -2601,36 +2742,31 @@ impl Local {
                     .map(|(_, f)| field.of(f) / div)
                     .sum();
                 if m.desc.vtype == vtype::U32 {
-                    vs::u32s(p, vec![(-1, total as u32)])
+                    vs::u32(p, total as u32)
                 } else {
-                    vs::u64s(p, vec![(-1, total)])
+                    vs::u64(p, total)
                 }
             }
             Src::DiskScheduler => {
                 let names = self.disk_names(snap);
-                let vals = names
-                    .into_iter()
-                    .map(|(id, n)| {
-                        let t = snap
-                            .sys_file(&root, format!("sys/block/{n}/queue/scheduler"))
-                            .unwrap_or_default();
-                        let sel = t
-                            .split_whitespace()
-                            .find_map(|w| w.strip_prefix('[').and_then(|w| w.strip_suffix(']')))
-                            .or_else(|| t.split_whitespace().next())
-                            .unwrap_or("unknown")
-                            .to_string();
-                        (id, sel)
-                    })
-                    .collect();
-                vs::strings(p, vals)
+                let vals = names.into_iter().map(|(id, n)| {
+                    let t = snap.get(&format!("sys/block/{n}/queue/scheduler"));
+                    let sel = t
+                        .split_whitespace()
+                        .find_map(|w| w.strip_prefix('[').and_then(|w| w.strip_suffix(']')))
+                        .or_else(|| t.split_whitespace().next())
+                        .unwrap_or("unknown")
+                        .to_string();
+                    (id, sel)
+                });
+                vs::strings(p, vals.collect::<Vec<_>>())
             }
             Src::DiskCapacity => {
                 let names = self.disk_names(snap);
                 let vals: Vec<(i32, u64)> = names
                     .into_iter()
                     .filter_map(|(id, n)| {
-                        let t = snap.sys_file(&root, format!("sys/block/{n}/size"))?;
+                        let t = snap.get(&format!("sys/block/{n}/size"));
                         Some((id, t.trim().parse::<u64>().ok()? / 2))
                     })
                     .collect();
@@ -2644,15 +2780,14 @@ impl Local {
             },
             Src::NDisk => {
                 let n = self.disks(snap).len() as u32;
-                vs::u32s(p, vec![(-1, n)])
+                vs::u32(p, n)
             }
             Src::Net(field) => {
                 let nets = self.nets(snap);
                 vs::u64s(
                     p,
                     nets.iter()
-                        .map(|(id, f)| (*id, f.get(field).copied().unwrap_or(0)))
-                        .collect(),
+                        .map(|(id, f)| (*id, f.get(field).copied().unwrap_or(0))),
                 )
             }
             Src::Fs(field) => self.filesys_value(p, field, snap),
@@ -2666,24 +2801,32 @@ impl Local {
                         "ostype" => "proc/sys/kernel/ostype",
                         _ => "proc/sys/kernel/hostname",
                     };
-                    snap.get(&root, f).trim().to_string()
+                    snap.get(f).trim().to_string()
                 };
-                vs::strings(p, vec![(-1, v)])
+                vs::strings(p, [(-1, v)])
             }
             Src::Uptime => {
-                let t = snap.get(&root, "proc/uptime").to_string();
-                let v = t
+                let v = snap
+                    .get("proc/uptime")
                     .split_whitespace()
                     .next()
                     .and_then(|x| x.parse::<f64>().ok());
-                v.map_or_else(|| vs::none(p), |v| vs::f64s(p, vec![(-1, v)]))
+                v.map_or_else(|| vs::none(p), |v| vs::f64s(p, [(-1, v)]))
             }
             Src::NProcs => {
-                let n = count_numeric_entries(&root.join("proc")).unwrap_or(0);
-                vs::u32s(p, vec![(-1, n as u32)])
+                let n = self.nprocs(snap).unwrap_or(0);
+                vs::u32(p, n)
             }
         }
     }
+}
+
+/// The task count of /proc/loadavg (`running/tasks` is its fourth field).
+fn loadavg_tasks(text: &str) -> Option<u64> {
+    text.split_whitespace()
+        .nth(3)
+        .and_then(|x| x.split('/').nth(1))
+        .and_then(|x| x.parse().ok())
 }
 
 /// Whole disks as the Linux agent lists them in `disk.dev` (not partitions, loop or
@@ -2781,7 +2924,7 @@ impl MetricSource for Local {
             v.sort_by_key(|x| x.0);
             return v;
         }
-        let mut snap = Snap::default();
+        let mut snap = self.snap();
         let mut v: Vec<(i32, String)> = match indom {
             LOAD_INDOM => vec![
                 (1, "1 minute".into()),
@@ -2795,19 +2938,11 @@ impl MetricSource for Local {
                 .collect(),
             DISK_INDOM => {
                 let _ = self.disks(&mut snap);
-                self.ids
-                    .iter()
-                    .filter(|((d, _), _)| *d == DISK_INDOM)
-                    .map(|((_, n), i)| (*i, n.clone()))
-                    .collect()
+                self.seen.get(&DISK_INDOM).cloned().unwrap_or_default()
             }
             NET_INDOM => {
                 let _ = self.nets(&mut snap);
-                self.ids
-                    .iter()
-                    .filter(|((d, _), _)| *d == NET_INDOM)
-                    .map(|((_, n), i)| (*i, n.clone()))
-                    .collect()
+                self.seen.get(&NET_INDOM).cloned().unwrap_or_default()
             }
             FS_INDOM => self
                 .filesystems(&mut snap)
@@ -2816,8 +2951,13 @@ impl MetricSource for Local {
                 .collect(),
             _ => Vec::new(),
         };
+        self.done(snap);
         v.sort_by_key(|x| x.0);
         v
+    }
+
+    fn metric(&self, pmid: PmId) -> Option<&Metric> {
+        self.index.get(&pmid).and_then(|&i| self.metrics.get(i))
     }
 
     fn fetch(&mut self, pmids: &[PmId]) -> Result<(Timestamp, Vec<OwnedValueSet>), SourceError> {
@@ -2863,6 +3003,7 @@ fn unescape_mount(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use archive_format::codec::result::OwnedValue;
 
     /// Key lookups find the right line (not a longer key that ends or starts the
     /// same), and still find it after the file's lines move under a remembered
@@ -2877,23 +3018,96 @@ mod tests {
             "MemTotal: 100 kB\nMemFree: 50 kB\nSwapCached: 7 kB\nActive(anon): 3 kB\nActive: 4 kB\nCached: 9 kB\n",
         )
         .unwrap();
-        let mut snap = Snap::default();
-        let kv = |snap: &mut Snap, key| snap.kv(&dir, "proc/meminfo", key);
+        let mut snap = Snap::new(std::sync::Arc::from(dir.as_path()), 1, Vec::new());
+        let kv = |snap: &mut Snap, key| snap.kv("proc/meminfo", key);
         assert_eq!(kv(&mut snap, "MemFree"), Some(50));
         assert_eq!(kv(&mut snap, "Cached"), Some(9));
         assert_eq!(kv(&mut snap, "Active"), Some(4));
         assert_eq!(kv(&mut snap, "Missing"), None);
-        assert_eq!(snap.kv_hints.len(), 3);
+        assert_eq!(snap.files[0].hints.len(), 4);
+        assert_eq!(
+            snap.files[0].hints.get("Missing"),
+            Some(&Hint::Missing { lines: 6 })
+        );
         // the next sample: a line more at the top, and longer values
         std::fs::write(
             &file,
             "New: 1 kB\nMemTotal: 100 kB\nMemFree: 51000 kB\nSwapCached: 7 kB\nActive: 44 kB\nCached: 99 kB\n",
         )
         .unwrap();
-        snap.files.clear();
+        snap.sample += 1;
         assert_eq!(kv(&mut snap, "Cached"), Some(99));
         assert_eq!(kv(&mut snap, "MemFree"), Some(51000));
         assert_eq!(kv(&mut snap, "Active"), Some(44));
+        // a key missing before is looked for again once the file has more lines
+        std::fs::write(&file, "Missing: 5 kB\nMemTotal: 100 kB\nMemFree: 51000 kB\nSwapCached: 7 kB\nActive: 44 kB\nCached: 99 kB\nX: 1\n").unwrap();
+        snap.sample += 1;
+        assert_eq!(kv(&mut snap, "Missing"), Some(5));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// proc.nprocs is counted again exactly when the fork count or the task count
+    /// has moved since the last count, and every time when either is missing.
+    #[test]
+    fn process_count_kept_while_forks_and_tasks_stay() {
+        let dir = std::env::temp_dir().join(format!("nprocs-test-{}", std::process::id()));
+        let proc = dir.join("proc");
+        std::fs::create_dir_all(proc.join("1")).unwrap();
+        std::fs::create_dir_all(proc.join("22")).unwrap();
+        std::fs::create_dir_all(proc.join("self")).unwrap();
+        let write = |forks: u32, tasks: u32| {
+            std::fs::write(proc.join("stat"), format!("ctxt 5\nprocesses {forks}\n")).unwrap();
+            std::fs::write(proc.join("loadavg"), format!("0.1 0.2 0.3 1/{tasks} 99\n")).unwrap();
+        };
+        let mut l = Local::new(&dir);
+        let pmid = l.lookup("proc.nprocs").unwrap()[0].desc.pmid;
+        let count = |l: &mut Local| match l.fetch(&[pmid]).unwrap().1[0].values[..] {
+            [(_, OwnedValue::Insitu(n))] => n,
+            ref v => panic!("not one insitu value: {v:?}"),
+        };
+        write(100, 40);
+        assert_eq!(count(&mut l), 2);
+        // a process appears, the counts do not say so: the count is kept
+        std::fs::create_dir_all(proc.join("333")).unwrap();
+        assert_eq!(count(&mut l), 2);
+        write(101, 40);
+        assert_eq!(count(&mut l), 3);
+        std::fs::remove_dir(proc.join("1")).unwrap();
+        write(101, 39);
+        assert_eq!(count(&mut l), 2);
+        // without a fork count, every sample lists /proc
+        std::fs::write(proc.join("stat"), "ctxt 5\n").unwrap();
+        assert_eq!(count(&mut l), 2);
+        std::fs::create_dir_all(proc.join("4444")).unwrap();
+        assert_eq!(count(&mut l), 3);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Kept files of the real procfs that signal changes are read again only then,
+    /// and the same files elsewhere (a copy, as in tests) every sample.
+    #[test]
+    fn refresh_rules_apply_to_procfs_only() {
+        let mut mounts = Kept::new("proc/mounts");
+        mounts.refresh(std::path::Path::new("/"));
+        if mounts.file.as_ref().is_some_and(on_procfs) {
+            assert_eq!(mounts.refresh, Refresh::OnPoll);
+            assert!(!mounts.text.is_empty());
+            assert!(!mounts.changed(), "no mount between the read and the poll");
+            let mut release = Kept::new("proc/sys/kernel/osrelease");
+            release.refresh(std::path::Path::new("/"));
+            assert_eq!(release.refresh, Refresh::Never);
+        } else {
+            eprintln!("skipped: /proc is not procfs here");
+        }
+        let dir = std::env::temp_dir().join(format!("refresh-test-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("proc")).unwrap();
+        std::fs::write(dir.join("proc/mounts"), "/dev/a / ext4 rw 0 0\n").unwrap();
+        let mut copy = Kept::new("proc/mounts");
+        copy.refresh(&dir);
+        assert_eq!(copy.refresh, Refresh::Always);
+        std::fs::write(dir.join("proc/mounts"), "/dev/b / ext4 rw 0 0\n").unwrap();
+        copy.refresh(&dir);
+        assert_eq!(copy.text, "/dev/b / ext4 rw 0 0\n");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -7,7 +7,7 @@ use crate::vs;
 use crate::{label, now, Metric, MetricSource, SourceError};
 use archive_format::codec::event::EventArrayBuilder;
 use archive_format::codec::meta::LabelSet;
-use archive_format::codec::result::{OwnedValue, OwnedValueSet, VAL_DPTR};
+use archive_format::codec::result::{BlockData, OwnedValue, OwnedValueSet, VAL_DPTR};
 use archive_format::types::{sem, vtype, Desc, InDom, PmId, Timestamp, Units};
 
 pub const COLOUR_INDOM: InDom = InDom((29 << 22) | 1);
@@ -237,7 +237,7 @@ impl Sample {
             } else {
                 vtype::EVENT
             } as u8,
-            data: b.finish(),
+            data: b.finish().into(),
         }
     }
 }
@@ -331,22 +331,14 @@ impl MetricSource for Sample {
         let mut out = Vec::with_capacity(pmids.len());
         for &p in pmids {
             let set = match p.0 & 0x3ff {
-                2 => vs::u32s(p, vec![(-1, n as u32)]),
+                2 => vs::u32(p, n as u32),
                 5 => vs::u32s(
                     p,
-                    (0..3)
-                        .map(|i| (i, (100 * (i + 1) + (n % 100) as i32) as u32))
-                        .collect(),
+                    (0..3).map(|i| (i, (100 * (i + 1) + (n % 100) as i32) as u32)),
                 ),
-                6 => vs::u32s(
-                    p,
-                    self.bins()
-                        .into_iter()
-                        .map(|(i, _)| (i, i as u32))
-                        .collect(),
-                ),
-                10 => vs::u32s(p, vec![(-1, 1)]),
-                18 => vs::f32s(p, vec![(-1, 1e6)]),
+                6 => vs::u32s(p, self.bins().into_iter().map(|(i, _)| (i, i as u32))),
+                10 => vs::u32(p, 1),
+                18 => vs::f32s(p, [(-1, 1e6)]),
                 23 => OwnedValueSet {
                     pmid: p,
                     numval: 1,
@@ -355,12 +347,12 @@ impl MetricSource for Sample {
                         -1,
                         OwnedValue::Block {
                             vtype: vtype::I64 as u8,
-                            data: 1_000_000i64.to_be_bytes().to_vec(),
+                            data: BlockData::from_slice(&1_000_000i64.to_be_bytes()),
                         },
                     )],
                 },
-                28 => vs::f64s(p, vec![(-1, 1e6)]),
-                31 => vs::strings(p, vec![(-1, "hullo world!".into())]),
+                28 => vs::f64s(p, [(-1, 1e6)]),
+                31 => vs::strings(p, [(-1, "hullo world!")]),
                 34 => OwnedValueSet {
                     pmid: p,
                     numval: 1,
@@ -369,12 +361,12 @@ impl MetricSource for Sample {
                         -1,
                         OwnedValue::Block {
                             vtype: vtype::AGGREGATE as u8,
-                            data: b"hullo world!".to_vec(),
+                            data: BlockData::from_slice(b"hullo world!"),
                         },
                     )],
                 },
-                96 => vs::u32s(p, vec![(-1, 1_000_000)]),
-                101 => vs::u64s(p, vec![(-1, 1_000_000)]),
+                96 => vs::u32(p, 1_000_000),
+                101 => vs::u64(p, 1_000_000),
                 136 | 139 => OwnedValueSet {
                     pmid: p,
                     numval: 2,

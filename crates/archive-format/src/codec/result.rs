@@ -295,11 +295,15 @@ pub fn decode_result_for<'a>(
     Ok(ResultRecord { stamp, vsets })
 }
 
+/// The bytes of an owned value block: up to 8 (a 64-bit integer or a double, the
+/// usual case) are kept inline, so building a result does not allocate per value.
+pub type BlockData = smallvec::SmallVec<[u8; 8]>;
+
 /// Owned form of a value, for building records to encode.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum OwnedValue {
     Insitu(u32),
-    Block { vtype: u8, data: Vec<u8> },
+    Block { vtype: u8, data: BlockData },
 }
 
 impl OwnedValue {
@@ -308,7 +312,7 @@ impl OwnedValue {
             Value::Insitu(w) => OwnedValue::Insitu(w),
             Value::Block { vtype, data } => OwnedValue::Block {
                 vtype,
-                data: data.to_vec(),
+                data: BlockData::from_slice(data),
             },
         }
     }
@@ -366,7 +370,21 @@ impl OwnedValueSet {
 /// Encodes a data record payload (no framing). Value blocks follow the value sets in
 /// vlist order, padded with `~` as libpcp does.
 pub fn encode_result(stamp: Timestamp, vsets: &[OwnedValueSet], version: u32) -> Vec<u8> {
-    let mut head = Vec::new();
+    // sized up front: the stamp and count, the value lists, then the blocks
+    let mut vlist_len = 0usize;
+    let mut blocks_len = 0usize;
+    for vs in vsets {
+        vlist_len += 8;
+        if vs.numval > 0 {
+            vlist_len += 4 + 8 * vs.values.len();
+            for (_, v) in &vs.values {
+                if let OwnedValue::Block { data, .. } = v {
+                    blocks_len += (4 + data.len()).next_multiple_of(4);
+                }
+            }
+        }
+    }
+    let mut head = Vec::with_capacity(16 + vlist_len + blocks_len);
     if version >= 3 {
         head.put_sec64(stamp.sec);
         head.put_u32(stamp.nsec);
@@ -375,15 +393,8 @@ pub fn encode_result(stamp: Timestamp, vsets: &[OwnedValueSet], version: u32) ->
         head.put_i32((stamp.nsec / 1000) as i32);
     }
     head.put_i32(vsets.len() as i32);
-    let mut vlist_len = 0usize;
-    for vs in vsets {
-        vlist_len += 8;
-        if vs.numval > 0 {
-            vlist_len += 4 + 8 * vs.values.len();
-        }
-    }
     // word index of the first block: 8 bytes before the record + 4 (len) + head + vlist
-    let mut blocks = Vec::new();
+    let mut blocks = Vec::with_capacity(blocks_len);
     let first = 8 + 4 + head.len() + vlist_len;
     for vs in vsets {
         head.put_u32(vs.pmid.0);
@@ -437,7 +448,7 @@ mod tests {
                     -1,
                     OwnedValue::Block {
                         vtype: 6,
-                        data: b"hullo\0".to_vec(),
+                        data: BlockData::from_slice(b"hullo\0"),
                     },
                 )],
             },
@@ -470,7 +481,7 @@ mod tests {
                 -1,
                 OwnedValue::Block {
                     vtype: 3,
-                    data: vec![0; 8],
+                    data: BlockData::from_elem(0, 8),
                 },
             )],
         }];
