@@ -1,6 +1,9 @@
 //! `.Z` (unix compress) volumes written by ncompress decode to the original bytes, and
 //! an archive whose volume and metadata are compressed reads like the plain one.
 
+#[cfg(feature = "gzip")]
+mod common;
+
 use archive_format::archive::Archive;
 use archive_format::compress::{decoder, Compression};
 use std::io::Read;
@@ -93,30 +96,19 @@ fn lzw_clear_codes_reset_the_table() {
 #[test]
 fn compressed_volumes_read_in_order_while_the_next_decompresses() {
     use archive_format::codec::result::OwnedValueSet;
-    use archive_format::types::{sem, vtype, Desc, InDom, PmId, Timestamp, Units};
-    use archive_format::writer::{ArchiveWriter, WriterOptions};
+    use archive_format::types::{vtype, PmId};
     use std::io::Write;
     let dir = tempfile::tempdir().expect("tempdir");
     let base = dir.path().join("mv");
-    let mut w = ArchiveWriter::create(&base, WriterOptions::default()).expect("create");
-    let p = PmId::new(251, 0, 1);
-    let d = Desc {
-        pmid: p,
-        vtype: vtype::U32,
-        indom: InDom::NULL,
-        sem: sem::INSTANT,
-        units: Units(0),
-    };
-    w.put_desc(d, &["t.a".into()]).expect("desc");
-    for k in 0..400u32 {
-        if k > 0 && k % 100 == 0 {
-            w.new_volume().expect("volume");
-        }
-        let vs = OwnedValueSet::insitu(p, vec![(-1, k)]);
-        w.put_result(Timestamp::new(1_700_000_000 + k as i64, 0), &[vs])
-            .expect("result");
-    }
-    w.close().expect("close");
+    common::write_one_metric(
+        &base,
+        PmId::new(251, 0, 1),
+        vtype::U32,
+        "t.a",
+        400,
+        100,
+        |p, k| OwnedValueSet::insitu(p, vec![(-1, k)]),
+    );
     let plain = Archive::open(base.to_string_lossy()).expect("plain");
     let want: Vec<_> = plain
         .records()

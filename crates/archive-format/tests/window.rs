@@ -3,9 +3,10 @@
 //! records, payloads, positions and errors, across window refills, volumes, a record
 //! larger than the window, and a volume cut short in the middle of a record.
 
+mod common;
+
 use archive_format::codec::result::{OwnedValue, OwnedValueSet};
-use archive_format::types::{sem, vtype, Desc, InDom, PmId, Timestamp, Units};
-use archive_format::writer::{ArchiveWriter, WriterOptions};
+use archive_format::types::{vtype, PmId};
 use archive_format::{Archive, Position, ReadWindow};
 use std::path::Path;
 
@@ -14,41 +15,33 @@ const COUNT: u32 = 3000;
 /// 3000 records of a string metric whose values grow and shrink (a few hundred
 /// bytes each, ~1 MB per volume, three volumes), one of them 400 KB long.
 fn write(base: &Path) {
-    let mut w = ArchiveWriter::create(base, WriterOptions::default()).expect("create");
-    let p = PmId::new(251, 0, 7);
-    let d = Desc {
-        pmid: p,
-        vtype: vtype::STRING,
-        indom: InDom::NULL,
-        sem: sem::DISCRETE,
-        units: Units(0),
-    };
-    w.put_desc(d, &["t.s".into()]).expect("desc");
-    for k in 0..COUNT {
-        if k > 0 && k % 1000 == 0 {
-            w.new_volume().expect("volume");
-        }
-        let len = if k == 1500 {
-            400 << 10
-        } else {
-            (k as usize * 37) % 700 + 1
-        };
-        let vs = OwnedValueSet {
-            pmid: p,
-            numval: 1,
-            valfmt: 1,
-            values: vec![(
-                -1,
-                OwnedValue::Block {
-                    vtype: vtype::STRING as u8,
-                    data: vec![b'a' + (k % 26) as u8; len].into(),
-                },
-            )],
-        };
-        w.put_result(Timestamp::new(1_700_000_000 + k as i64, 0), &[vs])
-            .expect("result");
-    }
-    w.close().expect("close");
+    common::write_one_metric(
+        base,
+        PmId::new(251, 0, 7),
+        vtype::STRING,
+        "t.s",
+        COUNT,
+        1000,
+        |p, k| {
+            let len = if k == 1500 {
+                400 << 10
+            } else {
+                (k as usize * 37) % 700 + 1
+            };
+            OwnedValueSet {
+                pmid: p,
+                numval: 1,
+                valfmt: 1,
+                values: vec![(
+                    -1,
+                    OwnedValue::Block {
+                        vtype: vtype::STRING as u8,
+                        data: vec![b'a' + (k % 26) as u8; len].into(),
+                    },
+                )],
+            }
+        },
+    );
 }
 
 /// Every record from `from` on, by both readers, until the end or an error; the

@@ -76,6 +76,9 @@ struct Input {
     /// Records are read through this (`pread`), not the memory map, so that memory
     /// stays one window per input whatever the page cache does.
     window: ReadWindow,
+    /// The PMID list of a copied record, handed back once it is written (so that
+    /// copying allocates nothing per record).
+    spare_pmids: Vec<PmId>,
 }
 
 /// Runs pmlogextract; returns the exit status.
@@ -789,9 +792,11 @@ impl<'e> Extract<'e> {
     /// `writerlist` for one record: its metadata, a volume switch if due, the record,
     /// and a temporal index entry if due.
     fn write_record(&mut self, ilog: usize, mut rec: Rec, now: Timestamp) -> Result<(), Stop> {
+        // a copied record of the same metrics as one fully handled before
+        let mut same_shape = false;
         if let Some((at, pmids)) = &rec.raw {
-            let known =
-                *pmids == self.settled_shape || pmids.iter().all(|p| self.g.descs.contains_key(p));
+            same_shape = !pmids.is_empty() && *pmids == self.settled_shape;
+            let known = same_shape || pmids.iter().all(|p| self.g.descs.contains_key(p));
             if !known {
                 // some value sets will be culled: decode after all
                 let input = &mut self.inputs[ilog];
@@ -801,7 +806,10 @@ impl<'e> Extract<'e> {
                     .and_then(|a| a.read_forward_in(*at, &mut input.window).ok().flatten())
                     .map(|(_, r, _)| to_owned(&r));
                 match decoded {
-                    Some(d) => rec = d,
+                    Some(d) => {
+                        rec = d;
+                        same_shape = false;
+                    }
                     None => return Err(Stop::Abandon),
                 }
             }
@@ -809,7 +817,7 @@ impl<'e> Extract<'e> {
         self.first_datarec = false;
         self.write_labels(1, u32::MAX, now)?;
         let mut needti = false;
-        self.write_metadata(ilog, &mut rec, &mut needti)?;
+        self.write_metadata(ilog, &mut rec, same_shape, &mut needti)?;
         let n = self.o.volume_samples.unwrap_or(0);
         if n > 0 && self.written > 0 && self.written.is_multiple_of(n) {
             let vol = self.writer().new_volume()?;
@@ -848,6 +856,9 @@ impl<'e> Extract<'e> {
             self.writer().put_index_at(rec.stamp, meta, before)?;
             self.old_log_offset = after;
             self.flushsize = after + FLUSH_SIZE;
+        }
+        if let Some((_, pmids)) = rec.raw {
+            self.inputs[ilog].spare_pmids = pmids;
         }
         Ok(())
     }
@@ -893,6 +904,7 @@ impl<'e> Extract<'e> {
         &mut self,
         ilog: usize,
         rec: &mut Rec,
+        same_shape: bool,
         needti: &mut bool,
     ) -> Result<(), Stop> {
         let stamp = rec.stamp;
@@ -900,7 +912,7 @@ impl<'e> Extract<'e> {
         // left to write for them, needs nothing
         if self.g.unwritten_labels == 0 && self.g.unwritten_texts == 0 {
             let same = match &rec.raw {
-                Some((_, pmids)) => *pmids == self.settled_shape,
+                Some(_) => same_shape,
                 None => rec
                     .vsets
                     .iter()
@@ -1075,6 +1087,7 @@ impl Input {
             done_bytes: 0,
             out_version: 0,
             window: ReadWindow::new(),
+            spare_pmids: Vec::new(),
         }
     }
 
@@ -1151,7 +1164,7 @@ impl Input {
         if fast {
             let version = a.label().version;
             let mut copied: Option<(Position, Position, Rec)> = None;
-            let mut pmids = Vec::new();
+            let mut pmids = std::mem::take(&mut self.spare_pmids);
             let canonical = match a.read_raw_forward_in(pos, &mut self.window) {
                 Ok(Some((at, Some(payload), next)))
                     if version == self.out_version
@@ -1187,6 +1200,8 @@ impl Input {
                     },
                 };
                 copied = Some((at, next, rec));
+            } else {
+                self.spare_pmids = pmids;
             }
             if let Some((at, next, rec)) = copied {
                 self.advance(at, next);

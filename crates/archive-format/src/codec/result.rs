@@ -132,6 +132,7 @@ pub fn scan_canonical(payload: &[u8], version: u32, pmids: &mut Vec<PmId>) -> bo
     if numpmid as usize > payload.len() / 8 {
         return false;
     }
+    pmids.reserve(numpmid as usize);
     // one pass over the value lists: the first pointer says where the value
     // blocks start (right after the lists, if the record is canonical), every
     // later one must point just past the previous block, and the lists must end

@@ -1,0 +1,40 @@
+//! Helpers shared by the integration tests.
+
+use archive_format::codec::result::OwnedValueSet;
+use archive_format::types::{sem, Desc, InDom, PmId, Timestamp, Units};
+use archive_format::writer::{ArchiveWriter, WriterOptions};
+use std::path::Path;
+
+/// Writes an archive at `base` of one metric `name` (PMID `pmid`, type `vtype`, no
+/// instance domain): `count` records one second apart from 1,700,000,000, a new
+/// volume every `per_volume` records, record `k` holding `value(pmid, k)`.
+pub fn write_one_metric(
+    base: &Path,
+    pmid: PmId,
+    vtype: i32,
+    name: &str,
+    count: u32,
+    per_volume: u32,
+    value: impl Fn(PmId, u32) -> OwnedValueSet,
+) {
+    let mut w = ArchiveWriter::create(base, WriterOptions::default()).expect("create");
+    let d = Desc {
+        pmid,
+        vtype,
+        indom: InDom::NULL,
+        sem: sem::INSTANT,
+        units: Units(0),
+    };
+    w.put_desc(d, &[name.into()]).expect("desc");
+    for k in 0..count {
+        if k > 0 && k % per_volume == 0 {
+            w.new_volume().expect("volume");
+        }
+        w.put_result(
+            Timestamp::new(1_700_000_000 + k as i64, 0),
+            &[value(pmid, k)],
+        )
+        .expect("result");
+    }
+    w.close().expect("close");
+}
