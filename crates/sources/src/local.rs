@@ -2077,8 +2077,8 @@ pub struct Local {
     metrics: Vec<Metric>,
     /// Instance ids handed out so far, by domain and name (stable for the run).
     ids: HashMap<InDom, HashMap<String, i32>>,
-    /// Instances seen by the last fetch, per domain, sorted by id (so that asking
-    /// for an instance domain right after a fetch reads nothing again).
+    /// Instances seen by the last fetch, per domain, in the order of their file (so
+    /// that asking for an instance domain right after a fetch reads nothing again).
     seen: HashMap<InDom, Vec<(i32, String)>>,
     /// The files read so far, kept open with their buffers (see [`Kept`]).
     files: Vec<Kept>,
@@ -2161,8 +2161,8 @@ impl Kept {
         self.lines = self.text.bytes().filter(|&b| b == b'\n').count();
     }
 
-    /// Whether `poll` reports a change of the mount table since the last poll (or
-    /// the open); a failed poll counts as a change.
+    /// Whether `poll` reports a change of the file (the mount table, the host
+    /// name) since the last poll or the open; a failed poll counts as a change.
     fn changed(&self) -> bool {
         use rustix::event::{poll, PollFd, PollFlags};
         let Some(f) = &self.file else {
@@ -2725,12 +2725,9 @@ impl Local {
                 .map_or_else(|| vs::none(p), |v| vs::u32(p, v as u32)),
             Src::Disk(field, div) => {
                 let disks = self.disks(snap);
-                let vals: Vec<(i32, u64)> = disks
-                    .iter()
-                    .map(|(id, f)| (*id, field.of(f) / div))
-                    .collect();
+                let vals = disks.iter().map(|(id, f)| (*id, field.of(f) / div));
                 if m.desc.vtype == vtype::U32 {
-                    vs::u32s(p, vals.into_iter().map(|(i, v)| (i, v as u32)))
+                    vs::u32s(p, vals.map(|(i, v)| (i, v as u32)))
                 } else {
                     vs::u64s(p, vals)
                 }
@@ -2759,7 +2756,7 @@ impl Local {
                         .to_string();
                     (id, sel)
                 });
-                vs::strings(p, vals.collect::<Vec<_>>())
+                vs::strings(p, vals)
             }
             Src::DiskCapacity => {
                 let names = self.disk_names(snap);
@@ -2919,39 +2916,26 @@ impl MetricSource for Local {
     }
 
     fn instances(&mut self, indom: InDom) -> Vec<(i32, String)> {
-        if let Some(v) = self.seen.get(&indom) {
-            let mut v = v.clone();
-            v.sort_by_key(|x| x.0);
-            return v;
-        }
-        let mut snap = self.snap();
-        let mut v: Vec<(i32, String)> = match indom {
-            LOAD_INDOM => vec![
+        if indom == LOAD_INDOM {
+            return vec![
                 (1, "1 minute".into()),
                 (5, "5 minute".into()),
                 (15, "15 minute".into()),
-            ],
-            CPU_INDOM => self
-                .cpus(&mut snap)
-                .iter()
-                .map(|(n, _)| (*n, format!("cpu{n}")))
-                .collect(),
-            DISK_INDOM => {
-                let _ = self.disks(&mut snap);
-                self.seen.get(&DISK_INDOM).cloned().unwrap_or_default()
+            ];
+        }
+        // reading a domain's file notes its instances (see `Local::saw`)
+        if !self.seen.contains_key(&indom) {
+            let mut snap = self.snap();
+            match indom {
+                CPU_INDOM => drop(self.cpus(&mut snap)),
+                DISK_INDOM => drop(self.disks(&mut snap)),
+                NET_INDOM => drop(self.nets(&mut snap)),
+                FS_INDOM => drop(self.filesystems(&mut snap)),
+                _ => {}
             }
-            NET_INDOM => {
-                let _ = self.nets(&mut snap);
-                self.seen.get(&NET_INDOM).cloned().unwrap_or_default()
-            }
-            FS_INDOM => self
-                .filesystems(&mut snap)
-                .iter()
-                .map(|(id, dev, _)| (*id, dev.clone()))
-                .collect(),
-            _ => Vec::new(),
-        };
-        self.done(snap);
+            self.done(snap);
+        }
+        let mut v = self.seen.get(&indom).cloned().unwrap_or_default();
         v.sort_by_key(|x| x.0);
         v
     }
