@@ -33,8 +33,8 @@ run() { # label, args...
   local label=$1; shift
   rm -f "$work"/ref.* "$work"/ours.*
   cat "$work"/week.* "$work"/half*.* >/dev/null # warm the page cache for both
-  # each run starts with no dirty pages of the other's output (ours fsyncs its
-  # output before renaming it into place; the reference leaves writeback to later)
+  # each run starts with no dirty pages of the other's output (neither fsyncs its
+  # output: both leave writeback to the kernel)
   sync
   /usr/bin/time -f "%e %M" -o "$work/time.ref" pmlogextract "$@" "$work/ref"
   sync

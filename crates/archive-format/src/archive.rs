@@ -137,7 +137,10 @@ const WINDOW: u64 = 256 << 10;
 /// One per reader; it holds 256 KB, or one record when that is larger.
 #[derive(Debug, Default)]
 pub struct ReadWindow {
+    /// Holds the window in its first `len` bytes (what is beyond is left from a
+    /// larger window earlier, so that refilling does not clear it first).
     buf: Vec<u8>,
+    len: usize,
     /// The volume (list index) the buffer holds bytes of, if any.
     vol: Option<usize>,
     /// The file offset of `buf[0]`.
@@ -751,13 +754,15 @@ impl Archive {
         size: u64,
     ) -> Result<usize> {
         let end = off + need;
-        if w.vol != Some(vol) || off < w.start || end > w.start + w.buf.len() as u64 {
+        if w.vol != Some(vol) || off < w.start || end > w.start + w.len as u64 {
             let n = need.max(WINDOW).min(size - off) as usize;
-            w.buf.clear();
-            w.buf.resize(n, 0);
+            if w.buf.len() < n {
+                w.buf.resize(n, 0);
+            }
             w.vol = None;
-            self.vol_read_at(vol, off, &mut w.buf)
+            self.vol_read_at(vol, off, &mut w.buf[..n])
                 .map_err(|e| Error::io(self.vol_path(vol), &e))?;
+            w.len = n;
             w.vol = Some(vol);
             w.start = off;
         }

@@ -31,6 +31,7 @@ pub mod archive;
 pub mod atom;
 pub mod codec;
 pub mod compress;
+mod copier;
 pub mod error;
 mod errtab;
 pub mod format;

@@ -13,7 +13,8 @@
 //!   offsets *before* the record it announces;
 //! - every record is written whole with one `write` (metadata before the data that
 //!   refers to it), so a reader following a live archive never sees a partial record
-//!   or a value without its descriptor; volumes are fsync'd when switched and closed;
+//!   or a value without its descriptor; volumes are fsync'd when switched and closed
+//!   (unless [`FlushPolicy::NoSync`]);
 //! - v2 volumes switch before a record would pass 2^31 - 1 bytes.
 //!
 //! The files are created exclusively: an existing archive is never overwritten.
@@ -23,12 +24,14 @@ use crate::codec::label::{encode_label, Label, VOL_INDEX, VOL_META};
 use crate::codec::meta::{encode_meta, InDomKind, Instance, LabelSet, MetaRecord};
 use crate::codec::record::encode_frame;
 use crate::codec::result::{encode_result, OwnedValueSet};
+use crate::copier::{Copier, CopyError, Job};
 use crate::error::{Error, Result};
 use crate::types::{Desc, InDom, PmId, Timestamp};
 use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
-use std::io::{BufWriter, Write};
+use std::io::{BufWriter, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// How much a data volume grows between temporal index entries.
 const INDEX_EVERY: u64 = 100_000;
@@ -47,6 +50,10 @@ pub enum FlushPolicy {
     EveryRecord,
     /// Also fsync the data volume after every result.
     SyncEveryResult,
+    /// Never fsync: writeback is left to the kernel, as the reference's pmlogextract
+    /// leaves it (its output is renamed into place, so a failure of the process never
+    /// leaves a partial archive; a crash of the machine soon after may).
+    NoSync,
 }
 
 /// What an archive's labels say.
@@ -112,24 +119,35 @@ pub struct ArchiveWriter {
     /// [`ArchiveWriter::write_result_from`]).
     run: Option<CopyRun>,
     /// Sources of copies, duplicated file handles by the caller's source id.
-    sources: HashMap<u64, File>,
+    sources: HashMap<u64, Arc<File>>,
+    /// Does the file-to-file copies of long runs beside this thread.
+    copier: Copier,
+    /// The current data volume's handle as the copier writes through it.
+    data_shared: Option<Arc<File>>,
+    /// [`COPY_PIECE`] (smaller in tests).
+    copy_piece: u64,
     /// An unbuffered writer's data record, framed for one write (kept for reuse).
     frame: Vec<u8>,
 }
 
 /// Consecutive records of one source file that go to the data volume as one
-/// kernel-side copy (`copy_file_range`); while the run is short its bytes are held
-/// here instead, and written as usual (a file-to-file copy does not pay for a few
-/// records).
+/// kernel-side copy (`copy_file_range`, by the [`Copier`]'s thread); while the run
+/// is short its bytes are held here instead, and written as usual (a file-to-file
+/// copy does not pay for a few records).
 struct CopyRun {
     source: u64,
     off: u64,
     len: u64,
+    /// Where the run starts in the data volume.
+    dst: u64,
     bytes: Option<Vec<u8>>,
 }
 
 /// Runs at least this long are copied file to file.
 const COPY_RUN_MIN: u64 = 256 << 10;
+/// A run copied file to file is handed over in pieces of this size, so that the
+/// copying goes on while the next records are read.
+const COPY_PIECE: u64 = 8 << 20;
 /// `-EIO`, for copies that come up short.
 const ERR_IO: i32 = -5;
 
@@ -189,6 +207,9 @@ impl ArchiveWriter {
             fetch_meta_off: None,
             run: None,
             sources: HashMap::new(),
+            copier: Copier::default(),
+            data_shared: None,
+            copy_piece: COPY_PIECE,
             frame: Vec::new(),
         })
     }
@@ -202,9 +223,10 @@ impl ArchiveWriter {
         self.start
     }
 
-    /// Writes out what is buffered.
+    /// Writes out what is buffered (and waits for the copies under way).
     pub fn flush(&mut self) -> Result<()> {
         self.finish_run()?;
+        self.drain_copies()?;
         for (f, ext) in [
             (&mut self.data, self.vol.to_string()),
             (&mut self.meta, "meta".into()),
@@ -498,10 +520,11 @@ impl ArchiveWriter {
                         source: id,
                         off,
                         len: 0,
+                        dst: at,
                         bytes: Some(Vec::new()),
                     });
                 }
-                let mut long = false;
+                let (mut long, mut piece) = (false, false);
                 if let Some(r) = self.run.as_mut() {
                     r.len += len as u64;
                     if let Some(b) = r.bytes.as_mut() {
@@ -510,15 +533,29 @@ impl ArchiveWriter {
                         b.extend_from_slice(&head);
                     }
                     long = r.bytes.is_some() && r.len >= COPY_RUN_MIN;
+                    piece = r.bytes.is_none() && r.len >= self.copy_piece;
                 }
                 if long {
                     // long enough: from here on the kernel copies it
                     if let std::collections::hash_map::Entry::Vacant(e) = self.sources.entry(id) {
-                        e.insert(file.try_clone().map_err(data_err(&self.base, self.vol))?);
+                        let dup = file.try_clone().map_err(data_err(&self.base, self.vol))?;
+                        e.insert(Arc::new(dup));
                     }
                     if let Some(r) = self.run.as_mut() {
                         r.bytes = None;
                     }
+                }
+                if piece {
+                    // hand this much over, and go on with the rest of the run
+                    let next = self.run.as_ref().map(|r| CopyRun {
+                        source: r.source,
+                        off: r.off + r.len,
+                        len: 0,
+                        dst: r.dst + r.len,
+                        bytes: None,
+                    });
+                    self.finish_run()?;
+                    self.run = next;
                 }
             }
             _ => {
@@ -544,11 +581,13 @@ impl ArchiveWriter {
         self.data_off += len as u64;
         self.total_bytes += len as u64;
         self.fetch_meta_off = None;
-        if self.data_off >= self.kicked + WRITEBACK_EVERY {
+        if self.opts.flush != FlushPolicy::NoSync && self.data_off >= self.kicked + WRITEBACK_EVERY
+        {
             self.start_writeback()?;
         }
         if self.opts.flush == FlushPolicy::SyncEveryResult {
             self.finish_run()?;
+            self.drain_copies()?;
             let dp = self.data_path();
             self.data.flush().map_err(|e| Error::io(&dp, &e))?;
             self.data
@@ -559,7 +598,9 @@ impl ArchiveWriter {
         Ok(at)
     }
 
-    /// Puts the pending run of copied records into the data volume.
+    /// Puts the pending run of copied records into the data volume: a short one's
+    /// bytes through the buffer, a long one by the copier, at its place (the data
+    /// volume's position moves past it, for the records after it).
     fn finish_run(&mut self) -> Result<()> {
         let Some(run) = self.run.take() else {
             return Ok(());
@@ -570,39 +611,41 @@ impl ArchiveWriter {
                 .write_all(&b)
                 .map_err(data_err(&self.base, self.vol));
         }
+        if run.len == 0 {
+            return Ok(());
+        }
         let dp = self.data_path();
         let Some(src) = self.sources.get(&run.source) else {
             return Err(Error::pcp(ERR_IO, "copy source went away").at(&dp, None));
         };
-        self.data.flush().map_err(|e| Error::io(&dp, &e))?;
-        let out = self.data.get_ref();
-        let (mut off, end) = (run.off, run.off + run.len);
-        while off < end {
-            let want = (end - off).min(1 << 30) as usize;
-            match rustix::fs::copy_file_range(src, Some(&mut off), out, None, want) {
-                Ok(0) => {
-                    return Err(
-                        Error::pcp(ERR_IO, "copy source is shorter than its records")
-                            .at(&dp, Some(off)),
-                    )
-                }
-                Ok(_) => {}
-                Err(rustix::io::Errno::INTR) => {}
-                Err(_) => {
-                    // a kernel or file system without it: through this process
-                    let mut buf = vec![0u8; (end - off).min(1 << 20) as usize];
-                    while off < end {
-                        let n = buf.len().min((end - off) as usize);
-                        std::os::unix::fs::FileExt::read_exact_at(src, &mut buf[..n], off)
-                            .map_err(|e| Error::io(&dp, &e))?;
-                        let mut o: &File = out;
-                        write_all(&mut o, &buf[..n], &dp)?;
-                        off += n as u64;
-                    }
-                }
+        let src = src.clone();
+        // the buffer goes out first: it ends where the run starts
+        self.data
+            .seek(SeekFrom::Start(run.dst + run.len))
+            .map_err(|e| Error::io(&dp, &e))?;
+        let dst = match &self.data_shared {
+            Some(f) => f.clone(),
+            None => {
+                let dup = self.data.get_ref().try_clone();
+                let f = Arc::new(dup.map_err(|e| Error::io(&dp, &e))?);
+                self.data_shared = Some(f.clone());
+                f
             }
-        }
-        Ok(())
+        };
+        let job = Job {
+            src,
+            src_off: run.off,
+            dst,
+            dst_off: run.dst,
+            len: run.len,
+        };
+        self.copier.submit(job).map_err(|e| copy_err(&dp, e))
+    }
+
+    /// Waits for the copier's copies into the current data volume.
+    fn drain_copies(&mut self) -> Result<()> {
+        let dp = self.data_path();
+        self.copier.drain().map_err(|e| copy_err(&dp, e))
     }
 
     /// Writes a mark record and returns the offset it starts at.
@@ -751,12 +794,16 @@ impl ArchiveWriter {
         let start = self.start.unwrap_or(Timestamp::new(0, 0));
         self.start_if_needed(start)?;
         self.finish_run()?;
+        self.drain_copies()?;
         let dp = self.data_path();
         self.data.flush().map_err(|e| Error::io(&dp, &e))?;
-        self.data
-            .get_ref()
-            .sync_all()
-            .map_err(|e| Error::io(&dp, &e))?;
+        if self.opts.flush != FlushPolicy::NoSync {
+            self.data
+                .get_ref()
+                .sync_all()
+                .map_err(|e| Error::io(&dp, &e))?;
+        }
+        self.data_shared = None;
         self.vol += 1;
         let np = self.data_path();
         let cap = self.data.capacity();
@@ -781,6 +828,7 @@ impl ArchiveWriter {
             self.start_if_needed(Timestamp::new(now.as_secs() as i64, now.subsec_nanos()))?;
         }
         self.finish_run()?;
+        self.drain_copies()?;
         for (f, ext) in [
             (&mut self.data, format!("{}", self.vol)),
             (&mut self.meta, "meta".into()),
@@ -788,7 +836,9 @@ impl ArchiveWriter {
         ] {
             let path = PathBuf::from(format!("{}.{ext}", self.base.display()));
             f.flush().map_err(|e| Error::io(&path, &e))?;
-            f.get_ref().sync_all().map_err(|e| Error::io(&path, &e))?;
+            if self.opts.flush != FlushPolicy::NoSync {
+                f.get_ref().sync_all().map_err(|e| Error::io(&path, &e))?;
+            }
         }
         Ok(())
     }
@@ -803,6 +853,10 @@ fn data_path_of(base: &Path, vol: u32) -> PathBuf {
 /// error happens (the per-record write path uses this).
 fn data_err(base: &Path, vol: u32) -> impl Fn(std::io::Error) -> Error + Copy + '_ {
     move |e| Error::io(&data_path_of(base, vol), &e)
+}
+
+fn copy_err(path: &Path, e: CopyError) -> Error {
+    Error::io(path, &e.error).at(path, Some(e.dst_off))
 }
 
 fn write_all(f: &mut impl Write, bytes: &[u8], path: &Path) -> Result<()> {
@@ -839,9 +893,9 @@ mod tests {
         }
     }
 
-    /// Records copied file to file (long runs by `copy_file_range`, short ones and
-    /// records without a source through the buffer) give the same data volume as
-    /// writing them.
+    /// Records copied file to file (long runs by `copy_file_range` on the copier's
+    /// thread, in pieces, short ones and records without a source through the
+    /// buffer) give the same data volume as writing them.
     #[test]
     fn copied_records_equal_written_ones() {
         let dir = tempfile::tempdir().expect("tempdir");
@@ -866,6 +920,8 @@ mod tests {
         // the source's index entries were made as it was written; none here
         copy.auto_index = false;
         let mut w = ArchiveWriter::create(&dst, copy).expect("create copy");
+        // several pieces per run, in flight while later records are buffered
+        w.copy_piece = 100_000;
         w.put_desc(desc(), &["a.b".into()]).expect("desc");
         let mut pos = a.start();
         let mut k = 0u32;

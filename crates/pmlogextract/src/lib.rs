@@ -19,7 +19,7 @@ pub mod opts;
 use archive_format::codec::meta::{InDomKind, Instance, MetaRecord};
 use archive_format::codec::result::{OwnedValue, OwnedValueSet};
 use archive_format::error::PM_ERR_NODATA;
-use archive_format::writer::{ArchiveWriter, WriterOptions};
+use archive_format::writer::{ArchiveWriter, FlushPolicy, WriterOptions};
 use archive_format::{Archive, InDom, PmId, Position, ReadWindow, Timestamp};
 use cli_common::window::{parse_window, Bounds};
 use jiff::tz::TimeZone;
@@ -456,6 +456,7 @@ impl<'e> Extract<'e> {
                 zoneinfo,
                 auto_index: false,
                 buffered: true,
+                flush: FlushPolicy::NoSync,
                 ..Default::default()
             },
         )?;
