@@ -181,6 +181,27 @@ mod tests {
         assert_eq!(got, src);
     }
 
+    /// The way without `copy_file_range` (other file systems, old kernels).
+    #[test]
+    fn copying_through_a_buffer_goes_on_from_where_the_kernel_stopped() {
+        let src: Vec<u8> = (0..3_000_000u32).map(|i| (i % 253) as u8).collect();
+        let (_d1, sp) = temp("src", &src);
+        let (_d2, dp) = temp("dst", &[]);
+        let job = Job {
+            src: Arc::new(File::open(&sp).unwrap()),
+            src_off: 1000,
+            dst: Arc::new(std::fs::OpenOptions::new().write(true).open(&dp).unwrap()),
+            dst_off: 10,
+            len: 2_500_000,
+        };
+        // as if the kernel had copied the first 300 bytes
+        std::fs::write(&dp, [&[0u8; 10][..], &src[1000..1300]].concat()).unwrap();
+        copy_through(&job, 1300, 310).unwrap();
+        let got = std::fs::read(&dp).unwrap();
+        assert_eq!(got.len(), 10 + 2_500_000);
+        assert!(got[10..] == src[1000..2_501_000]);
+    }
+
     #[test]
     fn a_short_source_is_reported_with_the_output_offset() {
         let (_d1, sp) = temp("src", &[7u8; 1000]);
