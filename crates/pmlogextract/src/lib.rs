@@ -796,7 +796,7 @@ impl<'e> Extract<'e> {
         // a copied record of the same metrics as one fully handled before
         let mut same_shape = false;
         if let Some((at, pmids)) = &rec.raw {
-            same_shape = !pmids.is_empty() && *pmids == self.settled_shape;
+            same_shape = !pmids.is_empty() && same_pmids(pmids, &self.settled_shape);
             let known = same_shape || pmids.iter().all(|p| self.g.descs.contains_key(p));
             if !known {
                 // some value sets will be culled: decode after all
@@ -1242,6 +1242,12 @@ impl Input {
             }
         }
     }
+}
+
+/// Whether two PMID lists are equal; every pair is looked at (no early exit), which
+/// lets the compiler compare several at once: most lists compared are equal.
+fn same_pmids(a: &[PmId], b: &[PmId]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0, |acc, (x, y)| acc | (x.0 ^ y.0)) == 0
 }
 
 fn to_owned(rec: &archive_format::ResultRecord<'_>) -> Rec {

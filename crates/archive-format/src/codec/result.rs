@@ -109,61 +109,64 @@ pub fn decode_stamp(payload: &[u8], base: u64, version: u32) -> Result<Timestamp
 /// `pmids` (cleared first). Never fails: anything unusual is just not canonical.
 pub fn scan_canonical(payload: &[u8], version: u32, pmids: &mut Vec<PmId>) -> bool {
     pmids.clear();
-    let word = |o: usize| -> Option<u32> {
+    // the big-endian word at `o`, with one bounds check
+    let word = |o: usize| {
         payload
-            .get(o..o + 4)
-            .map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
+            .get(o..)
+            .and_then(|b| b.first_chunk::<4>())
+            .map(|w| u32::from_be_bytes(*w))
     };
-    // the stamp reads back as written unless decode_stamp clamps its fraction
-    let hlen = if version >= 3 {
-        match word(8) {
-            Some(nsec) if nsec <= 999_999_999 => 12,
-            _ => return false,
-        }
+    // the stamp reads back as written unless decode_stamp clamps its fraction, then
+    // the count of value sets
+    let (hlen, limit) = if version >= 3 {
+        (12, 999_999_999)
     } else {
-        match word(4) {
-            Some(usec) if usec <= 999_999 => 8,
-            _ => return false,
-        }
+        (8, 999_999)
     };
-    let Some(numpmid) = word(hlen) else {
+    let (Some(frac), Some(numpmid)) = (word(hlen - 4), word(hlen)) else {
         return false;
     };
-    if numpmid as usize > payload.len() / 8 {
+    let numpmid = numpmid as usize;
+    if frac > limit || numpmid > payload.len() / 8 {
         return false;
     }
-    pmids.reserve(numpmid as usize);
+    pmids.reserve(numpmid);
     // one pass over the value lists: the first pointer says where the value
     // blocks start (right after the lists, if the record is canonical), every
     // later one must point just past the previous block, and the lists must end
     // where the blocks start; blocks are `len | type` words and '~' padding
     let mut off = hlen + 4;
-    let mut blocks: Option<(usize, usize)> = None; // (first block, next block)
+    let mut first: Option<usize> = None;
+    let mut next = 0;
     for _ in 0..numpmid {
-        let (Some(pmid), Some(numval)) = (word(off), word(off + 4)) else {
+        // pmid and numval
+        let Some(set) = payload.get(off..).and_then(|b| b.first_chunk::<8>()) else {
             return false;
         };
-        pmids.push(PmId(pmid));
+        let set = u64::from_be_bytes(*set);
+        pmids.push(PmId((set >> 32) as u32));
         off += 8;
-        let numval = numval as i32;
+        let numval = set as u32 as i32;
         if numval <= 0 {
             continue;
         }
-        let Some(valfmt) = word(off) else {
-            return false;
-        };
-        if !(VAL_INSITU..=VAL_SPTR).contains(&(valfmt as i32)) {
-            return false;
-        }
-        off += 4;
-        if numval as usize > payload.len() / 8 {
+        // valfmt, then the list
+        let numval = numval as usize;
+        if numval > payload.len() / 8 {
             return false;
         }
-        let end = off + 8 * numval as usize;
-        let Some(list) = payload.get(off..end) else {
+        let end = off + 4 + 8 * numval;
+        let Some((valfmt, list)) = payload
+            .get(off..end)
+            .and_then(|b| b.split_first_chunk::<4>())
+        else {
             return false;
         };
         off = end;
+        let valfmt = u32::from_be_bytes(*valfmt);
+        if valfmt > VAL_SPTR as u32 {
+            return false;
+        }
         if valfmt == VAL_INSITU as u32 {
             continue;
         }
@@ -173,8 +176,11 @@ pub fn scan_canonical(payload: &[u8], version: u32, pmids: &mut Vec<PmId>) -> bo
             let Some(at) = ptr.checked_sub(12) else {
                 return false;
             };
-            let (_, next) = blocks.get_or_insert((at, at));
-            if at != *next {
+            if first.is_none() {
+                first = Some(at);
+                next = at;
+            }
+            if at != next {
                 return false;
             }
             let Some(hdr) = word(at) else {
@@ -185,17 +191,19 @@ pub fn scan_canonical(payload: &[u8], version: u32, pmids: &mut Vec<PmId>) -> bo
                 return false;
             }
             let padded = (len + 3) & !3;
-            let Some(block) = payload.get(at..at + padded) else {
+            let Some(pad) = payload.get(at + len..at + padded) else {
                 return false;
             };
-            if block[len..].iter().any(|&b| b != b'~') {
+            if pad.iter().any(|&b| b != b'~') {
                 return false;
             }
-            *next = at + padded;
+            next = at + padded;
         }
     }
-    let (first, next) = blocks.unwrap_or((off, off));
-    first == off && next == payload.len()
+    match first {
+        Some(first) => first == off && next == payload.len(),
+        None => off == payload.len(),
+    }
 }
 
 /// Decodes a data record payload; `base` is the file offset of `payload[0]` (the byte
