@@ -44,34 +44,33 @@ struct Worker {
     done: JoinHandle<Result<(), CopyError>>,
 }
 
+impl Worker {
+    /// A thread that does the jobs sent to it in order, stopping at the first failure.
+    fn start() -> io::Result<Worker> {
+        let (jobs, rx) = channel::<Job>();
+        let done = std::thread::Builder::new()
+            .name("archive-copy".into())
+            .spawn(move || rx.iter().try_for_each(|job| copy(&job)))?;
+        Ok(Worker { jobs, done })
+    }
+}
+
 impl Copier {
     /// Hands `job` to the helper; an error is that of an earlier copy.
     pub fn submit(&mut self, job: Job) -> Result<(), CopyError> {
-        if self.worker.is_none() {
-            let (tx, rx) = channel::<Job>();
-            let handle = std::thread::Builder::new()
-                .name("archive-copy".into())
-                .spawn(move || {
-                    for job in rx {
-                        copy(&job)?;
-                    }
-                    Ok(())
-                });
-            match handle {
-                Ok(done) => self.worker = Some(Worker { jobs: tx, done }),
+        let worker = match &mut self.worker {
+            Some(w) => w,
+            None => match Worker::start() {
+                Ok(w) => self.worker.insert(w),
                 // no thread to be had: copy here and now
                 Err(_) => return copy(&job),
-            }
-        }
-        let sent = match &self.worker {
-            Some(w) => w.jobs.send(job),
-            None => Ok(()),
+            },
         };
-        match sent {
-            Ok(()) => Ok(()),
+        if worker.jobs.send(job).is_err() {
             // the helper stopped at a failure: report it
-            Err(_) => self.drain(),
+            return self.drain();
         }
+        Ok(())
     }
 
     /// Waits for every copy handed over so far.

@@ -217,7 +217,6 @@ impl ArchiveWriter {
     pub fn version(&self) -> u32 {
         self.opts.version
     }
-    /// The current data volume.
     /// The archive's start (its first record's time), once something is written.
     pub fn start(&self) -> Option<Timestamp> {
         self.start
@@ -225,8 +224,7 @@ impl ArchiveWriter {
 
     /// Writes out what is buffered (and waits for the copies under way).
     pub fn flush(&mut self) -> Result<()> {
-        self.finish_run()?;
-        self.drain_copies()?;
+        self.finish_copies()?;
         for (f, ext) in [
             (&mut self.data, self.vol.to_string()),
             (&mut self.meta, "meta".into()),
@@ -238,6 +236,7 @@ impl ArchiveWriter {
         Ok(())
     }
 
+    /// The current data volume.
     pub fn volume(&self) -> u32 {
         self.vol
     }
@@ -586,8 +585,7 @@ impl ArchiveWriter {
             self.start_writeback()?;
         }
         if self.opts.flush == FlushPolicy::SyncEveryResult {
-            self.finish_run()?;
-            self.drain_copies()?;
+            self.finish_copies()?;
             let dp = self.data_path();
             self.data.flush().map_err(|e| Error::io(&dp, &e))?;
             self.data
@@ -642,8 +640,10 @@ impl ArchiveWriter {
         self.copier.submit(job).map_err(|e| copy_err(&dp, e))
     }
 
-    /// Waits for the copier's copies into the current data volume.
-    fn drain_copies(&mut self) -> Result<()> {
+    /// Puts the pending run into the data volume and waits for the copier's copies
+    /// into it.
+    fn finish_copies(&mut self) -> Result<()> {
+        self.finish_run()?;
         let dp = self.data_path();
         self.copier.drain().map_err(|e| copy_err(&dp, e))
     }
@@ -793,8 +793,7 @@ impl ArchiveWriter {
     pub fn new_volume(&mut self) -> Result<u32> {
         let start = self.start.unwrap_or(Timestamp::new(0, 0));
         self.start_if_needed(start)?;
-        self.finish_run()?;
-        self.drain_copies()?;
+        self.finish_copies()?;
         let dp = self.data_path();
         self.data.flush().map_err(|e| Error::io(&dp, &e))?;
         if self.opts.flush != FlushPolicy::NoSync {
@@ -827,8 +826,7 @@ impl ArchiveWriter {
                 .unwrap_or_default();
             self.start_if_needed(Timestamp::new(now.as_secs() as i64, now.subsec_nanos()))?;
         }
-        self.finish_run()?;
-        self.drain_copies()?;
+        self.finish_copies()?;
         for (f, ext) in [
             (&mut self.data, format!("{}", self.vol)),
             (&mut self.meta, "meta".into()),

@@ -11,6 +11,9 @@ use archive_format::{Archive, Desc, InDom, PmId, Timestamp, Units};
 use std::path::Path;
 use std::process::Command;
 
+mod common;
+use common::masked;
+
 const METRICS: u32 = 40;
 /// About 0.5 KB a record: 12 MB an input, past the writer's 8 MB pieces.
 const RECORDS: u32 = 24_000;
@@ -73,26 +76,6 @@ fn payloads(base: &Path) -> Vec<Option<Vec<u8>>> {
     out
 }
 
-fn masked(path: &Path) -> Vec<u8> {
-    let mut b = std::fs::read(path).expect("output file");
-    if b.len() >= 12 {
-        b[8..12].copy_from_slice(&[0; 4]);
-    }
-    b
-}
-
-fn reference() -> bool {
-    let have = Command::new("pmlogextract").arg("--help").output().is_ok();
-    if !have {
-        assert!(
-            std::env::var_os("REQUIRE_REFERENCE").is_none(),
-            "REQUIRE_REFERENCE is set but PCP's pmlogextract is not installed"
-        );
-        eprintln!("skipping the comparison with the reference: PCP is not installed");
-    }
-    have
-}
-
 #[test]
 fn a_large_merge_keeps_every_record_in_place() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -124,7 +107,7 @@ fn a_large_merge_keeps_every_record_in_place() {
         panic!("record {k} of the merge differs from its input's");
     }
 
-    if !reference() {
+    if !test_support::have_tool("pmlogextract") {
         return;
     }
     let theirs = dir.path().join("theirs");

@@ -19,11 +19,7 @@ fn pminfo(args: &[&str]) -> Option<String> {
 fn reference_up() -> bool {
     let up = pminfo(&["pmcd.version"]).is_some();
     if !up {
-        assert!(
-            std::env::var_os("REQUIRE_REFERENCE").is_none(),
-            "REQUIRE_REFERENCE is set but the reference pmcd does not answer"
-        );
-        eprintln!("skipping: the reference pmcd is not running (scripts/start-pmcd.sh)");
+        test_support::skip("the reference pmcd does not answer (scripts/start-pmcd.sh)");
     }
     up
 }

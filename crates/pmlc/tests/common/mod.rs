@@ -7,15 +7,7 @@ use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-/// Records that the reference is missing: fails under REQUIRE_REFERENCE, else
-/// prints why the test is skipped.
-pub fn skip(what: &str) {
-    assert!(
-        std::env::var_os("REQUIRE_REFERENCE").is_none(),
-        "REQUIRE_REFERENCE is set but {what}"
-    );
-    eprintln!("skipping: {what}");
-}
+pub use test_support::skip;
 
 /// Whether a pmcd answers on this host (pmlc resolves metric names through it);
 /// when none does, [`skip`]s.
