@@ -10,6 +10,8 @@ pub use crate::errtab::PM_ERRORS;
 
 pub const PM_ERR_NODATA: i32 = -12354;
 pub const PM_ERR_NAME: i32 = -12357;
+pub const PM_ERR_IPC: i32 = -12366;
+pub const PM_ERR_TEXT: i32 = -12369;
 pub const PM_ERR_PMID: i32 = -12358;
 pub const PM_ERR_PERMISSION: i32 = -12387;
 pub const PM_ERR_INDOM: i32 = -12359;

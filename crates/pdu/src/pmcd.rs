@@ -1,8 +1,24 @@
-//! The part of pmcd's client protocol that pmlc needs to resolve names: names to
-//! PMIDs, subtree traversal, descriptors and instance domains. Pure encoders of the
-//! requests and decoders of the replies (layouts in pcp-internals §7.3).
+//! pmcd's client protocol, as pmlogger and pmlc speak it: names to PMIDs and back,
+//! subtree traversal, descriptors, instance domains, help text, label sets,
+//! profiles and fetches. Pure encoders of the requests and decoders of the
+//! replies, and encoders of the replies for test servers (layouts in
+//! pcp-internals §7.3).
+//!
+//! | reply | body after the header |
+//! |---|---|
+//! | DESCS 0x7017 | `numdescs i32`, 20-byte descriptors |
+//! | TEXT 0x7009 | `ident u32, buflen i32`, text padded with `~` |
+//! | LABEL 0x7013 | `ident u32, type i32, pad i32, nsets i32`, per set `inst, nlabels, json offset (from the PDU's start), json length`, then 8-byte labels; the JSON texts after the sets |
+//! | RESULT 0x7001 | `sec i32, usec i32, numpmid i32`, value lists as in a data record |
+//! | HIGHRES_RESULT 0x7015 | `numpmid i32, sec i64, nsec i64`, value lists |
+//!
+//! In both results a pointer value is the word index of its block from the start
+//! of the PDU.
 
 use super::{finish, header, PduError, R, W};
+use archive_format::codec::meta::{LabelEntry, LabelSet};
+use archive_format::codec::result::{decode_value_sets, OwnedValue, OwnedValueSet};
+use archive_format::types::Timestamp;
 
 pub const PDU_FETCH: i32 = 0x7003;
 pub const PDU_DESC_REQ: i32 = 0x7004;
@@ -12,6 +28,32 @@ pub const PDU_INSTANCE: i32 = 0x7007;
 pub const PDU_PMNS_IDS: i32 = 0x700d;
 pub const PDU_PMNS_NAMES: i32 = 0x700e;
 pub const PDU_PMNS_TRAVERSE: i32 = 0x7010;
+pub const PDU_TEXT_REQ: i32 = 0x7008;
+pub const PDU_TEXT: i32 = 0x7009;
+pub const PDU_LABEL_REQ: i32 = 0x7012;
+pub const PDU_LABEL: i32 = 0x7013;
+pub const PDU_HIGHRES_FETCH: i32 = 0x7014;
+pub const PDU_HIGHRES_RESULT: i32 = 0x7015;
+pub const PDU_DESC_IDS: i32 = 0x7016;
+pub const PDU_DESCS: i32 = 0x7017;
+
+/// pmcd's feature bits (the greeting's datum, low 16 bits).
+pub mod feature {
+    pub const CREDS_REQD: u32 = 0x8;
+    pub const LABELS: u32 = 0x200;
+    pub const HIGHRES: u32 = 0x400;
+    pub const DESCS: u32 = 0x800;
+}
+
+/// Positive "errors" pmcd sends before a fetch's result: what changed since the
+/// last fetch (OR'ed).
+pub mod change {
+    pub const ADD_AGENT: i32 = 1;
+    pub const RESTART_AGENT: i32 = 2;
+    pub const DROP_AGENT: i32 = 4;
+    pub const LABEL: i32 = 8;
+    pub const NAMES: i32 = 16;
+}
 /// PM_ID_NULL: an unknown name in a PMNS_IDS reply.
 pub const PM_ID_NULL: u32 = 0xffff_ffff;
 /// PM_IN_NULL: every instance in an INSTANCE_REQ.
@@ -46,8 +88,23 @@ pub enum Reply {
         indom: u32,
         list: Vec<(i32, String)>,
     },
-    /// A fetch's values (only values held in the value word are decoded).
-    Values(Vec<super::ValueList>),
+    Descs(Vec<Desc>),
+    /// Help text of a PMID or instance domain.
+    Text {
+        ident: u32,
+        text: String,
+    },
+    /// Label sets of one kind for one identifier.
+    Labels {
+        ident: u32,
+        ltype: i32,
+        sets: Vec<LabelSet>,
+    },
+    /// A fetch's values (RESULT or HIGHRES_RESULT).
+    Result {
+        stamp: Timestamp,
+        vsets: Vec<OwnedValueSet>,
+    },
 }
 
 fn pad_str(w: &mut W, s: &str) {
@@ -90,16 +147,43 @@ pub const PDU_PROFILE: i32 = 0x7002;
 /// PROFILE: every instance of every instance domain (pmcd wants a profile before
 /// the first fetch; it sends no reply).
 pub fn profile_all_req() -> Vec<u8> {
+    profile_req(&[])
+}
+
+/// PROFILE: every instance of every instance domain except those listed, of which
+/// only the given instances (`pmDelProfile(indom, 0, NULL)` then `pmAddProfile`
+/// with the list).
+pub fn profile_req(only: &[(u32, Vec<i32>)]) -> Vec<u8> {
     let mut w = W(Vec::new());
     w.i32(0); // context
-    w.i32(0); // PM_PROFILE_INCLUDE
-    w.i32(0); // no per-indom entries
+    w.i32(0); // PM_PROFILE_INCLUDE: everything not named below
+    w.i32(only.len() as i32);
     w.i32(0);
+    for (indom, insts) in only {
+        w.u32(*indom);
+        w.i32(1); // PM_PROFILE_EXCLUDE: all but the listed instances
+        w.i32(insts.len() as i32);
+        w.i32(0);
+    }
+    for (_, insts) in only {
+        for i in insts {
+            w.i32(*i);
+        }
+    }
     finish(PDU_PROFILE, 0, w)
 }
 
-/// FETCH: the current values of some metrics.
+/// FETCH (or HIGHRES_FETCH): the current values of some metrics.
 pub fn fetch_req(pmids: &[u32]) -> Vec<u8> {
+    fetch_req_of(PDU_FETCH, pmids)
+}
+
+/// HIGHRES_FETCH: as FETCH, answered with nanosecond timestamps.
+pub fn highres_fetch_req(pmids: &[u32]) -> Vec<u8> {
+    fetch_req_of(PDU_HIGHRES_FETCH, pmids)
+}
+
+fn fetch_req_of(ptype: i32, pmids: &[u32]) -> Vec<u8> {
     let mut w = W(Vec::new());
     w.i32(0); // context
     w.i32(0); // unused timestamp
@@ -108,7 +192,46 @@ pub fn fetch_req(pmids: &[u32]) -> Vec<u8> {
     for p in pmids {
         w.u32(*p);
     }
-    finish(PDU_FETCH, 0, w)
+    finish(ptype, 0, w)
+}
+
+/// PMNS_IDS as a request: every name of a PMID (pmNameAll).
+pub fn names_of_req(pmid: u32) -> Vec<u8> {
+    let mut w = W(Vec::new());
+    w.i32(0);
+    w.i32(1);
+    w.u32(pmid);
+    finish(PDU_PMNS_IDS, 0, w)
+}
+
+/// DESC_IDS: the descriptors of several PMIDs at once (pmLookupDescs).
+pub fn descs_req(pmids: &[u32]) -> Vec<u8> {
+    let mut w = W(Vec::new());
+    w.i32(-1);
+    w.i32(pmids.len() as i32);
+    for p in pmids {
+        w.u32(*p);
+    }
+    finish(PDU_DESC_IDS, 0, w)
+}
+
+/// TEXT_REQ: help text; `ttype` is `PM_TEXT_ONELINE`/`HELP` with `PM_TEXT_PMID`
+/// or `PM_TEXT_INDOM` (and `PM_TEXT_DIRECT`, 16, for no fallback).
+pub fn text_req(ident: u32, ttype: i32) -> Vec<u8> {
+    let mut w = W(Vec::new());
+    w.u32(ident);
+    w.i32(ttype);
+    finish(PDU_TEXT_REQ, 0, w)
+}
+
+/// LABEL_REQ: the label sets of one kind (`PM_LABEL_*`) of a context (ident
+/// 0xffffffff), domain, instance domain, cluster, item, or the instances of an
+/// instance domain.
+pub fn label_req(ident: u32, ltype: i32) -> Vec<u8> {
+    let mut w = W(Vec::new());
+    w.u32(ident);
+    w.i32(ltype);
+    finish(PDU_LABEL_REQ, 0, w)
 }
 
 /// INSTANCE_REQ: every instance of an instance domain.
@@ -185,12 +308,255 @@ pub fn decode_reply(b: &[u8]) -> Result<Reply, PduError> {
             }
             Ok(Reply::Instances { indom, list })
         }
-        super::PDU_RESULT => match super::decode(b)? {
-            super::Pdu::Result { vsets, .. } => Ok(Reply::Values(vsets)),
-            _ => Err(PduError::UnknownType(ptype)),
-        },
+        PDU_DESCS => {
+            let n = r.count(20)?;
+            let mut descs = Vec::with_capacity(n);
+            for _ in 0..n {
+                descs.push(Desc {
+                    pmid: r.u32()?,
+                    vtype: r.i32()?,
+                    indom: r.u32()?,
+                    sem: r.i32()?,
+                    units: r.u32()?,
+                });
+            }
+            Ok(Reply::Descs(descs))
+        }
+        PDU_TEXT => {
+            let ident = r.u32()?;
+            let len = r.count(1)?;
+            r.need(len)?;
+            let text = String::from_utf8_lossy(&b[r.off..r.off + len]).into_owned();
+            Ok(Reply::Text { ident, text })
+        }
+        PDU_LABEL => {
+            let ident = r.u32()?;
+            let ltype = r.i32()?;
+            let _pad = r.i32()?;
+            let n = r.count(16)?;
+            let mut sets = Vec::with_capacity(n);
+            for _ in 0..n {
+                let inst = r.i32()?;
+                let nlabels = r.i32()?;
+                let json_at = r.i32()?;
+                let json_len = r.i32()?;
+                if !(0..=255).contains(&nlabels) {
+                    return Err(PduError::BadCount(nlabels as i64));
+                }
+                let (at, len) = (json_at.max(0) as usize, json_len.max(0) as usize);
+                if json_at < 0 || json_len < 0 || at.saturating_add(len) > b.len() {
+                    return Err(PduError::Truncated {
+                        need: at.saturating_add(len),
+                        have: b.len(),
+                    });
+                }
+                let json = String::from_utf8_lossy(&b[at..at + len]).into_owned();
+                let mut labels = Vec::with_capacity(nlabels as usize);
+                for _ in 0..nlabels {
+                    let a = r.u32()?;
+                    let c = r.u32()?;
+                    labels.push(LabelEntry {
+                        name_off: (a >> 16) as u16,
+                        name_len: (a >> 8) as u8,
+                        flags: a as u8,
+                        value_off: (c >> 16) as u16,
+                        value_len: c as u16,
+                    });
+                }
+                sets.push(LabelSet {
+                    inst,
+                    json,
+                    nlabels,
+                    labels,
+                });
+            }
+            Ok(Reply::Labels { ident, ltype, sets })
+        }
+        super::PDU_RESULT => {
+            let sec = r.i32()?;
+            let usec = r.i32()?;
+            let numpmid = r.i32()?;
+            if !(0..1_000_000).contains(&usec) {
+                return Err(PduError::BadCount(usec as i64));
+            }
+            let stamp = Timestamp::new(sec as i64, usec as u32 * 1000);
+            result(b, r.off, numpmid, stamp)
+        }
+        PDU_HIGHRES_RESULT => {
+            let numpmid = r.i32()?;
+            let sec = (r.u32()? as u64) << 32 | r.u32()? as u64;
+            let nsec = (r.u32()? as u64) << 32 | r.u32()? as u64;
+            if nsec >= 1_000_000_000 {
+                return Err(PduError::BadCount(nsec as i64));
+            }
+            let stamp = Timestamp::new(sec as i64, nsec as u32);
+            result(b, r.off, numpmid, stamp)
+        }
         t => Err(PduError::UnknownType(t)),
     }
+}
+
+fn result(b: &[u8], at: usize, numpmid: i32, stamp: Timestamp) -> Result<Reply, PduError> {
+    let vsets = decode_value_sets(b, at, numpmid, 0, 0, |_| true)
+        .map_err(|_| PduError::BadCount(numpmid as i64))?;
+    Ok(Reply::Result {
+        stamp,
+        vsets: vsets.iter().map(OwnedValueSet::from_set).collect(),
+    })
+}
+
+/// Encodes a reply as pmcd sends it (for test servers); `Result` replies are
+/// HIGHRES_RESULT when `highres`, else RESULT.
+pub fn encode_reply(reply: &Reply, highres: bool) -> Vec<u8> {
+    let mut w = W(Vec::new());
+    match reply {
+        Reply::Error { code, datum } => {
+            w.i32(*code);
+            if let Some(d) = datum {
+                w.u32(*d);
+            }
+            finish(super::PDU_ERROR, 0, w)
+        }
+        Reply::Ids(ids) => {
+            w.i32(ids.iter().filter(|i| **i != PM_ID_NULL).count() as i32);
+            w.i32(ids.len() as i32);
+            for i in ids {
+                w.u32(*i);
+            }
+            finish(PDU_PMNS_IDS, 0, w)
+        }
+        Reply::Names(names) => {
+            w.i32(names.iter().map(|n| n.len() as i32 + 1).sum());
+            w.i32(0);
+            w.i32(names.len() as i32);
+            for n in names {
+                pad_str(&mut w, n);
+            }
+            finish(PDU_PMNS_NAMES, 0, w)
+        }
+        Reply::Desc(d) => {
+            put_desc(&mut w, d);
+            finish(PDU_DESC, 0, w)
+        }
+        Reply::Descs(ds) => {
+            w.i32(ds.len() as i32);
+            for d in ds {
+                put_desc(&mut w, d);
+            }
+            finish(PDU_DESCS, 0, w)
+        }
+        Reply::Instances { indom, list } => {
+            w.u32(*indom);
+            w.i32(list.len() as i32);
+            for (i, n) in list {
+                w.i32(*i);
+                pad_str(&mut w, n);
+            }
+            finish(PDU_INSTANCE, 0, w)
+        }
+        Reply::Text { ident, text } => {
+            w.u32(*ident);
+            pad_str(&mut w, text);
+            finish(PDU_TEXT, 0, w)
+        }
+        Reply::Labels { ident, ltype, sets } => {
+            w.u32(*ident);
+            w.i32(*ltype);
+            w.i32(0);
+            w.i32(sets.len() as i32);
+            let mut json_at = 12 + 16 + sets.iter().map(|s| 16 + 8 * s.labels.len()).sum::<usize>();
+            for s in sets {
+                w.i32(s.inst);
+                w.i32(s.labels.len() as i32);
+                w.i32(json_at as i32);
+                w.i32(s.json.len() as i32);
+                json_at += s.json.len();
+                for l in &s.labels {
+                    w.u32((l.name_off as u32) << 16 | (l.name_len as u32) << 8 | l.flags as u32);
+                    w.u32((l.value_off as u32) << 16 | l.value_len as u32);
+                }
+            }
+            for s in sets {
+                w.0.extend_from_slice(s.json.as_bytes());
+            }
+            while !w.0.len().is_multiple_of(4) {
+                w.0.push(b'~');
+            }
+            finish(PDU_LABEL, 0, w)
+        }
+        Reply::Result { stamp, vsets } => {
+            let vlist_at = if highres {
+                w.i32(vsets.len() as i32);
+                w.0.extend_from_slice(&stamp.sec.to_be_bytes());
+                w.0.extend_from_slice(&(stamp.nsec as u64).to_be_bytes());
+                32
+            } else {
+                w.i32(stamp.sec as i32);
+                w.i32((stamp.nsec / 1000) as i32);
+                w.i32(vsets.len() as i32);
+                24
+            };
+            put_vsets(&mut w, vsets, vlist_at);
+            finish(
+                if highres {
+                    PDU_HIGHRES_RESULT
+                } else {
+                    super::PDU_RESULT
+                },
+                0,
+                w,
+            )
+        }
+    }
+}
+
+fn put_desc(w: &mut W, d: &Desc) {
+    w.u32(d.pmid);
+    w.i32(d.vtype);
+    w.u32(d.indom);
+    w.i32(d.sem);
+    w.u32(d.units);
+}
+
+/// Value lists, then their blocks; `vlist_at` is where the lists start in the PDU.
+fn put_vsets(w: &mut W, vsets: &[OwnedValueSet], vlist_at: usize) {
+    let mut next = vlist_at
+        + vsets
+            .iter()
+            .map(|v| {
+                8 + if v.numval > 0 {
+                    4 + 8 * v.values.len()
+                } else {
+                    0
+                }
+            })
+            .sum::<usize>();
+    let mut blocks = Vec::new();
+    for vs in vsets {
+        w.u32(vs.pmid.0);
+        w.i32(vs.numval);
+        if vs.numval <= 0 {
+            continue;
+        }
+        w.i32(vs.valfmt);
+        for (inst, v) in &vs.values {
+            w.i32(*inst);
+            match v {
+                OwnedValue::Insitu(x) => w.u32(*x),
+                OwnedValue::Block { vtype, data } => {
+                    w.u32((next / 4) as u32);
+                    let len = 4 + data.len();
+                    blocks.extend_from_slice(&((*vtype as u32) << 24 | len as u32).to_be_bytes());
+                    blocks.extend_from_slice(data);
+                    while !blocks.len().is_multiple_of(4) {
+                        blocks.push(b'~');
+                    }
+                    next += len.div_ceil(4) * 4;
+                }
+            }
+        }
+    }
+    w.0.extend_from_slice(&blocks);
 }
 
 #[cfg(test)]

@@ -110,10 +110,17 @@ impl Pmcd {
         let pmid = self.lookup(&["pmcd.pmlogger.port"])?.first().copied()??;
         self.s.write_all(&p::profile_all_req()).ok()?;
         match self.call(&p::fetch_req(&[pmid]))? {
-            Reply::Values(v) => Some(
-                v.into_iter()
-                    .filter(|vs| vs.pmid == pmid && vs.numval > 0)
+            Reply::Result { vsets, .. } => Some(
+                vsets
+                    .into_iter()
+                    .filter(|vs| vs.pmid.0 == pmid && vs.numval > 0)
                     .flat_map(|vs| vs.values)
+                    .filter_map(|(inst, v)| match v {
+                        archive_format::codec::result::OwnedValue::Insitu(port) => {
+                            Some((inst, port))
+                        }
+                        _ => None,
+                    })
                     .collect(),
             ),
             _ => None,

@@ -1,6 +1,8 @@
 //! pmlogger: records metrics from a source into an archive, as PCP 6.0.3's pmlogger
-//! does from pmcd. Sources: `local` (this machine, the default; `-h local:` too) and
-//! `sample` (deterministic, for tests).
+//! does. Sources: a pmcd (`-h` takes PCP's host specifications; without `-h`, the
+//! local pmcd), or where no pmcd answers the built-in source (`@builtin`: this
+//! machine, read from /proc and /sys); `@sample` is a deterministic source for
+//! tests. Names that start with `@` cannot be PCP host specifications.
 //!
 //! The archive starts with pmlogger's prologue (`pmcd.pmlogger.host/port/archive`,
 //! `pmcd.pid`, `pmcd.seqnum`) and ends with the same record as epilogue. Each logging
@@ -17,7 +19,7 @@ use archive_format::types::{sem, vtype, Desc, InDom, PmId, Timestamp, Units};
 use archive_format::writer::{ArchiveWriter, WriterOptions};
 use cli_common::getopt::{getopt, LongOpt};
 use config::{Every, Statement};
-use sources::{label, MetricSource, SourceError};
+use sources::{label, Source, SourceError};
 use state::{LogState, Switch};
 use std::collections::{HashMap, HashSet};
 use std::io::Write;
@@ -70,7 +72,9 @@ Usage: pmlogger [options] archive
 
 Options:
   -c configfile   file to load configuration from (default: this machine's essentials)
-  -h source       metrics source: local: (this machine, default) or sample
+  -h host         metrics source: a pmcd host specification (default: the local
+                  pmcd, else the built-in source); @builtin (this machine, read
+                  directly) or @sample (a deterministic test source)
   -l logfile      redirect diagnostics and trace output
   -L              linger: run even with nothing to log (accepted)
   -m note         note for the port map file
@@ -86,7 +90,9 @@ Options:
 
 struct Opts {
     config: Option<String>,
-    source: String,
+    /// `-h`: a pmcd host specification or a built-in source (`@builtin`,
+    /// `@sample`); `None`: the local pmcd, else the built-in source.
+    source: Option<String>,
     log: Option<String>,
     samples: Option<u64>,
     finish: Option<Duration>,
@@ -103,7 +109,7 @@ fn parse_args(args: &[String]) -> Result<Opts, String> {
     let p = getopt(args, SHORT, LONG)?;
     let mut o = Opts {
         config: None,
-        source: "local".into(),
+        source: None,
         log: None,
         samples: None,
         finish: None,
@@ -125,7 +131,7 @@ fn parse_args(args: &[String]) -> Result<Opts, String> {
         let v = v.unwrap_or_default();
         match c {
             'c' => o.config = Some(v),
-            'h' => o.source = v.trim_end_matches(':').to_string(),
+            'h' => o.source = Some(v),
             'l' => o.log = Some(v),
             's' => {
                 o.samples = Some(
@@ -166,6 +172,46 @@ fn parse_args(args: &[String]) -> Result<Opts, String> {
     Ok(o)
 }
 
+/// The source `-h` names: `@builtin` or `@sample`, else a pmcd by PCP's host
+/// specification; without `-h`, the local pmcd, or the built-in source where
+/// none answers (the log says which records).
+pub fn open_source(spec: Option<&str>, log: &mut dyn Write) -> Result<Box<dyn Source>, String> {
+    match spec {
+        Some("@builtin") => Ok(Box::new(sources::local::Local::default())),
+        Some("@sample") => Ok(Box::new(sources::sample::Sample::new())),
+        Some(s) if s.starts_with('@') => Err(format!(
+            "unknown built-in source \"{s}\" (there are @builtin and @sample)"
+        )),
+        Some(s) => sources::pmcd::Pmcd::connect(s)
+            .map(|p| Box::new(p) as Box<dyn Source>)
+            .map_err(|e| format!("Cannot connect to PMCD on host \"{s}\": {}", pmcd_err(&e))),
+        None => match sources::pmcd::Pmcd::connect("local:") {
+            Ok(p) => Ok(Box::new(p)),
+            Err(e) => {
+                let _ = writeln!(
+                    log,
+                    "{PROG}: no pmcd on this host ({}): recording from the built-in source @builtin",
+                    pmcd_err(&e)
+                );
+                Ok(Box::new(sources::local::Local::default()))
+            }
+        },
+    }
+}
+
+/// A connection failure as libpcp words it (the system's text for the socket
+/// error, e.g. "Connection refused").
+fn pmcd_err(e: &SourceError) -> String {
+    match e {
+        SourceError::Lost(m) => m
+            .rsplit(": ")
+            .next()
+            .map(|t| t.split(" (os error").next().unwrap_or(t).to_string())
+            .unwrap_or_else(|| m.clone()),
+        e => e.to_string(),
+    }
+}
+
 /// The prologue/epilogue metrics pmlogger writes (pmcd's domain 2).
 const PM_HOST: PmId = PmId((2 << 22) | (3 << 10) | 3);
 const PM_PORT: PmId = PmId((2 << 22) | (3 << 10));
@@ -183,13 +229,16 @@ fn string_block(s: &str) -> OwnedValue {
     }
 }
 
-/// Writes the prologue or epilogue record (with its descriptors the first time).
+/// Writes the prologue or epilogue record (with its descriptors the first time):
+/// this pmlogger's host, port and archive as pmcd exports them, and pmcd's pid and
+/// agent seqnum.
 fn put_logue(
     w: &mut ArchiveWriter,
     stamp: Timestamp,
     archive: &str,
     host: &str,
     port: u16,
+    (pmcd_pid, seqnum): (u64, u32),
 ) -> archive_format::Result<()> {
     let pid = std::process::id() as i32;
     let d = |pmid: PmId, t: i32, indom: InDom| Desc {
@@ -233,11 +282,11 @@ fn put_logue(
             -1,
             OwnedValue::Block {
                 vtype: vtype::U64 as u8,
-                data: BlockData::from_slice(&u64::from(std::process::id()).to_be_bytes()),
+                data: BlockData::from_slice(&pmcd_pid.to_be_bytes()),
             },
             VAL_DPTR,
         ),
-        one(PMCD_SEQNUM, -1, OwnedValue::Insitu(0), VAL_INSITU),
+        one(PMCD_SEQNUM, -1, OwnedValue::Insitu(seqnum), VAL_INSITU),
     ];
     w.put_result(stamp, &vsets)
 }
@@ -246,11 +295,43 @@ fn put_logue(
 struct Task {
     every: Option<Duration>,
     pmids: Vec<PmId>,
-    /// instance restrictions by PMID (empty = all)
-    instances: HashMap<PmId, Vec<String>>,
+    /// instance restrictions by PMID (absent = all instances): the metric's
+    /// instance domain and the instances logged
+    instances: HashMap<PmId, (InDom, Vec<i32>)>,
     next: Instant,
     /// `-r`: its size has been reported.
     reported: bool,
+}
+
+impl Task {
+    /// The instance profile of this task's fetch: an instance domain is cut down
+    /// to the instances listed for its metrics only when every metric of the task
+    /// over that domain lists instances.
+    fn profile(&self, source: &mut dyn Source) -> Vec<(InDom, Vec<i32>)> {
+        let mut only: Vec<(InDom, Vec<i32>)> = Vec::new();
+        let mut whole: Vec<InDom> = Vec::new();
+        for p in &self.pmids {
+            match self.instances.get(p) {
+                Some((indom, insts)) => match only.iter_mut().find(|(d, _)| d == indom) {
+                    Some((_, all)) => {
+                        for i in insts {
+                            if !all.contains(i) {
+                                all.push(*i);
+                            }
+                        }
+                    }
+                    None => only.push((*indom, insts.clone())),
+                },
+                None => {
+                    if let Ok(d) = source.desc(*p) {
+                        whole.push(d.indom);
+                    }
+                }
+            }
+        }
+        only.retain(|(d, _)| !whole.contains(d));
+        only
+    }
 }
 
 /// Runs pmlogger; returns the exit status. Diagnostics go to `err` (or `-l file`).
@@ -283,14 +364,10 @@ pub fn run(args: &[String], err: &mut dyn Write) -> i32 {
         },
         None => err,
     };
-    let mut source: Box<dyn MetricSource> = match o.source.as_str() {
-        "local" | "localhost" | "" => Box::new(sources::local::Local::default()),
-        "sample" => Box::new(sources::sample::Sample::new()),
-        other => {
-            let _ = writeln!(
-                log,
-                "{PROG}: unknown metrics source \"{other}\" (this pmlogger knows local: and sample)"
-            );
+    let mut source = match open_source(o.source.as_deref(), log) {
+        Ok(s) => s,
+        Err(e) => {
+            let _ = writeln!(log, "{PROG}: {e}");
             return 1;
         }
     };
@@ -318,7 +395,15 @@ pub fn run(args: &[String], err: &mut dyn Write) -> i32 {
         }
     };
     let file = o.config.as_deref().unwrap_or("default config");
-    let (tasks, states) = match plan(&cfg.statements, &mut *source, o.interval, file, log) {
+    let mut names: HashMap<PmId, String> = HashMap::new();
+    let (tasks, states) = match plan(
+        &cfg.statements,
+        &mut *source,
+        o.interval,
+        file,
+        log,
+        &mut names,
+    ) {
         Some(t) => t,
         None => return 1,
     };
@@ -394,16 +479,23 @@ pub fn run(args: &[String], err: &mut dyn Write) -> i32 {
     }
     let port = ctl.as_ref().map_or(0, |c| c.port);
     let mut last = sources::now();
-    if let Err(e) = put_logue(&mut w, last, &archive_path, &host, port) {
+    let logue_host = source.host_spec();
+    let ids = source.pmcd_ids();
+    if let Err(e) = put_logue(&mut w, last, &archive_path, &logue_host, port, ids) {
         let _ = writeln!(log, "{PROG}: {e}");
         return 1;
     }
     let _ = writeln!(
         log,
-        "{PROG}: logging to \"{}\" from {} metrics source",
-        o.archive, o.source
+        "{PROG}: logging to \"{}\" from {}",
+        o.archive,
+        source.describe()
     );
     let mut states = states;
+    let mut rec = Recorder {
+        names,
+        ..Default::default()
+    };
     let code = record(
         &o,
         &mut *source,
@@ -413,16 +505,18 @@ pub fn run(args: &[String], err: &mut dyn Write) -> i32 {
         &stop,
         &newvol,
         &mut last,
+        &mut rec,
         ctl.as_ref().map(|c| &c.requests),
         log,
     );
     drop(ctl);
     // epilogue, at least 1 ms after the last record
+    let ids = if rec.lost { ids } else { source.pmcd_ids() };
     let mut end = sources::now();
     if end <= last {
         end = Timestamp::from_nanos(last.as_nanos() + 1_000_000);
     }
-    if let Err(e) = put_logue(&mut w, end, &archive_path, &host, port) {
+    if let Err(e) = put_logue(&mut w, end, &archive_path, &logue_host, port, ids) {
         let _ = writeln!(log, "{PROG}: {e}");
         return 1;
     }
@@ -438,15 +532,21 @@ pub fn run(args: &[String], err: &mut dyn Write) -> i32 {
 }
 
 /// Metrics logged at one interval (`None` = once), with their instance lists.
-type Group = (Option<Duration>, Vec<PmId>, HashMap<PmId, Vec<String>>);
+type Group = (
+    Option<Duration>,
+    Vec<PmId>,
+    HashMap<PmId, (InDom, Vec<i32>)>,
+);
 
-/// Turns the configuration into timers; the states record what each metric is set to.
+/// Turns the configuration into timers; the states record what each metric is set
+/// to, `names` the name each PMID was configured by.
 fn plan(
     stmts: &[Statement],
-    source: &mut dyn MetricSource,
+    source: &mut dyn Source,
     default: Duration,
     file: &str,
     log: &mut dyn Write,
+    names: &mut HashMap<PmId, String>,
 ) -> Option<(Vec<Task>, HashMap<PmId, LogState>)> {
     let mut states: HashMap<PmId, LogState> = HashMap::new();
     let mut by_every: Vec<Group> = Vec::new();
@@ -458,44 +558,64 @@ fn plan(
         };
         let delta = every.map_or(0, |d| d.as_millis().min(u32::MAX as u128) as u32);
         for m in &s.metrics {
-            let found: Vec<(PmId, InDom)> = match source.lookup(&m.name) {
-                Ok(f) => f.iter().map(|x| (x.desc.pmid, x.desc.indom)).collect(),
-                Err(SourceError::UnknownName(n)) => {
+            let found = match source.lookup(&m.name) {
+                Ok(f) => f,
+                Err(SourceError::Lost(e)) => {
+                    let _ = writeln!(log, "{PROG}: lost connection to pmcd: {e}");
+                    return None;
+                }
+                Err(e) => {
                     let _ = writeln!(
                         log,
-                        "cache_bind(): pmLookupName(1, ...): Unknown metric name\nWarning [{file}, line {}]\nProblem with lookup for metric \"{n}\" ... logging not activated\nReason: Unknown metric name",
-                        s.line
+                        "cache_bind(): pmLookupName(1, ...): {}\nWarning [{file}, line {}]\nProblem with lookup for metric \"{}\" ... logging not activated\nReason: {}",
+                        pm_err_str(e.code()),
+                        s.line,
+                        m.name,
+                        pm_err_str(e.code())
                     );
                     continue;
                 }
-                Err(e) => {
-                    let _ = writeln!(log, "{PROG}: {e}");
-                    return None;
-                }
             };
-            for (p, indom) in found {
+            for (name, p) in found {
+                let desc = match source.desc(p) {
+                    Ok(d) => d,
+                    Err(e) => {
+                        let _ = writeln!(
+                            log,
+                            "Warning [{file}, line {}]\nDescriptor for metric \"{name}\" not available ... logging not activated\nReason: {}",
+                            s.line,
+                            pm_err_str(e.code())
+                        );
+                        continue;
+                    }
+                };
+                names.entry(p).or_insert_with(|| name.clone());
                 // instances the metric does not have now are dropped with a warning,
                 // and a metric left with none is not logged, as the reference does
-                let mut instances = m.instances.clone();
-                if !instances.is_empty() {
-                    let now = if indom.is_null() {
+                let mut ids = Vec::new();
+                if !m.instances.is_empty() {
+                    let now = if desc.indom.is_null() {
                         Vec::new()
                     } else {
-                        source.instances(indom)
+                        source.instances(desc.indom).unwrap_or_default()
                     };
-                    instances.retain(|i| {
-                        let known = now.iter().any(|(id, n)| names_instance(i, *id, n));
-                        if !known {
-                            let name = source.metric(p).map_or("", |x| x.name);
-                            let _ = writeln!(
-                                log,
-                                "Warning [{file}, line {}]\nInstance \"{i}\" is not defined for the metric \"{name}\"",
-                                s.line
-                            );
+                    for i in &m.instances {
+                        match now.iter().find(|(id, n)| names_instance(i, *id, n)) {
+                            Some((id, _)) => {
+                                if !ids.contains(id) {
+                                    ids.push(*id)
+                                }
+                            }
+                            None => {
+                                let _ = writeln!(
+                                    log,
+                                    "Warning [{file}, line {}]\nInstance \"{i}\" is not defined for the metric \"{name}\"",
+                                    s.line
+                                );
+                            }
                         }
-                        known
-                    });
-                    if instances.is_empty() {
+                    }
+                    if ids.is_empty() {
                         continue;
                     }
                 }
@@ -518,8 +638,13 @@ fn plan(
                 if !slot.1.contains(&p) {
                     slot.1.push(p);
                 }
-                if !instances.is_empty() {
-                    slot.2.entry(p).or_default().extend(instances);
+                if !ids.is_empty() {
+                    let entry = slot.2.entry(p).or_insert((desc.indom, Vec::new()));
+                    for id in ids {
+                        if !entry.1.contains(&id) {
+                            entry.1.push(id);
+                        }
+                    }
                 }
             }
         }
@@ -550,23 +675,51 @@ fn plan(
     Some((tasks, states))
 }
 
+fn pm_err_str(code: i32) -> String {
+    archive_format::error::pm_err_str(code)
+}
+
+/// What the recording remembers between fetches.
+#[derive(Default)]
+struct Recorder {
+    /// The name each PMID was configured (or requested) by.
+    names: HashMap<PmId, String>,
+    /// Label kinds and help texts the archive has, by type and identifier.
+    seen: HashSet<(u32, u32)>,
+    /// The instances of each instance domain in its latest snapshot.
+    snapshot: HashMap<InDom, Vec<i32>>,
+    /// The instances each metric's last fetch returned.
+    returned: HashMap<PmId, Vec<i32>>,
+    /// The connection to pmcd is lost: fetches wait for it to come back.
+    lost: bool,
+}
+
+impl Recorder {
+    fn name(&self, pmid: PmId) -> String {
+        self.names
+            .get(&pmid)
+            .cloned()
+            .unwrap_or_else(|| pmid.to_string())
+    }
+}
+
 #[allow(clippy::too_many_arguments)]
 fn record(
     o: &Opts,
-    source: &mut dyn MetricSource,
+    source: &mut dyn Source,
     w: &mut ArchiveWriter,
     mut tasks: Vec<Task>,
     states: &mut HashMap<PmId, LogState>,
     stop: &AtomicBool,
     newvol: &AtomicBool,
     last: &mut Timestamp,
+    rec: &mut Recorder,
     requests: Option<&std::sync::mpsc::Receiver<control::Request>>,
     log: &mut dyn Write,
 ) -> i32 {
     let began = Instant::now();
     let mut samples = 0u64;
     let mut since_vol = 0u64;
-    let mut seen_labels: HashSet<(u32, u32)> = HashSet::new();
     loop {
         if stop.load(Ordering::Relaxed) {
             let _ = writeln!(log, "{PROG}: Caught signal, exiting");
@@ -603,11 +756,11 @@ fn record(
             match requests.map(|r| r.recv_timeout(wait)) {
                 Some(Ok(req)) => {
                     let mut ctx = Ctl {
-                        o,
                         source: &mut *source,
                         w: &mut *w,
                         tasks: &mut tasks,
                         states: &mut *states,
+                        names: &mut rec.names,
                         last: *last,
                         log: &mut *log,
                     };
@@ -619,30 +772,66 @@ fn record(
             }
             continue;
         }
+        // pmcd went away: each firing tries to reach it again, and the gap is
+        // marked in the archive when it is back
+        if rec.lost && source.reconnect() {
+            rec.lost = false;
+            let _ = writeln!(
+                log,
+                "{PROG}: re-established connection to PMCD on \"{}\" at {}",
+                source.host_spec(),
+                ctime_now()
+            );
+            let mark = Timestamp::from_nanos(last.as_nanos() + 1_000_000);
+            if let Err(e) = w.put_mark(mark) {
+                let _ = writeln!(log, "{PROG}: {e}");
+                return 1;
+            }
+            *last = mark;
+        }
         // fetch this task's metrics
         let t = &mut tasks[k];
         let before = w.data_offset();
-        let (stamp, mut vsets) = match source.fetch(&t.pmids) {
-            Ok(x) => x,
-            Err(e) => {
-                let _ = writeln!(log, "{PROG}: fetch failed: {e}");
+        let mut fetched = None;
+        if !rec.lost {
+            let only = t.profile(&mut *source);
+            match source.fetch(&t.pmids, &only) {
+                Ok(f) => fetched = Some(f),
+                Err(SourceError::Lost(e)) => {
+                    rec.lost = true;
+                    let _ = writeln!(
+                        log,
+                        "{PROG}: Error: {}",
+                        pm_err_str(archive_format::error::PM_ERR_IPC)
+                    );
+                    let _ = writeln!(
+                        log,
+                        "{PROG}: Lost connection to PMCD on \"{}\" at {} ({e})",
+                        source.host_spec(),
+                        ctime_now()
+                    );
+                }
+                Err(e) => {
+                    let _ = writeln!(log, "{PROG}: fetch failed: {e}");
+                }
+            }
+        }
+        if let Some(mut f) = fetched {
+            if let Err(e) = write_fetch(w, source, &mut f, &t.instances, rec) {
+                let _ = writeln!(log, "{PROG}: {e}");
                 return 1;
             }
-        };
-        if let Err(e) = write_fetch(w, source, stamp, &mut vsets, &t.instances, &mut seen_labels) {
-            let _ = writeln!(log, "{PROG}: {e}");
-            return 1;
-        }
-        *last = stamp;
-        if o.report && !t.reported {
-            t.reported = true;
-            let bytes = w.data_offset().saturating_sub(before);
-            let _ = write!(log, "{}", report(t, &*source, bytes));
-        }
-        for vs in &vsets {
-            if vs.numval > 0 {
-                if let Some(st) = states.get_mut(&vs.pmid) {
-                    st.inlog = true;
+            *last = f.stamp;
+            if o.report && !t.reported {
+                t.reported = true;
+                let bytes = w.data_offset().saturating_sub(before);
+                let _ = write!(log, "{}", report(t, rec, bytes));
+            }
+            for vs in &f.vsets {
+                if vs.numval > 0 {
+                    if let Some(st) = states.get_mut(&vs.pmid) {
+                        st.inlog = true;
+                    }
                 }
             }
         }
@@ -677,6 +866,10 @@ fn record(
     }
 }
 
+fn ctime_now() -> String {
+    cli_common::timefmt::ctime(sources::now().sec, &cli_common::zone::local())
+}
+
 /// Whether a configuration's instance `spec` names instance `id` called `name`:
 /// by name, by the name up to its first space, or by number (as pmLookupInDom).
 fn names_instance(spec: &str, id: i32, name: &str) -> bool {
@@ -685,21 +878,19 @@ fn names_instance(spec: &str, id: i32, name: &str) -> bool {
 
 /// `-r`: what a group of metrics costs, in the reference's words (the size is our
 /// record's, where the reference counts the PDU pmcd sent it).
-fn report(t: &Task, source: &dyn MetricSource, bytes: u64) -> String {
-    let name = |p: &PmId| {
-        source
-            .metric(*p)
-            .map_or_else(|| p.to_string(), |m| m.name.to_string())
-    };
+fn report(t: &Task, rec: &Recorder, bytes: u64) -> String {
     let mut s = if t.pmids.len() > 1 {
         let mut s = format!("\nGroup [{} metrics] {{\n", t.pmids.len());
         for p in &t.pmids {
-            s.push_str(&format!("\t{}\n", name(p)));
+            s.push_str(&format!("\t{}\n", rec.name(*p)));
         }
         s.push('}');
         s
     } else {
-        format!("\nMetric {}", t.pmids.first().map(name).unwrap_or_default())
+        format!(
+            "\nMetric {}",
+            t.pmids.first().map(|p| rec.name(*p)).unwrap_or_default()
+        )
     };
     s.push_str(" logged ");
     match t.every {
@@ -724,13 +915,13 @@ const TEXT_HELP: u32 = 2;
 const TEXT_PMID: u32 = 4;
 const TEXT_INDOM: u32 = 8;
 
-/// The label sets a newly described metric brings (`seen` holds what the archive has
-/// already: label kinds by type and identifier, and instance-domain help texts), each kind once per archive, in
-/// the reference pmlogger's order: context, domain, instance domain, cluster, item,
-/// instances.
+/// The label sets a newly described metric brings (`seen` holds what the archive
+/// has already: label kinds by type and identifier), each kind once per archive,
+/// in the reference pmlogger's order: context, domain, instance domain, cluster,
+/// item, instances.
 fn write_labels(
     w: &mut ArchiveWriter,
-    source: &mut dyn MetricSource,
+    source: &mut dyn Source,
     stamp: Timestamp,
     desc: &Desc,
     seen: &mut HashSet<(u32, u32)>,
@@ -758,93 +949,168 @@ fn write_labels(
 }
 
 /// Help text of a newly described metric and its instance domain, in the reference
-/// pmlogger's order: one-line texts, then full texts.
+/// pmlogger's order: one-line texts, then full texts; each only where the source
+/// has it, an instance domain's with the first metric that uses it.
 fn write_help(
     w: &mut ArchiveWriter,
-    source: &mut dyn MetricSource,
-    m: &sources::Metric,
+    source: &mut dyn Source,
+    desc: &Desc,
     seen: &mut HashSet<(u32, u32)>,
 ) -> archive_format::Result<()> {
-    if m.help.is_empty() {
-        return Ok(());
+    let pmid = desc.pmid.0;
+    let indom = desc.indom;
+    let with_indom = !indom.is_null() && seen.insert((TEXT_INDOM << 8, indom.0));
+    let mut texts = vec![(TEXT_ONELINE | TEXT_PMID, pmid)];
+    if with_indom {
+        texts.push((TEXT_ONELINE | TEXT_INDOM, indom.0));
     }
-    let pmid = m.desc.pmid.0;
-    let indom = m.desc.indom;
-    // an instance domain's text goes with the first metric that uses it
-    let indom_help = if indom.is_null() || !seen.insert((TEXT_INDOM << 8, indom.0)) {
-        None
-    } else {
-        source.indom_help(indom)
-    };
-    w.put_text(TEXT_ONELINE | TEXT_PMID, pmid, m.help)?;
-    if let Some((one, _)) = indom_help {
-        w.put_text(TEXT_ONELINE | TEXT_INDOM, indom.0, one)?;
+    texts.push((TEXT_HELP | TEXT_PMID, pmid));
+    if with_indom {
+        texts.push((TEXT_HELP | TEXT_INDOM, indom.0));
     }
-    w.put_text(TEXT_HELP | TEXT_PMID, pmid, source.long_help(m.desc.pmid))?;
-    if let Some((_, full)) = indom_help {
-        w.put_text(TEXT_HELP | TEXT_INDOM, indom.0, full)?;
+    for (ttype, ident) in texts {
+        if let Some(t) = source.text(ident, ttype) {
+            w.put_text(ttype, ident, &t)?;
+        }
     }
     Ok(())
 }
 
-/// Writes one fetch: metadata first (descriptors, help, changed instance domains),
-/// then the values, so a reader never sees a value before what describes it.
+/// A descriptor with every name the source gives its PMID, and the configured
+/// name where the source does not list it.
+fn put_desc(
+    w: &mut ArchiveWriter,
+    source: &mut dyn Source,
+    desc: Desc,
+    rec: &Recorder,
+) -> archive_format::Result<()> {
+    let mut names = source.names(desc.pmid).unwrap_or_default();
+    if let Some(n) = rec.names.get(&desc.pmid) {
+        if !names.contains(n) {
+            names.push(n.clone());
+        }
+    }
+    if names.is_empty() {
+        names.push(desc.pmid.to_string());
+    }
+    w.put_desc(desc, &names)
+}
+
+/// Writes one fetch: metadata first (descriptors, labels, help, the descriptors of
+/// event parameters, changed instance domains), then the values, so a reader never
+/// sees a value before what describes it.
 fn write_fetch(
     w: &mut ArchiveWriter,
-    source: &mut dyn MetricSource,
-    stamp: Timestamp,
-    vsets: &mut [OwnedValueSet],
-    instances: &HashMap<PmId, Vec<String>>,
-    seen_labels: &mut HashSet<(u32, u32)>,
-) -> archive_format::Result<()> {
+    source: &mut dyn Source,
+    f: &mut sources::Fetched,
+    instances: &HashMap<PmId, (InDom, Vec<i32>)>,
+    rec: &mut Recorder,
+) -> Result<(), String> {
+    let stamp = f.stamp;
     w.begin_fetch();
-    // each instance domain is asked for and written once per fetch
-    let mut indoms: Vec<(InDom, Vec<(i32, String)>)> = Vec::new();
-    for vs in vsets.iter_mut() {
-        let Some(m) = source.metric(vs.pmid).cloned() else {
+    if f.changes & pdu::pmcd::change::LABEL != 0 {
+        // pmcd's context labels changed: the archive gets them again
+        let sets = source.labels(label::CONTEXT, u32::MAX);
+        if !sets.is_empty() {
+            w.put_labels(stamp, label::CONTEXT as u32, u32::MAX, sets)
+                .map_err(|e| e.to_string())?;
+        }
+    }
+    // each instance domain is asked for and written at most once per fetch
+    let mut asked: Vec<InDom> = Vec::new();
+    for vs in f.vsets.iter_mut() {
+        let Ok(desc) = source.desc(vs.pmid) else {
             continue;
         };
         if !w.has_desc(vs.pmid) {
-            w.put_desc(m.desc, &[m.name.to_string()])?;
-            write_labels(w, source, stamp, &m.desc, seen_labels)?;
-            write_help(w, source, &m, seen_labels)?;
+            put_desc(w, source, desc, rec).map_err(|e| e.to_string())?;
+            write_labels(w, source, stamp, &desc, &mut rec.seen).map_err(|e| e.to_string())?;
+            write_help(w, source, &desc, &mut rec.seen).map_err(|e| e.to_string())?;
         }
-        if m.desc.indom.is_null() || vs.numval <= 0 {
+        if let Some((_, want)) = instances.get(&vs.pmid) {
+            vs.values.retain(|(i, _)| want.contains(i));
+            if vs.numval > 0 {
+                vs.numval = vs.values.len() as i32;
+                if vs.numval == 0 {
+                    vs.valfmt = 0;
+                }
+            }
+        }
+        if vs.numval <= 0 {
             continue;
         }
-        let at = match indoms.iter().position(|(d, _)| *d == m.desc.indom) {
-            Some(at) => at,
-            None => {
-                let all = source.instances(m.desc.indom);
-                w.put_indom(stamp, m.desc.indom, &all)?;
-                indoms.push((m.desc.indom, all));
-                indoms.len() - 1
+        if desc.vtype == vtype::EVENT || desc.vtype == vtype::HIGHRES_EVENT {
+            describe_event_params(w, source, &desc, vs, rec).map_err(|e| e.to_string())?;
+        }
+        if desc.indom.is_null() {
+            continue;
+        }
+        // the instance domain is asked for when this fetch shows instances the
+        // latest snapshot lacks, or other instances than the metric's last fetch
+        let got: Vec<i32> = vs.values.iter().map(|(i, _)| *i).collect();
+        let known = rec.snapshot.get(&desc.indom);
+        let changed = match known {
+            None => true,
+            Some(k) => {
+                got.iter().any(|i| !k.contains(i))
+                    || rec.returned.get(&vs.pmid).is_some_and(|r| *r != got)
             }
         };
-        let all = &indoms[at].1;
-        if let Some(want) = instances.get(&vs.pmid) {
-            let keep: Vec<i32> = all
-                .iter()
-                .filter(|(id, n)| want.iter().any(|x| names_instance(x, *id, n)))
-                .map(|(i, _)| *i)
-                .collect();
-            vs.values.retain(|(i, _)| keep.contains(i));
-            vs.numval = vs.values.len() as i32;
-            if vs.numval == 0 {
-                vs.valfmt = 0;
+        rec.returned.insert(vs.pmid, got);
+        if changed && !asked.contains(&desc.indom) {
+            asked.push(desc.indom);
+            let mut all = match source.instances(desc.indom) {
+                Ok(a) => a,
+                Err(_) => continue,
+            };
+            all.sort_by_key(|(i, _)| *i);
+            w.put_indom(stamp, desc.indom, &all)
+                .map_err(|e| e.to_string())?;
+            rec.snapshot
+                .insert(desc.indom, all.iter().map(|(i, _)| *i).collect());
+        }
+    }
+    w.put_result(stamp, &f.vsets).map_err(|e| e.to_string())
+}
+
+/// The descriptors of the parameters in a fetch's event records, each the first
+/// time it appears.
+fn describe_event_params(
+    w: &mut ArchiveWriter,
+    source: &mut dyn Source,
+    desc: &Desc,
+    vs: &OwnedValueSet,
+    rec: &Recorder,
+) -> archive_format::Result<()> {
+    let highres = desc.vtype == vtype::HIGHRES_EVENT;
+    for (_, v) in &vs.values {
+        let OwnedValue::Block { data, .. } = v else {
+            continue;
+        };
+        let Ok(events) = archive_format::codec::event::decode_events(data, 0, highres) else {
+            continue;
+        };
+        for r in &events {
+            for p in &r.params {
+                if w.has_desc(p.pmid) {
+                    continue;
+                }
+                if let Ok(d) = source.desc(p.pmid) {
+                    put_desc(w, source, d, rec)?;
+                }
             }
         }
     }
-    w.put_result(stamp, vsets)
+    Ok(())
 }
 
 /// What a control request may look at and change: the recording in progress.
 struct Ctl<'a> {
-    o: &'a Opts,
-    source: &'a mut dyn MetricSource,
+    source: &'a mut dyn Source,
     w: &'a mut ArchiveWriter,
     tasks: &'a mut Vec<Task>,
     states: &'a mut HashMap<PmId, LogState>,
+    names: &'a mut HashMap<PmId, String>,
     last: Timestamp,
     log: &'a mut dyn Write,
 }
@@ -867,6 +1133,25 @@ fn pdu_stamp(t: Timestamp) -> pdu::Stamp {
 }
 
 impl Ctl<'_> {
+    /// A PMID's name: as configured or requested, else the source's first name.
+    fn name(&mut self, pmid: PmId) -> String {
+        if let Some(n) = self.names.get(&pmid) {
+            return n.clone();
+        }
+        match self
+            .source
+            .names(pmid)
+            .ok()
+            .and_then(|n| n.into_iter().next())
+        {
+            Some(n) => {
+                self.names.insert(pmid, n.clone());
+                n
+            }
+            None => pmid.to_string(),
+        }
+    }
+
     /// Carries out one request; returns the encoded reply.
     fn handle(&mut self, req: &control::Request) -> Vec<u8> {
         use pdu::{control as c, request as r, state as s, Pdu};
@@ -973,10 +1258,7 @@ impl Ctl<'_> {
                         return denied();
                     }
                     for m in metrics {
-                        let name = self
-                            .source
-                            .metric(PmId(m.pmid))
-                            .map_or_else(|| PmId(m.pmid).to_string(), |x| x.name.to_string());
+                        let name = self.name(PmId(m.pmid));
                         let _ = writeln!(self.log, "  metric: {name}");
                         self.apply(PmId(m.pmid), ctl, sw, d);
                     }
@@ -1008,7 +1290,7 @@ impl Ctl<'_> {
                 size: self.w.data_offset() as i64,
                 strings: [
                     Some(self.source.hostname()),
-                    Some(format!("{}:", self.o.source)),
+                    Some(self.source.host_spec()),
                     Some(tz),
                     None,
                     Some(local_tz),
@@ -1020,7 +1302,7 @@ impl Ctl<'_> {
 
     /// One metric's logging request: the state machine, then the timers.
     fn apply(&mut self, pmid: PmId, ctl: state::Control, sw: Switch, delta_ms: u32) {
-        if self.source.metric(pmid).is_none() {
+        if self.source.desc(pmid).is_err() {
             return;
         }
         let st = self.states.entry(pmid).or_insert(LogState {
@@ -1069,7 +1351,7 @@ impl Ctl<'_> {
         let mut vsets = Vec::with_capacity(metrics.len());
         for m in metrics {
             let pmid = PmId(m.pmid);
-            let Some(desc) = self.source.metric(pmid).map(|x| x.desc) else {
+            let Ok(desc) = self.source.desc(pmid) else {
                 vsets.push(pdu::ValueList {
                     pmid: m.pmid,
                     numval: archive_format::error::PM_ERR_PMID,
@@ -1089,6 +1371,7 @@ impl Ctl<'_> {
             } else {
                 self.source
                     .instances(desc.indom)
+                    .unwrap_or_default()
                     .into_iter()
                     .map(|(i, _)| i)
                     .collect()

@@ -1,14 +1,20 @@
-//! Where pmlogger's values come from. Every source answers the same questions as
-//! pmcd does for pmlogger: names to PMIDs, descriptors, instance domains, help text,
-//! and fetches; so the pmcd wire protocol can become a third source behind the same
-//! trait.
+//! Where pmlogger's values come from. Every source answers the questions pmlogger
+//! asks pmcd ([`Source`]): names to PMIDs and back, descriptors, instance domains,
+//! help text, label sets, and fetches of instance subsets.
 //!
-//! - [`local::Local`]: this machine, read from `/proc` and `/sys` with the Linux
-//!   agent's names, PMIDs, types, semantics, units and instance domains (domain 60);
+//! - [`pmcd::Pmcd`]: a pmcd, local or remote, over PCP's wire protocol (any agent,
+//!   any host);
+//! - [`local::Local`]: the built-in source: this machine, read from `/proc` and
+//!   `/sys` with the Linux agent's names, PMIDs, types, semantics, units and
+//!   instance domains (domain 60), for machines without pmcd;
 //! - [`sample::Sample`]: a deterministic source of its own (domain 29, the sample
 //!   agent's PMIDs for the metrics it shares) for tests.
+//!
+//! The two built-in sources describe a fixed table of metrics ([`MetricSource`]);
+//! every such table is a [`Source`].
 
 pub mod local;
+pub mod pmcd;
 pub mod sample;
 
 use archive_format::codec::meta::LabelSet;
@@ -31,6 +37,10 @@ pub enum SourceError {
     UnknownName(String),
     /// The source failed to read its data.
     Io(String),
+    /// The source answered with a PCP error code (pmcd's PDU_ERROR).
+    Pcp(i32),
+    /// The connection to pmcd is gone (it may come back: [`Source::reconnect`]).
+    Lost(String),
 }
 
 impl std::fmt::Display for SourceError {
@@ -38,14 +48,165 @@ impl std::fmt::Display for SourceError {
         match self {
             SourceError::UnknownName(n) => write!(f, "Unknown metric name: {n}"),
             SourceError::Io(e) => f.write_str(e),
+            SourceError::Pcp(code) => f.write_str(&archive_format::error::pm_err_str(*code)),
+            SourceError::Lost(e) => write!(f, "lost connection to pmcd: {e}"),
         }
+    }
+}
+
+impl SourceError {
+    /// The PCP error code this error stands for (pmErrStr gives its text).
+    pub fn code(&self) -> i32 {
+        match self {
+            SourceError::UnknownName(_) => archive_format::error::PM_ERR_NAME,
+            SourceError::Pcp(c) => *c,
+            SourceError::Io(_) | SourceError::Lost(_) => archive_format::error::PM_ERR_IPC,
+        }
+    }
+}
+
+/// One fetch's answer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Fetched {
+    pub stamp: Timestamp,
+    /// One value set per PMID asked for (pmcd's order).
+    pub vsets: Vec<OwnedValueSet>,
+    /// What pmcd reported as changed since the last fetch ([`pdu::pmcd::change`]
+    /// bits: agents, labels, names); 0 for the built-in sources.
+    pub changes: i32,
+}
+
+/// What pmlogger asks of where its values come from, as it asks pmcd.
+pub trait Source {
+    /// What records, for the log: `pmcd at local:`, `the built-in source`.
+    fn describe(&self) -> String;
+    /// The host name the archive's label carries (pmcd.hostname).
+    fn hostname(&mut self) -> String;
+    /// The name pmlogger's prologue gives the pmcd host (`pmcd.pmlogger.host`).
+    fn host_spec(&self) -> String;
+    /// The source's time zone as a POSIX TZ string, and its zoneinfo name (may be
+    /// empty).
+    fn timezone(&mut self) -> (String, String);
+    /// The leaves at or below `name`, `(name, PMID)` in namespace order.
+    fn lookup(&mut self, name: &str) -> Result<Vec<(String, PmId)>, SourceError>;
+    fn desc(&mut self, pmid: PmId) -> Result<Desc, SourceError>;
+    /// Every name of a PMID (pmNameAll).
+    fn names(&mut self, pmid: PmId) -> Result<Vec<String>, SourceError>;
+    /// The current instances of an instance domain, `(id, name)`.
+    fn instances(&mut self, indom: InDom) -> Result<Vec<(i32, String)>, SourceError>;
+    /// Help text: `ttype` is `PM_TEXT_ONELINE`/`HELP` with `PM_TEXT_PMID`/`INDOM`,
+    /// no fallback from one kind to the other. `None`: the source has none.
+    fn text(&mut self, ident: u32, ttype: u32) -> Option<String>;
+    /// The label sets of one kind ([`label`]) of an identifier, as pmcd gives
+    /// them; empty: nothing to record.
+    fn labels(&mut self, ltype: u8, ident: u32) -> Vec<LabelSet>;
+    /// Fetches `pmids`; instance domains in `only` give just the listed instances.
+    fn fetch(&mut self, pmids: &[PmId], only: &[(InDom, Vec<i32>)])
+        -> Result<Fetched, SourceError>;
+    /// pmcd's pid and the seqnum of its agent configuration (the prologue's
+    /// `pmcd.pid` and `pmcd.seqnum`).
+    fn pmcd_ids(&mut self) -> (u64, u32);
+    /// After [`SourceError::Lost`]: tries to reach the source again.
+    fn reconnect(&mut self) -> bool {
+        true
+    }
+}
+
+impl<T: MetricSource> Source for T {
+    fn describe(&self) -> String {
+        format!("the built-in source {}", self.name())
+    }
+    fn hostname(&mut self) -> String {
+        MetricSource::hostname(self)
+    }
+    fn host_spec(&self) -> String {
+        MetricSource::hostname(self)
+    }
+    fn timezone(&mut self) -> (String, String) {
+        MetricSource::timezone(self)
+    }
+    fn lookup(&mut self, name: &str) -> Result<Vec<(String, PmId)>, SourceError> {
+        MetricSource::lookup(self, name).map(|found| {
+            found
+                .iter()
+                .map(|m| (m.name.to_string(), m.desc.pmid))
+                .collect()
+        })
+    }
+    fn desc(&mut self, pmid: PmId) -> Result<Desc, SourceError> {
+        self.metric(pmid)
+            .map(|m| m.desc)
+            .ok_or(SourceError::Pcp(archive_format::error::PM_ERR_PMID))
+    }
+    fn names(&mut self, pmid: PmId) -> Result<Vec<String>, SourceError> {
+        self.metric(pmid)
+            .map(|m| vec![m.name.to_string()])
+            .ok_or(SourceError::Pcp(archive_format::error::PM_ERR_PMID))
+    }
+    fn instances(&mut self, indom: InDom) -> Result<Vec<(i32, String)>, SourceError> {
+        Ok(MetricSource::instances(self, indom))
+    }
+    fn text(&mut self, ident: u32, ttype: u32) -> Option<String> {
+        use archive_format::codec::meta::text_type::{HELP, INDOM, ONELINE, PMID};
+        if ttype & PMID != 0 {
+            let m = self.metric(PmId(ident))?;
+            if m.help.is_empty() {
+                return None;
+            }
+            if ttype & ONELINE != 0 {
+                Some(m.help.to_string())
+            } else {
+                Some(self.long_help(PmId(ident)).to_string())
+            }
+        } else if ttype & INDOM != 0 {
+            let (one, full) = self.indom_help(InDom(ident))?;
+            Some(if ttype & HELP != 0 { full } else { one }.to_string())
+        } else {
+            None
+        }
+    }
+    fn labels(&mut self, ltype: u8, ident: u32) -> Vec<LabelSet> {
+        MetricSource::labels(self, ltype, ident)
+    }
+    fn fetch(
+        &mut self,
+        pmids: &[PmId],
+        only: &[(InDom, Vec<i32>)],
+    ) -> Result<Fetched, SourceError> {
+        let (stamp, mut vsets) = MetricSource::fetch(self, pmids)?;
+        if !only.is_empty() {
+            for vs in &mut vsets {
+                let Some(indom) = self.metric(vs.pmid).map(|m| m.desc.indom) else {
+                    continue;
+                };
+                if let Some((_, keep)) = only.iter().find(|(d, _)| *d == indom) {
+                    vs.values.retain(|(i, _)| keep.contains(i));
+                    if vs.numval > 0 {
+                        vs.numval = vs.values.len() as i32;
+                        if vs.numval == 0 {
+                            vs.valfmt = 0;
+                        }
+                    }
+                }
+            }
+        }
+        Ok(Fetched {
+            stamp,
+            vsets,
+            changes: 0,
+        })
+    }
+    fn pmcd_ids(&mut self) -> (u64, u32) {
+        (u64::from(std::process::id()), 0)
     }
 }
 
 impl std::error::Error for SourceError {}
 
-/// What pmlogger asks of pmcd.
+/// A built-in source: a fixed table of metrics it reads itself.
 pub trait MetricSource {
+    /// How the source is named on the command line (`@builtin`, `@sample`).
+    fn name(&self) -> &'static str;
     /// The host the values describe (the archive label's host name).
     fn hostname(&self) -> String;
     /// The source's time zone as a POSIX TZ string, and its zoneinfo name (may be

@@ -2845,6 +2845,9 @@ fn is_disk(name: &str) -> bool {
 }
 
 impl MetricSource for Local {
+    fn name(&self) -> &'static str {
+        "@builtin"
+    }
     fn indom_help(&self, indom: InDom) -> Option<(&'static str, &'static str)> {
         let one = match indom {
             CPU_INDOM => "the processors of this machine, cpu0 upward",

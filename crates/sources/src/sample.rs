@@ -243,6 +243,9 @@ impl Sample {
 }
 
 impl MetricSource for Sample {
+    fn name(&self) -> &'static str {
+        "@sample"
+    }
     fn hostname(&self) -> String {
         self.host.clone()
     }

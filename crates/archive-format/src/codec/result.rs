@@ -235,6 +235,30 @@ pub fn decode_result_for<'a>(
             "illegal number of metrics in record",
         ));
     }
+    // block word indices count from 8 bytes before the record's length word
+    let vsets = decode_value_sets(payload, c.pos(), numpmid, 12, base, keep)?;
+    Ok(ResultRecord { stamp, vsets })
+}
+
+/// Decodes `numpmid` value sets starting at `vlist_at` in `buf`, with their value
+/// blocks; a pointer value's word index `w` is the block at byte `w * 4 - shift` of
+/// `buf` (12 for a record payload, 0 for a whole PDU). `base` is the file or stream
+/// offset of `buf[0]`, for errors. Shared by data records and pmcd's RESULT PDUs,
+/// whose value lists have the same layout.
+pub fn decode_value_sets<'a>(
+    buf: &'a [u8],
+    vlist_at: usize,
+    numpmid: i32,
+    shift: i64,
+    base: u64,
+    keep: impl Fn(PmId) -> bool,
+) -> Result<Vec<ValueSet<'a>>, DecodeError> {
+    let payload = buf;
+    let mut c = Cursor::new(payload, base);
+    c.skip(vlist_at)?;
+    if numpmid < 0 || numpmid as usize > c.remaining() / 8 {
+        return Err(logrec(c.offset(), "illegal number of metrics"));
+    }
     let mut vsets = Vec::with_capacity(numpmid as usize);
     // (vset index, value index, word index) of pointer values, checked after the vlist.
     let mut ptrs: Vec<(usize, usize, u32)> = Vec::new();
@@ -277,7 +301,7 @@ pub fn decode_result_for<'a>(
     let vlist_end = c.pos();
     for (i, j, w) in ptrs {
         // byte offset within the record = w*4 - 8; within the payload 4 less
-        let at = (w as i64) * 4 - 12;
+        let at = (w as i64) * 4 - shift;
         if at < vlist_end as i64 || at as usize + 4 > payload.len() {
             return Err(logrec(
                 base + vlist_end as u64,
@@ -301,7 +325,7 @@ pub fn decode_result_for<'a>(
             data: &payload[at + 4..at + vlen],
         };
     }
-    Ok(ResultRecord { stamp, vsets })
+    Ok(vsets)
 }
 
 /// The bytes of an owned value block: up to 8 (a 64-bit integer or a double, the
