@@ -175,7 +175,12 @@ fn patterns(host: &str, own: &[IpAddr]) -> Result<Vec<(bool, IpAddr, u8, u8)>, S
         let head = &host[..p];
         if head.contains(':') {
             // IPv6 a:b:*: the given groups count
-            let groups: Vec<&str> = head.trim_end_matches(':').split(':').collect();
+            let head = head.trim_end_matches(':');
+            let groups: Vec<&str> = if head.is_empty() {
+                Vec::new()
+            } else {
+                head.split(':').collect()
+            };
             let mut v = [0u16; 8];
             for (i, g) in groups.iter().enumerate() {
                 if i >= 7 {
@@ -184,11 +189,7 @@ fn patterns(host: &str, own: &[IpAddr]) -> Result<Vec<(bool, IpAddr, u8, u8)>, S
                 v[i] = u16::from_str_radix(g, 16)
                     .map_err(|_| format!("Bad IPv6 address wildcard, {host}"))?;
             }
-            let n = if head.trim_end_matches(':').is_empty() {
-                0
-            } else {
-                groups.len()
-            };
+            let n = groups.len();
             return Ok(ip(vec![(
                 IpAddr::V6(Ipv6Addr::from(v)),
                 (n * 16) as u8,
@@ -241,8 +242,10 @@ impl Access {
             own,
         };
         for stmt in text.split(';').map(str::trim).filter(|s| !s.is_empty()) {
+            // host patterns may hold colons (`local:*`, `:*`, IPv6); operations
+            // never do, so the last colon ends the host list
             let (head, ops) = stmt
-                .split_once(':')
+                .rsplit_once(':')
                 .ok_or_else(|| format!("missing ':' in \"{stmt}\""))?;
             let head = head.trim();
             let (allow, hosts) = if let Some(h) = head.strip_prefix("disallow") {
@@ -377,6 +380,18 @@ mod tests {
             rules("disallow 10.1.2.3 : all except enquire;").allowed(ip("10.1.2.3")),
             ENQUIRE
         );
+    }
+
+    /// pmlogconf's section: patterns with colons in them.
+    #[test]
+    fn pmlogconf_patterns() {
+        let a = rules("disallow .* : all; disallow :* : all; allow local:* : enquire;");
+        assert_eq!(a.allowed(ip("10.1.2.3")), 0);
+        assert_eq!(a.allowed(ip("fe80::1")), 0);
+        // unix-socket clients: only `local:*` speaks of them, and only of enquire
+        assert_eq!(a.allowed_unix(), ALL);
+        let b = rules("allow fe80::1 : mandatory; disallow * : all;");
+        assert_eq!(b.allowed(ip("fe80::1")), MANDATORY);
     }
 
     #[test]

@@ -408,6 +408,15 @@ pub fn run(args: &[String], err: &mut dyn Write) -> i32 {
         None => return 1,
     };
 
+    let access = match access::Access::parse(&cfg.access) {
+        Ok(a) => a,
+        Err(e) => {
+            let file = o.config.as_deref().unwrap_or("default config");
+            let _ = writeln!(log, "{PROG}: Error [{file}, [access]]\n{e}");
+            return 1;
+        }
+    };
+
     // only one primary logger (before anything is created)
     if o.primary {
         if let Some(e) = control::primary_running() {
@@ -460,14 +469,6 @@ pub fn run(args: &[String], err: &mut dyn Write) -> i32 {
         let _ = signal_hook::flag::register(sig, Arc::clone(&newvol));
     }
 
-    let access = match access::Access::parse(&cfg.access) {
-        Ok(a) => a,
-        Err(e) => {
-            let file = o.config.as_deref().unwrap_or("default config");
-            let _ = writeln!(log, "{PROG}: Error [{file}, [access]]\n{e}");
-            return 1;
-        }
-    };
     let mut ctl = control::start(&host, &archive_path, o.note.as_deref(), access);
     if o.primary {
         let made = ctl
