@@ -6,22 +6,24 @@ use std::path::PathBuf;
 
 /// The directory `var` names.
 pub fn dir(var: &str, default: &str) -> PathBuf {
+    PathBuf::from(setting(var).unwrap_or_else(|| default.to_string()))
+}
+
+/// A setting of PCP's: the environment, else `$PCP_CONF` (default
+/// `/etc/pcp.conf`); `None` where neither has it.
+pub fn setting(var: &str) -> Option<String> {
     if let Ok(d) = std::env::var(var) {
-        return PathBuf::from(d);
+        return Some(d);
     }
     let conf = std::env::var("PCP_CONF").unwrap_or_else(|_| "/etc/pcp.conf".into());
     let key = format!("{var}=");
-    std::fs::read_to_string(conf)
-        .ok()
-        .and_then(|t| {
-            t.lines().find_map(|l| {
-                l.trim()
-                    .strip_prefix(key.as_str())
-                    .map(|v| v.trim().to_string())
-            })
+    std::fs::read_to_string(conf).ok().and_then(|t| {
+        t.lines().find_map(|l| {
+            l.trim()
+                .strip_prefix(key.as_str())
+                .map(|v| v.trim().trim_matches('"').to_string())
         })
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(default))
+    })
 }
 
 /// `$PCP_TMP_DIR`, where pmloggers leave their map files (under `pmlogger/`).

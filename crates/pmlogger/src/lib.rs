@@ -83,7 +83,8 @@ Options:
   -s endsize      terminate after this many samples
   -T endtime      terminate at this time (an interval such as 10sec, or +interval)
   -t interval     default logging interval (default 10 sec)
-  -V version      archive version: 3 (default) or 2
+  -V version      archive version: 2 or 3 (default: PCP_ARCHIVE_VERSION from
+                  pcp.conf, else 3)
   -v volsize      switch volumes after this many samples
   -x fd, -y       accepted for compatibility
 ";
@@ -114,7 +115,12 @@ fn parse_args(args: &[String]) -> Result<Opts, String> {
         samples: None,
         finish: None,
         interval: Duration::from_secs(10),
-        version: 3,
+        // PCP_ARCHIVE_VERSION from the environment or pcp.conf, as PCP's pmlogger;
+        // v3 where none is set
+        version: match cli_common::pcpconf::setting("PCP_ARCHIVE_VERSION").as_deref() {
+            Some("2") => 2,
+            _ => 3,
+        },
         volsize: None,
         report: false,
         note: None,

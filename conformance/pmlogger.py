@@ -1,0 +1,351 @@
+#!/usr/bin/env python3
+"""Conformance suite for pmlogger: PCP 6.0.3's pmlogger and ours record the same
+configuration from the same pmcd at the same time, and the reference pmdumplog reads
+both archives. Per case it compares:
+
+- exit status, and the configuration warnings each logger writes to its log;
+- the label (host, time zone, version; not the times or the pid);
+- descriptors, help texts, label sets and instance-domain snapshots as sets: libpcp
+  prints them in the order of a hash table that depends on the order of arrival, and
+  snapshots taken by two loggers a few milliseconds apart may straddle a change;
+- the data records with times and values masked (and, for event records, their
+  contents: the sample agent's events depend on its fetch count across all clients),
+  as a sorted list: two tasks that fire in the same millisecond may be written in
+  either order.
+
+Cases: the sample agent (every type, aggregates, strings, instance subsets by name and
+number, once, advisory and mandatory, on/off/maybe, non-leaf names, dynamic instance
+domains and metrics, labels, help, event records apart), the linux and proc agents, a
+pmlogconf configuration, v2 and v3, and pmlc scripts run against both loggers
+(identical transcripts, and the change visible in both archives).
+
+Writes conformance-out/scoreboard-pmlogger.txt (N of M identical) and one diff file
+per differing case. Exit status: 0 when the score is at least the floor in
+conformance/floor-pmlogger, 1 below it, 77 when the reference or its pmcd (with the
+sample agent) is missing (unless REQUIRE_REFERENCE is set, then 1).
+
+Usage: conformance/pmlogger.py [--ours PATH] [--out DIR] [--filter SUBSTR]
+"""
+import argparse, difflib, os, re, shutil, subprocess, sys, tempfile, time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+REF = "/usr/lib/pcp/bin/pmlogger"
+
+TYPES = """sample.long.one sample.long.million sample.ulong.ten sample.longlong.hundred
+sample.ulonglong.million sample.float.ten sample.double.million sample.string.hullo
+sample.string.write_me sample.aggregate.hullo sample.aggregate.null sample.colour
+sample.bin sample.seconds sample.milliseconds sample.const_rate.value"""
+
+CASES = [
+    ("types", "log mandatory on 200 msec {\n%s\n}\n" % TYPES, [], 5),
+    ("types-v3", "log mandatory on 200 msec {\n%s\n}\n" % TYPES, ["-V", "3"], 5),
+    ("instances",
+     'log mandatory on 200 msec { sample.bin ["bin-100", "bin-300"] sample.colour [red 2] }\n'
+     'log mandatory on 200 msec { sample.long.bin_ctr [bin-900] sample.part_bin }\n', [], 5),
+    ("once-and-periodic",
+     "log mandatory on once { hinv.ncpu sample.long.one }\n"
+     "log mandatory on 200 msec { sample.colour }\n"
+     "log mandatory on 400 msec { sample.seconds }\n", [], 6),
+    ("advisory-mandatory",
+     "log advisory on 200 msec { sample.long.one sample.long.ten }\n"
+     "log mandatory off { sample.long.ten }\n"
+     "log mandatory on 200 msec { sample.ulong.one }\n"
+     "log mandatory maybe { sample.ulong.one }\n"
+     "log advisory off { sample.ulong.one }\n"
+     "log advisory on 200 msec { sample.float.one }\n", [], 5),
+    ("non-leaf", "log mandatory on 200 msec { sample.long sample.ulong }\n", [], 4),
+    ("dynamic", "log mandatory on 200 msec { sample.dynamic sample.secret }\n", [], 4),
+    ("labels", "log mandatory on 200 msec { sample.long.one sample.bin sample.colour "
+     "sample.mirage hinv.ncpu kernel.all.load }\n", ["-V", "3"], 4),
+    ("events", "log mandatory on 200 msec { sample.event.records sample.event.highres_records }\n",
+     [], 4),
+    ("unknown-names",
+     "log mandatory on 200 msec { sample.long.one no.such.metric sample.nonsense }\n"
+     "log mandatory on 200 msec { sample.colour [purple red] sample.bin [bin-1000] }\n", [], 3),
+    ("linux", "log mandatory on 250 msec { kernel.all.load kernel.all.cpu kernel.percpu.cpu "
+     "mem.util disk.all network.interface.in.bytes hinv }\n", [], 4),
+    ("linux-v3", "log mandatory on 250 msec { kernel.all mem.util.used swap filesys }\n",
+     ["-V", "3"], 4),
+    ("proc", "log mandatory on 250 msec { proc.nprocs proc.runq hinv.ncpu }\n", [], 4),
+    ("default-interval", "log mandatory on default { sample.long.one }\n", ["-t", "0.2"], 3),
+]
+
+# pmlc scripts: each runs against a logger of each kind started with CONTROL_CONFIG
+CONTROL_CONFIG = 'log mandatory on 200 msec { sample.long.one sample.colour [red green] }\n' \
+                 'log advisory on 400 msec { sample.bin ["bin-100" "bin-200"] }\n'
+PMLC_SCRIPTS = [
+    ("pmlc-query", "query { sample.long.one sample.colour sample.bin }\nquery sample.ulong\n"),
+    ("pmlc-instances",
+     "log mandatory off sample.colour [red]\nquery sample.colour\n"
+     "log mandatory on 200 msec sample.colour [blue]\nquery sample.colour\n"
+     "log advisory on 400 msec sample.bin [bin-300]\nquery sample.bin\n"),
+    ("pmlc-all-off",
+     "log mandatory off { sample.long.one sample.colour sample.bin }\nquery sample\n"
+     "log mandatory on once sample.long.ten\nquery sample.long\n"),
+    ("pmlc-status", "status\n"),
+    ("pmlc-volume", "new volume\nquery sample.long.one\n"),
+]
+
+TIME = re.compile(r"\d\d:\d\d:\d\d\.\d+")
+
+
+def run(cmd, env=None, timeout=120, cwd=None):
+    return subprocess.run(cmd, capture_output=True, text=True, errors="replace",
+                          env=env, timeout=timeout, cwd=cwd)
+
+
+def dump(flag, archive):
+    env = dict(os.environ, TZ="UTC")
+    r = run(["pmdumplog", flag, archive], env=env)
+    return r.stdout + r.stderr
+
+
+def blocks(text, head):
+    """Splits pmdumplog output into blocks that start with lines matching head."""
+    out, cur = [], []
+    for line in text.splitlines():
+        if head.match(line) and cur:
+            out.append("\n".join(cur))
+            cur = []
+        cur.append(line)
+    if cur:
+        out.append("\n".join(cur))
+    return out
+
+
+def as_set(parts):
+    return "\n".join(sorted(set(parts))) + "\n"
+
+
+def label_part(archive):
+    lines = [l for l in dump("-l", archive).splitlines()
+             if not l.strip().startswith(("commencing", "ending", "PID for pmlogger"))]
+    return "\n".join(lines) + "\n"
+
+
+def desc_part(archive):
+    text = dump("-d", archive)
+    return as_set(b for b in blocks(text, re.compile(r"^PMID:")) if b.startswith("PMID"))
+
+
+def help_part(archive):
+    text = dump("-h", archive)
+    return as_set(b for b in blocks(text, re.compile(r"^(PMID|InDom):")) if ":" in b[:6])
+
+
+def labels_part(archive):
+    text = TIME.sub("T", dump("-e", archive))
+    # one entry per label set: its head line and its labels
+    sets = blocks(text, re.compile(r"^    \S"))
+    return as_set(s.strip("\n") for s in sets if not s.startswith(("Metric Labels", "T")))
+
+
+def indom_part(archive, pid):
+    text = TIME.sub("T", dump("-i", archive))
+    text = text.replace(pid, "PID")
+    return as_set(b for b in blocks(text, re.compile(r"^(InDom:|T )")) if b.startswith("T "))
+
+
+def records_part(archive, pid):
+    text = dump("-a", archive)
+    start = text.find("\n[")
+    recs = blocks(text[start + 1:], re.compile(r"^\["))
+    out = []
+    for r in recs:
+        r = TIME.sub("T", r).replace(pid, "PID")
+        lines = []
+        events = "event record" in r
+        for l in r.splitlines():
+            if "--- event record" in l or re.match(r"^\s+29\.0\.1[23]\d \(sample\.event\.", l):
+                continue
+            l = re.sub(r"\d+ \(and \d+ missed\) event records?|\d+ event records?", "E events", l)
+            l = re.sub(r"value .*", "value V", l)
+            l = re.sub(r"^\[\d+ bytes\]", "[B bytes]", l) if events else l
+            lines.append(l.rstrip())
+        out.append("\n".join(lines).strip("\n"))
+    return "\n\n".join(sorted(out)) + "\n"
+
+
+def warnings(log):
+    try:
+        text = open(log, errors="replace").read()
+    except OSError:
+        return ""
+    keep = [l for l in text.splitlines()
+            if re.match(r"^(Warning|Problem|Reason|Instance|Specification|\[line)", l)]
+    return "\n".join(keep) + "\n"
+
+
+def compare_archives(ref, ours, ref_pid, our_pid):
+    parts = []
+    for name, f in [("label", label_part), ("descs", desc_part), ("help", help_part),
+                    ("labels", labels_part)]:
+        parts.append((name, f(ref), f(ours)))
+    parts.append(("indoms", indom_part(ref, ref_pid), indom_part(ours, our_pid)))
+    parts.append(("records", records_part(ref, ref_pid), records_part(ours, our_pid)))
+    return parts
+
+
+def start(prog, cfg, args, base, log, samples):
+    cmd = [prog, "-c", cfg, "-l", log] + args + (["-s", str(samples)] if samples else []) + [base]
+    return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def record_case(ours, tmp, name, config, args, samples):
+    cfg = os.path.join(tmp, "config")
+    with open(cfg, "w") as f:
+        f.write(config)
+    procs = {}
+    for who, prog in (("refr", REF), ("ours", ours)):
+        procs[who] = start(prog, cfg, args, os.path.join(tmp, who), os.path.join(tmp, who + ".log"),
+                           samples)
+    status = {}
+    for who, p in procs.items():
+        try:
+            p.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+        status[who] = p.returncode
+    parts = [("status", "%d\n" % status["refr"], "%d\n" % status["ours"]),
+             ("warnings", warnings(os.path.join(tmp, "refr.log")),
+              warnings(os.path.join(tmp, "ours.log")))]
+    if status["refr"] == 0 and status["ours"] == 0:
+        parts += compare_archives(os.path.join(tmp, "refr"), os.path.join(tmp, "ours"),
+                                  str(procs["refr"].pid), str(procs["ours"].pid))
+    return parts
+
+
+def wait_for_map(pid, timeout=10):
+    path = "/var/tmp/pcp/pmlogger/%d" % pid
+    for d in ("/var/tmp/pcp/pmlogger", "/tmp/pcp/pmlogger", "/var/lib/pcp/tmp/pmlogger"):
+        if os.path.isdir(d):
+            path = os.path.join(d, str(pid))
+            break
+    end = time.time() + timeout
+    while time.time() < end:
+        if os.path.exists(path):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def pmlc_case(ours, tmp, name, script):
+    cfg = os.path.join(tmp, "config")
+    with open(cfg, "w") as f:
+        f.write(CONTROL_CONFIG)
+    parts = []
+    results = {}
+    for who, prog in (("refr", REF), ("ours", ours)):
+        base = os.path.join(tmp, who)
+        p = start(prog, cfg, ["-T", "4sec"], base, os.path.join(tmp, who + ".log"), 0)
+        ok = wait_for_map(p.pid)
+        time.sleep(0.3)
+        r = subprocess.run(["pmlc", str(p.pid)], input=script, capture_output=True,
+                           text=True, timeout=30) if ok else None
+        try:
+            p.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+        out = (r.stdout + r.stderr) if r else "no map file\n"
+        out = out.replace(str(p.pid), "PID").replace(base, "BASE")
+        out = TIME.sub("T", out)
+        out = re.sub(r"\w{3} \w{3} [ \d]\d \d\d:\d\d:\d\d \d{4}", "DATE", out)
+        out = re.sub(r"(size|log volume|bytes)\s*[:=]?\s*\d+", r"\1 N", out)
+        results[who] = (out, base, p.pid, p.returncode)
+    parts.append(("transcript", results["refr"][0], results["ours"][0]))
+    parts.append(("status", "%d\n" % results["refr"][3], "%d\n" % results["ours"][3]))
+    ref, ours_ = results["refr"], results["ours"]
+    if ref[3] == 0 and ours_[3] == 0:
+        for n, a, b in compare_archives(ref[1], ours_[1], str(ref[2]), str(ours_[2])):
+            if n in ("descs", "label"):
+                parts.append((n, a, b))
+        # which metrics and instances each archive ended up logging
+        def logged(base):
+            text = TIME.sub("T", dump("-a", base))
+            names = set(re.findall(r"\((sample\.[\w.]+)\)", text))
+            insts = set(re.findall(r"\((sample\.[\w.]+)\):\s*\n((?:\s+inst .*\n)+)", text + "\n"))
+            return "\n".join(sorted(names)) + "\n" + "\n".join(
+                sorted(n + ": " + " ".join(re.findall(r"inst \[\d+", i)) for n, i in insts)) + "\n"
+        parts.append(("logged", logged(ref[1]), logged(ours_[1])))
+    return parts
+
+
+def have_reference():
+    if not os.path.exists(REF) or shutil.which("pmdumplog") is None:
+        return "PCP's pmlogger is not installed (scripts/install-reference.sh)"
+    r = subprocess.run(["pminfo", "sample.long.one"], capture_output=True)
+    if r.returncode != 0:
+        return "pmcd with the sample agent is not running (scripts/start-pmcd.sh --sample)"
+    return None
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--ours", default=os.path.join(ROOT, "target/release/pmlogger"))
+    ap.add_argument("--out", default=os.path.join(ROOT, "conformance-out"))
+    ap.add_argument("--filter", default="")
+    a = ap.parse_args()
+    why = have_reference()
+    if why:
+        print("pmlogger conformance skipped: " + why)
+        sys.exit(1 if os.environ.get("REQUIRE_REFERENCE") else 77)
+    os.makedirs(a.out, exist_ok=True)
+    diffdir = os.path.join(a.out, "pmlogger-diffs")
+    shutil.rmtree(diffdir, ignore_errors=True)
+    os.makedirs(diffdir)
+
+    cases = [(n, "record", (c, args, s)) for n, c, args, s in CASES]
+    cfg = subprocess.run(["pmlogconf", "-q", "/dev/stdout"], capture_output=True, text=True)
+    if cfg.returncode == 0 and "log" in cfg.stdout:
+        cases.append(("pmlogconf", "record", (cfg.stdout, ["-t", "0.5"], 3)))
+    cases += [(n, "pmlc", (s,)) for n, s in PMLC_SCRIPTS]
+    cases = [c for c in cases if a.filter in c[0]]
+
+    same, differ = 0, []
+    for name, kind, params in cases:
+        tmp = tempfile.mkdtemp(prefix="pmlogger-conf-")
+        try:
+            if kind == "record":
+                parts = record_case(a.ours, tmp, name, *params)
+            else:
+                parts = pmlc_case(a.ours, tmp, name, *params)
+        except Exception as e:  # a case that cannot run is a differing case
+            parts = [("harness", "", "%s\n" % e)]
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+        bad = [(n, x, y) for n, x, y in parts if x != y]
+        if bad:
+            differ.append(name)
+            with open(os.path.join(diffdir, name + ".diff"), "w") as f:
+                for n, x, y in bad:
+                    f.write("=== %s\n" % n)
+                    f.writelines(difflib.unified_diff(x.splitlines(True), y.splitlines(True),
+                                                      "reference", "ours"))
+        else:
+            same += 1
+        print("%-20s %s" % (name, "identical" if not bad else
+                           "differs: " + ", ".join(n for n, _, _ in bad)), flush=True)
+
+    total = len(cases)
+    board = os.path.join(a.out, "scoreboard-pmlogger.txt")
+    with open(board, "w") as f:
+        f.write("pmlogger: %d of %d cases identical (%.1f%%)\n"
+                % (same, total, 100.0 * same / max(total, 1)))
+        for n in differ:
+            f.write("differs: %s\n" % n)
+    print(open(board).read(), end="")
+    floor = 0
+    try:
+        floor = int(open(os.path.join(HERE, "floor-pmlogger")).read().split()[0])
+    except (OSError, ValueError, IndexError):
+        pass
+    if a.filter == "" and same < floor:
+        print("below the floor (%d)" % floor)
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
