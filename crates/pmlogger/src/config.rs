@@ -11,10 +11,13 @@
 //! allow localhost : all;
 //! ```
 //!
-//! Intervals take `msec`/`millisecond(s)`, `sec`/`second(s)`, `min`/`minute(s)`,
-//! `hour(s)` (a bare number is milliseconds); `every` may precede them; `once` means a
-//! single fetch and `default` the `-t` interval. Groups nest (`{ { a } b }`); each
-//! metric may have an instance list in brackets.
+//! Intervals are whole numbers with a unit: `msec`/`millisecond(s)`,
+//! `sec`/`second(s)`, `min`/`minute(s)`, `hour(s)` (`0` of any unit is once);
+//! `every` may precede them; `once` means a single fetch and `default` the `-t`
+//! interval. `log` and the control word (advisory by default) may be left out.
+//! A group is one level of braces; each metric may have an instance list in
+//! brackets (names, numbers or quoted strings). What the reference refuses, we
+//! refuse, on the same line.
 
 use crate::state::{Control, Switch};
 
@@ -70,15 +73,19 @@ enum Tok {
     Comma,
 }
 
-fn tokenize(text: &str) -> (Vec<(Tok, usize)>, Vec<String>) {
+/// Tokens with their lines, the `[access]` section's lines, and the line it
+/// starts on.
+fn tokenize(text: &str) -> (Vec<(Tok, usize)>, Vec<String>, Option<usize>) {
     let mut toks = Vec::new();
     let mut access = Vec::new();
     let mut in_access = false;
+    let mut access_line = None;
     for (ln, raw) in text.lines().enumerate() {
         let line = ln + 1;
         let body = raw.split('#').next().unwrap_or("");
-        if body.trim() == "[access]" {
+        if body.trim() == "[access]" && !in_access {
             in_access = true;
+            access_line = Some(line);
             continue;
         }
         if in_access {
@@ -133,7 +140,7 @@ fn tokenize(text: &str) -> (Vec<(Tok, usize)>, Vec<String>) {
             }
         }
     }
-    (toks, access)
+    (toks, access, access_line)
 }
 
 fn unit_ms(u: &str) -> Option<u64> {
@@ -146,9 +153,12 @@ fn unit_ms(u: &str) -> Option<u64> {
     })
 }
 
-/// Parses a whole configuration.
+/// Parses a whole configuration, with the reference's grammar: `[log]
+/// [mandatory|advisory] on [every] N unit|once|default`, `... off`, `mandatory
+/// maybe`, then one metric or a group `{ m [insts] [,] m ... }` (no nesting);
+/// instances are names, numbers or quoted strings.
 pub fn parse(text: &str) -> Result<Config, ConfigError> {
-    let (toks, access) = tokenize(text);
+    let (toks, access, access_line) = tokenize(text);
     let mut k = 0;
     let mut out = Config {
         statements: Vec::new(),
@@ -166,28 +176,30 @@ pub fn parse(text: &str) -> Result<Config, ConfigError> {
         Some((Tok::Word(w), _)) => Some(w.as_str()),
         _ => None,
     };
+    let syntax = |k: usize| err(at(k), "syntax error");
     while k < toks.len() {
         let line = toks[k].1;
-        if word(k) != Some("log") {
-            return Err(err(at(k), "syntax error"));
+        if word(k) == Some("log") {
+            k += 1;
         }
-        k += 1;
         let control = match word(k) {
-            Some("mandatory") => Control::Mandatory,
-            Some("advisory") => Control::Advisory,
-            _ => return Err(err(at(k), "syntax error")),
+            Some("mandatory") => {
+                k += 1;
+                Control::Mandatory
+            }
+            Some("advisory") => {
+                k += 1;
+                Control::Advisory
+            }
+            _ => Control::Advisory,
         };
-        k += 1;
         let switch = match word(k) {
             Some("on") => Switch::On,
             Some("off") => Switch::Off,
-            Some("maybe") => Switch::Maybe,
-            _ => return Err(err(at(k), "syntax error")),
+            Some("maybe") if control == Control::Mandatory => Switch::Maybe,
+            _ => return Err(syntax(k)),
         };
         k += 1;
-        if control == Control::Advisory && switch == Switch::Maybe {
-            return Err(err(at(k - 1), "advisory maybe is not allowed"));
-        }
         let mut every = Every::Default;
         if switch == Switch::On {
             if word(k) == Some("every") {
@@ -201,38 +213,43 @@ pub fn parse(text: &str) -> Result<Config, ConfigError> {
                 Some("default") => {
                     k += 1;
                 }
-                Some(w) if w.parse::<f64>().is_ok() => {
-                    let n: f64 = w.parse().unwrap_or(0.0);
+                Some(w) if w.starts_with(|c: char| c.is_ascii_digit()) => {
+                    if let Some(c) = w.chars().find(|c| !c.is_ascii_digit()) {
+                        return Err(err(at(k), &format!("Unexpected character '{c}'")));
+                    }
+                    let n: u64 = w.parse().unwrap_or(u64::MAX);
                     k += 1;
-                    let mult = match word(k).and_then(unit_ms) {
-                        Some(m) => {
-                            k += 1;
-                            m
-                        }
-                        None => 1,
+                    let Some(mult) = word(k).and_then(unit_ms) else {
+                        return Err(syntax(k));
                     };
-                    every = Every::Millis((n * mult as f64).round() as u64);
+                    k += 1;
+                    let ms = n.saturating_mul(mult);
+                    if ms > MAX_DELTA_MS {
+                        return Err(err(
+                            at(k - 1),
+                            &format!(
+                                "Logging delta ({ms} msec) cannot be bigger than {MAX_DELTA_MS} msec"
+                            ),
+                        ));
+                    }
+                    every = if ms == 0 {
+                        Every::Once
+                    } else {
+                        Every::Millis(ms)
+                    };
                 }
-                _ => return Err(err(at(k), "expected an interval, once or default")),
+                _ => return Err(syntax(k)),
             }
         }
-        // a metric, or a (nested) group of them
+        // one metric, or a group of them
         let mut metrics = Vec::new();
-        let mut depth = 0usize;
+        let grouped = matches!(toks.get(k), Some((Tok::Open, _)));
+        if grouped {
+            k += 1;
+        }
         loop {
             match toks.get(k) {
-                Some((Tok::Open, _)) => {
-                    depth += 1;
-                    k += 1;
-                }
-                Some((Tok::Close, l)) => {
-                    if depth == 0 {
-                        return Err(err(*l, "syntax error"));
-                    }
-                    depth -= 1;
-                    k += 1;
-                }
-                Some((Tok::Word(w), _)) if depth != 0 || metrics.is_empty() => {
+                Some((Tok::Word(w), _)) if is_name(w) && (grouped || metrics.is_empty()) => {
                     let mut m = MetricSpec {
                         name: w.clone(),
                         instances: Vec::new(),
@@ -242,35 +259,44 @@ pub fn parse(text: &str) -> Result<Config, ConfigError> {
                         k += 1;
                         loop {
                             match toks.get(k) {
-                                Some((Tok::RBracket, _)) => {
+                                Some((Tok::RBracket, _)) if !m.instances.is_empty() => {
                                     k += 1;
                                     break;
                                 }
-                                Some((Tok::Comma, _)) => k += 1,
-                                Some((Tok::Word(x) | Tok::Str(x), _)) => {
+                                Some((Tok::Comma, _)) if !m.instances.is_empty() => k += 1,
+                                Some((Tok::Word(x), _))
+                                    if is_name(x) || x.chars().all(|c| c.is_ascii_digit()) =>
+                                {
                                     m.instances.push(x.clone());
                                     k += 1;
                                 }
-                                _ => return Err(err(at(k), "unterminated instance list")),
+                                Some((Tok::Str(x), _)) => {
+                                    m.instances.push(x.clone());
+                                    k += 1;
+                                }
+                                _ => return Err(syntax(k)),
                             }
                         }
                     }
                     metrics.push(m);
-                }
-                None if depth > 0 => return Err(err(eof, "unexpected end of file in a group")),
-                _ => {
-                    if depth == 0 {
+                    if !grouped {
                         break;
                     }
-                    return Err(err(toks[k].1, "syntax error"));
                 }
-            }
-            if depth == 0 && !metrics.is_empty() && !matches!(toks.get(k), Some((Tok::Open, _))) {
-                break;
+                Some((Tok::Comma, _)) if grouped && !metrics.is_empty() => k += 1,
+                Some((Tok::Close, _)) if grouped && !metrics.is_empty() => {
+                    k += 1;
+                    break;
+                }
+                _ => return Err(syntax(k)),
             }
         }
-        if metrics.is_empty() {
-            return Err(err(at(k), "no metrics"));
+        // a metric without braces takes `[access]` for its instance list, as the
+        // reference's grammar does, and fails on it
+        if !grouped && k == toks.len() && metrics[0].instances.is_empty() {
+            if let Some(l) = access_line {
+                return Err(err(l, "syntax error"));
+            }
         }
         out.statements.push(Statement {
             control,
@@ -283,6 +309,16 @@ pub fn parse(text: &str) -> Result<Config, ConfigError> {
     Ok(out)
 }
 
+/// The largest logging interval (PMLC_MAX_DELTA).
+pub const MAX_DELTA_MS: u64 = 0x0fff_ffff;
+
+/// A metric or instance name as the reference's lexer takes it.
+fn is_name(w: &str) -> bool {
+    w.starts_with(|c: char| c.is_ascii_alphabetic())
+        && w.chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -290,27 +326,57 @@ mod tests {
     #[test]
     fn statements_groups_intervals_and_instances() {
         let c = parse(
-            "# comment\nlog mandatory on 10 sec {\n  kernel.all.load\n  disk.dev.read [ \"sda\", sdb ]\n  { mem.util }\n}\nlog mandatory on once hinv.ncpu\nlog advisory on default { swap }\nlog mandatory off proc\nlog mandatory on every 500 msec { kernel.all.intr }\n[access]\nallow localhost : all;\n",
+            "# comment\nlog mandatory on 10 sec {\n  kernel.all.load,\n  disk.dev.read [ \"sda\", sdb 3 ]\n  mem.util\n}\nlog mandatory on once hinv.ncpu\nadvisory on default { swap }\nmandatory off proc\non every 500 msec { kernel.all.intr }\nlog mandatory on 0 sec { x }\n[access]\nallow localhost : all;\n",
         )
         .expect("parses");
-        assert_eq!(c.statements.len(), 5);
+        assert_eq!(c.statements.len(), 6);
         let s = &c.statements[0];
         assert_eq!(s.every, Every::Millis(10_000));
         assert_eq!(s.metrics.len(), 3);
-        assert_eq!(s.metrics[1].instances, ["sda", "sdb"]);
+        assert_eq!(s.metrics[1].instances, ["sda", "sdb", "3"]);
         assert_eq!(c.statements[1].every, Every::Once);
         assert_eq!(c.statements[2].every, Every::Default);
         assert_eq!(c.statements[3].switch, Switch::Off);
+        assert_eq!(c.statements[4].control, Control::Advisory);
         assert_eq!(c.statements[4].every, Every::Millis(500));
+        assert_eq!(c.statements[5].every, Every::Once);
         assert_eq!(c.access, ["allow localhost : all;"]);
     }
 
+    /// What PCP 6.0.3's pmlogger refuses, on the line it names (checked against
+    /// the reference).
     #[test]
-    fn errors_name_the_line() {
-        let e = parse("log mandatory on 1 sec {\n foo\n").unwrap_err();
-        assert!(e.message.contains("end of file"), "{e:?}");
-        let e = parse("log sometimes on 1 sec foo\n").unwrap_err();
-        assert_eq!(e.line, 1);
-        assert!(parse("log advisory maybe foo\n").is_err());
+    fn errors_as_the_reference() {
+        let cases: [(&str, usize, &str); 9] = [
+            ("log mandatory on 1 sec {\n foo\n", 3, "syntax error"),
+            ("log sometimes on 1 sec foo\n", 1, "syntax error"),
+            ("log advisory maybe foo\n", 1, "syntax error"),
+            ("log mandatory on 500 { foo }\n", 1, "syntax error"),
+            (
+                "log mandatory on 0.5 secs { foo }\n",
+                1,
+                "Unexpected character '.'",
+            ),
+            (
+                "log mandatory on 1 sec { foo [bin-100] }\n",
+                1,
+                "syntax error",
+            ),
+            ("log mandatory on 1 sec { a { b } }\n", 1, "syntax error"),
+            (
+                "log mandatory on 1 sec kernel.all.load\n[access]\nallow * : all;\n",
+                2,
+                "syntax error",
+            ),
+            (
+                "log mandatory on 75 hours { foo }\n",
+                1,
+                "Logging delta (270000000 msec) cannot be bigger than 268435455 msec",
+            ),
+        ];
+        for (text, line, message) in cases {
+            let e = parse(text).expect_err(text);
+            assert_eq!((e.line, e.message.as_str()), (line, message), "{text}");
+        }
     }
 }

@@ -12,6 +12,7 @@
 pub mod access;
 pub mod config;
 pub mod control;
+pub mod optfetch;
 pub mod state;
 
 use archive_format::codec::result::{BlockData, OwnedValue, OwnedValueSet, VAL_DPTR, VAL_INSITU};
@@ -20,7 +21,7 @@ use archive_format::writer::{ArchiveWriter, WriterOptions};
 use cli_common::getopt::{getopt, LongOpt};
 use config::{Every, Statement};
 use sources::{label, Source, SourceError};
-use state::{LogState, Switch};
+use state::{Plan, Switch};
 use std::collections::{HashMap, HashSet};
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -76,7 +77,7 @@ Options:
                   pmcd, else the built-in source); @builtin (this machine, read
                   directly) or @sample (a deterministic test source)
   -l logfile      redirect diagnostics and trace output
-  -L              linger: run even with nothing to log (accepted)
+  -L              linger: run even with nothing to log
   -m note         note for the port map file
   -P              run as the primary logger
   -r              report record sizes and archive growth rate
@@ -103,6 +104,8 @@ struct Opts {
     report: bool,
     note: Option<String>,
     primary: bool,
+    /// `-L`: run even with nothing to log.
+    linger: bool,
     archive: String,
 }
 
@@ -125,6 +128,7 @@ fn parse_args(args: &[String]) -> Result<Opts, String> {
         report: false,
         note: None,
         primary: false,
+        linger: false,
         archive: String::new(),
     };
     let dur = |v: &str| -> Result<Duration, String> {
@@ -167,7 +171,8 @@ fn parse_args(args: &[String]) -> Result<Opts, String> {
             'r' => o.report = true,
             'm' => o.note = Some(v),
             'P' => o.primary = true,
-            'L' | 'x' | 'y' => {}
+            'L' => o.linger = true,
+            'x' | 'y' => {}
             _ => return Err(String::new()),
         }
     }
@@ -297,47 +302,14 @@ fn put_logue(
     w.put_result(stamp, &vsets)
 }
 
-/// A timer: the metrics logged at one interval, and its next deadline.
-struct Task {
+/// A task's timer: when it fires next.
+struct Timer {
+    task: usize,
+    /// The task's interval (`None`: once).
     every: Option<Duration>,
-    pmids: Vec<PmId>,
-    /// instance restrictions by PMID (absent = all instances): the metric's
-    /// instance domain and the instances logged
-    instances: HashMap<PmId, (InDom, Vec<i32>)>,
     next: Instant,
     /// `-r`: its size has been reported.
     reported: bool,
-}
-
-impl Task {
-    /// The instance profile of this task's fetch: an instance domain is cut down
-    /// to the instances listed for its metrics only when every metric of the task
-    /// over that domain lists instances.
-    fn profile(&self, source: &mut dyn Source) -> Vec<(InDom, Vec<i32>)> {
-        let mut only: Vec<(InDom, Vec<i32>)> = Vec::new();
-        let mut whole: Vec<InDom> = Vec::new();
-        for p in &self.pmids {
-            match self.instances.get(p) {
-                Some((indom, insts)) => match only.iter_mut().find(|(d, _)| d == indom) {
-                    Some((_, all)) => {
-                        for i in insts {
-                            if !all.contains(i) {
-                                all.push(*i);
-                            }
-                        }
-                    }
-                    None => only.push((*indom, insts.clone())),
-                },
-                None => {
-                    if let Ok(d) = source.desc(*p) {
-                        whole.push(d.indom);
-                    }
-                }
-            }
-        }
-        only.retain(|(d, _)| !whole.contains(d));
-        only
-    }
 }
 
 /// Runs pmlogger; returns the exit status. Diagnostics go to `err` (or `-l file`).
@@ -394,30 +366,36 @@ pub fn run(args: &[String], err: &mut dyn Write) -> i32 {
             let file = o.config.as_deref().unwrap_or("default config");
             let _ = writeln!(
                 log,
-                "Specification error in configuration file ({file})\n[line {}] syntax error",
-                e.line
+                "Specification error in configuration file ({file})\n[line {}] {}",
+                e.line, e.message
             );
             return 1;
         }
     };
     let file = o.config.as_deref().unwrap_or("default config");
     let mut names: HashMap<PmId, String> = HashMap::new();
-    let (tasks, states) = match plan(
+    let Some(plan) = plan(
         &cfg.statements,
         &mut *source,
         o.interval,
         file,
         log,
         &mut names,
-    ) {
-        Some(t) => t,
-        None => return 1,
+    ) else {
+        return 1;
     };
+    if !o.primary && !o.linger && plan.tasks.is_empty() {
+        let _ = writeln!(
+            log,
+            "Nothing to log, and not the primary logger instance ... good-bye"
+        );
+        return 1;
+    }
+    let tasks = timers(&plan);
 
     let access = match access::Access::parse(&cfg.access) {
         Ok(a) => a,
         Err(e) => {
-            let file = o.config.as_deref().unwrap_or("default config");
             let _ = writeln!(log, "{PROG}: Error [{file}, [access]]\n{e}");
             return 1;
         }
@@ -498,9 +476,9 @@ pub fn run(args: &[String], err: &mut dyn Write) -> i32 {
         o.archive,
         source.describe()
     );
-    let mut states = states;
     let mut rec = Recorder {
         names,
+        plan,
         ..Default::default()
     };
     let code = record(
@@ -508,7 +486,6 @@ pub fn run(args: &[String], err: &mut dyn Write) -> i32 {
         &mut *source,
         &mut w,
         tasks,
-        &mut states,
         &stop,
         &newvol,
         &mut last,
@@ -538,15 +515,9 @@ pub fn run(args: &[String], err: &mut dyn Write) -> i32 {
     code
 }
 
-/// Metrics logged at one interval (`None` = once), with their instance lists.
-type Group = (
-    Option<Duration>,
-    Vec<PmId>,
-    HashMap<PmId, (InDom, Vec<i32>)>,
-);
-
-/// Turns the configuration into timers; the states record what each metric is set
-/// to, `names` the name each PMID was configured by.
+/// Turns the configuration into PCP's tasks and requests ([`state::Plan`]),
+/// reporting unknown names and instances and incompatible requests as the
+/// reference does; `names` gets the name each PMID was configured by.
 fn plan(
     stmts: &[Statement],
     source: &mut dyn Source,
@@ -554,16 +525,20 @@ fn plan(
     file: &str,
     log: &mut dyn Write,
     names: &mut HashMap<PmId, String>,
-) -> Option<(Vec<Task>, HashMap<PmId, LogState>)> {
-    let mut states: HashMap<PmId, LogState> = HashMap::new();
-    let mut by_every: Vec<Group> = Vec::new();
+) -> Option<Plan> {
+    let mut p = Plan::default();
     for s in stmts {
-        let every = match s.every {
-            Every::Once => None,
-            Every::Default => Some(default),
-            Every::Millis(ms) => Some(Duration::from_millis(ms.max(1))),
+        let state = state::state_of(s.control, s.switch);
+        let delta = if state & state::ON == 0 {
+            0
+        } else {
+            match s.every {
+                Every::Once => 0,
+                Every::Default => default.as_millis().min(u32::MAX as u128) as u32,
+                Every::Millis(ms) => ms.min(u32::MAX as u64) as u32,
+            }
         };
-        let delta = every.map_or(0, |d| d.as_millis().min(u32::MAX as u128) as u32);
+        let task = p.statement_task(state, delta);
         for m in &s.metrics {
             let found = match source.lookup(&m.name) {
                 Ok(f) => f,
@@ -583,22 +558,22 @@ fn plan(
                     continue;
                 }
             };
-            for (name, p) in found {
-                let desc = match source.desc(p) {
+            for (name, pmid) in found {
+                let desc = match source.desc(pmid) {
                     Ok(d) => d,
                     Err(e) => {
                         let _ = writeln!(
                             log,
-                            "Warning [{file}, line {}]\nDescriptor for metric \"{name}\" not available ... logging not activated\nReason: {}",
+                            "Warning [{file}, line {}]\nDescription unavailable for metric \"{name}\" ... not logged\nReason: {}",
                             s.line,
                             pm_err_str(e.code())
                         );
                         continue;
                     }
                 };
-                names.entry(p).or_insert_with(|| name.clone());
-                // instances the metric does not have now are dropped with a warning,
-                // and a metric left with none is not logged, as the reference does
+                names.entry(pmid).or_insert_with(|| name.clone());
+                // instances by name (pmLookupInDom) or by number (pmNameInDom); the
+                // ones the metric does not have now are dropped with a warning
                 let mut ids = Vec::new();
                 if !m.instances.is_empty() {
                     let now = if desc.indom.is_null() {
@@ -607,12 +582,12 @@ fn plan(
                         source.instances(desc.indom).unwrap_or_default()
                     };
                     for i in &m.instances {
-                        match now.iter().find(|(id, n)| names_instance(i, *id, n)) {
-                            Some((id, _)) => {
-                                if !ids.contains(id) {
-                                    ids.push(*id)
-                                }
-                            }
+                        let hit = match i.parse::<i32>() {
+                            Ok(n) => now.iter().find(|(id, _)| *id == n),
+                            Err(_) => now.iter().find(|(_, n)| names_instance(i, n)),
+                        };
+                        match hit {
+                            Some((id, _)) => ids.push((*id, i.clone())),
                             None => {
                                 let _ = writeln!(
                                     log,
@@ -626,60 +601,59 @@ fn plan(
                         continue;
                     }
                 }
-                let st = states.entry(p).or_default();
-                let Ok(n) = st.control(s.control, s.switch, delta) else {
-                    continue;
-                };
-                *st = n;
-                st.avail = true;
-                if s.switch != Switch::On || !n.on {
-                    continue;
-                }
-                let slot = match by_every.iter_mut().find(|(e, _, _)| *e == every) {
-                    Some(x) => x,
-                    None => {
-                        by_every.push((every, Vec::new(), HashMap::new()));
-                        by_every.last_mut()?
-                    }
-                };
-                if !slot.1.contains(&p) {
-                    slot.1.push(p);
-                }
-                if !ids.is_empty() {
-                    let entry = slot.2.entry(p).or_insert((desc.indom, Vec::new()));
-                    for id in ids {
-                        if !entry.1.contains(&id) {
-                            entry.1.push(id);
+                let list: Vec<i32> = ids.iter().map(|(id, _)| *id).collect();
+                let refused = p.configure(
+                    task,
+                    pmid,
+                    desc.indom,
+                    (!m.instances.is_empty()).then_some(list.as_slice()),
+                );
+                for (inst, state::Refusal::Incompatible(why)) in refused {
+                    match inst.and_then(|i| ids.iter().find(|(id, _)| *id == i)) {
+                        Some((_, spec)) => {
+                            let _ = writeln!(
+                                log,
+                                "Warning [{file}, line {}]\nIncompatible request for metric \"{name}\" and instance \"{spec}\"\n{why}",
+                                s.line
+                            );
+                        }
+                        None => {
+                            let _ = writeln!(
+                                log,
+                                "Warning [{file}, line {}]\nIncompatible request for metric \"{name}\"",
+                                s.line
+                            );
                         }
                     }
                 }
             }
         }
+        p.end_statement(task);
     }
-    // metrics turned off later are dropped from their timers; pmcd's fetch (and so
-    // the reference's records) hold a group's metrics in descending PMID order
-    for (_, pmids, _) in &mut by_every {
-        pmids.retain(|p| states.get(p).is_some_and(|s| s.on));
-        pmids.sort_by_key(|p| std::cmp::Reverse(p.0));
-    }
+    p.end_config();
+    Some(p)
+}
+
+/// Timers for the tasks the configuration runs: once-only tasks fire at once,
+/// periodic ones 20 ms after setup.
+fn timers(p: &Plan) -> Vec<Timer> {
     let start = Instant::now();
-    let tasks = by_every
+    p.runnable()
         .into_iter()
-        .filter(|(_, p, _)| !p.is_empty())
-        .map(|(every, pmids, instances)| Task {
-            every,
-            pmids,
-            instances,
-            // once-only tasks fire at once, periodic ones 20 ms after setup
-            next: if every.is_none() {
-                start
-            } else {
-                start + Duration::from_millis(20)
-            },
-            reported: false,
+        .map(|task| {
+            let d = p.tasks[task].delta_ms;
+            Timer {
+                task,
+                every: (d > 0).then(|| Duration::from_millis(d as u64)),
+                next: if d == 0 {
+                    start
+                } else {
+                    start + Duration::from_millis(20)
+                },
+                reported: false,
+            }
         })
-        .collect();
-    Some((tasks, states))
+        .collect()
 }
 
 fn pm_err_str(code: i32) -> String {
@@ -699,9 +673,49 @@ struct Recorder {
     returned: HashMap<PmId, Vec<i32>>,
     /// The connection to pmcd is lost: fetches wait for it to come back.
     lost: bool,
+    /// What is logged: tasks and their requests.
+    plan: Plan,
+    /// What was logged: per metric, the instances it had values for, and
+    /// whether its last fetch had them (pmlc's "in log" and "available").
+    hist: HashMap<PmId, Vec<(i32, bool)>>,
 }
 
 impl Recorder {
+    /// Notes what a fetch logged for pmlc's history flags.
+    fn remember(&mut self, vsets: &[OwnedValueSet]) {
+        for vs in vsets {
+            let h = self.hist.entry(vs.pmid).or_default();
+            for e in h.iter_mut() {
+                e.1 = false;
+            }
+            if vs.numval <= 0 {
+                continue;
+            }
+            for (inst, _) in &vs.values {
+                match h.iter_mut().find(|(i, _)| i == inst) {
+                    Some(e) => e.1 = true,
+                    None => h.push((*inst, true)),
+                }
+            }
+        }
+    }
+
+    /// The history flags of a metric-instance.
+    fn hist_flags(&self, pmid: PmId, inst: i32, singular: bool) -> u32 {
+        let Some(h) = self.hist.get(&pmid) else {
+            return 0;
+        };
+        let e = if singular {
+            h.first()
+        } else {
+            h.iter().find(|(i, _)| *i == inst)
+        };
+        match e {
+            Some((_, avail)) => state::INLOG | if *avail { state::AVAIL } else { 0 },
+            None => 0,
+        }
+    }
+
     fn name(&self, pmid: PmId) -> String {
         self.names
             .get(&pmid)
@@ -715,8 +729,7 @@ fn record(
     o: &Opts,
     source: &mut dyn Source,
     w: &mut ArchiveWriter,
-    mut tasks: Vec<Task>,
-    states: &mut HashMap<PmId, LogState>,
+    mut timers: Vec<Timer>,
     stop: &AtomicBool,
     newvol: &AtomicBool,
     last: &mut Timestamp,
@@ -749,25 +762,24 @@ fn record(
                 return 0;
             }
         }
-        if tasks.is_empty() {
-            let _ = writeln!(log, "{PROG}: nothing to log, exiting");
-            return 0;
-        }
-        // the earliest deadline
-        let Some(k) = (0..tasks.len()).min_by_key(|&k| tasks[k].next) else {
-            return 0;
-        };
+        // the earliest deadline; with nothing to log, pmlogger waits for pmlc
+        // (or a signal) as the reference does
         let now = Instant::now();
-        if tasks[k].next > now {
-            let wait = (tasks[k].next - now).min(Duration::from_millis(100));
+        let k = (0..timers.len()).min_by_key(|&k| timers[k].next);
+        let due = k.is_some_and(|k| timers[k].next <= now);
+        if !due {
+            let mut wait = k.map_or(Duration::from_millis(100), |k| timers[k].next - now);
+            if let Some(f) = o.finish {
+                wait = wait.min(f.saturating_sub(began.elapsed()));
+            }
+            let wait = wait.min(Duration::from_millis(100));
             match requests.map(|r| r.recv_timeout(wait)) {
                 Some(Ok(req)) => {
                     let mut ctx = Ctl {
                         source: &mut *source,
                         w: &mut *w,
-                        tasks: &mut tasks,
-                        states: &mut *states,
-                        names: &mut rec.names,
+                        timers: &mut timers,
+                        rec: &mut *rec,
                         last: *last,
                         log: &mut *log,
                     };
@@ -779,6 +791,9 @@ fn record(
             }
             continue;
         }
+        let Some(k) = k else {
+            continue;
+        };
         // pmcd went away: each firing tries to reach it again, and the gap is
         // marked in the archive when it is back
         if rec.lost && source.reconnect() {
@@ -796,14 +811,18 @@ fn record(
             }
             *last = mark;
         }
-        // fetch this task's metrics
-        let t = &mut tasks[k];
+        // fetch this task's metrics, one fetch and one record per fetch group (a
+        // task whose requests were all turned off fetches nothing, and still
+        // counts as a sample)
+        let t = &mut timers[k];
         let before = w.data_offset();
-        let mut fetched = None;
-        if !rec.lost {
-            let only = t.profile(&mut *source);
-            match source.fetch(&t.pmids, &only) {
-                Ok(f) => fetched = Some(f),
+        let mut all_pmids = Vec::new();
+        for what in rec.plan.fetch(t.task) {
+            if rec.lost {
+                break;
+            }
+            let f = match source.fetch(&what.pmids, &what.only) {
+                Ok(f) => f,
                 Err(SourceError::Lost(e)) => {
                     rec.lost = true;
                     let _ = writeln!(
@@ -817,34 +836,30 @@ fn record(
                         source.host_spec(),
                         ctime_now()
                     );
+                    break;
                 }
                 Err(e) => {
                     let _ = writeln!(log, "{PROG}: fetch failed: {e}");
+                    continue;
                 }
-            }
-        }
-        if let Some(mut f) = fetched {
-            if let Err(e) = write_fetch(w, source, &mut f, &t.instances, rec) {
+            };
+            let mut f = f;
+            if let Err(e) = write_fetch(w, source, &mut f, rec, log) {
                 let _ = writeln!(log, "{PROG}: {e}");
                 return 1;
             }
             *last = f.stamp;
-            if o.report && !t.reported {
-                t.reported = true;
-                let bytes = w.data_offset().saturating_sub(before);
-                let _ = write!(log, "{}", report(t, rec, bytes));
-            }
-            for vs in &f.vsets {
-                if vs.numval > 0 {
-                    if let Some(st) = states.get_mut(&vs.pmid) {
-                        st.inlog = true;
-                    }
-                }
-            }
+            rec.remember(&f.vsets);
+            all_pmids.extend(what.pmids);
+        }
+        if o.report && !t.reported && !all_pmids.is_empty() {
+            t.reported = true;
+            let bytes = w.data_offset().saturating_sub(before);
+            let _ = write!(log, "{}", report(t.every, &all_pmids, rec, bytes));
         }
         match t.every {
             None => {
-                tasks.remove(k);
+                timers.remove(k);
             }
             Some(d) => {
                 // absolute deadlines: no drift; skip missed slots
@@ -877,18 +892,18 @@ fn ctime_now() -> String {
     cli_common::timefmt::ctime(sources::now().sec, &cli_common::zone::local())
 }
 
-/// Whether a configuration's instance `spec` names instance `id` called `name`:
-/// by name, by the name up to its first space, or by number (as pmLookupInDom).
-fn names_instance(spec: &str, id: i32, name: &str) -> bool {
-    spec == name || name.split(' ').next() == Some(spec) || spec.parse::<i32>() == Ok(id)
+/// Whether a configuration's instance `spec` names the instance called `name`: by
+/// the whole name or the name up to its first space (as pmLookupInDom).
+fn names_instance(spec: &str, name: &str) -> bool {
+    spec == name || name.split(' ').next() == Some(spec)
 }
 
 /// `-r`: what a group of metrics costs, in the reference's words (the size is our
 /// record's, where the reference counts the PDU pmcd sent it).
-fn report(t: &Task, rec: &Recorder, bytes: u64) -> String {
-    let mut s = if t.pmids.len() > 1 {
-        let mut s = format!("\nGroup [{} metrics] {{\n", t.pmids.len());
-        for p in &t.pmids {
+fn report(every: Option<Duration>, pmids: &[PmId], rec: &Recorder, bytes: u64) -> String {
+    let mut s = if pmids.len() > 1 {
+        let mut s = format!("\nGroup [{} metrics] {{\n", pmids.len());
+        for p in pmids {
             s.push_str(&format!("\t{}\n", rec.name(*p)));
         }
         s.push('}');
@@ -896,11 +911,11 @@ fn report(t: &Task, rec: &Recorder, bytes: u64) -> String {
     } else {
         format!(
             "\nMetric {}",
-            t.pmids.first().map(|p| rec.name(*p)).unwrap_or_default()
+            pmids.first().map(|p| rec.name(*p)).unwrap_or_default()
         )
     };
     s.push_str(" logged ");
-    match t.every {
+    match every {
         None => s.push_str(&format!("once: {bytes} bytes\n")),
         Some(d) => {
             let secs = d.as_secs_f64();
@@ -1010,8 +1025,8 @@ fn write_fetch(
     w: &mut ArchiveWriter,
     source: &mut dyn Source,
     f: &mut sources::Fetched,
-    instances: &HashMap<PmId, (InDom, Vec<i32>)>,
     rec: &mut Recorder,
+    log: &mut dyn Write,
 ) -> Result<(), String> {
     let stamp = f.stamp;
     w.begin_fetch();
@@ -1034,20 +1049,11 @@ fn write_fetch(
             write_labels(w, source, stamp, &desc, &mut rec.seen).map_err(|e| e.to_string())?;
             write_help(w, source, &desc, &mut rec.seen).map_err(|e| e.to_string())?;
         }
-        if let Some((_, want)) = instances.get(&vs.pmid) {
-            vs.values.retain(|(i, _)| want.contains(i));
-            if vs.numval > 0 {
-                vs.numval = vs.values.len() as i32;
-                if vs.numval == 0 {
-                    vs.valfmt = 0;
-                }
-            }
-        }
         if vs.numval <= 0 {
             continue;
         }
         if desc.vtype == vtype::EVENT || desc.vtype == vtype::HIGHRES_EVENT {
-            describe_event_params(w, source, &desc, vs, rec).map_err(|e| e.to_string())?;
+            describe_event_params(w, source, &desc, vs, log).map_err(|e| e.to_string())?;
         }
         if desc.indom.is_null() {
             continue;
@@ -1081,30 +1087,58 @@ fn write_fetch(
 }
 
 /// The descriptors of the parameters in a fetch's event records, each the first
-/// time it appears.
+/// time it appears, as the reference's pmlogger finds them: instance by instance,
+/// stopping at the first instance without records (its loop returns there, so
+/// the parameters of later instances wait for another fetch). A parameter pmcd
+/// has no name for is named `event_param.D.C.I`, and one without a descriptor
+/// gets an aggregate one, with the reference's warnings.
 fn describe_event_params(
     w: &mut ArchiveWriter,
     source: &mut dyn Source,
     desc: &Desc,
     vs: &OwnedValueSet,
-    rec: &Recorder,
+    log: &mut dyn Write,
 ) -> archive_format::Result<()> {
     let highres = desc.vtype == vtype::HIGHRES_EVENT;
     for (_, v) in &vs.values {
         let OwnedValue::Block { data, .. } = v else {
-            continue;
+            return Ok(());
         };
         let Ok(events) = archive_format::codec::event::decode_events(data, 0, highres) else {
-            continue;
+            return Ok(());
         };
+        if events.is_empty() {
+            return Ok(());
+        }
         for r in &events {
             for p in &r.params {
                 if w.has_desc(p.pmid) {
                     continue;
                 }
-                if let Ok(d) = source.desc(p.pmid) {
-                    put_desc(w, source, d, rec)?;
+                let mut names = source.names(p.pmid).unwrap_or_default();
+                if names.is_empty() {
+                    let name = format!("event_param.{}", p.pmid);
+                    let _ = writeln!(log, "Warning: metric {} has no name, using {name}", p.pmid);
+                    names.push(name);
                 }
+                let d = match source.desc(p.pmid) {
+                    Ok(d) => d,
+                    Err(_) => {
+                        let _ = writeln!(
+                            log,
+                            "Warning: metric {} ({}) has no descriptor, using a default one",
+                            names[0], p.pmid
+                        );
+                        Desc {
+                            pmid: p.pmid,
+                            vtype: vtype::AGGREGATE,
+                            indom: InDom::NULL,
+                            sem: sem::DISCRETE,
+                            units: Units(0),
+                        }
+                    }
+                };
+                w.put_desc(d, &names)?;
             }
         }
     }
@@ -1115,21 +1149,10 @@ fn describe_event_params(
 struct Ctl<'a> {
     source: &'a mut dyn Source,
     w: &'a mut ArchiveWriter,
-    tasks: &'a mut Vec<Task>,
-    states: &'a mut HashMap<PmId, LogState>,
-    names: &'a mut HashMap<PmId, String>,
+    timers: &'a mut Vec<Timer>,
+    rec: &'a mut Recorder,
     last: Timestamp,
     log: &'a mut dyn Write,
-}
-
-/// `PMLC_SET_*`/`PMLC_GET_*` bits of a state word.
-fn state_word(st: &LogState) -> u32 {
-    let delta = if st.on { st.delta_ms & 0x0fff_ffff } else { 0 };
-    (st.on as u32)
-        | (st.mandatory as u32) << 1
-        | (st.avail as u32) << 2
-        | (st.inlog as u32) << 3
-        | delta << 4
 }
 
 fn pdu_stamp(t: Timestamp) -> pdu::Stamp {
@@ -1140,22 +1163,12 @@ fn pdu_stamp(t: Timestamp) -> pdu::Stamp {
 }
 
 impl Ctl<'_> {
-    /// A PMID's name: as configured or requested, else the source's first name.
-    fn name(&mut self, pmid: PmId) -> String {
-        if let Some(n) = self.names.get(&pmid) {
-            return n.clone();
-        }
-        match self
-            .source
-            .names(pmid)
-            .ok()
-            .and_then(|n| n.into_iter().next())
-        {
-            Some(n) => {
-                self.names.insert(pmid, n.clone());
-                n
-            }
-            None => pmid.to_string(),
+    /// A PMID's names as pmNameAll gives them, joined as the reference's log
+    /// joins them.
+    fn all_names(&mut self, pmid: PmId) -> String {
+        match self.source.names(pmid) {
+            Ok(n) if !n.is_empty() => n.join(" or "),
+            _ => pmid.to_string(),
         }
     }
 
@@ -1183,10 +1196,7 @@ impl Ctl<'_> {
                         let _ = writeln!(
                             self.log,
                             "New log volume {v}, via pmlc request at {}",
-                            cli_common::timefmt::ctime(
-                                sources::now().sec,
-                                &cli_common::zone::local()
-                            )
+                            ctime_now()
                         );
                         Pdu::Error {
                             from: 0,
@@ -1204,7 +1214,7 @@ impl Ctl<'_> {
                 },
                 _ => Pdu::Error {
                     from: 0,
-                    code: archive_format::error::PM_ERR_PMID_LOG,
+                    code: archive_format::error::PM_ERR_IPC,
                 },
             },
             Pdu::LogControl {
@@ -1229,13 +1239,19 @@ impl Ctl<'_> {
                         };
                         Some((ctl, sw, (*delta).max(0) as u32))
                     }
-                    _ => return pdu::encode(&Pdu::Error { from: 0, code: -22 }),
+                    _ => {
+                        let _ = writeln!(self.log, "Bad control PDU type {control}");
+                        return pdu::encode(&Pdu::Error {
+                            from: 0,
+                            code: archive_format::error::PM_ERR_IPC,
+                        });
+                    }
                 };
                 if let Some((ctl, sw, d)) = change {
                     let _ = writeln!(
                         self.log,
                         "\n{}\npmlc request from {}: {} {}",
-                        cli_common::timefmt::ctime(sources::now().sec, &cli_common::zone::local()),
+                        ctime_now(),
                         req.peer,
                         if ctl == state::Control::Mandatory {
                             "mandatory"
@@ -1258,23 +1274,17 @@ impl Ctl<'_> {
                         let _ = writeln!(
                             self.log,
                             "Error: {}",
-                            archive_format::error::pm_err_str(
-                                archive_format::error::PM_ERR_PERMISSION
-                            )
+                            pm_err_str(archive_format::error::PM_ERR_PERMISSION)
                         );
                         return denied();
                     }
-                    for m in metrics {
-                        let name = self.name(PmId(m.pmid));
-                        let _ = writeln!(self.log, "  metric: {name}");
-                        self.apply(PmId(m.pmid), ctl, sw, d);
-                    }
+                    self.apply(ctl, sw, d, metrics);
                 }
-                self.enquire(metrics)
+                self.reply(change, metrics)
             }
             _ => Pdu::Error {
                 from: 0,
-                code: -12366,
+                code: archive_format::error::PM_ERR_IPC,
             },
         };
         pdu::encode(&reply)
@@ -1283,9 +1293,8 @@ impl Ctl<'_> {
     fn status(&mut self) -> pdu::Pdu {
         let now = sources::now();
         let start = self.w.start();
-        let (tz, zoneinfo) = self.source.timezone();
+        let (tz, _) = self.source.timezone();
         let (local_tz, _) = sources::local_timezone();
-        let _ = zoneinfo;
         pdu::Pdu::LogStatus {
             from: 0,
             status: pdu::LogStatus {
@@ -1307,86 +1316,147 @@ impl Ctl<'_> {
         }
     }
 
-    /// One metric's logging request: the state machine, then the timers.
-    fn apply(&mut self, pmid: PmId, ctl: state::Control, sw: Switch, delta_ms: u32) {
-        if self.source.desc(pmid).is_err() {
-            return;
+    /// A logging request: the tasks and requests change as the reference's do,
+    /// and a task it makes that is on gets a timer.
+    fn apply(
+        &mut self,
+        ctl: state::Control,
+        sw: Switch,
+        delta_ms: u32,
+        metrics: &[pdu::ValueList],
+    ) {
+        let mut list = Vec::with_capacity(metrics.len());
+        for m in metrics {
+            if m.numval < 0 {
+                continue;
+            }
+            let pmid = PmId(m.pmid);
+            let Ok(desc) = self.source.desc(pmid) else {
+                continue;
+            };
+            self.rec.names.entry(pmid).or_insert_with(|| {
+                self.source
+                    .names(pmid)
+                    .ok()
+                    .and_then(|n| n.into_iter().next())
+                    .unwrap_or_else(|| pmid.to_string())
+            });
+            let insts = m.values.iter().map(|(i, _)| *i).collect();
+            list.push((pmid, desc.indom, insts));
         }
-        let st = self.states.entry(pmid).or_insert(LogState {
-            avail: true,
-            ..Default::default()
-        });
-        let Ok(new) = st.control(ctl, sw, delta_ms) else {
-            return;
-        };
-        let changed = new.on != st.on || (new.on && new.delta_ms != st.delta_ms);
-        *st = new;
-        if !changed {
-            return;
-        }
-        for t in self.tasks.iter_mut() {
-            t.pmids.retain(|p| *p != pmid);
-        }
-        self.tasks.retain(|t| !t.pmids.is_empty());
-        if new.on {
-            let every = (new.delta_ms > 0).then(|| Duration::from_millis(new.delta_ms as u64));
-            match self
-                .tasks
-                .iter_mut()
-                .find(|t| t.every == every && every.is_some())
-            {
-                Some(t) => {
-                    // kept in descending PMID order, as the reference's fetch groups
-                    let at = t.pmids.partition_point(|p| p.0 > pmid.0);
-                    if t.pmids.get(at) != Some(&pmid) {
-                        t.pmids.insert(at, pmid);
-                    }
-                }
-                None => self.tasks.push(Task {
-                    every,
-                    pmids: vec![pmid],
-                    instances: HashMap::new(),
-                    next: Instant::now(),
+        if let Some(task) = self.rec.plan.control(ctl, sw, delta_ms, &list) {
+            let t = &self.rec.plan.tasks[task];
+            if t.state & state::ON != 0 {
+                let d = t.delta_ms;
+                self.timers.push(Timer {
+                    task,
+                    every: (d > 0).then(|| Duration::from_millis(d as u64)),
+                    next: Instant::now() + Duration::from_millis(d as u64),
                     reported: false,
-                }),
+                });
             }
         }
     }
 
-    /// The reply to a LOG_CONTROL: each metric's state word per instance.
-    fn enquire(&mut self, metrics: &[pdu::ValueList]) -> pdu::Pdu {
+    /// The reply to a LOG_CONTROL: each metric-instance's state word (its task's
+    /// state and interval, and the history flags). Instances: those of the
+    /// request, else the instance domain now (and, for an enquiry, the instances
+    /// logged before that it no longer has). A logging request also goes to the
+    /// log, metric by metric, with "[request failed]" where the state is not what
+    /// was asked.
+    fn reply(
+        &mut self,
+        change: Option<(state::Control, Switch, u32)>,
+        metrics: &[pdu::ValueList],
+    ) -> pdu::Pdu {
         let mut vsets = Vec::with_capacity(metrics.len());
         for m in metrics {
             let pmid = PmId(m.pmid);
-            let Ok(desc) = self.source.desc(pmid) else {
-                vsets.push(pdu::ValueList {
-                    pmid: m.pmid,
-                    numval: archive_format::error::PM_ERR_PMID,
-                    values: Vec::new(),
-                });
-                continue;
-            };
-            let st = self.states.get(&pmid).copied().unwrap_or(LogState {
-                avail: true,
-                ..Default::default()
-            });
-            let word = state_word(&st);
-            let insts: Vec<i32> = if desc.indom.is_null() {
-                vec![-1]
-            } else if m.numval > 0 {
+            if change.is_some() {
+                let names = self.all_names(pmid);
+                let _ = write!(self.log, "  metric: {names}");
+            }
+            let desc = self.source.desc(pmid);
+            let insts: Vec<i32> = if m.numval > 0 {
                 m.values.iter().map(|(i, _)| *i).collect()
             } else {
-                self.source
-                    .instances(desc.indom)
-                    .unwrap_or_default()
-                    .into_iter()
-                    .map(|(i, _)| i)
-                    .collect()
+                match &desc {
+                    Err(e) => {
+                        if change.is_some() {
+                            let _ = writeln!(self.log);
+                        }
+                        vsets.push(pdu::ValueList {
+                            pmid: m.pmid,
+                            numval: e.code(),
+                            values: Vec::new(),
+                        });
+                        continue;
+                    }
+                    Ok(d) if d.indom.is_null() => vec![-1],
+                    Ok(d) => {
+                        let mut v: Vec<i32> = self
+                            .source
+                            .instances(d.indom)
+                            .unwrap_or_default()
+                            .into_iter()
+                            .map(|(i, _)| i)
+                            .collect();
+                        if change.is_none() {
+                            if let Some(h) = self.rec.hist.get(&pmid) {
+                                for (i, _) in h {
+                                    if !v.contains(i) {
+                                        v.push(*i);
+                                    }
+                                }
+                            }
+                        }
+                        v
+                    }
+                }
             };
+            let indom = desc.as_ref().map_or(InDom::NULL, |d| d.indom);
+            let names: Vec<(i32, String)> = if change.is_some() && !indom.is_null() {
+                self.source.instances(indom).unwrap_or_default()
+            } else {
+                Vec::new()
+            };
+            let mut values = Vec::with_capacity(insts.len());
+            for (j, inst) in insts.iter().enumerate() {
+                let word = self.rec.plan.word(pmid, *inst)
+                    | self.rec.hist_flags(pmid, *inst, indom.is_null());
+                values.push((*inst, word));
+                let Some((ctl, sw, d)) = change else {
+                    continue;
+                };
+                let covered = self.rec.plan.requests(pmid).next().is_some();
+                if !indom.is_null() && covered || insts.len() > 1 || *inst != -1 {
+                    if j == 0 {
+                        let _ = writeln!(self.log);
+                    }
+                    match names.iter().find(|(i, _)| i == inst) {
+                        Some((_, n)) => {
+                            let _ = write!(self.log, "    instance: {n}");
+                        }
+                        None => {
+                            let _ = write!(self.log, "    instance: #{inst}");
+                        }
+                    }
+                }
+                // the state asked for, and the bits that say whether it holds
+                let (want, mask) = match sw {
+                    Switch::Maybe => (0, state::MAND),
+                    _ => (state::state_of(ctl, sw) & 0x3, state::MAND | state::ON),
+                };
+                let want_delta = if want & state::ON != 0 { d } else { 0 };
+                if word & mask != want || (word >> 4) != want_delta {
+                    let _ = write!(self.log, " [request failed]");
+                }
+                let _ = writeln!(self.log);
+            }
             vsets.push(pdu::ValueList {
                 pmid: m.pmid,
-                numval: insts.len() as i32,
-                values: insts.into_iter().map(|i| (i, word)).collect(),
+                numval: values.len() as i32,
+                values,
             });
         }
         pdu::Pdu::Result {
