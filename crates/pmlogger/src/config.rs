@@ -60,6 +60,9 @@ pub struct Config {
 pub struct ConfigError {
     pub line: usize,
     pub message: String,
+    /// What was parsed before the error: the reference acts on each metric as it
+    /// reads it, so these get their warnings before the error is reported.
+    pub partial: Vec<Statement>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -167,6 +170,7 @@ pub fn parse(text: &str) -> Result<Config, ConfigError> {
     let err = |line: usize, m: &str| ConfigError {
         line,
         message: m.to_string(),
+        partial: Vec::new(),
     };
     // where the parser stands: the line of token k, or the end of the text (as
     // the reference's lexer counts lines, one past the last newline)
@@ -274,7 +278,14 @@ pub fn parse(text: &str) -> Result<Config, ConfigError> {
                                     m.instances.push(x.clone());
                                     k += 1;
                                 }
-                                _ => return Err(syntax(k)),
+                                _ => {
+                                    return Err(with_partial(
+                                        syntax(k),
+                                        &out.statements,
+                                        (control, switch, every, line),
+                                        &metrics,
+                                    ))
+                                }
                             }
                         }
                     }
@@ -288,7 +299,14 @@ pub fn parse(text: &str) -> Result<Config, ConfigError> {
                     k += 1;
                     break;
                 }
-                _ => return Err(syntax(k)),
+                _ => {
+                    return Err(with_partial(
+                        syntax(k),
+                        &out.statements,
+                        (control, switch, every, line),
+                        &metrics,
+                    ))
+                }
             }
         }
         // a metric without braces takes `[access]` for its instance list, as the
@@ -307,6 +325,27 @@ pub fn parse(text: &str) -> Result<Config, ConfigError> {
         });
     }
     Ok(out)
+}
+
+/// An error with what was parsed before it (complete statements, and the
+/// metrics read so far of the one the error is in).
+fn with_partial(
+    mut e: ConfigError,
+    done: &[Statement],
+    (control, switch, every, line): (Control, Switch, Every, usize),
+    metrics: &[MetricSpec],
+) -> ConfigError {
+    e.partial = done.to_vec();
+    if !metrics.is_empty() {
+        e.partial.push(Statement {
+            control,
+            switch,
+            every,
+            metrics: metrics.to_vec(),
+            line,
+        });
+    }
+    e
 }
 
 /// The largest logging interval (PMLC_MAX_DELTA).
@@ -378,5 +417,10 @@ mod tests {
             let e = parse(text).expect_err(text);
             assert_eq!((e.line, e.message.as_str()), (line, message), "{text}");
         }
+        // what came before the error, to be acted on first
+        let e = parse("log mandatory on 1 sec x\nlog mandatory on 1 sec { a b [c-d] }\n")
+            .expect_err("syntax");
+        assert_eq!(e.partial.len(), 2);
+        assert_eq!(e.partial[1].metrics.len(), 1);
     }
 }

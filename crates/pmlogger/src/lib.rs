@@ -362,8 +362,11 @@ pub fn run(args: &[String], err: &mut dyn Write) -> i32 {
     let cfg = match config::parse(&text) {
         Ok(c) => c,
         Err(e) => {
-            // the reference's words (its parser says no more than this)
+            // the statements before the error are acted on first (their
+            // warnings), then the error, in the reference's words
             let file = o.config.as_deref().unwrap_or("default config");
+            let mut names = HashMap::new();
+            let _ = plan(&e.partial, &mut *source, o.interval, file, log, &mut names);
             let _ = writeln!(
                 log,
                 "Specification error in configuration file ({file})\n[line {}] {}",
