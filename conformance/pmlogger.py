@@ -95,6 +95,107 @@ PMLC_SCRIPTS = [
 # sample.event.reset 0`, instead of at the same time
 SEQUENTIAL = {"events"}
 
+# cases that record from a pmcd of the harness's own (a second reference pmcd on
+# a free loopback port, which the pmcd-restart case stops and starts again)
+PRIVATE = {
+    "remote-tcp": ("log mandatory on 200 msec { sample.long.one sample.colour kernel.all.load }\n",
+                   ["-h", "127.0.0.1"], 4),
+    "other-port": ("log mandatory on 200 msec { sample.long.one sample.bin hinv.ncpu }\n",
+                   ["-h", "127.0.0.1:PORT"], 4),
+}
+
+
+class PrivatePmcd:
+    """A reference pmcd of our own on 127.0.0.1 and a free port (root only)."""
+
+    def __init__(self):
+        import socket
+        s = socket.socket()
+        s.bind(("127.0.0.1", 0))
+        self.port = s.getsockname()[1]
+        s.close()
+        self.dir = tempfile.mkdtemp(prefix="pmcd-private-")
+        self.proc = None
+
+    def start(self):
+        env = dict(os.environ, PCP_RUN_DIR=self.dir)
+        self.proc = subprocess.Popen(
+            ["/usr/lib/pcp/bin/pmcd", "-f", "-A", "-p", str(self.port), "-i", "127.0.0.1",
+             "-s", os.path.join(self.dir, "pmcd.socket"), "-l", os.path.join(self.dir, "pmcd.log")],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+        end = time.time() + 20
+        while time.time() < end:
+            r = subprocess.run(["pminfo", "-h", "127.0.0.1:%d" % self.port, "sample.long.one"],
+                               capture_output=True)
+            if r.returncode == 0:
+                return True
+            if self.proc.poll() is not None:
+                return False
+            time.sleep(0.1)
+        return False
+
+    def stop(self):
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+    def close(self):
+        self.stop()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def restart_case(ours, tmp, pmcd):
+    """Both loggers record from our pmcd; it is stopped and started again while they
+    run. Both must log the loss and the reconnection, write one <mark>, validate the
+    metrics, and hold the same kinds of records before and after."""
+    cfg = os.path.join(tmp, "config")
+    with open(cfg, "w") as f:
+        f.write("log mandatory on 250 msec { sample.long.one sample.colour }\n")
+    env = dict(os.environ, PMCD_RECONNECT_TIMEOUT="1")
+    procs = {}
+    for who, prog in (("refr", REF), ("ours", ours)):
+        procs[who] = subprocess.Popen(
+            [prog, "-h", "127.0.0.1:%d" % pmcd.port, "-c", cfg, "-T", "6sec",
+             "-l", os.path.join(tmp, who + ".log"), os.path.join(tmp, who)],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    time.sleep(1.5)
+    pmcd.stop()
+    time.sleep(1.0)
+    restarted = pmcd.start()
+    status = {}
+    for who, p in procs.items():
+        try:
+            p.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+        status[who] = p.returncode
+    parts = [("status", "%d\n" % status["refr"], "%d\n" % status["ours"]),
+             ("pmcd restarted", "yes\n", "yes\n" if restarted else "no\n")]
+
+    def events(who):
+        text = open(os.path.join(tmp, who + ".log"), errors="replace").read()
+        keep = sorted(set(re.sub(r" at .*", "", l) for l in text.splitlines()
+                          if re.search(r"Lost connection|re-established|Validating|End of File", l)))
+        return "\n".join(keep) + "\n"
+    parts.append(("log", events("refr"), events("ours")))
+
+    def shape(who):
+        text = TIME.sub("T", dump("-a", os.path.join(tmp, who))).replace(str(procs[who].pid), "PID")
+        text = re.sub(r"value .*", "value V", text)
+        recs = set(blocks(text[text.find("\n[") + 1:], re.compile(r"^\[")))
+        marks = text.count("<mark>")
+        return "marks %d\n" % marks + "\n".join(sorted(r.strip() for r in recs)) + "\n"
+    parts.append(("records", shape("refr"), shape("ours")))
+    for n, f in [("descs", desc_part), ("labels", labels_part)]:
+        parts.append((n, f(os.path.join(tmp, "refr")), f(os.path.join(tmp, "ours"))))
+    return parts
+
+
 TIME = re.compile(r"\d\d:\d\d:\d\d\.\d+")
 
 
@@ -319,7 +420,22 @@ def main():
     if cfg.returncode == 0 and "log" in cfg.stdout:
         cases.append(("pmlogconf", "record", (cfg.stdout, ["-t", "0.5"], 3)))
     cases += [(n, "pmlc", (s,)) for n, s in PMLC_SCRIPTS]
+    cases += [(n, "private", v) for n, v in PRIVATE.items()]
+    cases.append(("pmcd-restart", "restart", ()))
     cases = [c for c in cases if a.filter in c[0]]
+
+    pmcd = None
+    if any(k in ("private", "restart") for _, k, _ in cases):
+        pmcd = PrivatePmcd()
+        if not pmcd.start():
+            why = "a second reference pmcd could not be started (it needs root)"
+            if os.environ.get("REQUIRE_REFERENCE"):
+                print("pmlogger conformance: " + why)
+                sys.exit(1)
+            print("skipping the cases that need it: " + why)
+            cases = [c for c in cases if c[1] not in ("private", "restart")]
+            pmcd.close()
+            pmcd = None
 
     same, differ = 0, []
     for name, kind, params in cases:
@@ -327,6 +443,12 @@ def main():
         try:
             if kind == "record":
                 parts = record_case(a.ours, tmp, name, *params)
+            elif kind == "private":
+                config, args, samples = params
+                args = [x.replace("PORT", str(pmcd.port)) for x in args]
+                parts = record_case(a.ours, tmp, name, config, args, samples)
+            elif kind == "restart":
+                parts = restart_case(a.ours, tmp, pmcd)
             else:
                 parts = pmlc_case(a.ours, tmp, name, *params)
         except Exception as e:  # a case that cannot run is a differing case
@@ -346,6 +468,8 @@ def main():
         print("%-20s %s" % (name, "identical" if not bad else
                            "differs: " + ", ".join(n for n, _, _ in bad)), flush=True)
 
+    if pmcd:
+        pmcd.close()
     total = len(cases)
     board = os.path.join(a.out, "scoreboard-pmlogger.txt")
     with open(board, "w") as f:

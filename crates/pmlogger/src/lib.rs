@@ -676,6 +676,8 @@ struct Recorder {
     returned: HashMap<PmId, Vec<i32>>,
     /// The connection to pmcd is lost: fetches wait for it to come back.
     lost: bool,
+    /// The descriptors the archive has, by PMID (checked after a reconnection).
+    descs: HashMap<PmId, Desc>,
     /// What is logged: tasks and their requests.
     plan: Plan,
     /// What was logged: per metric, the instances it had values for, and
@@ -804,9 +806,13 @@ fn record(
             let _ = writeln!(
                 log,
                 "{PROG}: re-established connection to PMCD on \"{}\" at {}",
-                source.host_spec(),
+                source.hostname(),
                 ctime_now()
             );
+            if let Err(e) = validate(source, rec, log) {
+                let _ = writeln!(log, "{e}");
+                return 1;
+            }
             let mark = Timestamp::from_nanos(last.as_nanos() + 1_000_000);
             if let Err(e) = w.put_mark(mark) {
                 let _ = writeln!(log, "{PROG}: {e}");
@@ -828,6 +834,9 @@ fn record(
                 Ok(f) => f,
                 Err(SourceError::Lost(e)) => {
                     rec.lost = true;
+                    if e == "End of File" || e.contains("reset by peer") {
+                        let _ = writeln!(log, "myFetch: End of File: PMCD exited?");
+                    }
                     let _ = writeln!(
                         log,
                         "{PROG}: Error: {}",
@@ -835,8 +844,8 @@ fn record(
                     );
                     let _ = writeln!(
                         log,
-                        "{PROG}: Lost connection to PMCD on \"{}\" at {} ({e})",
-                        source.host_spec(),
+                        "{PROG}: Lost connection to PMCD on \"{}\" at {}",
+                        source.hostname(),
                         ctime_now()
                     );
                     break;
@@ -889,6 +898,61 @@ fn record(
             return 0;
         }
     }
+}
+
+/// After pmcd came back: every configured metric must still have its PMID and
+/// descriptor (`validate_metrics`), else the archive cannot go on.
+fn validate(source: &mut dyn Source, rec: &Recorder, log: &mut dyn Write) -> Result<(), String> {
+    let _ = writeln!(
+        log,
+        "{PROG}: Validating metrics after PMCD state changed at {}",
+        ctime_now()
+    );
+    let mut names: Vec<(&PmId, &String)> = rec.names.iter().collect();
+    names.sort();
+    let mut errors = 0;
+    for (pmid, name) in names {
+        let Some(old) = rec.descs.get(pmid) else {
+            continue;
+        };
+        match source
+            .lookup(name)
+            .ok()
+            .and_then(|l| l.first().map(|x| x.1))
+        {
+            Some(p) if p == *pmid => {}
+            Some(p) => {
+                let _ = writeln!(
+                    log,
+                    "PMID of metric \"{name}\" has changed from {pmid} to {p}"
+                );
+                errors += 1;
+                continue;
+            }
+            None => {
+                let _ = writeln!(log, "Error looking up {name}: Reason: Unknown metric name");
+                errors += 1;
+                continue;
+            }
+        }
+        match source.desc(*pmid) {
+            Ok(d) if d == *old => {}
+            Ok(_) => {
+                let _ = writeln!(log, "Descriptor of metric \"{name}\" has changed");
+                errors += 1;
+            }
+            Err(e) => {
+                let _ = writeln!(log, "Description unavailable for metric \"{name}\": {e}");
+                errors += 1;
+            }
+        }
+    }
+    if errors > 0 {
+        return Err(
+            "One or more configured metrics have changed after pmcd state change. Exiting".into(),
+        );
+    }
+    Ok(())
 }
 
 fn ctime_now() -> String {
@@ -1048,6 +1112,7 @@ fn write_fetch(
             continue;
         };
         if !w.has_desc(vs.pmid) {
+            rec.descs.insert(vs.pmid, desc);
             put_desc(w, source, desc, rec).map_err(|e| e.to_string())?;
             write_labels(w, source, stamp, &desc, &mut rec.seen).map_err(|e| e.to_string())?;
             write_help(w, source, &desc, &mut rec.seen).map_err(|e| e.to_string())?;

@@ -161,6 +161,26 @@ pub struct Pmcd {
     descs: HashMap<PmId, Desc>,
     names: HashMap<PmId, Vec<String>>,
     hostname: Option<String>,
+    /// Failed reconnection attempts since the connection was lost, and when the
+    /// next may be made (libpcp's back-off).
+    failures: usize,
+    retry_at: Option<std::time::Instant>,
+}
+
+/// libpcp's reconnection back-off: the delays after each failed attempt, from
+/// `PMCD_RECONNECT_TIMEOUT` (whole seconds, comma-separated; a list with anything
+/// else in it is ignored, as libpcp ignores it), else 5, 10, 20, 40, 80.
+fn backoff() -> Vec<Duration> {
+    let parsed: Option<Vec<Duration>> =
+        std::env::var("PMCD_RECONNECT_TIMEOUT").ok().and_then(|v| {
+            v.split(',')
+                .map(|t| t.trim().parse::<u64>().ok().map(Duration::from_secs))
+                .collect()
+        });
+    match parsed {
+        Some(p) if !p.is_empty() => p,
+        _ => [5, 10, 20, 40, 80].map(Duration::from_secs).to_vec(),
+    }
 }
 
 fn connect(t: &Transport) -> Result<Box<dyn Stream>, String> {
@@ -204,7 +224,7 @@ fn connect(t: &Transport) -> Result<Box<dyn Stream>, String> {
 fn read_reply(s: &mut dyn Stream) -> Result<Reply, SourceError> {
     let frame = read_frame(&mut &mut *s, REPLY_LIMIT)
         .map_err(|e| SourceError::Lost(e.to_string()))?
-        .ok_or_else(|| SourceError::Lost("pmcd closed the connection".into()))?;
+        .ok_or_else(|| SourceError::Lost("End of File".into()))?;
     p::decode_reply(&frame).map_err(|e| SourceError::Lost(format!("bad reply from pmcd: {e}")))
 }
 
@@ -241,6 +261,8 @@ impl Pmcd {
             descs: HashMap::new(),
             names: HashMap::new(),
             hostname: None,
+            failures: 0,
+            retry_at: None,
         })
     }
 
@@ -540,14 +562,29 @@ impl Source for Pmcd {
         if self.conn.is_some() {
             return true;
         }
+        let now = std::time::Instant::now();
+        if self.retry_at.is_some_and(|t| now < t) {
+            return false;
+        }
         match handshake(&self.spec.transport) {
             Ok((conn, features)) => {
                 self.conn = Some(conn);
                 self.features = features;
                 self.profile = None;
+                self.failures = 0;
+                self.retry_at = None;
+                // pmcd may have come back with other agents: ask again
+                self.descs.clear();
+                self.names.clear();
                 true
             }
-            Err(_) => false,
+            Err(_) => {
+                let delays = backoff();
+                let d = delays[self.failures.min(delays.len() - 1)];
+                self.failures += 1;
+                self.retry_at = Some(now + d);
+                false
+            }
         }
     }
 }
