@@ -122,7 +122,7 @@ class PrivatePmcd:
         self.proc = subprocess.Popen(
             ["/usr/lib/pcp/bin/pmcd", "-f", "-A", "-p", str(self.port), "-i", "127.0.0.1",
              "-s", os.path.join(self.dir, "pmcd.socket"), "-l", os.path.join(self.dir, "pmcd.log")],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=self.dir)
         end = time.time() + 20
         while time.time() < end:
             r = subprocess.run(["pminfo", "-h", "127.0.0.1:%d" % self.port, "sample.long.one"],
@@ -193,6 +193,132 @@ def restart_case(ours, tmp, pmcd):
     parts.append(("records", shape("refr"), shape("ours")))
     for n, f in [("descs", desc_part), ("labels", labels_part)]:
         parts.append((n, f(os.path.join(tmp, "refr")), f(os.path.join(tmp, "ours"))))
+    return parts
+
+
+# command-line forms: (name, config, args, what to compare: "shape" = records
+# too, "limit" = how the run ended (times vary), "error" = the refusal); FILE:NAME
+# in a config writes NAME beside it with the text after the first line; STDIN
+# means the config is given on standard input instead of -c
+SIMPLE = "log mandatory on 100 msec { sample.long.one sample.colour }\n"
+CLI = [
+    ("size-bytes", SIMPLE, ["-s", "300b"], "shape"),
+    ("size-kb", SIMPLE, ["-s", "1kb"], "shape"),
+    ("size-time", SIMPLE, ["-s", "1sec"], "limit"),
+    ("finish-relative", SIMPLE, ["-T", "+1sec"], "limit"),
+    ("finish-interval", SIMPLE, ["-T", "1sec"], "limit"),
+    ("finish-absolute", SIMPLE, ["-T", "@ABS"], "limit"),
+    ("finish-compact", SIMPLE, ["-T24h10m", "-s", "2"], "shape"),
+    ("volume-bytes", SIMPLE, ["-v", "250b", "-s", "6"], "shape"),
+    ("volume-samples", SIMPLE, ["-v", "2", "-s", "5"], "shape"),
+    ("volume-size-units", SIMPLE, ["-v", "100Mb", "-s", "3"], "shape"),
+    ("interval-default", "log mandatory on default { sample.long.one }\n", ["-t", "0.3", "-s", "3"], "shape"),
+    ("interval-tiny", "log mandatory on default { sample.long.one }\n", ["-t", "1e-9", "-T", "1sec"], "shape"),
+    ("interval-nan", "log mandatory on default { sample.long.one }\n", ["-t", "nan", "-s", "2"], "error"),
+    ("interval-huge", "log mandatory on default { sample.long.one }\n", ["-t", "100hours", "-s", "2"], "error"),
+    ("interval-negative", SIMPLE, ["-t", "-1", "-s", "2"], "error"),
+    ("size-bogus", SIMPLE, ["-s", "bogus"], "error"),
+    ("size-zero", SIMPLE, ["-s", "0"], "error"),
+    ("volume-zero", SIMPLE, ["-v", "0", "-s", "2"], "error"),
+    ("finish-bogus", SIMPLE, ["-T", "bogus"], "error"),
+    ("bad-option", SIMPLE, ["-Z", "-s", "2"], "error"),
+    ("no-archive", SIMPLE, ["-s", "2", "NOARCHIVE"], "error"),
+    ("check-only", SIMPLE, ["-C"], "error"),
+    ("labelhost", SIMPLE, ["-H", "some.other.host", "-s", "2"], "shape"),
+    ("config-lookup", None, ["-c", "config.pmstat", "-t", "0.2", "-s", "2"], "shape"),
+    ("missing-config", None, ["-c", "/nonexistent/config", "-s", "2"], "error"),
+    ("empty-config", "", ["-s", "2"], "error"),
+    ("stdin-config", "STDIN\n" + SIMPLE, ["-s", "3"], "shape"),
+    ("pmcpp", "%define freq '100 msec'\n%define extra\n%include \"inc\"\n"
+     "log mandatory on %freq { sample.long.one }\n%ifdef extra\nlog mandatory on %{freq} "
+     "{ sample.colour }\n%else\nlog mandatory on 1 sec { sample.bin }\n%endif\n"
+     "FILE:inc\n# included\nlog mandatory on once { hinv.ncpu }\n", ["-s", "3"], "shape"),
+    ("pmcpp-error-line", "%define x 1\n\nlog mandatory on %x sec { sample.long.one }\n"
+     "log mandatory on oops\n", ["-s", "2"], "error"),
+]
+
+NOTICES = re.compile(r"(Warning|Problem|Reason|Instance|Specification|\[line|illegal|limit reached|"
+                     r"End of run time|New log volume|Cannot|Nothing to log|Config parsed|"
+                     r"Starting|Archive basename)")
+
+
+def cli_case(ours, tmp, config, args, mode):
+    stdin = None
+    cfgargs = []
+    if config is not None:
+        text = config
+        extra = {}
+        if "FILE:" in text:
+            text, rest = text.split("FILE:", 1)
+            name, body = rest.split("\n", 1)
+            extra[name] = body
+        if text.startswith("STDIN\n"):
+            stdin = text[len("STDIN\n"):]
+        else:
+            for who in ("refr", "ours"):
+                os.makedirs(os.path.join(tmp, who), exist_ok=True)
+                with open(os.path.join(tmp, who, "config"), "w") as f:
+                    f.write(text)
+                for n, b in extra.items():
+                    with open(os.path.join(tmp, who, n), "w") as f:
+                        f.write(b)
+            cfgargs = ["-c", "config"]
+    abs_end = time.strftime("%H:%M:%S", time.localtime(time.time() + 2))
+    args = [a.replace("@ABS", "@" + abs_end) for a in args]
+    archive = [] if "NOARCHIVE" in args else ["arch"]
+    args = [a for a in args if a != "NOARCHIVE"]
+    if "-C" in args:
+        archive = []
+    procs = {}
+    for who, prog in (("refr", REF), ("ours", ours)):
+        d = os.path.join(tmp, who)
+        os.makedirs(d, exist_ok=True)
+        procs[who] = subprocess.Popen([prog] + cfgargs + ["-l", "log"] + args + archive, cwd=d,
+                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                      stderr=subprocess.PIPE, text=True)
+    outs = {}
+    for who, p in procs.items():
+        try:
+            o, e = p.communicate(stdin, timeout=30)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            o, e = p.communicate()
+        outs[who] = (p.returncode, e.split("Usage:")[0])
+
+    def notices(who):
+        try:
+            text = open(os.path.join(tmp, who, "log"), errors="replace").read()
+        except OSError:
+            return "(no log)\n"
+        keep = []
+        for l in text.splitlines():
+            if NOTICES.search(l):
+                l = re.sub(r"^\[.*?\] pmlogger\(\d+\) Info: ", "", l)
+                l = re.sub(r" at \w{3} \w{3} .*", "", l)
+                keep.append(l)
+        if mode == "limit":
+            keep = [l for l in keep if not l.startswith("New log volume")]
+        return "\n".join(keep) + "\n"
+
+    def files(who):
+        return " ".join(sorted(f for f in os.listdir(os.path.join(tmp, who))
+                               if f not in ("log", "config") and not f.startswith("inc"))) + "\n"
+    def stderr(who):
+        text = outs[who][1].replace(str(procs[who].pid), "PID")
+        text = re.sub(r"^\[.*?\] ", "", text, flags=re.M)
+        return "".join(l + "\n" for l in text.splitlines() if not l.startswith("preprocessor cmd"))
+    parts = [("status", "%d\n" % outs["refr"][0], "%d\n" % outs["ours"][0]),
+             ("stderr", stderr("refr"), stderr("ours")),
+             ("log", notices("refr"), notices("ours"))]
+    if mode == "shape":
+        parts.append(("files", files("refr"), files("ours")))
+    elif mode == "error" and outs["ours"][0] != 0:
+        # beyond the reference: a run that fails before its first record leaves
+        # no archive files (PCP's may leave empty ones)
+        parts.append(("no archive files left", "\n", files("ours")))
+    if mode == "shape" and outs["refr"][0] == 0 and outs["ours"][0] == 0:
+        parts += compare_archives(os.path.join(tmp, "refr", "arch"), os.path.join(tmp, "ours", "arch"),
+                                  str(procs["refr"].pid), str(procs["ours"].pid))
     return parts
 
 
@@ -421,6 +547,7 @@ def main():
         cases.append(("pmlogconf", "record", (cfg.stdout, ["-t", "0.5"], 3)))
     cases += [(n, "pmlc", (s,)) for n, s in PMLC_SCRIPTS]
     cases += [(n, "private", v) for n, v in PRIVATE.items()]
+    cases += [(n, "cli", (c, a, m)) for n, c, a, m in CLI]
     cases.append(("pmcd-restart", "restart", ()))
     cases = [c for c in cases if a.filter in c[0]]
 
@@ -447,6 +574,8 @@ def main():
                 config, args, samples = params
                 args = [x.replace("PORT", str(pmcd.port)) for x in args]
                 parts = record_case(a.ours, tmp, name, config, args, samples)
+            elif kind == "cli":
+                parts = cli_case(a.ours, tmp, *params)
             elif kind == "restart":
                 parts = restart_case(a.ours, tmp, pmcd)
             else:

@@ -28,11 +28,10 @@ pub struct MetricSpec {
     pub instances: Vec<String>,
 }
 
-/// How often a statement logs.
+/// How often a statement logs (`default` is resolved to the `-t` interval).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Every {
     Once,
-    Default,
     Millis(u64),
 }
 
@@ -76,15 +75,26 @@ enum Tok {
     Comma,
 }
 
-/// Tokens with their lines, the `[access]` section's lines, and the line it
-/// starts on.
-fn tokenize(text: &str) -> (Vec<(Tok, usize)>, Vec<String>, Option<usize>) {
+/// What the lexer makes of a configuration: tokens with their lines, the
+/// `[access]` section's lines and the line it starts on, and the line after the
+/// last.
+type Lexed = (Vec<(Tok, usize)>, Vec<String>, Option<usize>, usize);
+
+fn tokenize(text: &str) -> Lexed {
     let mut toks = Vec::new();
     let mut access = Vec::new();
     let mut in_access = false;
     let mut access_line = None;
-    for (ln, raw) in text.lines().enumerate() {
-        let line = ln + 1;
+    // line numbers as the reference's lexer counts them: pmcpp's markers
+    // (`# N "file"`) say which line of which file comes next
+    let mut next = 1;
+    for raw in text.lines() {
+        if let Some(n) = crate::pmcpp::marker(raw) {
+            next = n;
+            continue;
+        }
+        let line = next;
+        next += 1;
         let body = raw.split('#').next().unwrap_or("");
         if body.trim() == "[access]" && !in_access {
             in_access = true;
@@ -143,7 +153,7 @@ fn tokenize(text: &str) -> (Vec<(Tok, usize)>, Vec<String>, Option<usize>) {
             }
         }
     }
-    (toks, access, access_line)
+    (toks, access, access_line, next)
 }
 
 fn unit_ms(u: &str) -> Option<u64> {
@@ -160,8 +170,8 @@ fn unit_ms(u: &str) -> Option<u64> {
 /// [mandatory|advisory] on [every] N unit|once|default`, `... off`, `mandatory
 /// maybe`, then one metric or a group `{ m [insts] [,] m ... }` (no nesting);
 /// instances are names, numbers or quoted strings.
-pub fn parse(text: &str) -> Result<Config, ConfigError> {
-    let (toks, access, access_line) = tokenize(text);
+pub fn parse(text: &str, default_ms: i64) -> Result<Config, ConfigError> {
+    let (toks, access, access_line, eof) = tokenize(text);
     let mut k = 0;
     let mut out = Config {
         statements: Vec::new(),
@@ -174,7 +184,6 @@ pub fn parse(text: &str) -> Result<Config, ConfigError> {
     };
     // where the parser stands: the line of token k, or the end of the text (as
     // the reference's lexer counts lines, one past the last newline)
-    let eof = text.matches('\n').count() + 1;
     let at = |k: usize| toks.get(k).map_or(eof, |t| t.1);
     let word = |k: usize| match toks.get(k) {
         Some((Tok::Word(w), _)) => Some(w.as_str()),
@@ -204,7 +213,7 @@ pub fn parse(text: &str) -> Result<Config, ConfigError> {
             _ => return Err(syntax(k)),
         };
         k += 1;
-        let mut every = Every::Default;
+        let mut every = Every::Once;
         if switch == Switch::On {
             if word(k) == Some("every") {
                 k += 1;
@@ -215,7 +224,28 @@ pub fn parse(text: &str) -> Result<Config, ConfigError> {
                     k += 1;
                 }
                 Some("default") => {
+                    // -t (or PMLOGGER_INTERVAL), checked here as the reference
+                    // checks it
                     k += 1;
+                    if default_ms < 0 {
+                        return Err(err(
+                            at(k - 1),
+                            &format!("Logging delta ({default_ms} msec) must be positive"),
+                        ));
+                    }
+                    if default_ms as u64 > MAX_DELTA_MS {
+                        return Err(err(
+                            at(k - 1),
+                            &format!(
+                                "Logging delta ({default_ms} msec) cannot be bigger than {MAX_DELTA_MS} msec"
+                            ),
+                        ));
+                    }
+                    every = if default_ms == 0 {
+                        Every::Once
+                    } else {
+                        Every::Millis(default_ms as u64)
+                    };
                 }
                 Some(w) if w.starts_with(|c: char| c.is_ascii_digit()) => {
                     if let Some(c) = w.chars().find(|c| !c.is_ascii_digit()) {
@@ -366,6 +396,7 @@ mod tests {
     fn statements_groups_intervals_and_instances() {
         let c = parse(
             "# comment\nlog mandatory on 10 sec {\n  kernel.all.load,\n  disk.dev.read [ \"sda\", sdb 3 ]\n  mem.util\n}\nlog mandatory on once hinv.ncpu\nadvisory on default { swap }\nmandatory off proc\non every 500 msec { kernel.all.intr }\nlog mandatory on 0 sec { x }\n[access]\nallow localhost : all;\n",
+            60_000,
         )
         .expect("parses");
         assert_eq!(c.statements.len(), 6);
@@ -374,7 +405,7 @@ mod tests {
         assert_eq!(s.metrics.len(), 3);
         assert_eq!(s.metrics[1].instances, ["sda", "sdb", "3"]);
         assert_eq!(c.statements[1].every, Every::Once);
-        assert_eq!(c.statements[2].every, Every::Default);
+        assert_eq!(c.statements[2].every, Every::Millis(60_000));
         assert_eq!(c.statements[3].switch, Switch::Off);
         assert_eq!(c.statements[4].control, Control::Advisory);
         assert_eq!(c.statements[4].every, Every::Millis(500));
@@ -414,13 +445,24 @@ mod tests {
             ),
         ];
         for (text, line, message) in cases {
-            let e = parse(text).expect_err(text);
+            let e = parse(text, 60_000).expect_err(text);
             assert_eq!((e.line, e.message.as_str()), (line, message), "{text}");
         }
         // what came before the error, to be acted on first
-        let e = parse("log mandatory on 1 sec x\nlog mandatory on 1 sec { a b [c-d] }\n")
-            .expect_err("syntax");
+        let e = parse(
+            "log mandatory on 1 sec x\nlog mandatory on 1 sec { a b [c-d] }\n",
+            60_000,
+        )
+        .expect_err("syntax");
         assert_eq!(e.partial.len(), 2);
         assert_eq!(e.partial[1].metrics.len(), 1);
+        // the default interval as -t gives it
+        let d = |ms: i64| parse("log mandatory on default { x }\n", ms);
+        assert_eq!(d(0).expect("once").statements[0].every, Every::Once);
+        assert_eq!(
+            d(-9_223_372_036_854_775).expect_err("nan").message,
+            "Logging delta (-9223372036854775 msec) must be positive"
+        );
+        assert!(d(1 << 40).is_err());
     }
 }

@@ -13,18 +13,20 @@ pub mod access;
 pub mod config;
 pub mod control;
 pub mod optfetch;
+pub mod opts;
+pub mod pmcpp;
 pub mod state;
 
 use archive_format::codec::result::{BlockData, OwnedValue, OwnedValueSet, VAL_DPTR, VAL_INSITU};
 use archive_format::types::{sem, vtype, Desc, InDom, PmId, Timestamp, Units};
 use archive_format::writer::{ArchiveWriter, WriterOptions};
-use cli_common::getopt::{getopt, LongOpt};
 use config::{Every, Statement};
+use opts::{Limit, Opts};
 use sources::{label, Source, SourceError};
 use state::{Plan, Switch};
 use std::collections::{HashMap, HashSet};
 use std::io::Write;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -41,147 +43,6 @@ log mandatory on default {
     mem.util swap disk.dev disk.all network.interface proc.nprocs
 }
 ";
-
-const SHORT: &str = "c:h:l:Ls:T:t:V:v:x:y?m:rP";
-
-const fn lo(name: &'static str, has_arg: bool, short: char) -> LongOpt {
-    LongOpt {
-        name,
-        has_arg,
-        short,
-    }
-}
-
-const LONG: &[LongOpt] = &[
-    lo("config", true, 'c'),
-    lo("host", true, 'h'),
-    lo("log", true, 'l'),
-    lo("samples", true, 's'),
-    lo("finish", true, 'T'),
-    lo("interval", true, 't'),
-    lo("version", true, 'V'),
-    lo("volsize", true, 'v'),
-    lo("note", true, 'm'),
-    lo("primary", false, 'P'),
-    lo("linger", false, 'L'),
-    lo("report", false, 'r'),
-    lo("help", false, '?'),
-];
-
-const USAGE: &str = "\
-Usage: pmlogger [options] archive
-
-Options:
-  -c configfile   file to load configuration from (default: this machine's essentials)
-  -h host         metrics source: a pmcd host specification (default: the local
-                  pmcd, else the built-in source); @builtin (this machine, read
-                  directly) or @sample (a deterministic test source)
-  -l logfile      redirect diagnostics and trace output
-  -L              linger: run even with nothing to log
-  -m note         note for the port map file
-  -P              run as the primary logger
-  -r              report record sizes and archive growth rate
-  -s endsize      terminate after this many samples
-  -T endtime      terminate at this time (an interval such as 10sec, or +interval)
-  -t interval     default logging interval (default 10 sec)
-  -V version      archive version: 2 or 3 (default: PCP_ARCHIVE_VERSION from
-                  pcp.conf, else 3)
-  -v volsize      switch volumes after this many samples
-  -x fd, -y       accepted for compatibility
-";
-
-struct Opts {
-    config: Option<String>,
-    /// `-h`: a pmcd host specification or a built-in source (`@builtin`,
-    /// `@sample`); `None`: the local pmcd, else the built-in source.
-    source: Option<String>,
-    log: Option<String>,
-    samples: Option<u64>,
-    finish: Option<Duration>,
-    interval: Duration,
-    version: u32,
-    volsize: Option<u64>,
-    report: bool,
-    note: Option<String>,
-    primary: bool,
-    /// `-L`: run even with nothing to log.
-    linger: bool,
-    archive: String,
-}
-
-fn parse_args(args: &[String]) -> Result<Opts, String> {
-    let p = getopt(args, SHORT, LONG)?;
-    let mut o = Opts {
-        config: None,
-        source: None,
-        log: None,
-        samples: None,
-        finish: None,
-        interval: Duration::from_secs(10),
-        // PCP_ARCHIVE_VERSION from the environment or pcp.conf, as PCP's pmlogger;
-        // v3 where none is set
-        version: match cli_common::pcpconf::setting("PCP_ARCHIVE_VERSION").as_deref() {
-            Some("2") => 2,
-            _ => 3,
-        },
-        volsize: None,
-        report: false,
-        note: None,
-        primary: false,
-        linger: false,
-        archive: String::new(),
-    };
-    let dur = |v: &str| -> Result<Duration, String> {
-        cli_common::window::parse_interval(v.trim_start_matches('+'))
-            .filter(|n| *n > 0)
-            .map(|n| Duration::from_nanos(n as u64))
-            .ok_or_else(|| format!("illegal interval \"{v}\""))
-    };
-    for (c, v) in p.opts {
-        let v = v.unwrap_or_default();
-        match c {
-            'c' => o.config = Some(v),
-            'h' => o.source = Some(v),
-            'l' => o.log = Some(v),
-            's' => {
-                o.samples = Some(
-                    v.parse()
-                        .map_err(|_| format!("illegal sample count \"{v}\""))?,
-                )
-            }
-            'T' => o.finish = Some(dur(&v)?),
-            't' => o.interval = dur(&v)?,
-            'V' => {
-                o.version = match v.as_str() {
-                    "2" => 2,
-                    "3" => 3,
-                    _ => {
-                        return Err(format!(
-                            "-V requires a version number (2 or 3), not \"{v}\""
-                        ))
-                    }
-                }
-            }
-            'v' => {
-                o.volsize = Some(
-                    v.parse()
-                        .map_err(|_| format!("illegal volume size \"{v}\""))?,
-                )
-            }
-            'r' => o.report = true,
-            'm' => o.note = Some(v),
-            'P' => o.primary = true,
-            'L' => o.linger = true,
-            'x' | 'y' => {}
-            _ => return Err(String::new()),
-        }
-    }
-    match p.operands.as_slice() {
-        [a] => o.archive = a.clone(),
-        _ => return Err(String::new()),
-    }
-    Ok(o)
-}
 
 /// The source `-h` names: `@builtin` or `@sample`, else a pmcd by PCP's host
 /// specification; without `-h`, the local pmcd, or the built-in source where
@@ -314,59 +175,208 @@ struct Timer {
 
 /// Runs pmlogger; returns the exit status. Diagnostics go to `err` (or `-l file`).
 pub fn run(args: &[String], err: &mut dyn Write) -> i32 {
-    let o = match parse_args(args) {
+    let o = match opts::parse(args) {
         Ok(o) => o,
-        Err(m) => {
+        Err(opts::UsageError(m)) => {
             if !m.is_empty() {
-                let _ = writeln!(err, "{PROG}: {m}");
+                let m = if m.starts_with("pmlogger:") {
+                    m
+                } else {
+                    format!("{PROG}: {m}")
+                };
+                let _ = writeln!(err, "{m}");
             }
-            let _ = write!(err, "{USAGE}");
+            let _ = write!(err, "{}{}", opts::USAGE, opts::USAGE_OURS);
             return 1;
         }
     };
+    // the log: pmlogger.log in the current directory unless -l says otherwise
+    // (`-l -`: the standard error of this process)
     let mut logfile;
-    let log: &mut dyn Write = match &o.log {
-        Some(f) => match std::fs::OpenOptions::new()
+    // (with -C the reference logs to its standard error, without the header)
+    let path = if o.check {
+        "-".to_string()
+    } else {
+        o.log.clone().unwrap_or_else(|| "pmlogger.log".into())
+    };
+    let log: &mut dyn Write = if path == "-" {
+        err
+    } else {
+        match std::fs::OpenOptions::new()
             .create(true)
             .append(true)
-            .open(f)
+            .open(&path)
         {
             Ok(f) => {
-                logfile = f;
+                logfile = std::io::BufWriter::with_capacity(0, f);
                 &mut logfile
             }
             Err(e) => {
-                let _ = writeln!(err, "{PROG}: cannot open log file \"{f}\": {e}");
+                let _ = writeln!(err, "{PROG}: cannot open log file \"{path}\": {e}");
                 return 1;
             }
-        },
-        None => err,
+        }
     };
-    let mut source = match open_source(o.source.as_deref(), log) {
+    if !o.check {
+        let _ = writeln!(
+            log,
+            "Log for pmlogger on {} started {}\n",
+            local_hostname(),
+            ctime_now()
+        );
+    }
+    info(log, "Start");
+    let code = run_logged(&o, log);
+    if !o.check {
+        let _ = writeln!(log, "\nLog finished {}", ctime_now());
+    }
+    code
+}
+
+/// `[Tue Nov 24 00:59:51] pmlogger(PID) Info: message`, as the reference's
+/// notices look in its log.
+fn info(log: &mut dyn Write, msg: &str) {
+    let now = ctime_now();
+    let stamp = now.get(..now.len().saturating_sub(5)).unwrap_or(&now);
+    let _ = writeln!(log, "[{stamp}] {PROG}({}) Info: {msg}", std::process::id());
+}
+
+fn local_hostname() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|s| s.trim().to_string())
+        .unwrap_or_else(|_| "localhost".into())
+}
+
+/// The configuration: `-c FILE` (else `$PCP_VAR_DIR/config/pmlogger/FILE`), run
+/// through PCP's preprocessing; without `-c`, the standard input when it is not a
+/// terminal and holds something, else this pmlogger's default configuration.
+/// Returns the text and the name messages give it.
+fn read_config(o: &Opts, log: &mut dyn Write) -> Option<(String, String)> {
+    let Some(f) = &o.config else {
+        use std::io::{IsTerminal, Read};
+        let stdin = std::io::stdin();
+        if !stdin.is_terminal() {
+            let mut bytes = Vec::new();
+            if stdin.lock().read_to_end(&mut bytes).is_ok() && !bytes.is_empty() {
+                let text = String::from_utf8_lossy(&bytes).into_owned();
+                return match pmcpp::expand(&text, "<stdin>", &config_dirs()) {
+                    Ok(t) => Some((t, "<stdin>".into())),
+                    Err(e) => {
+                        let _ = writeln!(log, "{PROG}: {e}");
+                        None
+                    }
+                };
+            }
+        }
+        let _ = writeln!(
+            log,
+            "{PROG}: no configuration given: using the built-in default configuration"
+        );
+        return Some((DEFAULT_CONFIG.to_string(), "default config".into()));
+    };
+    let mut path = std::path::PathBuf::from(f);
+    if !path.exists() {
+        let alt = cli_common::pcpconf::dir("PCP_VAR_DIR", "/var/lib/pcp")
+            .join("config/pmlogger")
+            .join(f);
+        if alt.exists() {
+            path = alt;
+        }
+    }
+    let bytes = match std::fs::read(&path) {
+        Ok(b) => b,
+        Err(e) => {
+            let _ = writeln!(
+                log,
+                "{PROG}: Cannot open config file \"{f}\": {}",
+                io_text(&e)
+            );
+            return None;
+        }
+    };
+    let text = String::from_utf8_lossy(&bytes).into_owned();
+    match pmcpp::expand(&text, f, &config_dirs()) {
+        Ok(t) => Some((t, f.clone())),
+        Err(e) => {
+            let _ = writeln!(log, "{PROG}: {e}");
+            None
+        }
+    }
+}
+
+/// Where `%include` looks: the configuration's directory, then pmlogger's.
+fn config_dirs() -> Vec<std::path::PathBuf> {
+    vec![
+        std::path::PathBuf::from("."),
+        cli_common::pcpconf::dir("PCP_VAR_DIR", "/var/lib/pcp").join("config/pmlogger"),
+    ]
+}
+
+/// An I/O error as strerror words it (no "(os error N)").
+fn io_text(e: &std::io::Error) -> String {
+    let s = e.to_string();
+    s.split(" (os error").next().unwrap_or(&s).to_string()
+}
+
+/// `-T`: an interval from now (`10sec`, `+10sec`) or a time (`@12:29:21`, a date),
+/// in this host's zone; `None` when it is neither.
+fn finish_after(spec: &str) -> Option<Duration> {
+    let t = spec.trim();
+    if let Some(ns) = cli_common::window::parse_interval(t.trim_start_matches('+')) {
+        return (ns >= 0).then(|| Duration::from_nanos(ns.min(u64::MAX as i128) as u64));
+    }
+    let tz = cli_common::zone::local();
+    let at = cli_common::window::parse_absolute(t, &tz, Some(sources::now()))?;
+    let now = sources::now();
+    Some(Duration::from_nanos(
+        (at.as_nanos() - now.as_nanos()).clamp(0, u64::MAX as i128) as u64,
+    ))
+}
+
+/// Removes the files of an archive that got no record (a failure before the first
+/// record leaves nothing behind).
+fn remove_archive(base: &str) {
+    for suffix in ["0", "meta", "index"] {
+        let _ = std::fs::remove_file(format!("{base}.{suffix}"));
+    }
+}
+
+/// `-N`: tells systemd the logger is ready (`READY=1` to `$NOTIFY_SOCKET`).
+fn notify_ready() {
+    let Ok(path) = std::env::var("NOTIFY_SOCKET") else {
+        return;
+    };
+    if path.starts_with('/') {
+        if let Ok(s) = std::os::unix::net::UnixDatagram::unbound() {
+            let _ = s.send_to(b"READY=1", &path);
+        }
+    }
+}
+
+fn run_logged(o: &Opts, log: &mut dyn Write) -> i32 {
+    let spec = if o.local {
+        Some("@builtin")
+    } else {
+        o.source.as_deref()
+    };
+    let mut source = match open_source(spec, log) {
         Ok(s) => s,
         Err(e) => {
             let _ = writeln!(log, "{PROG}: {e}");
             return 1;
         }
     };
-    let text = match &o.config {
-        Some(f) => match std::fs::read_to_string(f) {
-            Ok(t) => t,
-            Err(e) => {
-                let _ = writeln!(log, "{PROG}: Cannot open config file \"{f}\": {e}");
-                return 1;
-            }
-        },
-        None => DEFAULT_CONFIG.to_string(),
+    let Some((text, file)) = read_config(o, log) else {
+        return 1;
     };
-    let cfg = match config::parse(&text) {
+    let file = file.as_str();
+    let cfg = match config::parse(&text, o.default_ms) {
         Ok(c) => c,
         Err(e) => {
             // the statements before the error are acted on first (their
             // warnings), then the error, in the reference's words
-            let file = o.config.as_deref().unwrap_or("default config");
             let mut names = HashMap::new();
-            let _ = plan(&e.partial, &mut *source, o.interval, file, log, &mut names);
+            let _ = plan(&e.partial, &mut *source, file, log, &mut names);
             let _ = writeln!(
                 log,
                 "Specification error in configuration file ({file})\n[line {}] {}",
@@ -375,18 +385,45 @@ pub fn run(args: &[String], err: &mut dyn Write) -> i32 {
             return 1;
         }
     };
-    let file = o.config.as_deref().unwrap_or("default config");
     let mut names: HashMap<PmId, String> = HashMap::new();
-    let Some(plan) = plan(
-        &cfg.statements,
-        &mut *source,
-        o.interval,
-        file,
-        log,
-        &mut names,
-    ) else {
+    let Some(plan) = plan(&cfg.statements, &mut *source, file, log, &mut names) else {
         return 1;
     };
+    let access = match access::Access::parse(&cfg.access) {
+        Ok(a) => a,
+        Err(e) => {
+            let _ = writeln!(log, "{PROG}: Error [{file}, [access]]\n{e}");
+            return 1;
+        }
+    };
+    let _ = writeln!(log, "Config parsed");
+    if o.check {
+        return 0;
+    }
+    let _ = writeln!(
+        log,
+        "Starting {}logger for host \"{}\" via \"{}\"",
+        if o.primary { "primary " } else { "" },
+        source.hostname(),
+        o.source.as_deref().unwrap_or("local:")
+    );
+    // -H names the host in the label instead of pmcd's name for itself
+    let host = o.labelhost.clone().unwrap_or_else(|| source.hostname());
+    let _ = writeln!(log, "{PROG}: recording from {}", source.describe());
+    let finish = match &o.finish {
+        None => None,
+        Some(t) => match finish_after(t) {
+            Some(d) => Some(d),
+            None => {
+                let _ = writeln!(
+                    log,
+                    "{PROG}: illegal -T argument\n{t}\n^ -- unexpected value"
+                );
+                return 1;
+            }
+        },
+    };
+
     if !o.primary && !o.linger && plan.tasks.is_empty() {
         let _ = writeln!(
             log,
@@ -396,14 +433,6 @@ pub fn run(args: &[String], err: &mut dyn Write) -> i32 {
     }
     let tasks = timers(&plan);
 
-    let access = match access::Access::parse(&cfg.access) {
-        Ok(a) => a,
-        Err(e) => {
-            let _ = writeln!(log, "{PROG}: Error [{file}, [access]]\n{e}");
-            return 1;
-        }
-    };
-
     // only one primary logger (before anything is created)
     if o.primary {
         if let Some(e) = control::primary_running() {
@@ -412,7 +441,6 @@ pub fn run(args: &[String], err: &mut dyn Write) -> i32 {
         }
     }
     let (tz, zoneinfo) = source.timezone();
-    let host = source.hostname();
     let mut w = match ArchiveWriter::create(
         &o.archive,
         WriterOptions {
@@ -430,6 +458,7 @@ pub fn run(args: &[String], err: &mut dyn Write) -> i32 {
             return 1;
         }
     };
+    let _ = writeln!(log, "Archive basename: {}", o.archive);
     let archive_path = std::fs::canonicalize(
         std::path::Path::new(&o.archive)
             .parent()
@@ -447,10 +476,10 @@ pub fn run(args: &[String], err: &mut dyn Write) -> i32 {
     })
     .unwrap_or_else(|_| o.archive.clone());
 
-    let stop = Arc::new(AtomicBool::new(false));
+    let stop = Arc::new(AtomicUsize::new(0));
     let newvol = Arc::new(AtomicBool::new(false));
     for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
-        let _ = signal_hook::flag::register(sig, Arc::clone(&stop));
+        let _ = signal_hook::flag::register_usize(sig, Arc::clone(&stop), sig as usize);
     }
     for sig in [signal_hook::consts::SIGHUP, signal_hook::consts::SIGUSR2] {
         let _ = signal_hook::flag::register(sig, Arc::clone(&newvol));
@@ -471,21 +500,21 @@ pub fn run(args: &[String], err: &mut dyn Write) -> i32 {
     let ids = source.pmcd_ids();
     if let Err(e) = put_logue(&mut w, last, &archive_path, &logue_host, port, ids) {
         let _ = writeln!(log, "{PROG}: {e}");
+        drop(w);
+        remove_archive(&o.archive);
         return 1;
     }
-    let _ = writeln!(
-        log,
-        "{PROG}: logging to \"{}\" from {}",
-        o.archive,
-        source.describe()
-    );
+    if o.notify {
+        notify_ready();
+    }
     let mut rec = Recorder {
         names,
         plan,
         ..Default::default()
     };
     let code = record(
-        &o,
+        o,
+        finish,
         &mut *source,
         &mut w,
         tasks,
@@ -524,7 +553,6 @@ pub fn run(args: &[String], err: &mut dyn Write) -> i32 {
 fn plan(
     stmts: &[Statement],
     source: &mut dyn Source,
-    default: Duration,
     file: &str,
     log: &mut dyn Write,
     names: &mut HashMap<PmId, String>,
@@ -537,7 +565,6 @@ fn plan(
         } else {
             match s.every {
                 Every::Once => 0,
-                Every::Default => default.as_millis().min(u32::MAX as u128) as u32,
                 Every::Millis(ms) => ms.min(u32::MAX as u64) as u32,
             }
         };
@@ -732,10 +759,11 @@ impl Recorder {
 #[allow(clippy::too_many_arguments)]
 fn record(
     o: &Opts,
+    finish: Option<Duration>,
     source: &mut dyn Source,
     w: &mut ArchiveWriter,
     mut timers: Vec<Timer>,
-    stop: &AtomicBool,
+    stop: &AtomicUsize,
     newvol: &AtomicBool,
     last: &mut Timestamp,
     rec: &mut Recorder,
@@ -743,17 +771,41 @@ fn record(
     log: &mut dyn Write,
 ) -> i32 {
     let began = Instant::now();
+    // -T, and -s as a time: whichever comes first
+    let finish = match (finish, o.samples) {
+        (Some(a), Some(Limit::Time(b))) => Some(a.min(b)),
+        (a, Some(Limit::Time(b))) => a.or(Some(b)),
+        (a, _) => a,
+    };
     let mut samples = 0u64;
     let mut since_vol = 0u64;
+    let mut vol_started = Instant::now();
+    let done = |log: &mut dyn Write, why: &str| {
+        info(log, &format!("{PROG}: {why}, exiting"));
+        0
+    };
     loop {
-        if stop.load(Ordering::Relaxed) {
-            let _ = writeln!(log, "{PROG}: Caught signal, exiting");
-            return 0;
+        let sig = stop.load(Ordering::Relaxed);
+        if sig != 0 {
+            return done(log, &format!("Caught signal {sig}"));
         }
-        if newvol.swap(false, Ordering::Relaxed) {
+        if let Some(pid) = o.pid {
+            if !std::path::Path::new(&format!("/proc/{pid}")).exists() {
+                return done(log, "process from -p has vanished");
+            }
+        }
+        let switch_time = matches!(o.volsize, Some(Limit::Time(d)) if vol_started.elapsed() >= d);
+        if newvol.swap(false, Ordering::Relaxed) || switch_time {
             match w.new_volume() {
                 Ok(v) => {
-                    let _ = writeln!(log, "{PROG}: New log volume {v}, via signal");
+                    vol_started = Instant::now();
+                    since_vol = 0;
+                    let _ = writeln!(
+                        log,
+                        "New log volume {v}, via {} at {}",
+                        if switch_time { "sample time" } else { "SIGHUP" },
+                        ctime_now()
+                    );
                 }
                 Err(e) => {
                     let _ = writeln!(log, "{PROG}: {e}");
@@ -761,10 +813,9 @@ fn record(
                 }
             }
         }
-        if let Some(f) = o.finish {
+        if let Some(f) = finish {
             if began.elapsed() >= f {
-                let _ = writeln!(log, "{PROG}: End of run time, exiting");
-                return 0;
+                return done(log, "End of run time");
             }
         }
         // the earliest deadline; with nothing to log, pmlogger waits for pmlc
@@ -774,7 +825,7 @@ fn record(
         let due = k.is_some_and(|k| timers[k].next <= now);
         if !due {
             let mut wait = k.map_or(Duration::from_millis(100), |k| timers[k].next - now);
-            if let Some(f) = o.finish {
+            if let Some(f) = finish {
                 wait = wait.min(f.saturating_sub(began.elapsed()));
             }
             let wait = wait.min(Duration::from_millis(100));
@@ -884,18 +935,35 @@ fn record(
         }
         samples += 1;
         since_vol += 1;
-        if let Some(v) = o.volsize {
-            if since_vol >= v {
-                since_vol = 0;
-                if let Err(e) = w.new_volume() {
+        let switch = match o.volsize {
+            Some(Limit::Samples(n)) => since_vol >= n,
+            Some(Limit::Bytes(n)) => w.data_offset() >= n,
+            _ => false,
+        };
+        if switch {
+            since_vol = 0;
+            vol_started = Instant::now();
+            match w.new_volume() {
+                Ok(v) => {
+                    let how = if matches!(o.volsize, Some(Limit::Bytes(_))) {
+                        "sample byte size"
+                    } else {
+                        "sample counter"
+                    };
+                    let _ = writeln!(log, "New log volume {v}, via {how} at {}", ctime_now());
+                }
+                Err(e) => {
                     let _ = writeln!(log, "{PROG}: {e}");
                     return 1;
                 }
             }
         }
-        if o.samples.is_some_and(|n| samples >= n) {
-            let _ = writeln!(log, "{PROG}: Sample limit reached, exiting");
-            return 0;
+        match o.samples {
+            Some(Limit::Samples(n)) if samples >= n => return done(log, "Sample limit reached"),
+            Some(Limit::Bytes(n)) if w.total_bytes() >= n => {
+                return done(log, "Byte limit reached")
+            }
+            _ => {}
         }
     }
 }

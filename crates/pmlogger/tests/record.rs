@@ -22,7 +22,7 @@ fn record(dir: &Path, version: &str) -> String {
         .join(format!("rec{version}"))
         .to_string_lossy()
         .into_owned();
-    let args: Vec<String> = ["-V", version, "-h", "@sample", "-s", "6", "-c"]
+    let args: Vec<String> = ["-V", version, "-l", "-", "-h", "@sample", "-s", "6", "-c"]
         .iter()
         .map(|s| s.to_string())
         .chain([cfg.to_string_lossy().into_owned(), base.clone()])
@@ -55,7 +55,7 @@ fn recordings_read_back_with_prologue_and_epilogue() {
         assert!(bins >= 2, "v{v}: {bins} snapshots");
         // a second run does not overwrite the archive
         let mut err = Vec::new();
-        let again: Vec<String> = ["-h", "@sample", "-s", "1", &base]
+        let again: Vec<String> = ["-l", "-", "-h", "@sample", "-s", "1", &base]
             .iter()
             .map(|s| s.to_string())
             .collect();
@@ -139,7 +139,7 @@ fn record_structure_matches_the_reference_pmlogger() {
         .expect("reference pmlogger");
     assert!(st.success());
     let ours = dir.path().join("ours").to_string_lossy().into_owned();
-    let args: Vec<String> = ["-h", "@sample", "-s", "5", "-c"]
+    let args: Vec<String> = ["-l", "-", "-h", "@sample", "-s", "5", "-c"]
         .iter()
         .map(|s| s.to_string())
         .chain([cfg.to_string_lossy().into_owned(), ours.clone()])

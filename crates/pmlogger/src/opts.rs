@@ -1,0 +1,448 @@
+//! pmlogger's command line, as PCP 6.0.3's: every option of its man page, its
+//! usage text and error messages, and the forms its arguments take (sizes,
+//! sample counts and times for `-s`/`-v`, PCPIntro times for `-T`,
+//! `pmParseInterval` for `-t`).
+
+use cli_common::getopt::{getopt, LongOpt};
+use std::time::Duration;
+
+/// `-s` and `-v`: a number of samples, a size in bytes, or a time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Limit {
+    Samples(u64),
+    Bytes(u64),
+    Time(Duration),
+}
+
+/// The parsed command line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Opts {
+    pub config: Option<String>,
+    /// `-C`: parse the configuration and exit.
+    pub check: bool,
+    /// `-h`: a pmcd host specification or a built-in source (`@builtin`,
+    /// `@sample`); `None`: the local pmcd, else the built-in source.
+    pub source: Option<String>,
+    /// `-H`: the host name written into the label.
+    pub labelhost: Option<String>,
+    pub log: Option<String>,
+    pub samples: Option<Limit>,
+    /// `-T` as given (resolved once the log is open, where its errors go).
+    pub finish: Option<String>,
+    /// The `default` interval in milliseconds, computed as the reference computes
+    /// it (a negative or huge value is refused by the configuration parser).
+    pub default_ms: i64,
+    pub version: u32,
+    pub volsize: Option<Limit>,
+    pub report: bool,
+    pub note: Option<String>,
+    pub primary: bool,
+    /// `-L`: run even with nothing to log.
+    pub linger: bool,
+    /// `-p`: stop when this process is gone.
+    pub pid: Option<i32>,
+    /// `-o`: no pmcd; record from the built-in source.
+    pub local: bool,
+    /// `-N`: tell systemd when ready.
+    pub notify: bool,
+    /// `-n`: an ASCII PMNS for names.
+    pub pmns: Option<String>,
+    pub archive: String,
+}
+
+const SHORT: &str = "c:CD:fh:H:I:l:K:Lm:Nn:op:Prs:T:t:uU:v:V:x:y?";
+
+const fn lo(name: &'static str, has_arg: bool, short: char) -> LongOpt {
+    LongOpt {
+        name,
+        has_arg,
+        short,
+    }
+}
+
+const LONG: &[LongOpt] = &[
+    lo("config", true, 'c'),
+    lo("check", false, 'C'),
+    lo("debug", true, 'D'),
+    lo("host", true, 'h'),
+    lo("labelhost", true, 'H'),
+    lo("pmlc-ipc-version", true, 'I'),
+    lo("log", true, 'l'),
+    lo("linger", false, 'L'),
+    lo("note", true, 'm'),
+    lo("spec-local", true, 'K'),
+    lo("local-PMDA", false, 'o'),
+    lo("namespace", true, 'n'),
+    lo("notify", false, 'N'),
+    lo("PID", true, 'p'),
+    lo("primary", false, 'P'),
+    lo("report", false, 'r'),
+    lo("size", true, 's'),
+    lo("interval", true, 't'),
+    lo("finish", true, 'T'),
+    lo("username", true, 'U'),
+    lo("volsize", true, 'v'),
+    lo("version", true, 'V'),
+    lo("help", false, '?'),
+];
+
+/// The reference's usage text (with its typos), and what this pmlogger adds.
+pub const USAGE: &str = "\
+Usage: pmlogger [options] archive
+
+Options:
+  -c FILE, --config=FILE
+                        file to load configuration from
+  -C, --check           parse configuration and exit
+  -h HOST, --host=HOST  metrics source is PMCD on host
+  -H LABELHOST, --labelhost=LABELHOST
+                        override the hostname written into the label
+  -I VERSION, --pmlc-ipc-version=VERSION
+                        set IPC version for pmlc port [defaily LOG_PDU_VERSION]
+  -l FILE, --log=FILE   redirect diagnostics and trace output
+  -L, --linger          run even if not primary logger instance and nothing to log
+  -m MSG, --note=MSG    descriptive note to be added to the port map file
+  -K SPEC, --spec-local=SPEC
+                        optional additional PMDA spec for local connection
+  -o, --local-PMDA      metrics sourced without connecting to pmcd
+  -n FILE, --namespace=FILE
+                        use an alternative PMNS
+  -N, --notify          notify service manager (if any) when started and ready
+  -p PID, --PID=PID     Log specified metric for the lifetime of the pid
+  -P, --primary         execute as primary logger instance
+  -r, --report          report record sizes and archive growth rate
+  -s SIZE, --size=SIZE  terminate after endsize has been accumulated
+  -t DELTA, --interval=DELTA
+                        default logging interval [default 60.0 seconds]
+  -T TIME, --finish=TIME
+                        end of the time window
+  -u                    output is unbuffered [default now, so -u is a no-op]
+  -U USER, --username=USER
+                        in daemon mode, run as named user [default pcp]
+  -v SIZE, --volsize=SIZE
+                        switch log volumes after size has been accumulated
+  -V NUM, --version=NUM version for archive (default and only version is 2)
+  -x FD                 control file descriptor for running from pmRecordControl(3)
+  -y                    set timezone for times to local time rather than from PMCD host
+  -?, --help            show this usage message and exit
+";
+
+/// What this pmlogger adds to the reference's usage (ours, not PCP's).
+pub const USAGE_OURS: &str = "
+pmlogger-rs additions:
+  -h @builtin           record this machine from /proc and /sys, without pmcd
+                        (the default where no local pmcd answers; also -o)
+  -h @sample            a deterministic built-in source, for tests
+  -V 3                  archive version 3 (the default where pcp.conf sets none)
+";
+
+/// Why the command line was refused: a message (may be empty) for stderr, then
+/// the usage text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UsageError(pub String);
+
+/// `pmParseInterval` as the reference reads `-t`: numbers as `strtod` takes them
+/// (`nan`, `1e-9`), each with an optional unit, summed; the result in whole
+/// milliseconds computed from a `timeval` as pmlogger does (so `nan` gives the
+/// reference's huge negative value, and anything below a millisecond 0, "once").
+/// `Err(position)`: where the text stops being an interval.
+pub fn interval_ms(s: &str) -> Result<i64, usize> {
+    let b = s.as_bytes();
+    let mut i = 0;
+    let mut secs = 0.0f64;
+    let mut any = false;
+    while i < b.len() {
+        while i < b.len() && b[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        if i >= b.len() {
+            break;
+        }
+        let start = i;
+        let rest = &s[i..];
+        let lower = rest.to_ascii_lowercase();
+        let num: f64 = if lower.starts_with("nan") {
+            i += 3;
+            f64::NAN
+        } else if lower.starts_with("inf") {
+            i += if lower.starts_with("infinity") { 8 } else { 3 };
+            f64::INFINITY
+        } else {
+            while i < b.len() && (b[i].is_ascii_digit() || b[i] == b'.') {
+                i += 1;
+            }
+            if i < b.len() && (b[i] == b'e' || b[i] == b'E') {
+                let mut j = i + 1;
+                if j < b.len() && (b[j] == b'+' || b[j] == b'-') {
+                    j += 1;
+                }
+                if j < b.len() && b[j].is_ascii_digit() {
+                    while j < b.len() && b[j].is_ascii_digit() {
+                        j += 1;
+                    }
+                    i = j;
+                }
+            }
+            s[start..i].parse().map_err(|_| start)?
+        };
+        let ustart = i;
+        while i < b.len() && b[i].is_ascii_alphabetic() {
+            i += 1;
+        }
+        let mult = match s[ustart..i].to_ascii_lowercase().as_str() {
+            "" | "s" | "sec" | "secs" | "second" | "seconds" => 1.0,
+            "msec" | "msecs" | "millisecond" | "milliseconds" => 0.001,
+            "m" | "min" | "mins" | "minute" | "minutes" => 60.0,
+            "h" | "hr" | "hrs" | "hour" | "hours" => 3600.0,
+            "d" | "day" | "days" => 86400.0,
+            _ => return Err(ustart),
+        };
+        secs += num * mult;
+        any = true;
+    }
+    if !any {
+        return Err(0);
+    }
+    // struct timeval as cvttsd2si fills it: out of range and nan become i64::MIN
+    let trunc = |x: f64| {
+        if x.is_finite() && x.abs() < 9.2e18 {
+            x as i64
+        } else {
+            i64::MIN
+        }
+    };
+    let sec = trunc(secs);
+    let usec = if sec == i64::MIN {
+        i64::MIN
+    } else {
+        trunc((secs - sec as f64) * 1e6)
+    };
+    Ok(sec.wrapping_mul(1000).wrapping_add(usec / 1000))
+}
+
+/// `-s`/`-v`: a whole number is samples; with a size unit (`b`, `k`/`kb`/`kib`/
+/// `kbyte`/`kilobyte`/`kibibyte`, the same for `m` and `g`, any case, a final `s`
+/// allowed) bytes; else a time. Zero and negative values are refused.
+pub fn limit(s: &str) -> Option<Limit> {
+    let t = s.trim();
+    if !t.is_empty() && t.bytes().all(|c| c.is_ascii_digit()) {
+        return t.parse().ok().filter(|n| *n > 0).map(Limit::Samples);
+    }
+    let digits = t.bytes().take_while(|c| c.is_ascii_digit()).count();
+    if digits > 0 {
+        let n: u64 = t[..digits].parse().ok()?;
+        let unit = t[digits..].trim().to_ascii_lowercase();
+        let unit = unit.strip_suffix('s').unwrap_or(&unit);
+        let mult: Option<u64> = match unit {
+            "b" | "byte" => Some(1),
+            "k" | "kb" | "kib" | "kbyte" | "kilobyte" | "kibibyte" => Some(1 << 10),
+            "m" | "mb" | "mib" | "mbyte" | "megabyte" | "mebibyte" => Some(1 << 20),
+            "g" | "gb" | "gib" | "gbyte" | "gigabyte" | "gibibyte" => Some(1 << 30),
+            _ => None,
+        };
+        if let Some(m) = mult {
+            return n.checked_mul(m).filter(|b| *b > 0).map(Limit::Bytes);
+        }
+    }
+    let ns = cli_common::window::parse_interval(t)?;
+    (ns > 0).then(|| Limit::Time(Duration::from_nanos(ns.min(u64::MAX as i128) as u64)))
+}
+
+/// The `default` interval before `-t`: `$PMLOGGER_INTERVAL` seconds, else 60.
+fn default_interval_ms() -> i64 {
+    std::env::var("PMLOGGER_INTERVAL")
+        .ok()
+        .and_then(|v| v.trim().parse::<i64>().ok())
+        .filter(|s| *s > 0)
+        .map_or(60_000, |s| s.saturating_mul(1000))
+}
+
+/// Parses the command line.
+pub fn parse(args: &[String]) -> Result<Opts, UsageError> {
+    let p = getopt(args, SHORT, LONG).map_err(UsageError)?;
+    let mut o = Opts {
+        config: None,
+        check: false,
+        source: None,
+        labelhost: None,
+        log: None,
+        samples: None,
+        finish: None,
+        default_ms: default_interval_ms(),
+        // PCP_ARCHIVE_VERSION from the environment or pcp.conf, as PCP's pmlogger;
+        // v3 where none is set
+        version: match cli_common::pcpconf::setting("PCP_ARCHIVE_VERSION").as_deref() {
+            Some("2") => 2,
+            _ => 3,
+        },
+        volsize: None,
+        report: false,
+        note: None,
+        primary: false,
+        linger: false,
+        pid: None,
+        local: false,
+        notify: false,
+        pmns: None,
+        archive: String::new(),
+    };
+    for (c, v) in p.opts {
+        let v = v.unwrap_or_default();
+        match c {
+            'c' => o.config = Some(v),
+            'C' => o.check = true,
+            'h' => o.source = Some(v),
+            // the option parser keeps 63 characters of the label's host name
+            'H' => o.labelhost = Some(v.chars().take(63).collect()),
+            'l' => o.log = Some(v),
+            'L' => o.linger = true,
+            'm' => o.note = Some(v),
+            'n' => o.pmns = Some(v),
+            'N' => o.notify = true,
+            'o' => o.local = true,
+            'p' => {
+                o.pid = Some(v.trim().parse().map_err(|_| {
+                    UsageError(format!("pmlogger: invalid process identifier ({v})"))
+                })?)
+            }
+            'P' => o.primary = true,
+            'r' => o.report = true,
+            's' => {
+                o.samples = Some(limit(&v).ok_or_else(|| {
+                    UsageError(format!(
+                        "pmlogger: illegal size argument '{v}' for exit size"
+                    ))
+                })?)
+            }
+            'v' => {
+                o.volsize = Some(limit(&v).ok_or_else(|| {
+                    UsageError(format!(
+                        "pmlogger: illegal size argument '{v}' for volume size"
+                    ))
+                })?)
+            }
+            't' => match interval_ms(&v) {
+                Ok(ms) if !v.trim_start().starts_with('-') => o.default_ms = ms,
+                Ok(_) | Err(_) => {
+                    let at = match interval_ms(&v) {
+                        Err(at) => at,
+                        Ok(_) => 0,
+                    };
+                    return Err(UsageError(format!(
+                        "pmlogger: illegal -t argument\n{v}\n{}^ -- unexpected value",
+                        " ".repeat(at)
+                    )));
+                }
+            },
+            'T' => o.finish = Some(v),
+            'V' => {
+                o.version = match v.as_str() {
+                    "2" => 2,
+                    "3" => 3,
+                    _ => {
+                        return Err(UsageError(format!(
+                            "pmlogger: -V requires a version number (2 or 3), not \"{v}\""
+                        )))
+                    }
+                }
+            }
+            'I' => {
+                if !matches!(v.trim(), "1" | "2" | "3") {
+                    return Err(UsageError(format!(
+                        "pmlogger: -I requires a version number, not \"{v}\""
+                    )));
+                }
+            }
+            // accepted as the reference accepts them: debug flags, unbuffered
+            // output (always), DSO specs for -o, the daemon user, the recording
+            // session descriptor, local time for -T (ours always is)
+            'D' | 'f' | 'u' | 'K' | 'U' | 'x' | 'y' => {}
+            _ => return Err(UsageError(String::new())),
+        }
+    }
+    if o.local && o.source.is_some() {
+        return Err(UsageError(
+            "pmlogger: -o and -h are mutually exclusive".into(),
+        ));
+    }
+    if o.primary && o.source.is_some() {
+        return Err(UsageError(
+            "pmlogger: -P and -h are mutually exclusive".into(),
+        ));
+    }
+    match p.operands.as_slice() {
+        [a] => o.archive = a.clone(),
+        [] if o.check => {}
+        [] => return Err(UsageError("pmlogger: insufficient arguments".into())),
+        _ => return Err(UsageError("pmlogger: too many arguments".into())),
+    }
+    Ok(o)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(s: &str) -> Vec<String> {
+        s.split_whitespace().map(String::from).collect()
+    }
+
+    #[test]
+    fn sizes_samples_and_times() {
+        assert_eq!(limit("3"), Some(Limit::Samples(3)));
+        assert_eq!(limit("8kb"), Some(Limit::Bytes(8192)));
+        assert_eq!(limit("300b"), Some(Limit::Bytes(300)));
+        assert_eq!(limit("100Mb"), Some(Limit::Bytes(100 << 20)));
+        assert_eq!(limit("2 gbytes"), Some(Limit::Bytes(2 << 30)));
+        assert_eq!(limit("3secs"), Some(Limit::Time(Duration::from_secs(3))));
+        assert_eq!(
+            limit("1.5hours"),
+            Some(Limit::Time(Duration::from_secs(5400)))
+        );
+        for bad in ["0", "-5", "bogus", "0kb", ""] {
+            assert_eq!(limit(bad), None, "{bad}");
+        }
+    }
+
+    /// The `default` interval as the reference computes it (checked against it:
+    /// nan is refused by the configuration parser, 1e-9 logs once, 1e12 is too
+    /// big).
+    #[test]
+    fn intervals_as_the_reference() {
+        assert_eq!(interval_ms("0.3"), Ok(300));
+        assert_eq!(interval_ms("10mins"), Ok(600_000));
+        assert_eq!(interval_ms("1h30m"), Ok(5_400_000));
+        assert_eq!(interval_ms("1e-9"), Ok(0));
+        assert_eq!(interval_ms("1e12"), Ok(1_000_000_000_000_000));
+        assert_eq!(interval_ms("nan"), Ok(-9_223_372_036_854_775));
+        assert_eq!(interval_ms("5 parsecs"), Err(2));
+        assert!(interval_ms("").is_err());
+    }
+
+    #[test]
+    fn command_lines() {
+        let o = parse(&args("-c cfg -s 8kb -v 3 -T +10sec -t 2 -H myhost -L arch")).expect("ok");
+        assert_eq!(o.samples, Some(Limit::Bytes(8192)));
+        assert_eq!(o.volsize, Some(Limit::Samples(3)));
+        assert_eq!(o.finish.as_deref(), Some("+10sec"));
+        assert_eq!(o.default_ms, 2000);
+        assert_eq!((o.labelhost.as_deref(), o.linger), (Some("myhost"), true));
+        let e = |s: &str| parse(&args(s)).expect_err(s).0;
+        assert_eq!(
+            e("-s bogus a"),
+            "pmlogger: illegal size argument 'bogus' for exit size"
+        );
+        assert_eq!(
+            e("-v 0 a"),
+            "pmlogger: illegal size argument '0' for volume size"
+        );
+        assert_eq!(
+            e("-t -1 a"),
+            "pmlogger: illegal -t argument\n-1\n^ -- unexpected value"
+        );
+        assert_eq!(e(""), "pmlogger: insufficient arguments");
+        assert_eq!(e("-Z a"), "invalid option -- 'Z'"); // run() adds "pmlogger: "
+        assert!(parse(&args("-C -c cfg")).is_ok());
+        assert!(parse(&args("-P -h host a")).is_err());
+    }
+}
