@@ -13,7 +13,8 @@
 //!   offsets *before* the record it announces;
 //! - every record is written whole with one `write` (metadata before the data that
 //!   refers to it), so a reader following a live archive never sees a partial record
-//!   or a value without its descriptor; volumes are fsync'd when switched and closed
+//!   or a value without its descriptor; volumes are fsync'd when closed, and when
+//!   switched on a helper thread, so the next record does not wait for the disk
 //!   (unless [`FlushPolicy::NoSync`]);
 //! - v2 volumes switch before a record would pass 2^31 - 1 bytes.
 //!
@@ -796,12 +797,6 @@ impl ArchiveWriter {
         self.finish_copies()?;
         let dp = self.data_path();
         self.data.flush().map_err(|e| Error::io(&dp, &e))?;
-        if self.opts.flush != FlushPolicy::NoSync {
-            self.data
-                .get_ref()
-                .sync_all()
-                .map_err(|e| Error::io(&dp, &e))?;
-        }
         self.data_shared = None;
         self.vol += 1;
         let np = self.data_path();
@@ -809,7 +804,16 @@ impl ArchiveWriter {
         let mut f = BufWriter::with_capacity(cap, create_new(&np)?);
         let l = encode_label(&self.label(self.vol as i32, start));
         write_all(&mut f, &l, &np)?;
-        self.data = f;
+        let old = std::mem::replace(&mut self.data, f);
+        // the finished volume is made durable off the caller's thread: a slow
+        // disk must not delay the next record (pmlogger's samples)
+        if self.opts.flush != FlushPolicy::NoSync {
+            if let Ok(file) = old.into_inner() {
+                std::thread::spawn(move || {
+                    let _ = file.sync_all();
+                });
+            }
+        }
         self.data_off = l.len() as u64;
         self.kicked = 0;
         self.total_bytes += self.data_off;

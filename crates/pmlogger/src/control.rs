@@ -19,6 +19,7 @@ use std::os::unix::net::UnixListener;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc};
+use std::time::Duration;
 
 /// The protocol version pmlogger offers.
 const IPC_VERSION: i32 = 3;
@@ -156,6 +157,35 @@ fn unix_socket(pid: u32) -> Option<(UnixListener, PathBuf)> {
     None
 }
 
+/// The IPv6 listener on `port` (IPv6 only, so that the IPv4 one can share the
+/// port); `Ok(None)` where the machine has no IPv6.
+fn bind_v6(port: u16, local: bool) -> Result<Option<TcpListener>, rustix::io::Errno> {
+    use rustix::net::{sockopt, AddressFamily, SocketType};
+    let fd = match rustix::net::socket(AddressFamily::INET6, SocketType::STREAM, None) {
+        Ok(fd) => fd,
+        Err(_) => return Ok(None),
+    };
+    sockopt::set_ipv6_v6only(&fd, true)?;
+    sockopt::set_socket_reuseaddr(&fd, true)?;
+    let ip = if local {
+        std::net::Ipv6Addr::LOCALHOST
+    } else {
+        std::net::Ipv6Addr::UNSPECIFIED
+    };
+    match rustix::net::bind(&fd, &std::net::SocketAddrV6::new(ip, port, 0, 0)) {
+        Ok(()) => {}
+        Err(e) if e == rustix::io::Errno::ADDRINUSE => return Err(e),
+        Err(_) => return Ok(None),
+    }
+    // PMLOGGER_MAXPENDING, else 5, as the reference's backlog
+    let backlog = std::env::var("PMLOGGER_MAXPENDING")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(5);
+    rustix::net::listen(&fd, backlog)?;
+    Ok(Some(TcpListener::from(fd)))
+}
+
 /// Opens the control port and writes the map file. `None` when no port could be
 /// bound (pmlogger then runs without one, as the reference does not, but logging
 /// matters more than control).
@@ -171,18 +201,27 @@ pub fn start(
         .unwrap_or(4330);
     let local = std::env::var("PMLOGGER_LOCAL").is_ok_and(|v| v == "1");
     let addr = if local { "127.0.0.1" } else { "0.0.0.0" };
+    // IPv4 and IPv6 on the same port, as the reference listens (IPv6 only where
+    // the machine has it); a port either is taken on is skipped
     let mut bound = None;
     for port in first..first.saturating_add(1000) {
         match TcpListener::bind((addr, port)) {
-            Ok(l) => {
-                bound = Some((l, port));
-                break;
-            }
+            Ok(l) => match bind_v6(port, local) {
+                Ok(v6) => {
+                    bound = Some((l, v6, port));
+                    break;
+                }
+                Err(e) if e == rustix::io::Errno::ADDRINUSE => continue,
+                Err(_) => {
+                    bound = Some((l, None, port));
+                    break;
+                }
+            },
             Err(e) if e.kind() == std::io::ErrorKind::AddrInUse => continue,
             Err(_) => return None,
         }
     }
-    let (listener, port) = bound?;
+    let (listener, listener_v6, port) = bound?;
     let pid = std::process::id();
     let map_dir = cli_common::pcpconf::logger_map_dir();
     let map_file = map_dir.join(pid.to_string());
@@ -198,7 +237,7 @@ pub fn start(
     let (tx, rx) = mpsc::channel();
     let busy = Arc::new(AtomicBool::new(false));
     let access = Arc::new(access);
-    {
+    for listener in std::iter::once(listener).chain(listener_v6) {
         let (tx, busy, access) = (tx.clone(), Arc::clone(&busy), Arc::clone(&access));
         std::thread::spawn(move || {
             for conn in listener.incoming() {
@@ -233,6 +272,50 @@ pub fn start(
     })
 }
 
+/// A control connection: a stream whose reads can be given a deadline.
+pub trait Conn: Read + Write {
+    fn set_timeout(&self, t: Option<Duration>);
+}
+
+impl Conn for std::net::TcpStream {
+    fn set_timeout(&self, t: Option<Duration>) {
+        let _ = self.set_read_timeout(t);
+    }
+}
+
+impl Conn for std::os::unix::net::UnixStream {
+    fn set_timeout(&self, t: Option<Duration>) {
+        let _ = self.set_read_timeout(t);
+    }
+}
+
+/// How long the rest of a PDU may take once its first byte is in: a client that
+/// stalls in the middle of one is dropped, as the reference's PDU timeout drops
+/// it, so it cannot hold the only control slot. (Between PDUs a client may wait
+/// as long as it likes: pmlc waits for its user.)
+const PDU_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Reads one PDU: `Ok(None)` when the client closed the connection between PDUs.
+fn read_pdu(s: &mut impl Conn) -> std::io::Result<Option<Vec<u8>>> {
+    let mut first = [0u8; 1];
+    s.set_timeout(None);
+    loop {
+        match s.read(&mut first) {
+            Ok(0) => return Ok(None),
+            Ok(_) => break,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    s.set_timeout(Some(PDU_TIMEOUT));
+    let r = read_frame(&mut (&first[..]).chain(&mut *s), CLIENT_LIMIT);
+    s.set_timeout(None);
+    match r {
+        Ok(None) => Err(std::io::ErrorKind::UnexpectedEof.into()),
+        r => r,
+    }
+}
+
 fn send(s: &mut impl Write, p: &Pdu) -> bool {
     s.write_all(&encode(p)).is_ok()
 }
@@ -240,7 +323,7 @@ fn send(s: &mut impl Write, p: &Pdu) -> bool {
 /// One client: refused when another one is connected; else the handshake, then
 /// requests until it goes away or misbehaves.
 fn serve(
-    mut s: impl Read + Write,
+    mut s: impl Conn,
     peer: Peer,
     pid: i32,
     tx: &mpsc::Sender<Request>,
@@ -287,7 +370,7 @@ fn serve(
     busy.store(false, Ordering::SeqCst);
 }
 
-fn session(s: &mut (impl Read + Write), pid: i32, tx: &mpsc::Sender<Request>, peer: &str, ops: u8) {
+fn session(s: &mut impl Conn, pid: i32, tx: &mpsc::Sender<Request>, peer: &str, ops: u8) {
     if !send(
         s,
         &Pdu::Error {
@@ -298,7 +381,7 @@ fn session(s: &mut (impl Read + Write), pid: i32, tx: &mpsc::Sender<Request>, pe
         return;
     }
     // the client's credentials (its protocol version); nothing is sent back
-    match read_frame(s, CLIENT_LIMIT).map(|f| f.map(|b| decode(&b))) {
+    match read_pdu(s).map(|f| f.map(|b| decode(&b))) {
         Ok(Some(Ok(Pdu::Creds { .. }))) => {}
         Ok(None) => return,
         _ => {
@@ -313,7 +396,7 @@ fn session(s: &mut (impl Read + Write), pid: i32, tx: &mpsc::Sender<Request>, pe
         }
     }
     loop {
-        let frame = match read_frame(s, CLIENT_LIMIT) {
+        let frame = match read_pdu(s) {
             Ok(Some(f)) => f,
             Ok(None) => return,
             Err(_) => {

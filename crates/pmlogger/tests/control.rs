@@ -280,3 +280,59 @@ fn local_pmlc_by_pid_uses_the_unix_socket() {
         .join(format!("pmlogger.{pid}.socket"))
         .exists());
 }
+
+/// The first PDU the control port sends a new client: the greeting (an error PDU
+/// whose code is the protocol version), or -EADDRINUSE while another client holds
+/// the port.
+fn greeting(s: &mut impl Read) -> Option<i32> {
+    let f = pdu::read_frame(s, 1 << 16).ok()??;
+    match pdu::decode(&f).ok()? {
+        pdu::Pdu::Error { code, .. } => Some(code),
+        _ => None,
+    }
+}
+
+/// A client that stalls in the middle of a PDU is dropped (as the reference's PDU
+/// timeout drops it), so the next client gets in; the port answers on IPv6 too.
+#[test]
+fn stalled_client_is_dropped_and_ipv6_answers() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let port = 5200 + (std::process::id() % 200) as u16;
+    let mut child = start(
+        dir.path(),
+        "log mandatory on 100 msec { sample.long.one }\n",
+        &["-h", "@sample", "-T", "60sec"],
+        port,
+    );
+    let mut stalled = TcpStream::connect(("127.0.0.1", port)).expect("connect");
+    assert!(greeting(&mut stalled).is_some_and(|c| c >= 0));
+    // three bytes of a header, then nothing
+    stalled.write_all(&[0, 0, 0]).expect("partial PDU");
+    let mut refused_meanwhile = false;
+    let t0 = Instant::now();
+    loop {
+        let mut s = TcpStream::connect(("127.0.0.1", port)).expect("connect");
+        match greeting(&mut s) {
+            Some(c) if c >= 0 => break,
+            Some(-98) => refused_meanwhile = true,
+            other => panic!("unexpected greeting {other:?}"),
+        }
+        assert!(
+            t0.elapsed() < Duration::from_secs(45),
+            "the stalled client was never dropped"
+        );
+        std::thread::sleep(Duration::from_millis(500));
+    }
+    assert!(
+        refused_meanwhile,
+        "the port did not hold the stalled client at all"
+    );
+    drop(stalled);
+    std::thread::sleep(Duration::from_millis(100));
+    match TcpStream::connect(("::1", port)) {
+        Ok(mut s) => assert!(greeting(&mut s).is_some_and(|c| c >= 0)),
+        Err(e) => eprintln!("skipping the IPv6 check: no ::1 here ({e})"),
+    }
+    let _ = Command::new("kill").arg(child.id().to_string()).status();
+    assert!(child.wait().expect("wait").success());
+}
