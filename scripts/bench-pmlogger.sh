@@ -1,39 +1,83 @@
 #!/usr/bin/env bash
-# pmlogger overhead, ours (local source) vs the reference pmlogger (from the reference
-# pmcd, pmlogger process only): CPU time and peak RSS for the same configuration and
-# sample count, and bytes per value of both archives. Needs scripts/start-pmcd.sh.
-# Usage: scripts/bench-pmlogger.sh [SAMPLES] [INTERVAL]
+# pmlogger overhead, ours vs PCP 6.0.3's, two rows:
+#
+# 1. pmcd: both loggers record the same ~1,200 metrics of the linux and proc agents
+#    (kernel, mem, disk, network, filesys, swap, hinv, proc.psinfo, proc.memory, ...)
+#    every second from the same pmcd, at the same time. CPU per sample is measured
+#    in the steady state: the CPU each process used between its 6th and its last
+#    sample, from /proc/PID/task/*/schedstat in nanoseconds (startup, which parses the configuration and asks
+#    pmcd for every descriptor once, is left out). Peak RSS from /proc/PID/status
+#    (VmHWM), bytes per value from the data volumes.
+# 2. built-in source: ours reading /proc itself against the reference's whole
+#    pipeline (pmlogger + pmcd + agents) for the metrics our built-in source has.
+#
+# Needs the reference (scripts/install-reference.sh) and its pmcd
+# (scripts/start-pmcd.sh). Usage: scripts/bench-pmlogger.sh [SAMPLES]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-n=${1:-100}
-t=${2:-0.1}
+n=${1:-40}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cargo build --release -q -p pmlogger -p pmdumplog
-ms=$(awk -v t="$t" 'BEGIN { printf "%d", t * 1000 }')
-# the same leaf metrics for both: those of our default configuration (the reference's
-# Linux agent has more leaves under the same subtrees)
-./target/release/pmlogger -t 0.1 -s 3 "$work/probe" 2>/dev/null
+OURS=$PWD/target/release/pmlogger
+REF=/usr/lib/pcp/bin/pmlogger
+hz=$(getconf CLK_TCK)
+
+# leaves of the linux and proc agents (derived metrics, domain 511, are left out:
+# libpcp evaluates them in the client)
+{ echo "log mandatory on 1 sec {"
+  pminfo -m kernel mem disk network filesys swap hinv proc.psinfo proc.memory proc.nprocs proc.runq \
+    | grep -v 'PMID: 511\.' | awk '{ print $1 }'
+  echo "}"; } >"$work/config"
+metrics=$(($(wc -l <"$work/config") - 2))
+
+# CPU time in ns of every thread of a process (schedstat: nanosecond resolution)
+cpu_ns() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ t += $1 } END { printf "%d", t }'; }
+hwm() { awk '/VmHWM/ { print $2 }' "/proc/$1/status" 2>/dev/null || echo 0; }
+values() { TZ=UTC pmdumplog -a "$1" 2>/dev/null | grep -c ' value ' || true; }
+
+# both at once, from the same pmcd; CPU from the 6th sample (t=6 s) to the last
+(cd "$work" && "$REF" -c config -l ref.log -s "$n" ref) &
+rp=$!
+(cd "$work" && "$OURS" -V 2 -c config -l ours.log -s "$n" ours) &
+op=$!
+sleep 0.5
+rpid=$(pgrep -P $rp -x pmlogger || echo $rp)
+opid=$(pgrep -P $op -x pmlogger || echo $op)
+sleep 5.5
+r0=$(cpu_ns "$rpid"); o0=$(cpu_ns "$opid")
+sleep $((n - 8))
+r1=$(cpu_ns "$rpid"); o1=$(cpu_ns "$opid")
+rm_=$(hwm "$rpid"); om=$(hwm "$opid")
+wait $rp $op
+span=$((n - 8))
+rb=$(wc -c <"$work/ref.0"); ob=$(wc -c <"$work/ours.0")
+rv=$(values "$work/ref"); ov=$(values "$work/ours")
+awk -v m="$metrics" -v span="$span" -v hz="$hz" -v r="$((r1 - r0))" -v o="$((o1 - o0))" \
+    -v rm="$rm_" -v om="$om" -v rb="$rb" -v ob="$ob" -v rv="$rv" -v ov="$ov" 'BEGIN {
+  rc = r / 1e6 / span; oc = o / 1e6 / span
+  printf "pmcd, %d metrics at 1 s (CPU over %d samples in the steady state):\n", m, span
+  printf "  reference: %.2f ms CPU/sample, peak RSS %d KB, %.1f bytes/value\n", rc, rm, rb / (rv ? rv : 1)
+  printf "  ours:      %.2f ms CPU/sample, peak RSS %d KB, %.1f bytes/value\n", oc, om, ob / (ov ? ov : 1)
+  if (rc > 0) printf "  CPU ratio ours/reference: %.2f\n", oc / rc
+}'
+
+# row 2: the built-in source against the reference's whole pipeline
+"$OURS" -h @builtin -l "$work/probe.log" -t 0.1 -s 3 "$work/probe"
 names=$(./target/release/pmdumplog -d "$work/probe" | sed -n 's/^PMID: [0-9.]* (\([^ )]*\).*/\1/p' | grep -v '^pmcd\.' | sort)
-{ echo "log mandatory on $ms msec {"; echo "$names"; echo "}"; } >"$work/config"
-values() { ./target/release/pmdumplog -a "$1" 2>/dev/null | grep -cE '(value|^ +inst )' || true; }
-# CPU ticks of pmcd and its Linux agent, which read /proc for the reference
+{ echo "log mandatory on 50 msec {"; echo "$names"; echo "}"; } >"$work/config2"
 agents() { local t=0; for p in $(pgrep -x pmcd) $(pgrep -x pmdalinux) $(pgrep -x pmdaproc); do
   t=$((t + $(awk '{ print $14 + $15 }' "/proc/$p/stat"))); done; echo "$t"; }
+k=300
 a0=$(agents)
-/usr/bin/time -f "%U %S %M" -o "$work/ref.time" /usr/lib/pcp/bin/pmlogger -V 3 -c "$work/config" -s "$n" "$work/ref" 2>/dev/null
+/usr/bin/time -f "%U %S %M" -o "$work/ref2.time" "$REF" -V 3 -c "$work/config2" -l "$work/ref2.log" -s "$k" "$work/ref2"
 a1=$(agents)
-/usr/bin/time -f "%U %S %M" -o "$work/ours.time" ./target/release/pmlogger -c "$work/config" -s "$n" "$work/ours" 2>/dev/null
-read -r ru rs rm <"$work/ref.time"
-read -r ou os om <"$work/ours.time"
-rb=$(cat "$work"/ref.0 | wc -c); ob=$(cat "$work"/ours.0 | wc -c)
-rv=$(values "$work/ref"); ov=$(values "$work/ours")
-awk -v n="$n" -v ru="$ru" -v rs="$rs" -v rm="$rm" -v ou="$ou" -v os="$os" -v om="$om" \
-    -v rb="$rb" -v ob="$ob" -v rv="$rv" -v ov="$ov" -v at="$((a1 - a0))" -v hz="$(getconf CLK_TCK)" 'BEGIN {
-  rc = (ru + rs) / n * 1000; oc = (ou + os) / n * 1000
-  printf "reference: %.3f ms CPU/sample, peak RSS %d KB, %d values, %.1f bytes/value\n", rc, rm, rv, rb / (rv ? rv : 1)
-  printf "ours:      %.3f ms CPU/sample, peak RSS %d KB, %d values, %.1f bytes/value\n", oc, om, ov, ob / (ov ? ov : 1)
-  if (oc > 0) printf "CPU ratio (ours/reference pmlogger alone): %.2f\n", oc / rc
-  ac = at / hz / n * 1000
-  printf "reference pmcd + agents reading /proc: %.3f ms CPU/sample; ours/(pmlogger+pmcd+agents): %.2f\n", ac, oc / (rc + ac)
+/usr/bin/time -f "%U %S %M" -o "$work/ours2.time" "$OURS" -h @builtin -c "$work/config2" -l "$work/ours2.log" -s "$k" "$work/ours2"
+read -r ru rs _ <"$work/ref2.time"
+read -r ou os om2 <"$work/ours2.time"
+awk -v k="$k" -v ru="$ru" -v rs="$rs" -v ou="$ou" -v os="$os" -v om="$om2" -v at="$((a1 - a0))" -v hz="$hz" 'BEGIN {
+  rc = (ru + rs) / k * 1000; oc = (ou + os) / k * 1000; ac = at / hz / k * 1000
+  printf "built-in source, %d samples at 50 ms:\n", k
+  printf "  reference pmlogger %.3f + pmcd and agents %.3f ms CPU/sample; ours %.3f (peak RSS %d KB)\n", rc, ac, oc, om
+  printf "  ours / the reference pipeline: %.2f\n", oc / (rc + ac)
 }'

@@ -461,11 +461,19 @@ pub fn decode(b: &[u8]) -> Result<Pdu, PduError> {
 /// Reads one PDU's bytes from `r`: `Ok(None)` at a clean end of stream (before a
 /// header), an error for a short read inside a PDU or a length outside 12..=`limit`.
 pub fn read_frame(r: &mut impl Read, limit: usize) -> io::Result<Option<Vec<u8>>> {
+    let mut buf = Vec::new();
+    Ok(read_frame_into(r, limit, &mut buf)?.then_some(buf))
+}
+
+/// [`read_frame`] into a buffer the caller keeps (a reader of large PDUs then
+/// does not allocate, and map and unmap, a buffer per PDU). `Ok(false)`: the
+/// stream ended cleanly before a PDU.
+pub fn read_frame_into(r: &mut impl Read, limit: usize, buf: &mut Vec<u8>) -> io::Result<bool> {
     let mut head = [0u8; 12];
     let mut got = 0;
     while got < 12 {
         match r.read(&mut head[got..]) {
-            Ok(0) if got == 0 => return Ok(None),
+            Ok(0) if got == 0 => return Ok(false),
             Ok(0) => return Err(io::Error::from(io::ErrorKind::UnexpectedEof)),
             Ok(n) => got += n,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
@@ -479,10 +487,16 @@ pub fn read_frame(r: &mut impl Read, limit: usize) -> io::Result<Option<Vec<u8>>
             PduError::BadLength(len as i64),
         ));
     }
-    let mut buf = head.to_vec();
-    buf.resize(len as usize, 0);
+    // a reused buffer is only zero-filled where it grows
+    let len = len as usize;
+    if buf.len() < len {
+        buf.resize(len, 0);
+    } else {
+        buf.truncate(len);
+    }
+    buf[..12].copy_from_slice(&head);
     r.read_exact(&mut buf[12..])?;
-    Ok(Some(buf))
+    Ok(true)
 }
 
 #[cfg(test)]

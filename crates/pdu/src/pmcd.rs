@@ -248,7 +248,12 @@ pub fn instances_req(indom: u32) -> Vec<u8> {
 fn padded_str(r: &mut R<'_>) -> Result<String, PduError> {
     let len = r.count(1)?;
     r.need(len)?;
-    let s = String::from_utf8_lossy(&r.b[r.off..r.off + len]).into_owned();
+    let b = &r.b[r.off..r.off + len];
+    // valid UTF-8 (the usual case) is copied as it is; anything else lossily
+    let s = match std::str::from_utf8(b) {
+        Ok(s) => s.to_owned(),
+        Err(_) => String::from_utf8_lossy(b).into_owned(),
+    };
     r.off += len.div_ceil(4) * 4;
     Ok(s)
 }
@@ -393,6 +398,48 @@ pub fn decode_reply(b: &[u8]) -> Result<Reply, PduError> {
             result(b, r.off, numpmid, stamp)
         }
         t => Err(PduError::UnknownType(t)),
+    }
+}
+
+/// Where a RESULT or HIGHRES_RESULT PDU's values are, without decoding them:
+/// `(stamp, offset of the value lists, numpmid)`; `None` for other PDUs.
+pub fn result_layout(b: &[u8]) -> Result<Option<(Timestamp, usize, i32)>, PduError> {
+    let (len, ptype, _) = header(b)?;
+    if len != b.len() {
+        return Err(PduError::Truncated {
+            need: len,
+            have: b.len(),
+        });
+    }
+    let mut r = R { b, off: 12 };
+    match ptype {
+        super::PDU_RESULT => {
+            let sec = r.i32()?;
+            let usec = r.i32()?;
+            let numpmid = r.i32()?;
+            if !(0..1_000_000).contains(&usec) {
+                return Err(PduError::BadCount(usec as i64));
+            }
+            Ok(Some((
+                Timestamp::new(sec as i64, usec as u32 * 1000),
+                r.off,
+                numpmid,
+            )))
+        }
+        PDU_HIGHRES_RESULT => {
+            let numpmid = r.i32()?;
+            let sec = (r.u32()? as u64) << 32 | r.u32()? as u64;
+            let nsec = (r.u32()? as u64) << 32 | r.u32()? as u64;
+            if nsec >= 1_000_000_000 {
+                return Err(PduError::BadCount(nsec as i64));
+            }
+            Ok(Some((
+                Timestamp::new(sec as i64, nsec as u32),
+                r.off,
+                numpmid,
+            )))
+        }
+        _ => Ok(None),
     }
 }
 

@@ -162,6 +162,30 @@ proptest! {
     }
 }
 
+proptest! {
+    /// A record made straight from pmcd's PDU is the record the encoder makes of
+    /// the decoded values, for both PDU kinds and both archive versions.
+    #[test]
+    fn pdu_to_record_payload(
+        highres in any::<bool>(),
+        version in 2u32..4,
+        sec in 0i64..i32::MAX as i64,
+        nsec in 0u32..1_000_000_000,
+        vsets in proptest::collection::vec(vset(), 0..6),
+    ) {
+        let nsec = if highres { nsec } else { nsec / 1000 * 1000 };
+        let stamp = Timestamp::new(sec, nsec);
+        let b = encode_reply(&Reply::Result { stamp, vsets: vsets.clone() }, highres);
+        let (got_stamp, at, numpmid) = p::result_layout(&b).expect("layout").expect("a result");
+        prop_assert_eq!(got_stamp, stamp);
+        let mut out = Vec::new();
+        archive_format::codec::result::payload_from_pdu(&b, at, numpmid, stamp, version, &mut out)
+            .expect("payload");
+        let want_stamp = if version >= 3 { stamp } else { Timestamp::new(sec, nsec / 1000 * 1000) };
+        prop_assert_eq!(out, archive_format::codec::result::encode_result(want_stamp, &vsets, version));
+    }
+}
+
 #[test]
 fn request_layouts() {
     assert_eq!(p::text_req(7, 5).len(), 20);

@@ -17,7 +17,9 @@ pub mod opts;
 pub mod pmcpp;
 pub mod state;
 
-use archive_format::codec::result::{BlockData, OwnedValue, OwnedValueSet, VAL_DPTR, VAL_INSITU};
+use archive_format::codec::result::{
+    BlockData, OwnedValue, OwnedValueSet, Value, VAL_DPTR, VAL_INSITU,
+};
 use archive_format::types::{sem, vtype, Desc, InDom, PmId, Timestamp, Units};
 use archive_format::writer::{ArchiveWriter, WriterOptions};
 use config::{Every, Statement};
@@ -690,6 +692,28 @@ fn pm_err_str(code: i32) -> String {
     archive_format::error::pm_err_str(code)
 }
 
+/// A metric the recording has seen: its descriptor (in the archive), and the
+/// instances its last fetch returned.
+struct Seen {
+    desc: Desc,
+    /// The instances of its last fetch, those of every fetch so far (pmlc's
+    /// "available" and "in log"), and whether it was fetched at all.
+    returned: Vec<i32>,
+    ever: std::collections::BTreeSet<i32>,
+    fetched: bool,
+}
+
+impl Seen {
+    fn new(desc: Desc) -> Seen {
+        Seen {
+            desc,
+            returned: Vec::new(),
+            ever: Default::default(),
+            fetched: false,
+        }
+    }
+}
+
 /// What the recording remembers between fetches.
 #[derive(Default)]
 struct Recorder {
@@ -699,53 +723,33 @@ struct Recorder {
     seen: HashSet<(u32, u32)>,
     /// The instances of each instance domain in its latest snapshot.
     snapshot: HashMap<InDom, Vec<i32>>,
-    /// The instances each metric's last fetch returned.
-    returned: HashMap<PmId, Vec<i32>>,
     /// The connection to pmcd is lost: fetches wait for it to come back.
     lost: bool,
-    /// The descriptors the archive has, by PMID (checked after a reconnection).
-    descs: HashMap<PmId, Desc>,
     /// What is logged: tasks and their requests.
     plan: Plan,
-    /// What was logged: per metric, the instances it had values for, and
-    /// whether its last fetch had them (pmlc's "in log" and "available").
-    hist: HashMap<PmId, Vec<(i32, bool)>>,
+    /// The record being made from pmcd's PDU (reused).
+    payload: Vec<u8>,
+    /// What each task fetches (worked out again when pmlc changes the plan).
+    fetches: HashMap<usize, Vec<state::Fetch>>,
+    /// Per metric seen in a fetch: its descriptor and what the last fetch had.
+    metrics: HashMap<PmId, Seen>,
 }
 
 impl Recorder {
-    /// Notes what a fetch logged for pmlc's history flags.
-    fn remember(&mut self, vsets: &[OwnedValueSet]) {
-        for vs in vsets {
-            let h = self.hist.entry(vs.pmid).or_default();
-            for e in h.iter_mut() {
-                e.1 = false;
-            }
-            if vs.numval <= 0 {
-                continue;
-            }
-            for (inst, _) in &vs.values {
-                match h.iter_mut().find(|(i, _)| i == inst) {
-                    Some(e) => e.1 = true,
-                    None => h.push((*inst, true)),
-                }
-            }
-        }
-    }
-
     /// The history flags of a metric-instance.
     fn hist_flags(&self, pmid: PmId, inst: i32, singular: bool) -> u32 {
-        let Some(h) = self.hist.get(&pmid) else {
+        let Some(h) = self.metrics.get(&pmid).filter(|m| m.fetched) else {
             return 0;
         };
-        let e = if singular {
-            h.first()
+        let (ever, avail) = if singular {
+            (!h.ever.is_empty(), !h.returned.is_empty())
         } else {
-            h.iter().find(|(i, _)| *i == inst)
+            (h.ever.contains(&inst), h.returned.contains(&inst))
         };
-        match e {
-            Some((_, avail)) => state::INLOG | if *avail { state::AVAIL } else { 0 },
-            None => 0,
+        if !ever {
+            return 0;
         }
+        state::INLOG | if avail { state::AVAIL } else { 0 }
     }
 
     fn name(&self, pmid: PmId) -> String {
@@ -877,7 +881,11 @@ fn record(
         let t = &mut timers[k];
         let before = w.data_offset();
         let mut all_pmids = Vec::new();
-        for what in rec.plan.fetch(t.task) {
+        let groups = rec
+            .fetches
+            .remove(&t.task)
+            .unwrap_or_else(|| rec.plan.fetch(t.task));
+        for what in &groups {
             if rec.lost {
                 break;
             }
@@ -906,15 +914,15 @@ fn record(
                     continue;
                 }
             };
-            let mut f = f;
-            if let Err(e) = write_fetch(w, source, &mut f, rec, log) {
+            if let Err(e) = write_fetch(w, source, &f, rec, log) {
                 let _ = writeln!(log, "{PROG}: {e}");
                 return 1;
             }
             *last = f.stamp;
-            rec.remember(&f.vsets);
-            all_pmids.extend(what.pmids);
+            source.recycle(f);
+            all_pmids.extend(&what.pmids);
         }
+        rec.fetches.insert(t.task, groups);
         if o.report && !t.reported && !all_pmids.is_empty() {
             t.reported = true;
             let bytes = w.data_offset().saturating_sub(before);
@@ -980,7 +988,7 @@ fn validate(source: &mut dyn Source, rec: &Recorder, log: &mut dyn Write) -> Res
     names.sort();
     let mut errors = 0;
     for (pmid, name) in names {
-        let Some(old) = rec.descs.get(pmid) else {
+        let Some(old) = rec.metrics.get(pmid).map(|m| &m.desc) else {
             continue;
         };
         match source
@@ -1159,7 +1167,7 @@ fn put_desc(
 fn write_fetch(
     w: &mut ArchiveWriter,
     source: &mut dyn Source,
-    f: &mut sources::Fetched,
+    f: &sources::Fetched,
     rec: &mut Recorder,
     log: &mut dyn Write,
 ) -> Result<(), String> {
@@ -1173,18 +1181,62 @@ fn write_fetch(
                 .map_err(|e| e.to_string())?;
         }
     }
+    // the record first (pmcd's PDU copied, or the built-in source's values
+    // encoded), then its value sets read in place for what they bring
+    let v = w.version();
+    let mut payload = std::mem::take(&mut rec.payload);
+    match &f.raw {
+        Some(r) => archive_format::codec::result::payload_from_pdu(
+            &r.pdu,
+            r.vlist_at,
+            r.numpmid,
+            stamp,
+            v,
+            &mut payload,
+        )
+        .map_err(|e| format!("bad result from pmcd: {e}"))?,
+        None => {
+            let stamp = if v >= 3 {
+                stamp
+            } else {
+                Timestamp::new(stamp.sec, stamp.nsec / 1000 * 1000)
+            };
+            payload = archive_format::codec::result::encode_result(stamp, &f.vsets, v);
+        }
+    }
+    let sets = archive_format::codec::result::raw_value_sets(&payload, v)
+        .map_err(|e| format!("bad result: {e}"))?;
     // each instance domain is asked for and written at most once per fetch
     let mut asked: Vec<InDom> = Vec::new();
-    for vs in f.vsets.iter_mut() {
-        let Ok(desc) = source.desc(vs.pmid) else {
+    for vs in &sets {
+        let desc = match rec.metrics.get(&vs.pmid) {
+            Some(m) => m.desc,
+            None => {
+                let Ok(desc) = source.desc(vs.pmid) else {
+                    continue;
+                };
+                if !w.has_desc(vs.pmid) {
+                    put_desc(w, source, desc, rec).map_err(|e| e.to_string())?;
+                    write_labels(w, source, stamp, &desc, &mut rec.seen)
+                        .map_err(|e| e.to_string())?;
+                    write_help(w, source, &desc, &mut rec.seen).map_err(|e| e.to_string())?;
+                }
+                rec.metrics.insert(vs.pmid, Seen::new(desc));
+                desc
+            }
+        };
+        let Some(m) = rec.metrics.get_mut(&vs.pmid) else {
             continue;
         };
-        if !w.has_desc(vs.pmid) {
-            rec.descs.insert(vs.pmid, desc);
-            put_desc(w, source, desc, rec).map_err(|e| e.to_string())?;
-            write_labels(w, source, stamp, &desc, &mut rec.seen).map_err(|e| e.to_string())?;
-            write_help(w, source, &desc, &mut rec.seen).map_err(|e| e.to_string())?;
+        // pmlc's history: what this fetch had (looked through only on change)
+        let n = if vs.numval > 0 { vs.numval as usize } else { 0 };
+        let same = m.returned.len() == n && m.returned.iter().copied().eq(vs.insts());
+        if !same {
+            m.returned.clear();
+            m.returned.extend(vs.insts());
+            m.ever.extend(vs.insts());
         }
+        m.fetched = true;
         if vs.numval <= 0 {
             continue;
         }
@@ -1196,16 +1248,11 @@ fn write_fetch(
         }
         // the instance domain is asked for when this fetch shows instances the
         // latest snapshot lacks, or other instances than the metric's last fetch
-        let got: Vec<i32> = vs.values.iter().map(|(i, _)| *i).collect();
-        let known = rec.snapshot.get(&desc.indom);
-        let changed = match known {
-            None => true,
-            Some(k) => {
-                got.iter().any(|i| !k.contains(i))
-                    || rec.returned.get(&vs.pmid).is_some_and(|r| *r != got)
-            }
-        };
-        rec.returned.insert(vs.pmid, got);
+        let changed = !same
+            || match rec.snapshot.get(&desc.indom) {
+                None => true,
+                Some(k) => vs.insts().any(|i| k.binary_search(&i).is_err()),
+            };
         if changed && !asked.contains(&desc.indom) {
             asked.push(desc.indom);
             let mut all = match source.instances(desc.indom) {
@@ -1219,7 +1266,15 @@ fn write_fetch(
                 .insert(desc.indom, all.iter().map(|(i, _)| *i).collect());
         }
     }
-    w.put_result(stamp, &f.vsets).map_err(|e| e.to_string())
+    drop(sets);
+    let stamp = if v >= 3 {
+        stamp
+    } else {
+        Timestamp::new(stamp.sec, stamp.nsec / 1000 * 1000)
+    };
+    let wrote = w.write_result_payload(stamp, &payload);
+    rec.payload = payload;
+    wrote.map(|_| ()).map_err(|e| e.to_string())
 }
 
 /// The descriptors of the parameters in a fetch's event records, each the first
@@ -1232,12 +1287,12 @@ fn describe_event_params(
     w: &mut ArchiveWriter,
     source: &mut dyn Source,
     desc: &Desc,
-    vs: &OwnedValueSet,
+    vs: &archive_format::codec::result::RawValueSet<'_>,
     log: &mut dyn Write,
 ) -> archive_format::Result<()> {
     let highres = desc.vtype == vtype::HIGHRES_EVENT;
-    for (_, v) in &vs.values {
-        let OwnedValue::Block { data, .. } = v else {
+    for v in vs.values() {
+        let Ok((_, Value::Block { data, .. })) = v else {
             return Ok(());
         };
         let Ok(events) = archive_format::codec::event::decode_events(data, 0, highres) else {
@@ -1480,6 +1535,8 @@ impl Ctl<'_> {
             let insts = m.values.iter().map(|(i, _)| *i).collect();
             list.push((pmid, desc.indom, insts));
         }
+        // what the tasks fetch is worked out again
+        self.rec.fetches.clear();
         if let Some(task) = self.rec.plan.control(ctl, sw, delta_ms, &list) {
             let t = &self.rec.plan.tasks[task];
             if t.state & state::ON != 0 {
@@ -1538,8 +1595,8 @@ impl Ctl<'_> {
                             .map(|(i, _)| i)
                             .collect();
                         if change.is_none() {
-                            if let Some(h) = self.rec.hist.get(&pmid) {
-                                for (i, _) in h {
+                            if let Some(h) = self.rec.metrics.get(&pmid) {
+                                for i in &h.ever {
                                     if !v.contains(i) {
                                         v.push(*i);
                                     }

@@ -192,15 +192,13 @@ impl Group {
 
     /// The metrics this group fetches, in descending PMID order (`addpmid`).
     pub fn pmids(&self) -> Vec<PmId> {
-        let mut v: Vec<PmId> = Vec::new();
-        for idp in &self.idps {
-            for pmp in &idp.pmids {
-                if !v.contains(&pmp.pmid) {
-                    v.push(pmp.pmid);
-                }
-            }
-        }
-        v.sort_by_key(|p| std::cmp::Reverse(p.0));
+        let mut v: Vec<PmId> = self
+            .idps
+            .iter()
+            .flat_map(|i| i.pmids.iter().map(|p| p.pmid))
+            .collect();
+        v.sort_unstable_by_key(|p| std::cmp::Reverse(p.0));
+        v.dedup();
         v
     }
 

@@ -18,7 +18,7 @@ pub mod pmcd;
 pub mod sample;
 
 use archive_format::codec::meta::LabelSet;
-use archive_format::codec::result::OwnedValueSet;
+use archive_format::codec::result::{decode_value_sets, OwnedValueSet, ValueSet};
 use archive_format::types::{Desc, InDom, PmId, Timestamp};
 
 /// A metric a source offers.
@@ -69,11 +69,42 @@ impl SourceError {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Fetched {
     pub stamp: Timestamp,
-    /// One value set per PMID asked for (pmcd's order).
+    /// One value set per PMID asked for (pmcd's order), unless `raw` holds them.
     pub vsets: Vec<OwnedValueSet>,
+    /// pmcd's RESULT PDU as it came, values not decoded (a logger can write it
+    /// out almost as it is).
+    pub raw: Option<RawResult>,
     /// What pmcd reported as changed since the last fetch ([`pdu::pmcd::change`]
     /// bits: agents, labels, names); 0 for the built-in sources.
     pub changes: i32,
+}
+
+/// A RESULT or HIGHRES_RESULT PDU and where its value lists are.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RawResult {
+    pub pdu: Vec<u8>,
+    pub vlist_at: usize,
+    pub numpmid: i32,
+}
+
+impl Fetched {
+    /// The value sets, borrowed (decoded from the PDU where there is one; a PDU
+    /// that does not decode is an error naming where).
+    pub fn views(&self) -> Result<Vec<ValueSet<'_>>, SourceError> {
+        match &self.raw {
+            Some(r) => decode_value_sets(&r.pdu, r.vlist_at, r.numpmid, 0, 0, |_| true)
+                .map_err(|e| SourceError::Lost(format!("bad result from pmcd: {e}"))),
+            None => Ok(self.vsets.iter().map(OwnedValueSet::view).collect()),
+        }
+    }
+
+    /// The value sets, owned.
+    pub fn owned(&self) -> Result<Vec<OwnedValueSet>, SourceError> {
+        match &self.raw {
+            Some(_) => Ok(self.views()?.iter().map(OwnedValueSet::from_set).collect()),
+            None => Ok(self.vsets.clone()),
+        }
+    }
 }
 
 /// What pmlogger asks of where its values come from, as it asks pmcd.
@@ -110,6 +141,9 @@ pub trait Source {
     fn reconnect(&mut self) -> bool {
         true
     }
+    /// Hands a fetch's buffers back once its values are written, for the next
+    /// fetch to reuse.
+    fn recycle(&mut self, _f: Fetched) {}
 }
 
 impl<T: MetricSource> Source for T {
@@ -193,6 +227,7 @@ impl<T: MetricSource> Source for T {
         Ok(Fetched {
             stamp,
             vsets,
+            raw: None,
             changes: 0,
         })
     }

@@ -165,6 +165,8 @@ pub struct Pmcd {
     /// next may be made (libpcp's back-off).
     failures: usize,
     retry_at: Option<std::time::Instant>,
+    /// The buffer fetch replies are read into (handed back by [`Source::recycle`]).
+    buf: Vec<u8>,
 }
 
 /// libpcp's reconnection back-off: the delays after each failed attempt, from
@@ -263,6 +265,7 @@ impl Pmcd {
             hostname: None,
             failures: 0,
             retry_at: None,
+            buf: Vec::new(),
         })
     }
 
@@ -348,12 +351,12 @@ impl Pmcd {
             return Ok(vec![None; names.len()]);
         }
         let keep = self.profile.clone().unwrap_or_default();
-        let got = self.fetch_raw(&known, &keep)?;
+        let got = self.fetch_raw(&known, &keep)?.owned()?;
         Ok(ids
             .iter()
             .map(|id| {
                 let id = (*id)?;
-                let vs = got.vsets.iter().find(|v| v.pmid == id)?;
+                let vs = got.iter().find(|v| v.pmid == id)?;
                 (vs.numval > 0).then(|| vs.values.first().map(|(_, v)| v.clone()))?
             })
             .collect())
@@ -375,33 +378,50 @@ impl Pmcd {
             p::fetch_req(&raw)
         };
         let mut changes = 0;
-        let mut reply = self.call(&req)?;
+        self.send(&req)?;
         loop {
-            match reply {
+            let frame = {
+                let s = self
+                    .conn
+                    .as_mut()
+                    .ok_or_else(|| SourceError::Lost("not connected".into()))?;
+                let mut frame = std::mem::take(&mut self.buf);
+                match pdu::read_frame_into(&mut &mut **s, REPLY_LIMIT, &mut frame) {
+                    Ok(true) => frame,
+                    Ok(false) => {
+                        self.conn = None;
+                        self.profile = None;
+                        return Err(SourceError::Lost("End of File".into()));
+                    }
+                    Err(e) => {
+                        self.conn = None;
+                        self.profile = None;
+                        return Err(SourceError::Lost(e.to_string()));
+                    }
+                }
+            };
+            // the values stay in the PDU: a logger writes them from there
+            if let Ok(Some((stamp, vlist_at, numpmid))) = p::result_layout(&frame) {
+                return Ok(Fetched {
+                    stamp,
+                    vsets: Vec::new(),
+                    raw: Some(crate::RawResult {
+                        pdu: frame,
+                        vlist_at,
+                        numpmid,
+                    }),
+                    changes,
+                });
+            }
+            match p::decode_reply(&frame) {
                 // what changed in pmcd comes first, as positive error codes
-                Reply::Error { code, .. } if code > 0 => {
-                    changes |= code;
-                    let s = self
-                        .conn
-                        .as_mut()
-                        .ok_or_else(|| SourceError::Lost("not connected".into()))?;
-                    reply = match read_reply(&mut **s) {
-                        Ok(r) => r,
-                        Err(e) => {
-                            self.conn = None;
-                            self.profile = None;
-                            return Err(e);
-                        }
-                    };
+                Ok(Reply::Error { code, .. }) if code > 0 => changes |= code,
+                Ok(r) => return Err(Self::error(r)),
+                Err(e) => {
+                    self.conn = None;
+                    self.profile = None;
+                    return Err(SourceError::Lost(format!("bad reply from pmcd: {e}")));
                 }
-                Reply::Result { stamp, vsets } => {
-                    return Ok(Fetched {
-                        stamp,
-                        vsets,
-                        changes,
-                    })
-                }
-                r => return Err(Self::error(r)),
             }
         }
     }
@@ -538,12 +558,14 @@ impl Source for Pmcd {
         const PMCD_PID: PmId = PmId((2 << 22) | 23);
         const PMCD_SEQNUM: PmId = PmId((2 << 22) | 24);
         let keep = self.profile.clone().unwrap_or_default();
-        let Ok(got) = self.fetch_raw(&[PMCD_PID, PMCD_SEQNUM], &keep) else {
+        let Ok(got) = self
+            .fetch_raw(&[PMCD_PID, PMCD_SEQNUM], &keep)
+            .and_then(|f| f.owned())
+        else {
             return (0, 0);
         };
         let value = |pmid: PmId| {
-            got.vsets
-                .iter()
+            got.iter()
                 .find(|v| v.pmid == pmid && v.numval > 0)
                 .and_then(|v| v.values.first())
                 .map(|(_, v)| match v {
@@ -556,6 +578,12 @@ impl Source for Pmcd {
                 .unwrap_or(0)
         };
         (value(PMCD_PID), value(PMCD_SEQNUM) as u32)
+    }
+
+    fn recycle(&mut self, f: Fetched) {
+        if let Some(r) = f.raw {
+            self.buf = r.pdu;
+        }
     }
 
     fn reconnect(&mut self) -> bool {

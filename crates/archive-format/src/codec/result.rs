@@ -102,6 +102,181 @@ pub fn decode_stamp(payload: &[u8], base: u64, version: u32) -> Result<Timestamp
     }
 }
 
+/// One value set of a record payload, read in place: its values are decoded only
+/// when asked for, one at a time (no allocation).
+#[derive(Debug, Clone, Copy)]
+pub struct RawValueSet<'a> {
+    pub pmid: PmId,
+    /// Number of values, or a negative PCP error code.
+    pub numval: i32,
+    pub valfmt: i32,
+    /// The (instance, value word) pairs.
+    pairs: &'a [u8],
+    payload: &'a [u8],
+    vlist_end: usize,
+}
+
+impl<'a> RawValueSet<'a> {
+    /// The instances of the values, in order.
+    pub fn insts(&self) -> impl Iterator<Item = i32> + 'a {
+        self.pairs
+            .chunks_exact(8)
+            .map(|p| i32::from_be_bytes([p[0], p[1], p[2], p[3]]))
+    }
+
+    /// The values, as [`decode_result`] gives them (a block outside the record is
+    /// an error).
+    pub fn values(&self) -> impl Iterator<Item = Result<(i32, Value<'a>), DecodeError>> + 'a {
+        let (payload, vlist_end, valfmt) = (self.payload, self.vlist_end, self.valfmt);
+        self.pairs.chunks_exact(8).map(move |p| {
+            let inst = i32::from_be_bytes([p[0], p[1], p[2], p[3]]);
+            let w = u32::from_be_bytes([p[4], p[5], p[6], p[7]]);
+            if valfmt == VAL_INSITU {
+                return Ok((inst, Value::Insitu(w)));
+            }
+            let at = (w as i64) * 4 - 12;
+            if at < vlist_end as i64 || at as usize + 4 > payload.len() {
+                return Err(logrec(vlist_end as u64, "value block outside its record"));
+            }
+            let at = at as usize;
+            let hdr = u32::from_be_bytes([
+                payload[at],
+                payload[at + 1],
+                payload[at + 2],
+                payload[at + 3],
+            ]);
+            let vlen = (hdr & 0x00ff_ffff) as usize;
+            if vlen < 4 || at + vlen > payload.len() {
+                return Err(logrec(at as u64, "illegal value block length"));
+            }
+            Ok((
+                inst,
+                Value::Block {
+                    vtype: (hdr >> 24) as u8,
+                    data: &payload[at + 4..at + vlen],
+                },
+            ))
+        })
+    }
+}
+
+/// The value sets of a data record payload (`version`'s layout), read in place:
+/// the value lists are checked first, then each set is handed out without
+/// decoding its values.
+pub fn raw_value_sets(payload: &[u8], version: u32) -> Result<Vec<RawValueSet<'_>>, DecodeError> {
+    let mut out = Vec::new();
+    raw_value_sets_into(payload, version, &mut out)?;
+    Ok(out)
+}
+
+/// [`raw_value_sets`] into a vector the caller keeps (cleared first).
+pub fn raw_value_sets_into<'a>(
+    payload: &'a [u8],
+    version: u32,
+    out: &mut Vec<RawValueSet<'a>>,
+) -> Result<(), DecodeError> {
+    out.clear();
+    let mut c = Cursor::new(payload, 0);
+    c.skip(if version >= 3 { 12 } else { 8 })?;
+    let numpmid = c.i32()?;
+    if numpmid < 0 || numpmid as usize > c.remaining() / 8 {
+        return Err(logrec(
+            c.offset() - 4,
+            "illegal number of metrics in record",
+        ));
+    }
+    out.reserve(numpmid as usize);
+    for _ in 0..numpmid {
+        let pmid = PmId(c.u32()?);
+        let numval = c.i32()?;
+        let mut valfmt = 0;
+        let mut pairs: &[u8] = &[];
+        if numval > 0 {
+            valfmt = c.i32()?;
+            if !(VAL_INSITU..=VAL_SPTR).contains(&valfmt) {
+                return Err(logrec(c.offset() - 4, "illegal value format"));
+            }
+            if numval as usize > c.remaining() / 8 {
+                return Err(logrec(c.offset() - 8, "illegal number of values"));
+            }
+            pairs = c.bytes(numval as usize * 8)?;
+        }
+        out.push(RawValueSet {
+            pmid,
+            numval,
+            valfmt,
+            pairs,
+            payload,
+            vlist_end: 0,
+        });
+    }
+    let end = c.pos();
+    for v in out.iter_mut() {
+        v.vlist_end = end;
+    }
+    Ok(())
+}
+
+/// A data record payload made from a pmcd RESULT or HIGHRES_RESULT PDU without
+/// decoding its values: the stamp in `version`'s layout, then the PDU's value lists
+/// and blocks from `vlist_at` on, copied, with each pointer value's word index
+/// moved by the difference of the two layouts (a block stays where it is relative
+/// to the value lists). `out` is cleared and filled (reused between calls).
+pub fn payload_from_pdu(
+    pdu: &[u8],
+    vlist_at: usize,
+    numpmid: i32,
+    stamp: Timestamp,
+    version: u32,
+    out: &mut Vec<u8>,
+) -> Result<(), DecodeError> {
+    out.clear();
+    if version >= 3 {
+        out.put_sec64(stamp.sec);
+        out.put_u32(stamp.nsec);
+    } else {
+        out.put_i32(stamp.sec as i32);
+        out.put_i32((stamp.nsec / 1000) as i32);
+    }
+    out.put_i32(numpmid);
+    // payload word index = PDU word index + shift (see decode_result_for: a block
+    // at payload byte p has index (p + 12) / 4; in a PDU, at byte p index p / 4)
+    let shift = (12 + out.len() as i64 - vlist_at as i64) / 4;
+    let tail = pdu
+        .get(vlist_at..)
+        .ok_or(logrec(vlist_at as u64, "truncated result"))?;
+    let start = out.len();
+    out.extend_from_slice(tail);
+    let mut c = Cursor::new(tail, vlist_at as u64);
+    if numpmid < 0 || numpmid as usize > tail.len() / 8 {
+        return Err(logrec(vlist_at as u64, "illegal number of metrics"));
+    }
+    for _ in 0..numpmid {
+        c.u32()?;
+        let numval = c.i32()?;
+        if numval <= 0 {
+            continue;
+        }
+        let valfmt = c.i32()?;
+        if !(VAL_INSITU..=VAL_SPTR).contains(&valfmt) {
+            return Err(logrec(c.offset() - 4, "illegal value format"));
+        }
+        if numval as usize > c.remaining() / 8 {
+            return Err(logrec(c.offset() - 8, "illegal number of values"));
+        }
+        for _ in 0..numval {
+            c.skip(4)?;
+            let at = start + c.pos();
+            let w = c.u32()?;
+            if valfmt != VAL_INSITU {
+                let moved = (w as i64 + shift) as u32;
+                out[at..at + 4].copy_from_slice(&moved.to_be_bytes());
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Whether a data record payload is exactly what [`encode_result`] makes of its
 /// decoded form in the same `version` (stamp in range, value blocks right after the
 /// value lists in their order, each padded with `~`, nothing else): then the payload
@@ -387,6 +562,20 @@ impl OwnedValueSet {
 
     /// A set of 32-bit values stored in place (`PM_VAL_INSITU`), `(instance, value)`
     /// each; an empty set has no value format.
+    /// A borrowed view of the set, as a decoded record gives it.
+    pub fn view(&self) -> ValueSet<'_> {
+        ValueSet {
+            pmid: self.pmid,
+            numval: self.numval,
+            valfmt: self.valfmt,
+            values: self
+                .values
+                .iter()
+                .map(|(i, v)| (*i, v.as_value()))
+                .collect(),
+        }
+    }
+
     pub fn insitu(pmid: PmId, vals: Vec<(i32, u32)>) -> OwnedValueSet {
         OwnedValueSet {
             pmid,
