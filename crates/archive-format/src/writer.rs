@@ -127,8 +127,6 @@ pub struct ArchiveWriter {
     data_shared: Option<Arc<File>>,
     /// [`COPY_PIECE`] (smaller in tests).
     copy_piece: u64,
-    /// An unbuffered writer's data record, framed for one write (kept for reuse).
-    frame: Vec<u8>,
 }
 
 /// Consecutive records of one source file that go to the data volume as one
@@ -211,7 +209,6 @@ impl ArchiveWriter {
             copier: Copier::default(),
             data_shared: None,
             copy_piece: COPY_PIECE,
-            frame: Vec::new(),
         })
     }
 
@@ -566,15 +563,11 @@ impl ArchiveWriter {
                     self.data.write_all(payload).map_err(err)?;
                     self.data.write_all(&head).map_err(err)?;
                 } else {
-                    // unbuffered: the whole record in one write
-                    let mut framed = std::mem::take(&mut self.frame);
-                    framed.clear();
-                    framed.extend_from_slice(&head);
-                    framed.extend_from_slice(payload);
-                    framed.extend_from_slice(&head);
-                    let wrote = self.data.write_all(&framed);
-                    self.frame = framed;
-                    wrote.map_err(err)?;
+                    // unbuffered: the whole record in one write, gathered from
+                    // its three pieces (the payload is not copied)
+                    self.data.flush().map_err(err)?;
+                    write_all_gathered(self.data.get_mut(), &[&head, payload, &head])
+                        .map_err(err)?;
                 }
             }
         }
@@ -861,6 +854,39 @@ fn copy_err(path: &Path, e: CopyError) -> Error {
     Error::io(path, &e.error).at(path, Some(e.dst_off))
 }
 
+/// Writes all of `parts`, in order, with as few `writev` calls as the file takes.
+fn write_all_gathered(f: &mut impl Write, parts: &[&[u8]]) -> std::io::Result<()> {
+    let (mut part, mut done) = (0, 0);
+    loop {
+        while part < parts.len() && parts[part].len() == done {
+            part += 1;
+            done = 0;
+        }
+        if part == parts.len() {
+            return Ok(());
+        }
+        let mut slices = [std::io::IoSlice::new(&[]); 3];
+        let mut n = 0;
+        for (k, p) in parts[part..].iter().take(3).enumerate() {
+            slices[k] = std::io::IoSlice::new(if k == 0 { &p[done..] } else { p });
+            n = k + 1;
+        }
+        let mut wrote = match f.write_vectored(&slices[..n]) {
+            Ok(0) => return Err(std::io::ErrorKind::WriteZero.into()),
+            Ok(w) => w,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        // step over what was written: whole parts, then into one
+        while part < parts.len() && wrote >= parts[part].len() - done {
+            wrote -= parts[part].len() - done;
+            part += 1;
+            done = 0;
+        }
+        done += wrote;
+    }
+}
+
 fn write_all(f: &mut impl Write, bytes: &[u8], path: &Path) -> Result<()> {
     f.write_all(bytes).map_err(|e| Error::io(path, &e))
 }
@@ -873,6 +899,51 @@ mod tests {
     use crate::types::{sem, vtype, Units};
 
     const P: PmId = PmId(0x0400_0001);
+
+    /// A file that takes at most `max` bytes per call, gathered or not.
+    struct Trickle {
+        got: Vec<u8>,
+        max: usize,
+    }
+
+    impl Write for Trickle {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            let n = b.len().min(self.max);
+            self.got.extend_from_slice(&b[..n]);
+            Ok(n)
+        }
+        fn write_vectored(&mut self, bufs: &[std::io::IoSlice<'_>]) -> std::io::Result<usize> {
+            let mut left = self.max;
+            for b in bufs {
+                let n = b.len().min(left);
+                self.got.extend_from_slice(&b[..n]);
+                left -= n;
+            }
+            Ok(self.max - left)
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn gathered_writes_survive_short_writes() {
+        let parts: [&[u8]; 3] = [b"head", b"", b"a longer payload"];
+        for max in 1..8 {
+            let mut t = Trickle {
+                got: Vec::new(),
+                max,
+            };
+            write_all_gathered(&mut t, &parts).unwrap();
+            assert_eq!(t.got, b"heada longer payload", "max {max}");
+        }
+        let mut t = Trickle {
+            got: Vec::new(),
+            max: 3,
+        };
+        write_all_gathered(&mut t, &[b"", b""]).unwrap();
+        assert!(t.got.is_empty());
+    }
 
     fn opts(buffered: bool) -> WriterOptions {
         WriterOptions {

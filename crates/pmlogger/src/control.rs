@@ -35,10 +35,16 @@ pub struct Request {
     pub reply: mpsc::Sender<Vec<u8>>,
 }
 
+/// What wakes the sampling loop between its deadlines: a control client's
+/// request, or a signal (whose flag is already set when this arrives).
+pub enum Event {
+    Request(Box<Request>),
+    Signal,
+}
+
 /// A listening control port.
 pub struct ControlPort {
     pub port: u16,
-    pub requests: mpsc::Receiver<Request>,
     map_file: Option<PathBuf>,
     /// The unix socket, when one could be made.
     pub socket: Option<PathBuf>,
@@ -194,6 +200,7 @@ pub fn start(
     archive: &str,
     note: Option<&str>,
     access: crate::access::Access,
+    tx: mpsc::Sender<Event>,
 ) -> Option<ControlPort> {
     let first: u16 = std::env::var("PMLOGGER_PORT")
         .ok()
@@ -234,7 +241,6 @@ pub fn start(
             },
         )
         .is_ok();
-    let (tx, rx) = mpsc::channel();
     let busy = Arc::new(AtomicBool::new(false));
     let access = Arc::new(access);
     for listener in std::iter::once(listener).chain(listener_v6) {
@@ -265,7 +271,6 @@ pub fn start(
     });
     Some(ControlPort {
         port,
-        requests: rx,
         map_file: wrote.then_some(map_file),
         socket,
         links: Vec::new(),
@@ -326,7 +331,7 @@ fn serve(
     mut s: impl Conn,
     peer: Peer,
     pid: i32,
-    tx: &mpsc::Sender<Request>,
+    tx: &mpsc::Sender<Event>,
     busy: &AtomicBool,
     access: &crate::access::Access,
 ) {
@@ -370,7 +375,7 @@ fn serve(
     busy.store(false, Ordering::SeqCst);
 }
 
-fn session(s: &mut impl Conn, pid: i32, tx: &mpsc::Sender<Request>, peer: &str, ops: u8) {
+fn session(s: &mut impl Conn, pid: i32, tx: &mpsc::Sender<Event>, peer: &str, ops: u8) {
     if !send(
         s,
         &Pdu::Error {
@@ -425,12 +430,12 @@ fn session(s: &mut impl Conn, pid: i32, tx: &mpsc::Sender<Request>, peer: &str, 
         };
         let (rtx, rrx) = mpsc::channel();
         if tx
-            .send(Request {
+            .send(Event::Request(Box::new(Request {
                 pdu,
                 peer: peer.to_string(),
                 ops,
                 reply: rtx,
-            })
+            })))
             .is_err()
         {
             return;

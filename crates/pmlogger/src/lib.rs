@@ -29,6 +29,7 @@ use state::{Plan, Switch};
 use std::collections::{HashMap, HashSet};
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc::RecvTimeoutError;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -486,8 +487,26 @@ fn run_logged(o: &Opts, log: &mut dyn Write) -> i32 {
     for sig in [signal_hook::consts::SIGHUP, signal_hook::consts::SIGUSR2] {
         let _ = signal_hook::flag::register(sig, Arc::clone(&newvol));
     }
+    // the sampling loop sleeps until its next deadline or an event: a control
+    // request, or one of those signals (its flag is set before the event comes)
+    let (events_tx, events) = std::sync::mpsc::channel();
+    if let Ok(mut signals) = signal_hook::iterator::Signals::new([
+        signal_hook::consts::SIGINT,
+        signal_hook::consts::SIGTERM,
+        signal_hook::consts::SIGHUP,
+        signal_hook::consts::SIGUSR2,
+    ]) {
+        let tx = events_tx.clone();
+        std::thread::spawn(move || {
+            for _ in signals.forever() {
+                if tx.send(control::Event::Signal).is_err() {
+                    break;
+                }
+            }
+        });
+    }
 
-    let mut ctl = control::start(&host, &archive_path, o.note.as_deref(), access);
+    let mut ctl = control::start(&host, &archive_path, o.note.as_deref(), access, events_tx);
     if o.primary {
         let made = ctl
             .as_mut()
@@ -524,7 +543,7 @@ fn run_logged(o: &Opts, log: &mut dyn Write) -> i32 {
         &newvol,
         &mut last,
         &mut rec,
-        ctl.as_ref().map(|c| &c.requests),
+        &events,
         log,
     );
     drop(ctl);
@@ -701,6 +720,9 @@ struct Seen {
     returned: Vec<i32>,
     ever: std::collections::BTreeSet<i32>,
     fetched: bool,
+    /// The generation of its instance domain's snapshot that was found to hold
+    /// every instance of `returned` (0: not known to).
+    checked: u64,
 }
 
 impl Seen {
@@ -710,9 +732,13 @@ impl Seen {
             returned: Vec::new(),
             ever: Default::default(),
             fetched: false,
+            checked: 0,
         }
     }
 }
+
+/// A map looked up for every metric of every fetch: integer keys, fast hash.
+type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 
 /// What the recording remembers between fetches.
 #[derive(Default)]
@@ -721,8 +747,10 @@ struct Recorder {
     names: HashMap<PmId, String>,
     /// Label kinds and help texts the archive has, by type and identifier.
     seen: HashSet<(u32, u32)>,
-    /// The instances of each instance domain in its latest snapshot.
-    snapshot: HashMap<InDom, Vec<i32>>,
+    /// The instances of each instance domain in its latest snapshot (sorted),
+    /// and the snapshot's generation (counted from 1 by `snapshots`).
+    snapshot: FastMap<InDom, (u64, Vec<i32>)>,
+    snapshots: u64,
     /// The connection to pmcd is lost: fetches wait for it to come back.
     lost: bool,
     /// What is logged: tasks and their requests.
@@ -732,7 +760,7 @@ struct Recorder {
     /// What each task fetches (worked out again when pmlc changes the plan).
     fetches: HashMap<usize, Vec<state::Fetch>>,
     /// Per metric seen in a fetch: its descriptor and what the last fetch had.
-    metrics: HashMap<PmId, Seen>,
+    metrics: FastMap<PmId, Seen>,
 }
 
 impl Recorder {
@@ -771,7 +799,7 @@ fn record(
     newvol: &AtomicBool,
     last: &mut Timestamp,
     rec: &mut Recorder,
-    requests: Option<&std::sync::mpsc::Receiver<control::Request>>,
+    events: &std::sync::mpsc::Receiver<control::Event>,
     log: &mut dyn Write,
 ) -> i32 {
     let began = Instant::now();
@@ -828,13 +856,21 @@ fn record(
         let k = (0..timers.len()).min_by_key(|&k| timers[k].next);
         let due = k.is_some_and(|k| timers[k].next <= now);
         if !due {
-            let mut wait = k.map_or(Duration::from_millis(100), |k| timers[k].next - now);
+            // no polling: the wait ends at the next deadline (a sample, the end
+            // of the run, a volume switch by time), or at an event; only -p's
+            // process is looked for every 100 ms
+            let mut wait = k.map_or(Duration::from_secs(3600), |k| timers[k].next - now);
             if let Some(f) = finish {
                 wait = wait.min(f.saturating_sub(began.elapsed()));
             }
-            let wait = wait.min(Duration::from_millis(100));
-            match requests.map(|r| r.recv_timeout(wait)) {
-                Some(Ok(req)) => {
+            if let Some(Limit::Time(d)) = o.volsize {
+                wait = wait.min(d.saturating_sub(vol_started.elapsed()));
+            }
+            if o.pid.is_some() {
+                wait = wait.min(Duration::from_millis(100));
+            }
+            match events.recv_timeout(wait) {
+                Ok(control::Event::Request(req)) => {
                     let mut ctx = Ctl {
                         source: &mut *source,
                         w: &mut *w,
@@ -846,8 +882,9 @@ fn record(
                     let reply = ctx.handle(&req);
                     let _ = req.reply.send(reply);
                 }
-                Some(Err(std::sync::mpsc::RecvTimeoutError::Timeout)) => {}
-                _ => std::thread::sleep(wait),
+                Ok(control::Event::Signal) | Err(RecvTimeoutError::Timeout) => {}
+                // no sender left (cannot happen while the signal thread runs)
+                Err(RecvTimeoutError::Disconnected) => std::thread::sleep(wait),
             }
             continue;
         }
@@ -889,7 +926,7 @@ fn record(
             if rec.lost {
                 break;
             }
-            let f = match source.fetch(&what.pmids, &what.only) {
+            let mut f = match source.fetch(&what.pmids, &what.only) {
                 Ok(f) => f,
                 Err(SourceError::Lost(e)) => {
                     rec.lost = true;
@@ -914,7 +951,7 @@ fn record(
                     continue;
                 }
             };
-            if let Err(e) = write_fetch(w, source, &f, rec, log) {
+            if let Err(e) = write_fetch(w, source, &mut f, rec, log) {
                 let _ = writeln!(log, "{PROG}: {e}");
                 return 1;
             }
@@ -1167,7 +1204,7 @@ fn put_desc(
 fn write_fetch(
     w: &mut ArchiveWriter,
     source: &mut dyn Source,
-    f: &sources::Fetched,
+    f: &mut sources::Fetched,
     rec: &mut Recorder,
     log: &mut dyn Write,
 ) -> Result<(), String> {
@@ -1184,27 +1221,27 @@ fn write_fetch(
     // the record first (pmcd's PDU copied, or the built-in source's values
     // encoded), then its value sets read in place for what they bring
     let v = w.version();
-    let mut payload = std::mem::take(&mut rec.payload);
-    match &f.raw {
-        Some(r) => archive_format::codec::result::payload_from_pdu(
-            &r.pdu,
-            r.vlist_at,
-            r.numpmid,
-            stamp,
-            v,
-            &mut payload,
-        )
-        .map_err(|e| format!("bad result from pmcd: {e}"))?,
+    let mut encoded = std::mem::take(&mut rec.payload);
+    let payload: &[u8] = match &mut f.raw {
+        // pmcd's PDU becomes the payload where it lies
+        Some(r) => {
+            let at = archive_format::codec::result::payload_in_pdu(
+                &mut r.pdu, r.vlist_at, r.numpmid, stamp, v,
+            )
+            .map_err(|e| format!("bad result from pmcd: {e}"))?;
+            &r.pdu[at..]
+        }
         None => {
             let stamp = if v >= 3 {
                 stamp
             } else {
                 Timestamp::new(stamp.sec, stamp.nsec / 1000 * 1000)
             };
-            payload = archive_format::codec::result::encode_result(stamp, &f.vsets, v);
+            encoded = archive_format::codec::result::encode_result(stamp, &f.vsets, v);
+            &encoded
         }
-    }
-    let sets = archive_format::codec::result::raw_value_sets(&payload, v)
+    };
+    let sets = archive_format::codec::result::raw_value_sets(payload, v)
         .map_err(|e| format!("bad result: {e}"))?;
     // each instance domain is asked for and written at most once per fetch
     let mut asked: Vec<InDom> = Vec::new();
@@ -1229,12 +1266,12 @@ fn write_fetch(
             continue;
         };
         // pmlc's history: what this fetch had (looked through only on change)
-        let n = if vs.numval > 0 { vs.numval as usize } else { 0 };
-        let same = m.returned.len() == n && m.returned.iter().copied().eq(vs.insts());
+        let same = vs.insts_eq(&m.returned);
         if !same {
             m.returned.clear();
             m.returned.extend(vs.insts());
             m.ever.extend(vs.insts());
+            m.checked = 0;
         }
         m.fetched = true;
         if vs.numval <= 0 {
@@ -1248,10 +1285,19 @@ fn write_fetch(
         }
         // the instance domain is asked for when this fetch shows instances the
         // latest snapshot lacks, or other instances than the metric's last fetch
+        // (the same instances as last time, found in the same snapshot then,
+        // need no looking through)
         let changed = !same
             || match rec.snapshot.get(&desc.indom) {
                 None => true,
-                Some(k) => vs.insts().any(|i| k.binary_search(&i).is_err()),
+                Some((gen, _)) if *gen == m.checked => false,
+                Some((gen, k)) => {
+                    let missing = vs.insts().any(|i| k.binary_search(&i).is_err());
+                    if !missing {
+                        m.checked = *gen;
+                    }
+                    missing
+                }
             };
         if changed && !asked.contains(&desc.indom) {
             asked.push(desc.indom);
@@ -1262,8 +1308,11 @@ fn write_fetch(
             all.sort_by_key(|(i, _)| *i);
             w.put_indom(stamp, desc.indom, &all)
                 .map_err(|e| e.to_string())?;
-            rec.snapshot
-                .insert(desc.indom, all.iter().map(|(i, _)| *i).collect());
+            rec.snapshots += 1;
+            rec.snapshot.insert(
+                desc.indom,
+                (rec.snapshots, all.iter().map(|(i, _)| *i).collect()),
+            );
         }
     }
     drop(sets);
@@ -1272,8 +1321,8 @@ fn write_fetch(
     } else {
         Timestamp::new(stamp.sec, stamp.nsec / 1000 * 1000)
     };
-    let wrote = w.write_result_payload(stamp, &payload);
-    rec.payload = payload;
+    let wrote = w.write_result_payload(stamp, payload);
+    rec.payload = encoded;
     wrote.map(|_| ()).map_err(|e| e.to_string())
 }
 

@@ -124,6 +124,16 @@ impl<'a> RawValueSet<'a> {
             .map(|p| i32::from_be_bytes([p[0], p[1], p[2], p[3]]))
     }
 
+    /// Whether the instances are `prev`, in that order (without decoding them).
+    pub fn insts_eq(&self, prev: &[i32]) -> bool {
+        self.pairs.len() == prev.len() * 8
+            && self
+                .pairs
+                .chunks_exact(8)
+                .zip(prev)
+                .all(|(p, i)| p[..4] == i.to_be_bytes())
+    }
+
     /// The values, as [`decode_result`] gives them (a block outside the record is
     /// an error).
     pub fn values(&self) -> impl Iterator<Item = Result<(i32, Value<'a>), DecodeError>> + 'a {
@@ -231,50 +241,79 @@ pub fn payload_from_pdu(
     out: &mut Vec<u8>,
 ) -> Result<(), DecodeError> {
     out.clear();
+    out.extend_from_slice(pdu);
+    let start = payload_in_pdu(out, vlist_at, numpmid, stamp, version)?;
+    out.drain(..start);
+    Ok(())
+}
+
+/// [`payload_from_pdu`] in place: the payload's header (stamp and count) is
+/// written over the end of the PDU's header, just before `vlist_at`, and the
+/// pointer values are moved there; returns where the payload starts (`pdu[at..]`
+/// is the payload). Any PDU header of RESULT or HIGHRES_RESULT has room for it.
+pub fn payload_in_pdu(
+    pdu: &mut [u8],
+    vlist_at: usize,
+    numpmid: i32,
+    stamp: Timestamp,
+    version: u32,
+) -> Result<usize, DecodeError> {
+    let mut head = Vec::with_capacity(16);
     if version >= 3 {
-        out.put_sec64(stamp.sec);
-        out.put_u32(stamp.nsec);
+        head.put_sec64(stamp.sec);
+        head.put_u32(stamp.nsec);
     } else {
-        out.put_i32(stamp.sec as i32);
-        out.put_i32((stamp.nsec / 1000) as i32);
+        head.put_i32(stamp.sec as i32);
+        head.put_i32((stamp.nsec / 1000) as i32);
     }
-    out.put_i32(numpmid);
-    // payload word index = PDU word index + shift (see decode_result_for: a block
-    // at payload byte p has index (p + 12) / 4; in a PDU, at byte p index p / 4)
-    let shift = (12 + out.len() as i64 - vlist_at as i64) / 4;
-    let tail = pdu
-        .get(vlist_at..)
-        .ok_or(logrec(vlist_at as u64, "truncated result"))?;
-    let start = out.len();
-    out.extend_from_slice(tail);
-    let mut c = Cursor::new(tail, vlist_at as u64);
-    if numpmid < 0 || numpmid as usize > tail.len() / 8 {
+    head.put_i32(numpmid);
+    let Some(start) = vlist_at.checked_sub(head.len()) else {
+        return Err(logrec(vlist_at as u64, "no room for the record header"));
+    };
+    if pdu.len() < vlist_at {
+        return Err(logrec(vlist_at as u64, "truncated result"));
+    }
+    // payload word index = PDU word index + shift (a block at payload byte p has
+    // index (p + 12) / 4, see decode_result_for; in a PDU, at byte p index p / 4)
+    let shift = (12 - start as i64) / 4;
+    if numpmid < 0 || numpmid as usize > (pdu.len() - vlist_at) / 8 {
         return Err(logrec(vlist_at as u64, "illegal number of metrics"));
     }
-    for _ in 0..numpmid {
-        c.u32()?;
-        let numval = c.i32()?;
-        if numval <= 0 {
-            continue;
-        }
-        let valfmt = c.i32()?;
-        if !(VAL_INSITU..=VAL_SPTR).contains(&valfmt) {
-            return Err(logrec(c.offset() - 4, "illegal value format"));
-        }
-        if numval as usize > c.remaining() / 8 {
-            return Err(logrec(c.offset() - 8, "illegal number of values"));
-        }
-        for _ in 0..numval {
-            c.skip(4)?;
-            let at = start + c.pos();
-            let w = c.u32()?;
-            if valfmt != VAL_INSITU {
-                let moved = (w as i64 + shift) as u32;
-                out[at..at + 4].copy_from_slice(&moved.to_be_bytes());
+    // where each pointer value is, found first (the cursor borrows the PDU)
+    let mut patch = Vec::new();
+    {
+        let mut c = Cursor::new(&pdu[vlist_at..], vlist_at as u64);
+        for _ in 0..numpmid {
+            c.u32()?;
+            let numval = c.i32()?;
+            if numval <= 0 {
+                continue;
+            }
+            let valfmt = c.i32()?;
+            if !(VAL_INSITU..=VAL_SPTR).contains(&valfmt) {
+                return Err(logrec(c.offset() - 4, "illegal value format"));
+            }
+            if numval as usize > c.remaining() / 8 {
+                return Err(logrec(c.offset() - 8, "illegal number of values"));
+            }
+            if valfmt == VAL_INSITU {
+                c.skip(8 * numval as usize)?;
+                continue;
+            }
+            for _ in 0..numval {
+                c.skip(4)?;
+                patch.push(vlist_at + c.pos());
+                c.skip(4)?;
             }
         }
     }
-    Ok(())
+    for at in patch {
+        let w = u32::from_be_bytes([pdu[at], pdu[at + 1], pdu[at + 2], pdu[at + 3]]);
+        let moved = (w as i64 + shift) as u32;
+        pdu[at..at + 4].copy_from_slice(&moved.to_be_bytes());
+    }
+    pdu[start..vlist_at].copy_from_slice(&head);
+    Ok(start)
 }
 
 /// Whether a data record payload is exactly what [`encode_result`] makes of its
