@@ -9,13 +9,6 @@ use archive_format::types::{sem, vtype, Desc, InDom, PmId, Timestamp, Units};
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-const NONE: Units = Units(0);
-const COUNT: Units = Units(0x0010_0000);
-const MSEC: Units = Units(0x0100_2000);
-const SEC: Units = Units(0x0100_3000);
-const BYTE: Units = Units(0x1000_0000);
-const KBYTE: Units = Units(0x1001_0000);
-
 /// Instance domains of the Linux agent.
 pub const CPU_INDOM: InDom = InDom(60 << 22);
 pub const DISK_INDOM: InDom = InDom((60 << 22) | 1);
@@ -23,7 +16,7 @@ pub const LOAD_INDOM: InDom = InDom((60 << 22) | 2);
 pub const NET_INDOM: InDom = InDom((60 << 22) | 3);
 pub const FS_INDOM: InDom = InDom((60 << 22) | 5);
 
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, PartialEq, Debug)]
 enum Src {
     Load,
     NThreads,
@@ -63,7 +56,7 @@ enum Src {
 /// A value from the numeric fields of a line: a /proc/stat `cpu` line (user, nice,
 /// system, idle, iowait, irq, softirq, steal, guest, guest_nice) or a
 /// /proc/diskstats line (after the device name).
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, PartialEq, Debug)]
 enum Fx {
     F(usize),
     Sum(usize, usize),
@@ -82,7 +75,7 @@ impl Fx {
     }
 }
 
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, PartialEq, Debug)]
 enum FsField {
     Capacity,
     Used,
@@ -97,1978 +90,262 @@ enum FsField {
     ReadOnly,
 }
 
-struct Def {
-    name: &'static str,
-    pmid: (u32, u32, u32),
-    ty: i32,
-    indom: InDom,
-    sem: i32,
-    units: Units,
-    help: &'static str,
-    src: Src,
-}
+const FS_FIELDS: [(&str, FsField); 11] = [
+    ("capacity", FsField::Capacity),
+    ("used", FsField::Used),
+    ("free", FsField::Free),
+    ("maxfiles", FsField::MaxFiles),
+    ("usedfiles", FsField::UsedFiles),
+    ("freefiles", FsField::FreeFiles),
+    ("mountdir", FsField::MountDir),
+    ("full", FsField::Full),
+    ("blocksize", FsField::BlockSize),
+    ("avail", FsField::Avail),
+    ("readonly", FsField::ReadOnly),
+];
 
-macro_rules! def {
-    ($n:expr, $c:expr, $i:expr, $ty:expr, $indom:expr, $sem:expr, $u:expr, $src:expr, $help:expr) => {
-        Def {
-            name: $n,
-            pmid: (60, $c, $i),
-            ty: $ty,
-            indom: $indom,
-            sem: $sem,
-            units: $u,
-            help: $help,
-            src: $src,
+impl Fx {
+    /// `N`, `N+M` or `N-M`: a field, a sum, a difference.
+    fn parse(s: &str) -> Option<Fx> {
+        let num = |t: &str| t.parse::<usize>().ok();
+        if let Some((a, b)) = s.split_once('+') {
+            Some(Fx::Sum(num(a)?, num(b)?))
+        } else if let Some((a, b)) = s.split_once('-') {
+            Some(Fx::Minus(num(a)?, num(b)?))
+        } else {
+            Some(Fx::F(num(s)?))
         }
-    };
+    }
+
+    #[cfg(test)]
+    fn spec(self) -> String {
+        match self {
+            Fx::F(a) => a.to_string(),
+            Fx::Sum(a, b) => format!("{a}+{b}"),
+            Fx::Minus(a, b) => format!("{a}-{b}"),
+        }
+    }
 }
 
-const N: InDom = InDom::NULL;
+impl Src {
+    /// A metric's source as the table writes it: a word naming where the value
+    /// comes from, then its arguments (see `data/linux.tsv`).
+    fn parse(s: &'static str) -> Result<Src, String> {
+        let mut w = s.split_whitespace();
+        let kind = w.next().unwrap_or("");
+        let args: Vec<&'static str> = w.collect();
+        let bad = || format!("bad source \"{s}\"");
+        let one = || match args.as_slice() {
+            [a] => Ok(*a),
+            _ => Err(bad()),
+        };
+        let num = |t: &str| t.parse::<u64>().map_err(|_| bad());
+        let fx = |t: &str| Fx::parse(t).ok_or_else(bad);
+        let bare = |src: Src| if args.is_empty() { Ok(src) } else { Err(bad()) };
+        match kind {
+            "load" => bare(Src::Load),
+            "nthreads" => bare(Src::NThreads),
+            "ncpu" => bare(Src::NCpu),
+            "memused" => bare(Src::MemUsed),
+            "memother" => bare(Src::MemOther),
+            "memcacheclean" => bare(Src::MemCacheClean),
+            "swapused" => bare(Src::SwapUsed),
+            "appversion" => bare(Src::AppVersion),
+            "diskscheduler" => bare(Src::DiskScheduler),
+            "diskcapacity" => bare(Src::DiskCapacity),
+            "ndisk" => bare(Src::NDisk),
+            "uptime" => bare(Src::Uptime),
+            "nprocs" => bare(Src::NProcs),
+            "statkey" => Ok(Src::StatKey(one()?)),
+            "mem" => Ok(Src::Mem(one()?)),
+            "hugebytes" => Ok(Src::HugeBytes(one()?)),
+            "swap" => Ok(Src::Swap(one()?)),
+            "vmstat" => Ok(Src::Vmstat(one()?)),
+            "uname" => Ok(Src::Uname(one()?)),
+            "net" => Ok(Src::Net(num(one()?)? as usize)),
+            "statcpu" => Ok(Src::StatCpu(fx(one()?)?)),
+            "percpu" => Ok(Src::PerCpu(fx(one()?)?)),
+            "stat" => match args.as_slice() {
+                [k, i] => Ok(Src::Stat(k, num(i)? as usize)),
+                _ => Err(bad()),
+            },
+            "disk" | "diskall" => match args.as_slice() {
+                [f, d] => {
+                    let (f, d) = (fx(f)?, num(d)?);
+                    Ok(if kind == "disk" {
+                        Src::Disk(f, d)
+                    } else {
+                        Src::DiskAll(f, d)
+                    })
+                }
+                _ => Err(bad()),
+            },
+            "fs" => {
+                let f = one()?;
+                FS_FIELDS
+                    .iter()
+                    .find(|(n, _)| *n == f)
+                    .map(|(_, v)| Src::Fs(*v))
+                    .ok_or_else(bad)
+            }
+            _ => Err(bad()),
+        }
+    }
 
-fn defs() -> Vec<Def> {
-    use Src::*;
-    let (u32t, u64t, strt) = (vtype::U32, vtype::U64, vtype::STRING);
-    let (c, i, d) = (sem::COUNTER, sem::INSTANT, sem::DISCRETE);
-    vec![
-        def!(
-            "hinv.ncpu",
-            0,
-            32,
-            u32t,
-            N,
-            d,
-            NONE,
-            NCpu,
-            "number of CPUs in the system"
-        ),
-        def!(
-            "hinv.ndisk",
-            0,
-            33,
-            u32t,
-            N,
-            d,
-            NONE,
-            NDisk,
-            "number of disks in the system"
-        ),
-        def!(
-            "kernel.all.load",
-            2,
-            0,
-            vtype::FLOAT,
-            LOAD_INDOM,
-            i,
-            NONE,
-            Load,
-            "1, 5 and 15 minute load average"
-        ),
-        def!(
-            "kernel.all.intr",
-            0,
-            12,
-            u64t,
-            N,
-            c,
-            COUNT,
-            Stat("intr", 1),
-            "intrrupt count metric from /proc/stat"
-        ),
-        def!(
-            "kernel.all.pswitch",
-            0,
-            13,
-            u64t,
-            N,
-            c,
-            COUNT,
-            StatKey("ctxt"),
-            "context switches metric from /proc/stat"
-        ),
-        def!(
-            "kernel.all.running",
-            0,
-            15,
-            u64t,
-            N,
-            i,
-            NONE,
-            StatKey("procs_running"),
-            "number of currently running processes from /proc/stat"
-        ),
-        def!(
-            "kernel.all.blocked",
-            0,
-            16,
-            u64t,
-            N,
-            i,
-            NONE,
-            StatKey("procs_blocked"),
-            "number of currently blocked processes from /proc/stat"
-        ),
-        def!(
-            "kernel.all.uptime",
-            26,
-            0,
-            vtype::DOUBLE,
-            N,
-            i,
-            SEC,
-            Uptime,
-            "time the current kernel has been running"
-        ),
-        def!(
-            "kernel.all.nprocs",
-            2,
-            3,
-            u32t,
-            N,
-            i,
-            NONE,
-            NThreads,
-            "total number of processes (lightweight)"
-        ),
-        def!(
-            "kernel.all.cpu.user",
-            0,
-            20,
-            u64t,
-            N,
-            c,
-            MSEC,
-            StatCpu(Fx::F(0)),
-            "total user CPU time from /proc/stat for all CPUs, including guest CPU time"
-        ),
-        def!(
-            "kernel.all.cpu.nice",
-            0,
-            21,
-            u64t,
-            N,
-            c,
-            MSEC,
-            StatCpu(Fx::F(1)),
-            "total nice user CPU time from /proc/stat for all CPUs, including guest time"
-        ),
-        def!(
-            "kernel.all.cpu.sys",
-            0,
-            22,
-            u64t,
-            N,
-            c,
-            MSEC,
-            StatCpu(Fx::F(2)),
-            "total sys CPU time from /proc/stat for all CPUs"
-        ),
-        def!(
-            "kernel.all.cpu.idle",
-            0,
-            23,
-            u64t,
-            N,
-            c,
-            MSEC,
-            StatCpu(Fx::F(3)),
-            "total idle CPU time from /proc/stat for all CPUs"
-        ),
-        def!(
-            "kernel.all.cpu.intr",
-            0,
-            34,
-            u64t,
-            N,
-            c,
-            MSEC,
-            StatCpu(Fx::Sum(5, 6)),
-            "total interrupt CPU time from /proc/stat for all CPUs"
-        ),
-        def!(
-            "kernel.all.cpu.steal",
-            0,
-            55,
-            u64t,
-            N,
-            c,
-            MSEC,
-            StatCpu(Fx::F(7)),
-            "total virtualisation CPU steal time for all CPUs"
-        ),
-        def!(
-            "kernel.all.cpu.guest",
-            0,
-            60,
-            u64t,
-            N,
-            c,
-            MSEC,
-            StatCpu(Fx::F(8)),
-            "total virtual guest CPU time for all CPUs"
-        ),
-        def!(
-            "kernel.all.cpu.vuser",
-            0,
-            78,
-            u64t,
-            N,
-            c,
-            MSEC,
-            StatCpu(Fx::Minus(0, 8)),
-            "total user CPU time from /proc/stat for all CPUs, excluding guest CPU time"
-        ),
-        def!(
-            "kernel.all.cpu.guest_nice",
-            0,
-            81,
-            u64t,
-            N,
-            c,
-            MSEC,
-            StatCpu(Fx::F(9)),
-            "total virtual guest CPU nice time for all CPUs"
-        ),
-        def!(
-            "kernel.all.cpu.vnice",
-            0,
-            82,
-            u64t,
-            N,
-            c,
-            MSEC,
-            StatCpu(Fx::Minus(1, 9)),
-            "total nice user CPU time from /proc/stat for all CPUs, excluding guest time"
-        ),
-        def!(
-            "kernel.all.cpu.wait.total",
-            0,
-            35,
-            u64t,
-            N,
-            c,
-            MSEC,
-            StatCpu(Fx::F(4)),
-            "total wait CPU time from /proc/stat for all CPUs"
-        ),
-        def!(
-            "kernel.all.cpu.irq.soft",
-            0,
-            53,
-            u64t,
-            N,
-            c,
-            MSEC,
-            StatCpu(Fx::F(6)),
-            "soft interrupt CPU time from /proc/stat for all CPUs"
-        ),
-        def!(
-            "kernel.all.cpu.irq.hard",
-            0,
-            54,
-            u64t,
-            N,
-            c,
-            MSEC,
-            StatCpu(Fx::F(5)),
-            "hard interrupt CPU time from /proc/stat for all CPUs"
-        ),
-        def!(
-            "kernel.percpu.cpu.user",
-            0,
-            0,
-            u64t,
-            CPU_INDOM,
-            c,
-            MSEC,
-            PerCpu(Fx::F(0)),
-            "percpu user CPU time metric from /proc/stat, including guest CPU time"
-        ),
-        def!(
-            "kernel.percpu.cpu.nice",
-            0,
-            1,
-            u64t,
-            CPU_INDOM,
-            c,
-            MSEC,
-            PerCpu(Fx::F(1)),
-            "percpu nice user CPU time metric from /proc/stat, including guest CPU time"
-        ),
-        def!(
-            "kernel.percpu.cpu.sys",
-            0,
-            2,
-            u64t,
-            CPU_INDOM,
-            c,
-            MSEC,
-            PerCpu(Fx::F(2)),
-            "percpu sys CPU time metric from /proc/stat"
-        ),
-        def!(
-            "kernel.percpu.cpu.idle",
-            0,
-            3,
-            u64t,
-            CPU_INDOM,
-            c,
-            MSEC,
-            PerCpu(Fx::F(3)),
-            "percpu idle CPU time metric from /proc/stat"
-        ),
-        def!(
-            "kernel.percpu.cpu.intr",
-            0,
-            31,
-            u64t,
-            CPU_INDOM,
-            c,
-            MSEC,
-            PerCpu(Fx::Sum(5, 6)),
-            "percpu interrupt CPU time"
-        ),
-        def!(
-            "kernel.percpu.cpu.steal",
-            0,
-            58,
-            u64t,
-            CPU_INDOM,
-            c,
-            MSEC,
-            PerCpu(Fx::F(7)),
-            "percpu CPU steal time"
-        ),
-        def!(
-            "kernel.percpu.cpu.guest",
-            0,
-            61,
-            u64t,
-            CPU_INDOM,
-            c,
-            MSEC,
-            PerCpu(Fx::F(8)),
-            "percpu guest CPU time"
-        ),
-        def!(
-            "kernel.percpu.cpu.vuser",
-            0,
-            76,
-            u64t,
-            CPU_INDOM,
-            c,
-            MSEC,
-            PerCpu(Fx::Minus(0, 8)),
-            "percpu user CPU time metric from /proc/stat, excluding guest CPU time"
-        ),
-        def!(
-            "kernel.percpu.cpu.guest_nice",
-            0,
-            83,
-            u64t,
-            CPU_INDOM,
-            c,
-            MSEC,
-            PerCpu(Fx::F(9)),
-            "percpu nice guest CPU time"
-        ),
-        def!(
-            "kernel.percpu.cpu.vnice",
-            0,
-            84,
-            u64t,
-            CPU_INDOM,
-            c,
-            MSEC,
-            PerCpu(Fx::Minus(1, 9)),
-            "percpu nice user CPU time metric from /proc/stat, excluding guest CPU time"
-        ),
-        def!(
-            "kernel.percpu.cpu.wait.total",
-            0,
-            30,
-            u64t,
-            CPU_INDOM,
-            c,
-            MSEC,
-            PerCpu(Fx::F(4)),
-            "percpu wait CPU time"
-        ),
-        def!(
-            "kernel.percpu.cpu.irq.soft",
-            0,
-            56,
-            u64t,
-            CPU_INDOM,
-            c,
-            MSEC,
-            PerCpu(Fx::F(6)),
-            "percpu soft interrupt CPU time"
-        ),
-        def!(
-            "kernel.percpu.cpu.irq.hard",
-            0,
-            57,
-            u64t,
-            CPU_INDOM,
-            c,
-            MSEC,
-            PerCpu(Fx::F(5)),
-            "percpu hard interrupt CPU time"
-        ),
-        def!(
-            "kernel.uname.release",
-            12,
-            0,
-            vtype::STRING,
-            N,
-            d,
-            NONE,
-            Uname("osrelease"),
-            "release level of the running kernel"
-        ),
-        def!(
-            "kernel.uname.version",
-            12,
-            1,
-            vtype::STRING,
-            N,
-            d,
-            NONE,
-            Uname("version"),
-            "version level (build number) and build date of the running kernel"
-        ),
-        def!(
-            "kernel.uname.sysname",
-            12,
-            2,
-            vtype::STRING,
-            N,
-            d,
-            NONE,
-            Uname("ostype"),
-            "name of the implementation of the operating system"
-        ),
-        def!(
-            "kernel.uname.machine",
-            12,
-            3,
-            vtype::STRING,
-            N,
-            d,
-            NONE,
-            Uname("machine"),
-            "name of the hardware type the system is running on"
-        ),
-        def!(
-            "kernel.uname.nodename",
-            12,
-            4,
-            vtype::STRING,
-            N,
-            d,
-            NONE,
-            Uname("hostname"),
-            "host name of this node on the network"
-        ),
-        def!(
-            "mem.physmem",
-            1,
-            0,
-            u64t,
-            N,
-            d,
-            KBYTE,
-            Mem("MemTotal"),
-            "total system memory metric reported by /proc/meminfo"
-        ),
-        def!(
-            "mem.util.used",
-            1,
-            1,
-            u64t,
-            N,
-            i,
-            KBYTE,
-            MemUsed,
-            "used memory metric from /proc/meminfo"
-        ),
-        def!(
-            "mem.util.free",
-            1,
-            2,
-            u64t,
-            N,
-            i,
-            KBYTE,
-            Mem("MemFree"),
-            "free memory metric from /proc/meminfo"
-        ),
-        def!(
-            "mem.util.shared",
-            1,
-            3,
-            u64t,
-            N,
-            i,
-            KBYTE,
-            Mem("MemShared"),
-            "shared memory metric from /proc/meminfo"
-        ),
-        def!(
-            "mem.util.bufmem",
-            1,
-            4,
-            u64t,
-            N,
-            i,
-            KBYTE,
-            Mem("Buffers"),
-            "I/O buffers metric from /proc/meminfo"
-        ),
-        def!(
-            "mem.util.cached",
-            1,
-            5,
-            u64t,
-            N,
-            i,
-            KBYTE,
-            Mem("Cached"),
-            "page cache metric from /proc/meminfo"
-        ),
-        def!(
-            "mem.util.other",
-            1,
-            12,
-            u64t,
-            N,
-            i,
-            KBYTE,
-            MemOther,
-            "unaccounted memory"
-        ),
-        def!(
-            "mem.util.swapCached",
-            1,
-            13,
-            u64t,
-            N,
-            i,
-            KBYTE,
-            Mem("SwapCached"),
-            "Kbytes in swap cache, from /proc/meminfo"
-        ),
-        def!(
-            "mem.util.active",
-            1,
-            14,
-            u64t,
-            N,
-            i,
-            KBYTE,
-            Mem("Active"),
-            "Kbytes on the active page list (recently referenced pages)"
-        ),
-        def!(
-            "mem.util.inactive",
-            1,
-            15,
-            u64t,
-            N,
-            i,
-            KBYTE,
-            Mem("Inactive"),
-            "Kbytes on the inactive page list (candidates for discarding)"
-        ),
-        def!(
-            "mem.util.highTotal",
-            1,
-            16,
-            u64t,
-            N,
-            i,
-            KBYTE,
-            Mem("HighTotal"),
-            "Kbytes in high memory, from /proc/meminfo"
-        ),
-        def!(
-            "mem.util.highFree",
-            1,
-            17,
-            u64t,
-            N,
-            i,
-            KBYTE,
-            Mem("HighFree"),
-            "Kbytes free high memory, from /proc/meminfo"
-        ),
-        def!(
-            "mem.util.lowTotal",
-            1,
-            18,
-            u64t,
-            N,
-            i,
-            KBYTE,
-            Mem("LowTotal"),
-            "Kbytes in low memory total, from /proc/meminfo"
-        ),
-        def!(
-            "mem.util.lowFree",
-            1,
-            19,
-            u64t,
-            N,
-            i,
-            KBYTE,
-            Mem("LowFree"),
-            "Kbytes free low memory, from /proc/meminfo"
-        ),
-        def!(
-            "mem.util.swapTotal",
-            1,
-            20,
-            u64t,
-            N,
-            i,
-            KBYTE,
-            Mem("SwapTotal"),
-            "Kbytes swap, from /proc/meminfo"
-        ),
-        def!(
-            "mem.util.swapFree",
-            1,
-            21,
-            u64t,
-            N,
-            i,
-            KBYTE,
-            Mem("SwapFree"),
-            "Kbytes free swap, from /proc/meminfo"
-        ),
-        def!(
-            "mem.util.dirty",
-            1,
-            22,
-            u64t,
-            N,
-            i,
-            KBYTE,
-            Mem("Dirty"),
-            "Kbytes in dirty pages, from /proc/meminfo"
-        ),
-        def!(
-            "mem.util.writeback",
-            1,
-            23,
-            u64t,
-            N,
-            i,
-            KBYTE,
-            Mem("Writeback"),
-            "Kbytes in writeback pages, from /proc/meminfo"
-        ),
-        def!(
-            "mem.util.mapped",
-            1,
-            24,
-            u64t,
-            N,
-            i,
-            KBYTE,
-            Mem("Mapped"),
-            "Kbytes in mapped pages, from /proc/meminfo"
-        ),
-        def!(
-            "mem.util.slab",
-            1,
-            25,
-            u64t,
-            N,
-            i,
-            KBYTE,
-            Mem("Slab"),
-            "Kbytes in slab memory, from /proc/meminfo"
-        ),
-        def!(
-            "mem.util.committed_AS",
-            1,
-            26,
-            u64t,
-            N,
-            i,
-            KBYTE,
-            Mem("Committed_AS"),
-            "Kbytes committed to address spaces, from /proc/meminfo"
-        ),
-        def!(
-            "mem.util.pageTables",
-            1,
-            27,
-            u64t,
-            N,
-            i,
-            KBYTE,
-            Mem("PageTables"),
-            "Kbytes in kernel page tables, from /proc/meminfo"
-        ),
-        def!(
-            "mem.util.reverseMaps",
-            1,
-            28,
-            u64t,
-            N,
-            i,
-            KBYTE,
-            Mem("ReverseMaps"),
-            "Kbytes in reverse mapped pages, from /proc/meminfo"
-        ),
-        def!(
-            "mem.util.cache_clean",
-            1,
-            29,
-            u64t,
-            N,
-            i,
-            KBYTE,
-            MemCacheClean,
-            "Kbytes cached and not dirty or writeback, derived from /proc/meminfo"
-        ),
-        def!(
-            "mem.util.anonpages",
-            1,
-            30,
-            u64t,
-            N,
-            i,
-            KBYTE,
-            Mem("AnonPages"),
-            "Kbytes in user pages not backed by files, from /proc/meminfo"
-        ),
-        def!(
-            "mem.util.commitLimit",
-            1,
-            31,
-            u64t,
-            N,
-            i,
-            KBYTE,
-            Mem("CommitLimit"),
-            "Kbytes limit for address space commit, from /proc/meminfo"
-        ),
-        def!(
-            "mem.util.bounce",
-            1,
-            32,
-            u64t,
-            N,
-            i,
-            KBYTE,
-            Mem("Bounce"),
-            "Kbytes in bounce buffers, from /proc/meminfo"
-        ),
-        def!(
-            "mem.util.NFS_Unstable",
-            1,
-            33,
-            u64t,
-            N,
-            i,
-            KBYTE,
-            Mem("NFS_Unstable"),
-            "Kbytes in NFS unstable memory, from /proc/meminfo"
-        ),
-        def!(
-            "mem.util.slabReclaimable",
-            1,
-            34,
-            u64t,
-            N,
-            i,
-            KBYTE,
-            Mem("SReclaimable"),
-            "Kbytes in reclaimable slab pages, from /proc/meminfo"
-        ),
-        def!(
-            "mem.util.slabUnreclaimable",
-            1,
-            35,
-            u64t,
-            N,
-            i,
-            KBYTE,
-            Mem("SUnreclaim"),
-            "Kbytes in unreclaimable slab pages, from /proc/meminfo"
-        ),
-        def!(
-            "mem.util.active_anon",
-            1,
-            36,
-            u64t,
-            N,
-            i,
-            KBYTE,
-            Mem("Active(anon)"),
-            "anonymous Active list LRU memory"
-        ),
-        def!(
-            "mem.util.inactive_anon",
-            1,
-            37,
-            u64t,
-            N,
-            i,
-            KBYTE,
-            Mem("Inactive(anon)"),
-            "anonymous Inactive list LRU memory"
-        ),
-        def!(
-            "mem.util.active_file",
-            1,
-            38,
-            u64t,
-            N,
-            i,
-            KBYTE,
-            Mem("Active(file)"),
-            "file-backed Active list LRU memory"
-        ),
-        def!(
-            "mem.util.inactive_file",
-            1,
-            39,
-            u64t,
-            N,
-            i,
-            KBYTE,
-            Mem("Inactive(file)"),
-            "file-backed Inactive list LRU memory"
-        ),
-        def!(
-            "mem.util.unevictable",
-            1,
-            40,
-            u64t,
-            N,
-            i,
-            KBYTE,
-            Mem("Unevictable"),
-            "kbytes of memory that is unevictable"
-        ),
-        def!(
-            "mem.util.mlocked",
-            1,
-            41,
-            u64t,
-            N,
-            i,
-            KBYTE,
-            Mem("Mlocked"),
-            "kbytes of memory that is pinned via mlock()"
-        ),
-        def!(
-            "mem.util.shmem",
-            1,
-            42,
-            u64t,
-            N,
-            i,
-            KBYTE,
-            Mem("Shmem"),
-            "kbytes of shmem"
-        ),
-        def!(
-            "mem.util.kernelStack",
-            1,
-            43,
-            u64t,
-            N,
-            i,
-            KBYTE,
-            Mem("KernelStack"),
-            "kbytes of memory used for kernel stacks"
-        ),
-        def!(
-            "mem.util.hugepagesTotal",
-            1,
-            44,
-            u64t,
-            N,
-            i,
-            COUNT,
-            Mem("HugePages_Total"),
-            "a count of total hugepages"
-        ),
-        def!(
-            "mem.util.hugepagesFree",
-            1,
-            45,
-            u64t,
-            N,
-            i,
-            COUNT,
-            Mem("HugePages_Free"),
-            "a count of free hugepages"
-        ),
-        def!(
-            "mem.util.hugepagesRsvd",
-            1,
-            46,
-            u64t,
-            N,
-            i,
-            COUNT,
-            Mem("HugePages_Rsvd"),
-            "a count of reserved hugepages"
-        ),
-        def!(
-            "mem.util.hugepagesSurp",
-            1,
-            47,
-            u64t,
-            N,
-            i,
-            COUNT,
-            Mem("HugePages_Surp"),
-            "a count of surplus hugepages"
-        ),
-        def!(
-            "mem.util.directMap4k",
-            1,
-            48,
-            u64t,
-            N,
-            i,
-            KBYTE,
-            Mem("DirectMap4k"),
-            "amount of memory that is directly mapped in 4kB pages"
-        ),
-        def!(
-            "mem.util.directMap2M",
-            1,
-            49,
-            u64t,
-            N,
-            i,
-            KBYTE,
-            Mem("DirectMap2M"),
-            "amount of memory that is directly mapped in 2MB pages"
-        ),
-        def!(
-            "mem.util.vmallocTotal",
-            1,
-            50,
-            u64t,
-            N,
-            i,
-            KBYTE,
-            Mem("VmallocTotal"),
-            "amount of kernel memory allocated via vmalloc"
-        ),
-        def!(
-            "mem.util.vmallocUsed",
-            1,
-            51,
-            u64t,
-            N,
-            i,
-            KBYTE,
-            Mem("VmallocUsed"),
-            "amount of used vmalloc memory"
-        ),
-        def!(
-            "mem.util.vmallocChunk",
-            1,
-            52,
-            u64t,
-            N,
-            i,
-            KBYTE,
-            Mem("VmallocChunk"),
-            "amount of vmalloc chunk memory"
-        ),
-        def!(
-            "mem.util.mmap_copy",
-            1,
-            53,
-            u64t,
-            N,
-            i,
-            KBYTE,
-            Mem("MmapCopy"),
-            "amount of mmap_copy space (non-MMU kernels only)"
-        ),
-        def!(
-            "mem.util.quicklists",
-            1,
-            54,
-            u64t,
-            N,
-            i,
-            KBYTE,
-            Mem("Quicklists"),
-            "amount of memory in the per-CPU quicklists"
-        ),
-        def!(
-            "mem.util.corrupthardware",
-            1,
-            55,
-            u64t,
-            N,
-            i,
-            KBYTE,
-            Mem("HardwareCorrupted"),
-            "amount of memory in hardware corrupted pages"
-        ),
-        def!(
-            "mem.util.anonhugepages",
-            1,
-            56,
-            u64t,
-            N,
-            i,
-            KBYTE,
-            Mem("AnonHugePages"),
-            "amount of memory in anonymous huge pages"
-        ),
-        def!(
-            "mem.util.directMap1G",
-            1,
-            57,
-            u64t,
-            N,
-            i,
-            KBYTE,
-            Mem("DirectMap1G"),
-            "amount of memory that is directly mapped in 1GB pages"
-        ),
-        def!(
-            "mem.util.available",
-            1,
-            58,
-            u64t,
-            N,
-            i,
-            KBYTE,
-            Mem("MemAvailable"),
-            "available memory from /proc/meminfo"
-        ),
-        def!(
-            "mem.util.hugepagesTotalBytes",
-            1,
-            60,
-            u64t,
-            N,
-            i,
-            BYTE,
-            HugeBytes("HugePages_Total"),
-            "amount of memory in total hugepages"
-        ),
-        def!(
-            "mem.util.hugepagesFreeBytes",
-            1,
-            61,
-            u64t,
-            N,
-            i,
-            BYTE,
-            HugeBytes("HugePages_Free"),
-            "amount of memory in free hugepages"
-        ),
-        def!(
-            "mem.util.hugepagesRsvdBytes",
-            1,
-            62,
-            u64t,
-            N,
-            i,
-            BYTE,
-            HugeBytes("HugePages_Rsvd"),
-            "amount of memory in reserved hugepages"
-        ),
-        def!(
-            "mem.util.hugepagesSurpBytes",
-            1,
-            63,
-            u64t,
-            N,
-            i,
-            BYTE,
-            HugeBytes("HugePages_Surp"),
-            "amount of memory in surplus hugepages"
-        ),
-        def!(
-            "swap.pagesin",
-            0,
-            8,
-            u32t,
-            N,
-            c,
-            COUNT,
-            Vmstat("pswpin"),
-            "pages read from swap devices due to demand for physical memory"
-        ),
-        def!(
-            "swap.pagesout",
-            0,
-            9,
-            u32t,
-            N,
-            c,
-            COUNT,
-            Vmstat("pswpout"),
-            "pages written to swap devices due to demand for physical memory"
-        ),
-        def!(
-            "swap.in",
-            0,
-            10,
-            u32t,
-            N,
-            c,
-            COUNT,
-            AppVersion,
-            "number of swap in operations"
-        ),
-        def!(
-            "swap.out",
-            0,
-            11,
-            u32t,
-            N,
-            c,
-            COUNT,
-            AppVersion,
-            "number of swap out operations"
-        ),
-        def!(
-            "swap.free",
-            1,
-            8,
-            u64t,
-            N,
-            i,
-            BYTE,
-            Swap("SwapFree"),
-            "swap free metric from /proc/meminfo"
-        ),
-        def!(
-            "swap.length",
-            1,
-            6,
-            u64t,
-            N,
-            i,
-            BYTE,
-            Swap("SwapTotal"),
-            "total swap available metric from /proc/meminfo"
-        ),
-        def!(
-            "swap.used",
-            1,
-            7,
-            u64t,
-            N,
-            i,
-            BYTE,
-            SwapUsed,
-            "swap used metric from /proc/meminfo"
-        ),
-        def!(
-            "network.interface.in.bytes",
-            3,
-            0,
-            u64t,
-            NET_INDOM,
-            c,
-            BYTE,
-            Net(0),
-            "network recv read bytes from /proc/net/dev per network interface"
-        ),
-        def!(
-            "network.interface.in.packets",
-            3,
-            1,
-            u64t,
-            NET_INDOM,
-            c,
-            COUNT,
-            Net(1),
-            "network recv read packets from /proc/net/dev per network interface"
-        ),
-        def!(
-            "network.interface.in.errors",
-            3,
-            2,
-            u64t,
-            NET_INDOM,
-            c,
-            COUNT,
-            Net(2),
-            "network recv read errors from /proc/net/dev per network interface"
-        ),
-        def!(
-            "network.interface.in.drops",
-            3,
-            3,
-            u64t,
-            NET_INDOM,
-            c,
-            COUNT,
-            Net(3),
-            "network recv read drops from /proc/net/dev per network interface"
-        ),
-        def!(
-            "network.interface.out.bytes",
-            3,
-            8,
-            u64t,
-            NET_INDOM,
-            c,
-            BYTE,
-            Net(8),
-            "network send bytes from /proc/net/dev per network interface"
-        ),
-        def!(
-            "network.interface.out.packets",
-            3,
-            9,
-            u64t,
-            NET_INDOM,
-            c,
-            COUNT,
-            Net(9),
-            "network send packets from /proc/net/dev per network interface"
-        ),
-        def!(
-            "network.interface.out.errors",
-            3,
-            10,
-            u64t,
-            NET_INDOM,
-            c,
-            COUNT,
-            Net(10),
-            "network send errors from /proc/net/dev per network interface"
-        ),
-        def!(
-            "network.interface.out.drops",
-            3,
-            11,
-            u64t,
-            NET_INDOM,
-            c,
-            COUNT,
-            Net(11),
-            "network send drops from /proc/net/dev per network interface"
-        ),
-        def!(
-            "disk.dev.read",
-            0,
-            4,
-            u64t,
-            DISK_INDOM,
-            c,
-            COUNT,
-            Disk(Fx::F(0), 1),
-            "per-disk read operations"
-        ),
-        def!(
-            "disk.dev.write",
-            0,
-            5,
-            u64t,
-            DISK_INDOM,
-            c,
-            COUNT,
-            Disk(Fx::F(4), 1),
-            "per-disk write operations"
-        ),
-        def!(
-            "disk.dev.total",
-            0,
-            28,
-            u64t,
-            DISK_INDOM,
-            c,
-            COUNT,
-            Disk(Fx::Sum(0, 4), 1),
-            "per-disk total (read+write) operations"
-        ),
-        def!(
-            "disk.dev.blkread",
-            0,
-            6,
-            u64t,
-            DISK_INDOM,
-            c,
-            COUNT,
-            Disk(Fx::F(2), 1),
-            "per-disk block read operations"
-        ),
-        def!(
-            "disk.dev.blkwrite",
-            0,
-            7,
-            u64t,
-            DISK_INDOM,
-            c,
-            COUNT,
-            Disk(Fx::F(6), 1),
-            "per-disk block write operations"
-        ),
-        def!(
-            "disk.dev.blktotal",
-            0,
-            36,
-            u64t,
-            DISK_INDOM,
-            c,
-            COUNT,
-            Disk(Fx::Sum(2, 6), 1),
-            "per-disk total (read+write) block operations"
-        ),
-        def!(
-            "disk.dev.read_bytes",
-            0,
-            38,
-            u64t,
-            DISK_INDOM,
-            c,
-            KBYTE,
-            Disk(Fx::F(2), 2),
-            "per-disk count of bytes read"
-        ),
-        def!(
-            "disk.dev.write_bytes",
-            0,
-            39,
-            u64t,
-            DISK_INDOM,
-            c,
-            KBYTE,
-            Disk(Fx::F(6), 2),
-            "per-disk count of bytes written"
-        ),
-        def!(
-            "disk.dev.total_bytes",
-            0,
-            40,
-            u64t,
-            DISK_INDOM,
-            c,
-            KBYTE,
-            Disk(Fx::Sum(2, 6), 2),
-            "per-disk count of total bytes read and written"
-        ),
-        def!(
-            "disk.dev.read_merge",
-            0,
-            49,
-            u64t,
-            DISK_INDOM,
-            c,
-            COUNT,
-            Disk(Fx::F(1), 1),
-            "per-disk count of merged read requests"
-        ),
-        def!(
-            "disk.dev.write_merge",
-            0,
-            50,
-            u64t,
-            DISK_INDOM,
-            c,
-            COUNT,
-            Disk(Fx::F(5), 1),
-            "per-disk count of merged write requests"
-        ),
-        def!(
-            "disk.dev.avactive",
-            0,
-            46,
-            u32t,
-            DISK_INDOM,
-            c,
-            MSEC,
-            Disk(Fx::F(9), 1),
-            "per-disk count of active time"
-        ),
-        def!(
-            "disk.dev.read_rawactive",
-            0,
-            72,
-            u32t,
-            DISK_INDOM,
-            c,
-            MSEC,
-            Disk(Fx::F(3), 1),
-            "per-disk raw count of read response time"
-        ),
-        def!(
-            "disk.dev.write_rawactive",
-            0,
-            73,
-            u32t,
-            DISK_INDOM,
-            c,
-            MSEC,
-            Disk(Fx::F(7), 1),
-            "per-disk raw count of write response time"
-        ),
-        def!(
-            "disk.dev.total_rawactive",
-            0,
-            79,
-            u32t,
-            DISK_INDOM,
-            c,
-            MSEC,
-            Disk(Fx::Sum(3, 7), 1),
-            "per-disk raw count of I/O response time"
-        ),
-        def!(
-            "disk.dev.aveq",
-            0,
-            47,
-            u32t,
-            DISK_INDOM,
-            c,
-            MSEC,
-            Disk(Fx::F(10), 1),
-            "per-disk time averaged count of request queue length"
-        ),
-        def!(
-            "disk.dev.scheduler",
-            0,
-            59,
-            strt,
-            DISK_INDOM,
-            d,
-            NONE,
-            DiskScheduler,
-            "per-disk I/O scheduler"
-        ),
-        def!(
-            "disk.dev.capacity",
-            0,
-            87,
-            u64t,
-            DISK_INDOM,
-            d,
-            KBYTE,
-            DiskCapacity,
-            "per-disk physical device capacity"
-        ),
-        def!(
-            "disk.dev.discard",
-            0,
-            88,
-            u64t,
-            DISK_INDOM,
-            c,
-            COUNT,
-            Disk(Fx::F(11), 1),
-            "per-disk discard operations"
-        ),
-        def!(
-            "disk.dev.blkdiscard",
-            0,
-            89,
-            u64t,
-            DISK_INDOM,
-            c,
-            COUNT,
-            Disk(Fx::F(13), 1),
-            "per-disk block discard operations"
-        ),
-        def!(
-            "disk.dev.discard_bytes",
-            0,
-            90,
-            u64t,
-            DISK_INDOM,
-            c,
-            KBYTE,
-            Disk(Fx::F(13), 2),
-            "per-disk count of bytes discard'ed"
-        ),
-        def!(
-            "disk.dev.discard_merge",
-            0,
-            91,
-            u64t,
-            DISK_INDOM,
-            c,
-            COUNT,
-            Disk(Fx::F(12), 1),
-            "per-disk count of merged discard requests"
-        ),
-        def!(
-            "disk.dev.discard_rawactive",
-            0,
-            92,
-            u32t,
-            DISK_INDOM,
-            c,
-            MSEC,
-            Disk(Fx::F(14), 1),
-            "per-disk raw count of discard response time"
-        ),
-        def!(
-            "disk.dev.flush",
-            0,
-            93,
-            u64t,
-            DISK_INDOM,
-            c,
-            COUNT,
-            Disk(Fx::F(15), 1),
-            "per-disk flush operations"
-        ),
-        def!(
-            "disk.dev.flush_rawactive",
-            0,
-            94,
-            u32t,
-            DISK_INDOM,
-            c,
-            MSEC,
-            Disk(Fx::F(16), 1),
-            "per-disk raw count of flush response time"
-        ),
-        def!(
-            "disk.dev.inflight",
-            0,
-            95,
-            u32t,
-            DISK_INDOM,
-            i,
-            NONE,
-            Disk(Fx::F(8), 1),
-            "number of I/Os currently in flight"
-        ),
-        def!(
-            "disk.all.read",
-            0,
-            24,
-            u64t,
-            N,
-            c,
-            COUNT,
-            DiskAll(Fx::F(0), 1),
-            "total read operations, summed for all disks"
-        ),
-        def!(
-            "disk.all.write",
-            0,
-            25,
-            u64t,
-            N,
-            c,
-            COUNT,
-            DiskAll(Fx::F(4), 1),
-            "total write operations, summed for all disks"
-        ),
-        def!(
-            "disk.all.total",
-            0,
-            29,
-            u64t,
-            N,
-            c,
-            COUNT,
-            DiskAll(Fx::Sum(0, 4), 1),
-            "total (read+write) operations, summed for all disks"
-        ),
-        def!(
-            "disk.all.blkread",
-            0,
-            26,
-            u64t,
-            N,
-            c,
-            COUNT,
-            DiskAll(Fx::F(2), 1),
-            "block read operations, summed for all disks"
-        ),
-        def!(
-            "disk.all.blkwrite",
-            0,
-            27,
-            u64t,
-            N,
-            c,
-            COUNT,
-            DiskAll(Fx::F(6), 1),
-            "block write operations, summed for all disks"
-        ),
-        def!(
-            "disk.all.blktotal",
-            0,
-            37,
-            u64t,
-            N,
-            c,
-            COUNT,
-            DiskAll(Fx::Sum(2, 6), 1),
-            "total (read+write) block operations, summed for all disks"
-        ),
-        def!(
-            "disk.all.read_bytes",
-            0,
-            41,
-            u64t,
-            N,
-            c,
-            KBYTE,
-            DiskAll(Fx::F(2), 2),
-            "count of bytes read for all disk devices"
-        ),
-        def!(
-            "disk.all.write_bytes",
-            0,
-            42,
-            u64t,
-            N,
-            c,
-            KBYTE,
-            DiskAll(Fx::F(6), 2),
-            "count of bytes written for all disk devices"
-        ),
-        def!(
-            "disk.all.total_bytes",
-            0,
-            43,
-            u64t,
-            N,
-            c,
-            KBYTE,
-            DiskAll(Fx::Sum(2, 6), 2),
-            "total count of bytes read and written for all disk devices"
-        ),
-        def!(
-            "disk.all.read_merge",
-            0,
-            51,
-            u64t,
-            N,
-            c,
-            COUNT,
-            DiskAll(Fx::F(1), 1),
-            "total count of merged read requests, summed for all disks"
-        ),
-        def!(
-            "disk.all.write_merge",
-            0,
-            52,
-            u64t,
-            N,
-            c,
-            COUNT,
-            DiskAll(Fx::F(5), 1),
-            "total count of merged write requests, summed for all disks"
-        ),
-        def!(
-            "disk.all.avactive",
-            0,
-            44,
-            u64t,
-            N,
-            c,
-            MSEC,
-            DiskAll(Fx::F(9), 1),
-            "total count of active time, summed for all disks"
-        ),
-        def!(
-            "disk.all.read_rawactive",
-            0,
-            74,
-            u64t,
-            N,
-            c,
-            MSEC,
-            DiskAll(Fx::F(3), 1),
-            "raw count of read response time, summed for all disks"
-        ),
-        def!(
-            "disk.all.write_rawactive",
-            0,
-            75,
-            u64t,
-            N,
-            c,
-            MSEC,
-            DiskAll(Fx::F(7), 1),
-            "raw count of write response time, summed for all disks"
-        ),
-        def!(
-            "disk.all.total_rawactive",
-            0,
-            80,
-            u64t,
-            N,
-            c,
-            MSEC,
-            DiskAll(Fx::Sum(3, 7), 1),
-            "raw count of I/O response time, summed for all disks"
-        ),
-        def!(
-            "disk.all.aveq",
-            0,
-            45,
-            u64t,
-            N,
-            c,
-            MSEC,
-            DiskAll(Fx::F(10), 1),
-            "total time averaged count of request queue length, summed for all disks"
-        ),
-        def!(
-            "disk.all.discard",
-            0,
-            96,
-            u64t,
-            N,
-            c,
-            COUNT,
-            DiskAll(Fx::F(11), 1),
-            "total discard operations, summed for all disks"
-        ),
-        def!(
-            "disk.all.blkdiscard",
-            0,
-            97,
-            u64t,
-            N,
-            c,
-            COUNT,
-            DiskAll(Fx::F(13), 1),
-            "block discard operations, summed for all disks"
-        ),
-        def!(
-            "disk.all.discard_bytes",
-            0,
-            98,
-            u64t,
-            N,
-            c,
-            KBYTE,
-            DiskAll(Fx::F(13), 2),
-            "count of discard bytes for all disk devices"
-        ),
-        def!(
-            "disk.all.discard_merge",
-            0,
-            99,
-            u64t,
-            N,
-            c,
-            COUNT,
-            DiskAll(Fx::F(12), 1),
-            "total count of merged discard requests, summed for all disks"
-        ),
-        def!(
-            "disk.all.discard_rawactive",
-            0,
-            100,
-            u32t,
-            N,
-            c,
-            MSEC,
-            DiskAll(Fx::F(14), 1),
-            "raw count of discard response time, summed for all disks"
-        ),
-        def!(
-            "disk.all.flush",
-            0,
-            101,
-            u64t,
-            N,
-            c,
-            COUNT,
-            DiskAll(Fx::F(15), 1),
-            "total flush operations, summed for all disks"
-        ),
-        def!(
-            "disk.all.flush_rawactive",
-            0,
-            102,
-            u32t,
-            N,
-            c,
-            MSEC,
-            DiskAll(Fx::F(16), 1),
-            "raw count of flush response time, summed for all disks"
-        ),
-        def!(
-            "disk.all.inflight",
-            0,
-            104,
-            u64t,
-            N,
-            i,
-            NONE,
-            DiskAll(Fx::F(8), 1),
-            "aggregate number of I/Os currently in flight"
-        ),
-        def!(
-            "filesys.capacity",
-            5,
-            1,
-            u64t,
-            FS_INDOM,
-            d,
-            KBYTE,
-            Fs(FsField::Capacity),
-            "total capacity of mounted filesystem (Kbytes)"
-        ),
-        def!(
-            "filesys.used",
-            5,
-            2,
-            u64t,
-            FS_INDOM,
-            i,
-            KBYTE,
-            Fs(FsField::Used),
-            "total space used on mounted filesystem (Kbytes)"
-        ),
-        def!(
-            "filesys.free",
-            5,
-            3,
-            u64t,
-            FS_INDOM,
-            i,
-            KBYTE,
-            Fs(FsField::Free),
-            "total space free on mounted filesystem (Kbytes)"
-        ),
-        def!(
-            "filesys.maxfiles",
-            5,
-            4,
-            u32t,
-            FS_INDOM,
-            d,
-            NONE,
-            Fs(FsField::MaxFiles),
-            "inodes capacity of mounted filesystem"
-        ),
-        def!(
-            "filesys.usedfiles",
-            5,
-            5,
-            u32t,
-            FS_INDOM,
-            i,
-            NONE,
-            Fs(FsField::UsedFiles),
-            "number of inodes allocated on mounted filesystem"
-        ),
-        def!(
-            "filesys.freefiles",
-            5,
-            6,
-            u32t,
-            FS_INDOM,
-            i,
-            NONE,
-            Fs(FsField::FreeFiles),
-            "number of unallocated inodes on mounted filesystem"
-        ),
-        def!(
-            "filesys.mountdir",
-            5,
-            7,
-            vtype::STRING,
-            FS_INDOM,
-            d,
-            NONE,
-            Fs(FsField::MountDir),
-            "file system mount point"
-        ),
-        def!(
-            "filesys.full",
-            5,
-            8,
-            vtype::DOUBLE,
-            FS_INDOM,
-            i,
-            NONE,
-            Fs(FsField::Full),
-            "percentage of filesystem in use"
-        ),
-        def!(
-            "filesys.blocksize",
-            5,
-            9,
-            u32t,
-            FS_INDOM,
-            i,
-            BYTE,
-            Fs(FsField::BlockSize),
-            "size of each block on mounted filesystem (Bytes)"
-        ),
-        def!(
-            "filesys.avail",
-            5,
-            10,
-            u64t,
-            FS_INDOM,
-            i,
-            KBYTE,
-            Fs(FsField::Avail),
-            "space available to non-superusers on mounted filesystem (Kbytes)"
-        ),
-        def!(
-            "filesys.readonly",
-            5,
-            11,
-            u32t,
-            FS_INDOM,
-            i,
-            NONE,
-            Fs(FsField::ReadOnly),
-            "indicates whether a filesystem is mounted readonly"
-        ),
-        Def {
-            name: "proc.nprocs",
-            pmid: (3, 8, 99),
-            ty: u32t,
-            indom: N,
-            sem: i,
-            units: NONE,
-            help: "instantaneous number of processes",
-            src: NProcs,
-        },
-    ]
+    #[cfg(test)]
+    fn spec(self) -> String {
+        match self {
+            Src::Load => "load".into(),
+            Src::NThreads => "nthreads".into(),
+            Src::NCpu => "ncpu".into(),
+            Src::MemUsed => "memused".into(),
+            Src::MemOther => "memother".into(),
+            Src::MemCacheClean => "memcacheclean".into(),
+            Src::SwapUsed => "swapused".into(),
+            Src::AppVersion => "appversion".into(),
+            Src::DiskScheduler => "diskscheduler".into(),
+            Src::DiskCapacity => "diskcapacity".into(),
+            Src::NDisk => "ndisk".into(),
+            Src::Uptime => "uptime".into(),
+            Src::NProcs => "nprocs".into(),
+            Src::StatKey(k) => format!("statkey {k}"),
+            Src::Mem(k) => format!("mem {k}"),
+            Src::HugeBytes(k) => format!("hugebytes {k}"),
+            Src::Swap(k) => format!("swap {k}"),
+            Src::Vmstat(k) => format!("vmstat {k}"),
+            Src::Uname(k) => format!("uname {k}"),
+            Src::Net(i) => format!("net {i}"),
+            Src::StatCpu(f) => format!("statcpu {}", f.spec()),
+            Src::PerCpu(f) => format!("percpu {}", f.spec()),
+            Src::Stat(k, i) => format!("stat {k} {i}"),
+            Src::Disk(f, d) => format!("disk {} {d}", f.spec()),
+            Src::DiskAll(f, d) => format!("diskall {} {d}", f.spec()),
+            Src::Fs(f) => {
+                let n = FS_FIELDS
+                    .iter()
+                    .find(|(_, v)| *v == f)
+                    .map_or("?", |(n, _)| n);
+                format!("fs {n}")
+            }
+        }
+    }
 }
 
-fn table() -> &'static [(Metric, Src)] {
-    static T: OnceLock<Vec<(Metric, Src)>> = OnceLock::new();
-    T.get_or_init(|| {
-        defs()
-            .into_iter()
-            .map(|d| {
-                (
-                    Metric {
-                        name: d.name,
-                        desc: Desc {
-                            pmid: PmId::new(d.pmid.0, d.pmid.1, d.pmid.2),
-                            vtype: d.ty,
-                            indom: d.indom,
-                            sem: d.sem,
-                            units: d.units,
-                        },
-                        help: d.help,
-                    },
-                    d.src,
-                )
-            })
-            .collect()
-    })
+/// The metric table (`data/linux.tsv`) and the agents' help texts
+/// (`data/linux.help`), both made by `scripts/gen-builtin-table.py`.
+const TABLE: &str = include_str!("../data/linux.tsv");
+const HELP: &str = include_str!("../data/linux.help");
+
+/// A metric of the table: what it is, where its value comes from, its full help.
+struct Entry {
+    metric: Metric,
+    src: Src,
+    long_help: &'static str,
+}
+
+/// The help file: `@ KEY ONE-LINE` lines, each followed by its full text (if
+/// any) up to the next such line; KEY is a metric name or an instance domain
+/// (`60.2`). Comment lines come first.
+fn parse_help(
+    text: &'static str,
+) -> Result<HashMap<&'static str, (&'static str, &'static str)>, String> {
+    let mut out = HashMap::new();
+    let mut rest = text;
+    while rest.starts_with('#') {
+        rest = rest.split_once('\n').map_or("", |(_, r)| r);
+    }
+    if !rest.is_empty() && !rest.starts_with("@ ") {
+        return Err("help: an entry must start with '@ '".into());
+    }
+    for chunk in rest.split("\n@ ") {
+        let chunk = chunk.strip_prefix("@ ").unwrap_or(chunk);
+        let (head, full) = chunk.split_once('\n').unwrap_or((chunk, ""));
+        let (key, one) = head
+            .split_once(' ')
+            .ok_or_else(|| format!("help: no one-line text for \"{head}\""))?;
+        let full = full.strip_suffix('\n').unwrap_or(full);
+        if out.insert(key, (one, full)).is_some() {
+            return Err(format!("help: \"{key}\" twice"));
+        }
+    }
+    Ok(out)
+}
+
+/// `D.C.I` or `D.S`: a PMID or an instance domain as three or two numbers.
+fn dotted(s: &str) -> Option<Vec<u32>> {
+    s.split('.').map(|n| n.parse().ok()).collect()
+}
+
+/// Reads the table; an error names the line and what is wrong (the data is
+/// ours and tested, so this is for whoever edits it).
+fn parse_table(table: &'static str, help: &'static str) -> Result<Vec<Entry>, String> {
+    let help = parse_help(help)?;
+    let mut out = Vec::new();
+    for (n, line) in table.lines().enumerate() {
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let at = |what: &str| format!("linux.tsv line {}: {what}", n + 1);
+        let f: Vec<&'static str> = line.split('\t').collect();
+        let [name, pmid, ty, indom, sem, units, source] = f[..] else {
+            return Err(at("not 7 tab-separated fields"));
+        };
+        let pmid = match dotted(pmid).as_deref() {
+            Some(&[d, c, i]) => PmId::new(d, c, i),
+            _ => return Err(at("bad PMID")),
+        };
+        let vtype = ["32", "u32", "64", "u64", "float", "double", "string"]
+            .iter()
+            .position(|t| *t == ty)
+            .ok_or_else(|| at("bad type"))? as i32;
+        let indom = match (indom, dotted(indom).as_deref()) {
+            ("-", _) => InDom::NULL,
+            (_, Some(&[d, s])) => InDom((d << 22) | s),
+            _ => return Err(at("bad instance domain")),
+        };
+        let sem = match sem {
+            "counter" => sem::COUNTER,
+            "instant" => sem::INSTANT,
+            "discrete" => sem::DISCRETE,
+            _ => return Err(at("bad semantics")),
+        };
+        let units = units
+            .strip_prefix("0x")
+            .and_then(|h| u32::from_str_radix(h, 16).ok())
+            .ok_or_else(|| at("bad units"))?;
+        let src = Src::parse(source).map_err(|e| at(&e))?;
+        let (one, long_help) = help.get(name).copied().ok_or_else(|| at("no help text"))?;
+        out.push(Entry {
+            metric: Metric {
+                name,
+                desc: Desc {
+                    pmid,
+                    vtype,
+                    indom,
+                    sem,
+                    units: Units(units),
+                },
+                help: one,
+            },
+            src,
+            long_help,
+        });
+    }
+    Ok(out)
+}
+
+fn table() -> &'static [Entry] {
+    static T: OnceLock<Vec<Entry>> = OnceLock::new();
+    // the data is compiled in and checked by the tests: it cannot fail here
+    T.get_or_init(|| parse_table(TABLE, HELP).unwrap_or_default())
+}
+
+/// The agents' help of an instance domain (keyed `D.S` in the help file).
+fn indom_text(indom: InDom) -> Option<(&'static str, &'static str)> {
+    static H: OnceLock<HashMap<&'static str, (&'static str, &'static str)>> = OnceLock::new();
+    let h = H.get_or_init(|| parse_help(HELP).unwrap_or_default());
+    let key = format!("{}.{}", indom.0 >> 22, indom.0 & 0x3f_ffff);
+    h.get(key.as_str()).copied()
 }
 
 /// This machine as a metric source.
@@ -2386,7 +663,7 @@ impl Local {
     pub fn new(root: impl Into<std::path::PathBuf>) -> Local {
         Local {
             root: std::sync::Arc::from(root.into()),
-            metrics: table().iter().map(|(m, _)| m.clone()).collect(),
+            metrics: table().iter().map(|e| e.metric.clone()).collect(),
             ids: HashMap::new(),
             seen: HashMap::new(),
             files: Vec::new(),
@@ -2395,7 +672,7 @@ impl Local {
             index: table()
                 .iter()
                 .enumerate()
-                .map(|(i, (m, _))| (m.desc.pmid, i))
+                .map(|(i, e)| (e.metric.desc.pmid, i))
                 .collect(),
         }
     }
@@ -2849,15 +1126,10 @@ impl MetricSource for Local {
         "@builtin"
     }
     fn indom_help(&self, indom: InDom) -> Option<(&'static str, &'static str)> {
-        let one = match indom {
-            CPU_INDOM => "the processors of this machine, cpu0 upward",
-            DISK_INDOM => "the block devices of this machine that are disks",
-            LOAD_INDOM => "the 1, 5 and 15 minute load averages",
-            NET_INDOM => "the network interfaces of this machine",
-            FS_INDOM => "mounted filesystems backed by a block device",
-            _ => return None,
-        };
-        Some((one, ""))
+        indom_text(indom)
+    }
+    fn long_help(&self, pmid: PmId) -> &'static str {
+        self.index.get(&pmid).map_or("", |&i| table()[i].long_help)
     }
     fn labels(&mut self, ltype: u8, ident: u32) -> Vec<LabelSet> {
         let one = |labels: &[(&str, &str, bool)]| -> Vec<LabelSet> {
@@ -2953,7 +1225,7 @@ impl MetricSource for Local {
         let mut out = Vec::with_capacity(pmids.len());
         for p in pmids {
             match self.index.get(p).map(|&i| &table()[i]) {
-                Some((m, src)) => out.push(self.value(m, *src, &mut snap)),
+                Some(e) => out.push(self.value(&e.metric, e.src, &mut snap)),
                 None => out.push(OwnedValueSet {
                     pmid: *p,
                     numval: archive_format::error::PM_ERR_PMID,
@@ -2991,6 +1263,85 @@ fn unescape_mount(s: &str) -> String {
 mod tests {
     use super::*;
     use archive_format::codec::result::OwnedValue;
+
+    /// The compiled-in table reads whole: every line a metric with the agents'
+    /// help, every source spelled as it reads back, every instance domain helped.
+    #[test]
+    fn the_table_reads_whole() {
+        let t = parse_table(TABLE, HELP).unwrap();
+        let lines = TABLE
+            .lines()
+            .filter(|l| !l.is_empty() && !l.starts_with('#'));
+        assert_eq!(t.len(), lines.count());
+        assert!(t.len() > 150);
+        let mut names = std::collections::HashSet::new();
+        for e in &t {
+            assert!(names.insert(e.metric.name), "{} twice", e.metric.name);
+            assert!(!e.metric.help.is_empty(), "{}", e.metric.name);
+            let again = Src::parse(Box::leak(e.src.spec().into_boxed_str())).unwrap();
+            assert_eq!(again, e.src, "{}", e.metric.name);
+            if !e.metric.desc.indom.is_null() {
+                assert!(
+                    indom_text(e.metric.desc.indom).is_some(),
+                    "{}",
+                    e.metric.name
+                );
+            }
+        }
+        // spot checks against what PCP's agent says (pminfo -dtT)
+        let by = |n: &str| t.iter().find(|e| e.metric.name == n).unwrap();
+        let read = by("disk.dev.read");
+        assert_eq!(read.metric.desc.pmid, PmId::new(60, 0, 4));
+        assert_eq!(read.metric.desc.indom, DISK_INDOM);
+        assert_eq!(read.metric.desc.sem, sem::COUNTER);
+        assert_eq!(read.metric.help, "per-disk read operations");
+        assert_eq!(
+            read.long_help,
+            "Cumulative number of disk read operations since system boot time (subject\nto counter wrap)."
+        );
+        assert_eq!(by("hinv.ncpu").long_help, "");
+        assert_eq!(
+            indom_text(LOAD_INDOM),
+            Some(("load averages for 1, 5, and 15 minutes", ""))
+        );
+    }
+
+    #[test]
+    fn table_errors_name_the_line() {
+        let help = "# c\n@ a.b one line\nfull\ntext\n@ c.d other\n";
+        let ok = "# h\na.b\t60.0.1\tu32\t-\tinstant\t0x00000000\tncpu\n";
+        let t = parse_table(ok, help).unwrap();
+        assert_eq!(
+            (t[0].metric.help, t[0].long_help),
+            ("one line", "full\ntext")
+        );
+        for (bad, what) in [
+            ("a.b\t60.0\tu32\t-\tinstant\t0x0\tncpu", "bad PMID"),
+            ("a.b\t60.0.1\tu16\t-\tinstant\t0x0\tncpu", "bad type"),
+            (
+                "a.b\t60.0.1\tu32\t60\tinstant\t0x0\tncpu",
+                "bad instance domain",
+            ),
+            ("a.b\t60.0.1\tu32\t-\tsome\t0x0\tncpu", "bad semantics"),
+            ("a.b\t60.0.1\tu32\t-\tinstant\t12\tncpu", "bad units"),
+            (
+                "a.b\t60.0.1\tu32\t-\tinstant\t0x0\tdisk 1",
+                "bad source \"disk 1\"",
+            ),
+            (
+                "a.b\t60.0.1\tu32\t-\tinstant\t0x0\tncpu 3",
+                "bad source \"ncpu 3\"",
+            ),
+            ("x.y\t60.0.1\tu32\t-\tinstant\t0x0\tncpu", "no help text"),
+            ("a.b\t60.0.1", "not 7 tab-separated fields"),
+        ] {
+            let table: &'static str = Box::leak(format!("# h\n\n{bad}\n").into_boxed_str());
+            let e = parse_table(table, help).err().unwrap();
+            assert_eq!(e, format!("linux.tsv line 3: {what}"));
+        }
+        assert!(parse_help("junk\n").is_err());
+        assert!(parse_help("@ a x\n@ a y\n").is_err());
+    }
 
     /// Key lookups find the right line (not a longer key that ends or starts the
     /// same), and still find it after the file's lines move under a remembered

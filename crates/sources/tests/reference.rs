@@ -274,3 +274,40 @@ fn counters_match_the_linux_agent_at_the_same_moment() {
         "only {compared} values compared"
     );
 }
+
+/// The help texts (one-line and full) of every metric of the built-in table and
+/// of its instance domains are the Linux agent's, as pmcd serves them, so that
+/// archives of both merge without "help text changed!".
+#[test]
+fn help_texts_match_the_linux_agent() {
+    use archive_format::codec::meta::text_type::{HELP, INDOM, ONELINE, PMID};
+    use sources::Source;
+    if !reference_up() {
+        return;
+    }
+    let mut pmcd = sources::pmcd::Pmcd::connect("local:").expect("pmcd answers");
+    let mut local = Local::default();
+    let metrics: Vec<_> = MetricSource::metrics(&local).to_vec();
+    let mut indoms = std::collections::BTreeSet::new();
+    let mut compared = 0;
+    for m in &metrics {
+        let id = m.desc.pmid.0;
+        for kind in [ONELINE, HELP] {
+            let theirs = pmcd.text(id, PMID | kind);
+            let ours = Source::text(&mut local, id, PMID | kind);
+            assert_eq!(ours, theirs, "{} ({kind})", m.name);
+            compared += 1;
+        }
+        if !m.desc.indom.is_null() {
+            indoms.insert(m.desc.indom.0);
+        }
+    }
+    for indom in indoms {
+        for kind in [ONELINE, HELP] {
+            let theirs = pmcd.text(indom, INDOM | kind);
+            let ours = Source::text(&mut local, indom, INDOM | kind);
+            assert_eq!(ours, theirs, "indom {indom:#x} ({kind})");
+        }
+    }
+    assert!(compared > 300);
+}
