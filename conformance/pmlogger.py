@@ -244,11 +244,22 @@ CLI = [
      "log mandatory on %freq { sample.long.one }\n%ifdef extra\nlog mandatory on %{freq} "
      "{ sample.colour }\n%else\nlog mandatory on 1 sec { sample.bin }\n%endif\n"
      "FILE:inc\n# included\nlog mandatory on once { hinv.ncpu }\n", ["-s", "3"], "shape"),
+    ("access-pmlogconf", SIMPLE + "[access]\ndisallow .* : all;\ndisallow :* : all;\n"
+     "allow local:* : enquire;\n", ["-s", "2"], "shape"),
+    ("access-syntax", SIMPLE + "[access]\nallow * : all, except enquire;\n", ["-s", "2"], "error"),
+    ("access-at-end", SIMPLE + "\n[access]\nallow * : all\n", ["-s", "2"], "error"),
+    ("access-empty", SIMPLE + "[access]\n", ["-s", "2"], "error"),
+    ("access-character", SIMPLE + "[access]\nallow 1.2.3.4.5 : all;\n", ["-s", "2"], "error"),
+    ("access-clash", SIMPLE + "[access]\nallow * : enquire;\n\ndisallow * : enquire;\n",
+     ["-s", "2"], "error"),
+    ("access-host", SIMPLE + "[access]\nallow * : enquire;\nallow bogus..host : all;\n",
+     ["-s", "2"], "error"),
     ("pmcpp-error-line", "%define x 1\n\nlog mandatory on %x sec { sample.long.one }\n"
      "log mandatory on oops\n", ["-s", "2"], "error"),
 ]
 
 NOTICES = re.compile(r"(Warning|Problem|Reason|Instance|Specification|\[line|illegal|limit reached|"
+                     r"Error:|error was on line|"
                      r"End of run time|New log volume|Cannot|Nothing to log|Config parsed|"
                      r"Starting|Archive basename)")
 
@@ -305,6 +316,7 @@ def cli_case(ours, tmp, config, args, mode):
         for l in text.splitlines():
             if NOTICES.search(l):
                 l = re.sub(r"^\[.*?\] pmlogger\(\d+\) Info: ", "", l)
+                l = re.sub(r"^\[.*?\] pmlogger\(\d+\) Error: ", "Error: ", l)
                 l = re.sub(r" at \w{3} \w{3} .*", "", l)
                 keep.append(l)
         if mode == "limit":

@@ -25,6 +25,7 @@
 //! Two statements about the same pattern that disagree on an operation are a
 //! "permission clash", an error in the configuration, as in PCP.
 
+use crate::config::AccessStmt;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, ToSocketAddrs};
 
 /// Operation bits (the values PCP's pmlogger uses).
@@ -101,7 +102,7 @@ pub fn own_addresses() -> Vec<IpAddr> {
 fn resolve(name: &str) -> Result<Vec<IpAddr>, String> {
     let addrs = (name, 0)
         .to_socket_addrs()
-        .map_err(|e| format!("__pmGetAddrInfo({name}), {e}"))?;
+        .map_err(|_| format!("__pmGetAddrInfo({name}), Unknown host"))?;
     let mut out: Vec<IpAddr> = Vec::new();
     for a in addrs {
         if !out.contains(&a.ip()) {
@@ -109,39 +110,6 @@ fn resolve(name: &str) -> Result<Vec<IpAddr>, String> {
         }
     }
     Ok(out)
-}
-
-/// (specified, denied) operations of an operation list.
-fn ops_of(list: &str, allow: bool) -> Result<(u8, u8), String> {
-    let words: Vec<String> = list
-        .split(|c: char| c == ',' || c.is_whitespace())
-        .filter(|w| !w.is_empty())
-        .map(str::to_ascii_lowercase)
-        .collect();
-    let named = |ws: &[String]| -> Result<u8, String> {
-        let mut m = 0;
-        for w in ws {
-            m |= match w.as_str() {
-                "enquire" => ENQUIRE,
-                "advisory" => ADVISORY,
-                "mandatory" => MANDATORY,
-                other => return Err(format!("unknown operation \"{other}\"")),
-            };
-        }
-        Ok(m)
-    };
-    match words.first().map(String::as_str) {
-        Some("all") if words.len() == 1 => Ok((ALL, if allow { 0 } else { ALL })),
-        Some("all") if words.get(1).map(String::as_str) == Some("except") => {
-            let m = named(&words[2..])?;
-            Ok((ALL, if allow { m } else { ALL & !m }))
-        }
-        Some(_) => {
-            let m = named(&words)?;
-            Ok((m, if allow { 0 } else { m }))
-        }
-        None => Err("missing operation list".into()),
-    }
 }
 
 /// The unix-socket pattern, as (net, bits, level) with net unused.
@@ -232,51 +200,79 @@ fn patterns(host: &str, own: &[IpAddr]) -> Result<Vec<(bool, IpAddr, u8, u8)>, S
         .collect())
 }
 
+/// Why the section cannot be used: the reference's error notices, and the line
+/// of the host they are about.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AccessError {
+    pub messages: Vec<String>,
+    pub line: usize,
+}
+
 impl Access {
-    /// Reads the section's statements (as the configuration parser kept them),
-    /// with `localhost` standing for `own`.
-    pub fn parse_with(lines: &[String], own: Vec<IpAddr>) -> Result<Access, String> {
-        let text = lines.join(" ");
+    /// The rules of the section's statements (as the configuration parser read
+    /// them), with `localhost` standing for `own`. Statement by statement, host
+    /// by host, as the reference adds them: the first host that cannot be added
+    /// ends it, with every message its patterns gave.
+    pub fn build_with(stmts: &[AccessStmt], own: Vec<IpAddr>) -> Result<Access, AccessError> {
         let mut acc = Access {
             hosts: Vec::new(),
             own,
         };
-        for stmt in text.split(';').map(str::trim).filter(|s| !s.is_empty()) {
-            // host patterns may hold colons (`local:*`, `:*`, IPv6); operations
-            // never do, so the last colon ends the host list
-            let (head, ops) = stmt
-                .rsplit_once(':')
-                .ok_or_else(|| format!("missing ':' in \"{stmt}\""))?;
-            let head = head.trim();
-            let (allow, hosts) = if let Some(h) = head.strip_prefix("disallow") {
-                (false, h)
-            } else if let Some(h) = head.strip_prefix("allow") {
-                (true, h)
-            } else {
-                return Err(format!("expected allow or disallow in \"{stmt}\""));
+        for st in stmts {
+            let named = st.ops.iter().fold(0, |m, op| {
+                m | match op.as_str() {
+                    "enquire" => ENQUIRE,
+                    "advisory" => ADVISORY,
+                    _ => MANDATORY,
+                }
+            });
+            let (spec_ops, deny_ops) = match (st.all, st.ops.is_empty(), st.allow) {
+                (true, true, true) => (ALL, 0),
+                (true, true, false) => (ALL, ALL),
+                (true, false, true) => (ALL, named),
+                (true, false, false) => (ALL, ALL & !named),
+                (false, _, true) => (named, 0),
+                (false, _, false) => (named, named),
             };
-            let (spec_ops, deny_ops) = ops_of(ops, allow)?;
-            for host in hosts.split(',').map(str::trim).filter(|h| !h.is_empty()) {
-                let host = host.trim_matches('"');
-                for (unix, net, bits, level) in patterns(host, &acc.own)? {
-                    acc.add(Entry {
-                        spec: host.to_string(),
+            for (host, line) in &st.hosts {
+                let fail = |messages| AccessError {
+                    messages,
+                    line: *line,
+                };
+                let pats = patterns(host, &acc.own).map_err(|m| fail(vec![m]))?;
+                // `*` is three patterns, named in messages as the reference does
+                let names = |k: usize| match (host.as_str(), k) {
+                    ("*", 0) => ".*".to_string(),
+                    ("*", 1) => ":*".to_string(),
+                    ("*", _) => "unix:".to_string(),
+                    _ => host.clone(),
+                };
+                let mut clashes = Vec::new();
+                for (k, (unix, net, bits, level)) in pats.into_iter().enumerate() {
+                    let e = Entry {
+                        spec: names(k),
                         unix,
                         net,
                         bits,
                         level,
                         spec_ops,
                         deny_ops,
-                    })?;
+                    };
+                    if let Err(m) = acc.add(e) {
+                        clashes.push(m);
+                    }
+                }
+                if !clashes.is_empty() {
+                    return Err(fail(clashes));
                 }
             }
         }
         Ok(acc)
     }
 
-    /// As [`Access::parse_with`], `localhost` being this machine's addresses.
-    pub fn parse(lines: &[String]) -> Result<Access, String> {
-        Access::parse_with(lines, own_addresses())
+    /// As [`Access::build_with`], `localhost` being this machine's addresses.
+    pub fn build(stmts: &[AccessStmt]) -> Result<Access, AccessError> {
+        Access::build_with(stmts, own_addresses())
     }
 
     /// Adds a pattern: merged with an equal one (same address and level), else
@@ -352,8 +348,18 @@ impl Access {
 mod tests {
     use super::*;
 
+    /// The statements of an `[access]` section holding `s`.
+    fn stmts(s: &str) -> Result<Vec<AccessStmt>, crate::config::ConfigError> {
+        crate::config::parse(
+            &format!("log mandatory on 1 sec {{ x }}\n[access]\n{s}\n"),
+            1000,
+        )
+        .map(|c| c.access)
+    }
+
     fn rules(s: &str) -> Access {
-        Access::parse_with(&[s.to_string()], vec!["10.0.0.7".parse().expect("ip")]).expect("rules")
+        let own = vec!["10.0.0.7".parse().expect("ip")];
+        Access::build_with(&stmts(s).expect("parses"), own).expect("rules")
     }
 
     fn ip(s: &str) -> IpAddr {
@@ -397,17 +403,53 @@ mod tests {
     #[test]
     fn errors() {
         let own = vec![ip("10.0.0.7")];
-        for bad in [
-            "permit x : all;",
-            "allow 10.*.1 : all;",
-            "allow * : everything;",
-            "allow 10.1.2.3 : all; disallow 10.1.2.3 : enquire;",
+        // the grammar's: on the line of the token that does not fit
+        for (bad, line, what) in [
+            ("permit x : all;", 3, "syntax error"),
+            ("allow * : everything;", 3, "syntax error"),
+            ("allow * all;", 3, "syntax error"),
+            ("allow * : all, except enquire;", 3, "syntax error"),
+            ("allow * : all", 4, "syntax error"),
+            ("", 4, "syntax error"),
+            ("allow 1.2.3.4.5 : all;", 3, "Unexpected character '.'"),
+            (
+                "allow * : enquire;\nallow fo^o : all;",
+                4,
+                "Unexpected character '^'",
+            ),
         ] {
-            assert!(
-                Access::parse_with(&[bad.to_string()], own.clone()).is_err(),
-                "{bad}"
-            );
+            let e = stmts(bad).expect_err(bad);
+            assert_eq!((e.line, e.message.as_str()), (line, what), "{bad}");
         }
+        // the rules': the messages of the host's patterns, and its line
+        let e = Access::build_with(
+            &stmts("allow * : enquire;\n\ndisallow * : enquire;").expect("parses"),
+            own.clone(),
+        )
+        .expect_err("clash");
+        assert_eq!(e.line, 5);
+        assert_eq!(
+            e.messages,
+            [
+                "Permission clash for .* with earlier statement for .*",
+                "Permission clash for :* with earlier statement for :*",
+                "Permission clash for unix: with earlier statement for unix:",
+            ]
+        );
+        let e = Access::build_with(
+            &stmts("allow * : enquire;\nallow bogus..host : all;").expect("parses"),
+            own.clone(),
+        )
+        .expect_err("no such host");
+        assert_eq!(e.messages, ["__pmGetAddrInfo(bogus..host), Unknown host"]);
+        assert_eq!(e.line, 4);
+        let e = stmts("allow 10.*.1 : all;").expect_err("lexer");
+        assert_eq!(e.message, "Unexpected character '.'");
+        let e = Access::build_with(
+            &stmts("allow 10.1.2.3 : all; disallow 10.1.2.3 : enquire;").expect("parses"),
+            own.clone(),
+        );
+        assert_eq!(e.expect_err("clash").line, 3);
         // agreeing statements about one host merge
         let a = rules("allow 10.1.2.3 : enquire; disallow 10.1.2.3 : mandatory;");
         assert_eq!(a.allowed(ip("10.1.2.3")), ENQUIRE | ADVISORY);

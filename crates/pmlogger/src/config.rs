@@ -50,8 +50,21 @@ pub struct Statement {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Config {
     pub statements: Vec<Statement>,
-    /// Lines of the `[access]` section, kept for the control port.
-    pub access: Vec<String>,
+    /// The `[access]` section's statements, in order.
+    pub access: Vec<AccessStmt>,
+}
+
+/// An `[access]` statement: `allow|disallow HOST[, HOST...] : OPERATIONS;`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AccessStmt {
+    pub allow: bool,
+    /// The host patterns, each with the line it is on.
+    pub hosts: Vec<(String, usize)>,
+    /// `all` (alone, or before `except`).
+    pub all: bool,
+    /// The operations named (`enquire`, `advisory`, `mandatory`; after `all
+    /// except` when `all` is set).
+    pub ops: Vec<String>,
 }
 
 /// A syntax error, reported as pmlogger does: `Error [file, line N]` and a message.
@@ -73,12 +86,59 @@ enum Tok {
     LBracket,
     RBracket,
     Comma,
+    /// A character no rule of the reference's lexer takes (outside comments
+    /// and quoted strings: any byte above 0x7f, read as Latin-1).
+    Bad(char),
+}
+
+/// Where [`decode`] puts the bytes that are not UTF-8: byte `b` is `RAW + b`
+/// (a private-use character), so that messages can give the byte back.
+const RAW: u32 = 0xF700;
+
+/// A configuration's text: UTF-8 as it is, any other byte as a character of
+/// its own that [`raw`] turns back into the byte.
+pub fn decode(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len());
+    for chunk in bytes.utf8_chunks() {
+        out.push_str(chunk.valid());
+        for b in chunk.invalid() {
+            out.extend(char::from_u32(RAW + *b as u32));
+        }
+    }
+    out
+}
+
+/// A text for the log with [`decode`]'s characters for bytes made bytes again.
+pub fn raw(text: &str) -> Vec<u8> {
+    let mut out = Vec::with_capacity(text.len());
+    for c in text.chars() {
+        match c as u32 {
+            v if (RAW + 0x80..=RAW + 0xff).contains(&v) => out.push((v - RAW) as u8),
+            _ => out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes()),
+        }
+    }
+    out
+}
+
+/// The character the reference's byte-wise lexer stops at for `c`: its first
+/// byte (as [`decode`] keeps a byte).
+fn raw_char(c: char) -> char {
+    if (RAW + 0x80..=RAW + 0xff).contains(&(c as u32)) {
+        return c;
+    }
+    let first = c.encode_utf8(&mut [0; 4]).as_bytes()[0];
+    char::from_u32(RAW + first as u32).unwrap_or(c)
 }
 
 /// What the lexer makes of a configuration: tokens with their lines, the
-/// `[access]` section's lines and the line it starts on, and the line after the
-/// last.
-type Lexed = (Vec<(Tok, usize)>, Vec<String>, Option<usize>, usize);
+/// `[access]` section's lines (with their numbers) and the line it starts on,
+/// and the line after the last.
+type Lexed = (
+    Vec<(Tok, usize)>,
+    Vec<(usize, String)>,
+    Option<usize>,
+    usize,
+);
 
 fn tokenize(text: &str) -> Lexed {
     let mut toks = Vec::new();
@@ -102,9 +162,7 @@ fn tokenize(text: &str) -> Lexed {
             continue;
         }
         if in_access {
-            if !body.trim().is_empty() {
-                access.push(body.trim().to_string());
-            }
+            access.push((line, raw.to_string()));
             continue;
         }
         let b: Vec<char> = body.chars().collect();
@@ -143,9 +201,17 @@ fn tokenize(text: &str) -> Lexed {
                     toks.push((Tok::Str(b[st..i].iter().collect()), line));
                     i += 1;
                 }
+                c if !c.is_ascii() => {
+                    toks.push((Tok::Bad(raw_char(c)), line));
+                    i += 1;
+                }
                 _ => {
                     let st = i;
-                    while i < b.len() && !b[i].is_whitespace() && !"{}[],\"'".contains(b[i]) {
+                    while i < b.len()
+                        && b[i].is_ascii()
+                        && !b[i].is_whitespace()
+                        && !"{}[],\"'".contains(b[i])
+                    {
                         i += 1;
                     }
                     toks.push((Tok::Word(b[st..i].iter().collect()), line));
@@ -171,11 +237,46 @@ fn unit_ms(u: &str) -> Option<u64> {
 /// maybe`, then one metric or a group `{ m [insts] [,] m ... }` (no nesting);
 /// instances are names, numbers or quoted strings.
 pub fn parse(text: &str, default_ms: i64) -> Result<Config, ConfigError> {
-    let (toks, access, access_line, eof) = tokenize(text);
+    let (toks, access_lines, access_line, eof) = tokenize(text);
+    // the lexer stops at a character it has no rule for: what comes before it
+    // is parsed (and acted on) first
+    let bad = toks.iter().enumerate().find_map(|(k, t)| match t.0 {
+        Tok::Bad(c) => Some((k, c, t.1)),
+        _ => None,
+    });
+    if let Some((b, c, line)) = bad {
+        let unexpected = |partial| ConfigError {
+            line,
+            message: format!("Unexpected character '{c}'"),
+            partial,
+        };
+        // (a name right before it is the parser's lookahead, not yet acted on)
+        let upto = match b.checked_sub(1).map(|k| &toks[k].0) {
+            Some(Tok::Word(_)) => b - 1,
+            _ => b,
+        };
+        return Err(
+            match parse_tokens(&toks[..upto], &[], None, line, default_ms) {
+                Err(e) if e.line < line => e,
+                Err(e) => unexpected(e.partial),
+                Ok(c) => unexpected(c.statements),
+            },
+        );
+    }
+    parse_tokens(&toks, &access_lines, access_line, eof, default_ms)
+}
+
+fn parse_tokens(
+    toks: &[(Tok, usize)],
+    access_lines: &[(usize, String)],
+    access_line: Option<usize>,
+    eof: usize,
+    default_ms: i64,
+) -> Result<Config, ConfigError> {
     let mut k = 0;
     let mut out = Config {
         statements: Vec::new(),
-        access,
+        access: Vec::new(),
     };
     let err = |line: usize, m: &str| ConfigError {
         line,
@@ -354,7 +455,222 @@ pub fn parse(text: &str, default_ms: i64) -> Result<Config, ConfigError> {
             line,
         });
     }
+    if access_line.is_some() {
+        out.access = parse_access(access_lines, eof).map_err(|(line, message)| ConfigError {
+            line,
+            message,
+            partial: out.statements.clone(),
+        })?;
+    }
     Ok(out)
+}
+
+/// A token of the `[access]` section.
+#[derive(Debug, Clone, PartialEq)]
+enum ATok {
+    Punct(char),
+    /// One of the grammar's words (only some of them mean anything here).
+    Key(String),
+    /// A host pattern: a name, an address or wildcard, a `unix:`/`local:` URL.
+    Host(String),
+    /// A quoted string or a number: never right in this section.
+    Other,
+}
+
+/// The section's tokens as PCP's lexer makes them: at each point the longest
+/// match of its rules, the earlier rule on a tie; a character no rule takes is
+/// an error ("Unexpected character").
+fn lex_access(lines: &[(usize, String)]) -> Result<Vec<(ATok, usize)>, (usize, String)> {
+    use regex::Regex;
+    use std::sync::OnceLock;
+    // (rule, what it makes): keywords first, as in the reference's rules
+    static RULES: OnceLock<Vec<(Regex, u8)>> = OnceLock::new();
+    let rules = RULES.get_or_init(|| {
+        const KEY: u8 = 1;
+        const HOST: u8 = 2;
+        const OTHER: u8 = 3;
+        let words = [
+            "milliseconds?",
+            "mandatory",
+            "advisory",
+            "disallow",
+            "minutes?",
+            "seconds?",
+            "default",
+            "enquire",
+            "access",
+            "except",
+            "allow",
+            "every",
+            "maybe",
+            "hours?",
+            "msecs?",
+            "mins?",
+            "once",
+            "secs?",
+            "log",
+            "all",
+            "off",
+            "on",
+        ];
+        let mut r: Vec<(&str, u8)> = words.iter().map(|w| (*w, KEY)).collect();
+        r.extend([
+            ("[A-Za-z][A-Za-z0-9_.]*", HOST),
+            ("[A-Za-z][A-Za-z0-9_.-]*", HOST),
+            (r#""[^"\n][^"\n]*""#, OTHER),
+            ("[0-9]+", OTHER),
+            (r"[0-9]+\.[0-9]+\.[0-9]+\.[0-9]+", HOST),
+            (r"[0-9]+\.[0-9]+\.[0-9]+\.\*", HOST),
+            (r"[0-9]+\.[0-9]+\.\*", HOST),
+            (r"[0-9]+\.\*", HOST),
+            (r"\.\*", HOST),
+            ("([A-Fa-f0-9]+:)*[A-Fa-f0-9]+", HOST),
+            ("::", HOST),
+            ("::([A-Fa-f0-9]+:)*[A-Fa-f0-9]+", HOST),
+            ("([A-Fa-f0-9]+:)+:([A-Fa-f0-9]+:)*[A-Fa-f0-9]+", HOST),
+            ("([A-Fa-f0-9]+:)+:", HOST),
+            (r"([A-Fa-f0-9]+:)+\*", HOST),
+            (r"::([A-Fa-f0-9]+:)*\*", HOST),
+            (r"([A-Fa-f0-9]+:)+:([A-Fa-f0-9]+:)*\*", HOST),
+            (r":\*", HOST),
+            (r"\*", HOST),
+            (r"unix:[A-Za-z0-9_./]*\*", HOST),
+            ("unix:[A-Za-z0-9_./]*", HOST),
+            (r"local:[A-Za-z0-9_./]*\*", HOST),
+            ("local:[A-Za-z0-9_./]*", HOST),
+        ]);
+        r.into_iter()
+            .filter_map(|(re, kind)| Regex::new(&format!("^(?:{re})")).ok().map(|re| (re, kind)))
+            .collect()
+    });
+    let mut out = Vec::new();
+    for (line, text) in lines {
+        let mut rest = text.as_str();
+        while let Some(c) = rest.chars().next() {
+            if c == '#' {
+                break;
+            }
+            if matches!(c, ' ' | '\t' | '\r') {
+                rest = &rest[1..];
+                continue;
+            }
+            if "[],{}:;".contains(c) {
+                // a lone ':' is punctuation unless a longer rule takes it (":*")
+                let longer = rules
+                    .iter()
+                    .filter_map(|(re, _)| re.find(rest).map(|m| m.end()))
+                    .max()
+                    .unwrap_or(0);
+                if longer <= 1 {
+                    out.push((ATok::Punct(c), *line));
+                    rest = &rest[1..];
+                    continue;
+                }
+            }
+            let mut best: Option<(usize, u8)> = None;
+            for (re, kind) in rules.iter() {
+                if let Some(m) = re.find(rest) {
+                    if m.end() > best.map_or(0, |b| b.0) {
+                        best = Some((m.end(), *kind));
+                    }
+                }
+            }
+            let Some((len, kind)) = best else {
+                return Err((*line, format!("Unexpected character '{c}'")));
+            };
+            let word = &rest[..len];
+            out.push((
+                match kind {
+                    1 => ATok::Key(word.to_string()),
+                    2 => ATok::Host(word.to_string()),
+                    _ => ATok::Other,
+                },
+                *line,
+            ));
+            rest = &rest[len..];
+        }
+    }
+    Ok(out)
+}
+
+/// The section's statements, with the reference's grammar: at least one
+/// statement; `allow|disallow` hosts separated by commas, `:`, then `all`, `all
+/// except` a list, or a list of `enquire`, `advisory`, `mandatory`, and `;`.
+/// Errors are the line and the message (`syntax error` at the token that does
+/// not fit, or at the end of the text).
+fn parse_access(lines: &[(usize, String)], eof: usize) -> Result<Vec<AccessStmt>, (usize, String)> {
+    let toks = lex_access(lines)?;
+    let at = |k: usize| toks.get(k).map_or(eof, |t| t.1);
+    let syntax = |k: usize| (at(k), "syntax error".to_string());
+    let key = |k: usize| match toks.get(k) {
+        Some((ATok::Key(w), _)) => Some(w.as_str()),
+        _ => None,
+    };
+    let punct = |k: usize, c: char| matches!(toks.get(k), Some((ATok::Punct(p), _)) if *p == c);
+    let mut out = Vec::new();
+    let mut k = 0;
+    loop {
+        let allow = match key(k) {
+            Some("allow") => true,
+            Some("disallow") => false,
+            _ => return Err(syntax(k)),
+        };
+        let mut st = AccessStmt {
+            allow,
+            ..Default::default()
+        };
+        k += 1;
+        loop {
+            match toks.get(k) {
+                Some((ATok::Host(h), line)) => st.hosts.push((h.clone(), *line)),
+                _ => return Err(syntax(k)),
+            }
+            k += 1;
+            if !punct(k, ',') {
+                break;
+            }
+            k += 1;
+        }
+        if !punct(k, ':') {
+            return Err(syntax(k));
+        }
+        k += 1;
+        let list = if key(k) == Some("all") {
+            st.all = true;
+            k += 1;
+            if key(k) == Some("except") {
+                k += 1;
+                true
+            } else {
+                false
+            }
+        } else {
+            true
+        };
+        if list {
+            loop {
+                match key(k) {
+                    Some(op @ ("enquire" | "advisory" | "mandatory")) => {
+                        st.ops.push(op.to_string())
+                    }
+                    _ => return Err(syntax(k)),
+                }
+                k += 1;
+                if !punct(k, ',') {
+                    break;
+                }
+                k += 1;
+            }
+        }
+        if !punct(k, ';') {
+            return Err(syntax(k));
+        }
+        k += 1;
+        out.push(st);
+        if k == toks.len() {
+            return Ok(out);
+        }
+    }
 }
 
 /// An error with what was parsed before it (complete statements, and the
@@ -410,7 +726,41 @@ mod tests {
         assert_eq!(c.statements[4].control, Control::Advisory);
         assert_eq!(c.statements[4].every, Every::Millis(500));
         assert_eq!(c.statements[5].every, Every::Once);
-        assert_eq!(c.access, ["allow localhost : all;"]);
+        assert_eq!(
+            c.access,
+            [AccessStmt {
+                allow: true,
+                hosts: vec![("localhost".into(), 13)],
+                all: true,
+                ops: Vec::new(),
+            }]
+        );
+    }
+
+    /// Bytes the reference's lexer has no rule for (anything above 0x7f outside
+    /// comments and quoted strings): the error gives the byte itself, and the
+    /// metric right before it is not acted on; UTF-8 in quoted instances is kept.
+    #[test]
+    fn bytes_outside_ascii() {
+        let text = decode(
+            b"log mandatory on 1 sec { a.b }\n# caf\xe9\nlog mandatory on 1 sec { c.\xff }\n",
+        );
+        let e = parse(&text, 1000).expect_err("unexpected byte");
+        assert_eq!(e.line, 3);
+        assert_eq!(raw(&e.message), b"Unexpected character '\xff'");
+        assert_eq!(e.partial.len(), 1);
+        let e = parse(
+            &decode("log mandatory on 1 sec { caf\u{e9} }\n".as_bytes()),
+            1000,
+        )
+        .expect_err("first byte of a UTF-8 character");
+        assert_eq!(raw(&e.message), b"Unexpected character '\xc3'");
+        let c = parse(
+            &decode("log mandatory on 1 sec { x [\"caf\u{e9}\"] }\n".as_bytes()),
+            1000,
+        )
+        .expect("quoted");
+        assert_eq!(c.statements[0].metrics[0].instances, ["caf\u{e9}"]);
     }
 
     /// What PCP 6.0.3's pmlogger refuses, on the line it names (checked against

@@ -178,7 +178,7 @@ struct Timer {
 
 /// Runs pmlogger; returns the exit status. Diagnostics go to `err` (or `-l file`).
 pub fn run(args: &[String], err: &mut dyn Write) -> i32 {
-    let o = match opts::parse(args) {
+    let mut o = match opts::parse(args) {
         Ok(o) => o,
         Err(opts::UsageError(m)) => {
             if !m.is_empty() {
@@ -193,6 +193,11 @@ pub fn run(args: &[String], err: &mut dyn Write) -> i32 {
             return 1;
         }
     };
+    // the archive's name may hold strftime(3) conversions (pmlogger_daily's
+    // %Y%m%d.%H.%M), filled in with this host's time now
+    o.archive = archive_name(&o.archive);
+    // after SIGUSR2 the logger runs again with -mreexec, and its log goes on
+    let reexeced = o.note.as_deref() == Some("reexec");
     // the log: pmlogger.log in the current directory unless -l says otherwise
     // (`-l -`: the standard error of this process)
     let mut logfile;
@@ -220,7 +225,7 @@ pub fn run(args: &[String], err: &mut dyn Write) -> i32 {
             }
         }
     };
-    if !o.check {
+    if !o.check && !reexeced {
         let _ = writeln!(
             log,
             "Log for pmlogger on {} started {}\n",
@@ -230,18 +235,67 @@ pub fn run(args: &[String], err: &mut dyn Write) -> i32 {
     }
     info(log, "Start");
     let code = run_logged(&o, log);
+    if REEXEC.load(Ordering::SeqCst) {
+        return reexec(args, log);
+    }
     if !o.check {
         let _ = writeln!(log, "\nLog finished {}", ctime_now());
     }
     code
 }
 
+/// Set when SIGUSR2 ended the recording: the archive is closed and the logger
+/// runs itself again, with the same arguments, into a new archive.
+static REEXEC: AtomicBool = AtomicBool::new(false);
+
+/// The archive name with its strftime(3) conversions done in this host's zone
+/// (left as it is when it has none, or one that cannot be done).
+fn archive_name(name: &str) -> String {
+    if !name.contains('%') {
+        return name.to_string();
+    }
+    let now = jiff::Timestamp::now().to_zoned(cli_common::zone::local());
+    jiff::fmt::strtime::format(name, &now).unwrap_or_else(|_| name.to_string())
+}
+
+/// SIGUSR2: this program again, with `-mreexec` before the archive name (the
+/// last argument), as the reference does; returns only if that fails.
+fn reexec(args: &[String], log: &mut dyn Write) -> i32 {
+    use std::os::unix::process::CommandExt;
+    let mut again: Vec<String> = args.to_vec();
+    if !again.iter().any(|a| a == "-mreexec") {
+        let at = again.len().saturating_sub(1);
+        again.insert(at, "-mreexec".into());
+    }
+    let exe = std::env::current_exe()
+        .map(|p| p.to_string_lossy().into_owned())
+        .unwrap_or_else(|_| PROG.into());
+    let _ = writeln!(
+        log,
+        "\n=== {PROG}: reexec cmdlne: {exe} {}",
+        again.join(" ")
+    );
+    let _ = log.flush();
+    let e = std::process::Command::new(&exe).args(&again).exec();
+    let _ = writeln!(log, "{PROG}: reexec failed: {e}");
+    1
+}
+
 /// `[Tue Nov 24 00:59:51] pmlogger(PID) Info: message`, as the reference's
 /// notices look in its log.
 fn info(log: &mut dyn Write, msg: &str) {
+    notice(log, "Info", msg);
+}
+
+/// A notice of the given kind (`Info`, `Error`), as pmNotifyErr writes it.
+fn notice(log: &mut dyn Write, kind: &str, msg: &str) {
     let now = ctime_now();
     let stamp = now.get(..now.len().saturating_sub(5)).unwrap_or(&now);
-    let _ = writeln!(log, "[{stamp}] {PROG}({}) Info: {msg}", std::process::id());
+    let _ = writeln!(
+        log,
+        "[{stamp}] {PROG}({}) {kind}: {msg}",
+        std::process::id()
+    );
 }
 
 fn local_hostname() -> String {
@@ -261,7 +315,7 @@ fn read_config(o: &Opts, log: &mut dyn Write) -> Option<(String, String)> {
         if !stdin.is_terminal() {
             let mut bytes = Vec::new();
             if stdin.lock().read_to_end(&mut bytes).is_ok() && !bytes.is_empty() {
-                let text = String::from_utf8_lossy(&bytes).into_owned();
+                let text = config::decode(&bytes);
                 return match pmcpp::expand(&text, "<stdin>", &config_dirs()) {
                     Ok(t) => Some((t, "<stdin>".into())),
                     Err(e) => {
@@ -297,7 +351,7 @@ fn read_config(o: &Opts, log: &mut dyn Write) -> Option<(String, String)> {
             return None;
         }
     };
-    let text = String::from_utf8_lossy(&bytes).into_owned();
+    let text = config::decode(&bytes);
     match pmcpp::expand(&text, f, &config_dirs()) {
         Ok(t) => Some((t, f.clone())),
         Err(e) => {
@@ -380,11 +434,10 @@ fn run_logged(o: &Opts, log: &mut dyn Write) -> i32 {
             // warnings), then the error, in the reference's words
             let mut names = HashMap::new();
             let _ = plan(&e.partial, &mut *source, file, log, &mut names);
-            let _ = writeln!(
-                log,
-                "Specification error in configuration file ({file})\n[line {}] {}",
-                e.line, e.message
-            );
+            let _ = writeln!(log, "Specification error in configuration file ({file})");
+            let _ = write!(log, "[line {}] ", e.line);
+            let _ = log.write_all(&config::raw(&e.message));
+            let _ = writeln!(log);
             return 1;
         }
     };
@@ -392,10 +445,13 @@ fn run_logged(o: &Opts, log: &mut dyn Write) -> i32 {
     let Some(plan) = plan(&cfg.statements, &mut *source, file, log, &mut names) else {
         return 1;
     };
-    let access = match access::Access::parse(&cfg.access) {
+    let access = match access::Access::build(&cfg.access) {
         Ok(a) => a,
         Err(e) => {
-            let _ = writeln!(log, "{PROG}: Error [{file}, [access]]\n{e}");
+            for m in &e.messages {
+                notice(log, "Error", m);
+            }
+            let _ = writeln!(log, "error was on line {}", e.line);
             return 1;
         }
     };
@@ -484,9 +540,13 @@ fn run_logged(o: &Opts, log: &mut dyn Write) -> i32 {
     for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
         let _ = signal_hook::flag::register_usize(sig, Arc::clone(&stop), sig as usize);
     }
-    for sig in [signal_hook::consts::SIGHUP, signal_hook::consts::SIGUSR2] {
-        let _ = signal_hook::flag::register(sig, Arc::clone(&newvol));
-    }
+    // SIGUSR2 ends this recording to start another (see reexec)
+    let _ = signal_hook::flag::register_usize(
+        signal_hook::consts::SIGUSR2,
+        Arc::clone(&stop),
+        signal_hook::consts::SIGUSR2 as usize,
+    );
+    let _ = signal_hook::flag::register(signal_hook::consts::SIGHUP, Arc::clone(&newvol));
     // the sampling loop sleeps until its next deadline or an event: a control
     // request, or one of those signals (its flag is set before the event comes)
     let (events_tx, events) = std::sync::mpsc::channel();
@@ -600,8 +660,7 @@ fn plan(
                 Err(e) => {
                     let _ = writeln!(
                         log,
-                        "cache_bind(): pmLookupName(1, ...): {}\nWarning [{file}, line {}]\nProblem with lookup for metric \"{}\" ... logging not activated\nReason: {}",
-                        pm_err_str(e.code()),
+                        "Warning [{file}, line {}]\nProblem with lookup for metric \"{}\" ... logging not activated\nReason: {}",
                         s.line,
                         m.name,
                         pm_err_str(e.code())
@@ -818,6 +877,11 @@ fn record(
     };
     loop {
         let sig = stop.load(Ordering::Relaxed);
+        if sig == signal_hook::consts::SIGUSR2 as usize {
+            REEXEC.store(true, Ordering::SeqCst);
+            info(log, &format!("{PROG}: Caught signal {sig}, reexec"));
+            return 0;
+        }
         if sig != 0 {
             return done(log, &format!("Caught signal {sig}"));
         }

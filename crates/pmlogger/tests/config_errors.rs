@@ -36,7 +36,7 @@ const CASES: &[(&str, &str)] = &[
     ),
     (
         "log mandatory on 1 sec { no.such.metric hinv.ncpu }\n",
-        "cache_bind(): pmLookupName(1, ...): Unknown metric name\nWarning [FILE, line 1]\nProblem with lookup for metric \"no.such.metric\" ... logging not activated\nReason: Unknown metric name\n",
+        "Warning [FILE, line 1]\nProblem with lookup for metric \"no.such.metric\" ... logging not activated\nReason: Unknown metric name\n",
     ),
     (
         "log mandatory on 1 sec kernel.all.load [ \"nosuch\" \"5\" ]\n",
