@@ -12,6 +12,7 @@
 //! renamed into place only when it is complete, so a failure never leaves a partial
 //! archive (unless `-d` asks for what was written so far).
 
+mod cleanup;
 pub mod config;
 pub mod meta;
 pub mod opts;
@@ -350,6 +351,7 @@ impl<'e> Extract<'e> {
                 return self.abandon_files(&files);
             }
         }
+        cleanup::disarm();
         0
     }
 
@@ -366,6 +368,7 @@ impl<'e> Extract<'e> {
             for (from, to) in &files {
                 let _ = std::fs::rename(from, to);
             }
+            cleanup::disarm();
             return 1;
         }
         self.abandon_files(&files)
@@ -377,6 +380,7 @@ impl<'e> Extract<'e> {
         for (from, _) in files {
             let _ = std::fs::remove_file(from);
         }
+        cleanup::disarm();
         1
     }
 
@@ -447,6 +451,7 @@ impl<'e> Extract<'e> {
             .map(|f| f.to_string_lossy().into_owned())
             .unwrap_or_default();
         self.tmp_base = dir.join(format!(".{file}.pmlogextract-{}", std::process::id()));
+        cleanup::arm(&self.tmp_base);
         let w = ArchiveWriter::create(
             &self.tmp_base,
             WriterOptions {
@@ -461,6 +466,7 @@ impl<'e> Extract<'e> {
             },
         )?;
         self.w = Some(w);
+        cleanup::created();
 
         // the window
         let bounds = Bounds {

@@ -72,3 +72,72 @@ fn a_successful_extraction_reads_back_record_for_record() {
     assert_eq!(ra.len(), rb.len());
     assert!(ra == rb, "records differ");
 }
+
+/// SIGTERM, SIGINT and SIGHUP while the output is being written: its temporary
+/// files are removed and the process ends of the signal (as PCP's does). The
+/// test hook stops the process right after the files are created, so the
+/// signal arrives at that point without a race.
+#[test]
+fn signals_leave_no_temporary_files() {
+    use std::os::unix::process::ExitStatusExt;
+    for sig in ["TERM", "INT", "HUP"] {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let out = tmp.path().join("out");
+        /// The child, killed if the test fails before it is waited for.
+        struct Reaped(std::process::Child);
+        impl Drop for Reaped {
+            fn drop(&mut self) {
+                let _ = self.0.kill();
+                let _ = self.0.wait();
+            }
+        }
+        let mut child = Reaped(
+            std::process::Command::new(env!("CARGO_BIN_EXE_pmlogextract"))
+                .env("PMLOGEXTRACT_STOP_AFTER_CREATE", "1")
+                .arg(sample("sample_v3"))
+                .arg(&out)
+                .spawn()
+                .expect("spawn"),
+        );
+        let pid = child.0.id().to_string();
+        // readiness: the process has stopped itself (state T) with its files made
+        let stat = format!("/proc/{pid}/stat");
+        let end = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        loop {
+            let s = std::fs::read_to_string(&stat).unwrap_or_default();
+            let state = s.rsplit_once(") ").map(|(_, r)| r.chars().next());
+            if state == Some(Some('T')) {
+                break;
+            }
+            assert!(std::time::Instant::now() < end, "pmlogextract did not stop");
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        assert!(
+            names(tmp.path())
+                .iter()
+                .any(|n| n.starts_with(".out.pmlogextract-")),
+            "{:?}",
+            names(tmp.path())
+        );
+        let kill = |s: &str| {
+            std::process::Command::new("kill")
+                .args([&format!("-{s}"), &pid])
+                .status()
+                .expect("kill")
+        };
+        assert!(kill(sig).success());
+        assert!(kill("CONT").success());
+        let status = child.0.wait().expect("wait");
+        let want = match sig {
+            "TERM" => 15,
+            "INT" => 2,
+            _ => 1,
+        };
+        assert_eq!(status.signal(), Some(want), "SIG{sig}: {status:?}");
+        assert!(
+            names(tmp.path()).is_empty(),
+            "SIG{sig}: {:?}",
+            names(tmp.path())
+        );
+    }
+}

@@ -1,0 +1,109 @@
+//! What a signal leaves behind: nothing. The output is written under hidden
+//! temporary names (`.NAME.pmlogextract-PID.*`); SIGTERM, SIGINT and SIGHUP
+//! remove those files, then end the process as the signal would have (the same
+//! exit status as PCP's pmlogextract, which dies of them).
+
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, Once};
+
+/// The temporary base name being written, if any.
+static PENDING: Mutex<Option<PathBuf>> = Mutex::new(None);
+static HANDLER: Once = Once::new();
+
+/// Test hook: with this set in the environment, the process stops itself
+/// (SIGSTOP) right after the temporary files are created, so that a test can
+/// signal it at that point without racing the extraction.
+const STOP_HOOK: &str = "PMLOGEXTRACT_STOP_AFTER_CREATE";
+
+/// From now until [`disarm`], a signal removes the files of `base`.
+pub fn arm(base: &Path) {
+    HANDLER.call_once(install);
+    if let Ok(mut p) = PENDING.lock() {
+        *p = Some(base.to_path_buf());
+    }
+}
+
+/// Called once the temporary files exist: the test hook's stop.
+pub fn created() {
+    if std::env::var_os(STOP_HOOK).is_some() {
+        let _ = signal_hook::low_level::raise(signal_hook::consts::SIGSTOP);
+    }
+}
+
+/// The files are renamed into place or removed: a signal has nothing to do.
+pub fn disarm() {
+    if let Ok(mut p) = PENDING.lock() {
+        *p = None;
+    }
+}
+
+fn install() {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGTERM, SIGINT, SIGHUP]) else {
+        return;
+    };
+    std::thread::spawn(move || {
+        if let Some(sig) = signals.forever().next() {
+            // held until the process ends: the main thread cannot rename
+            // or create more of the files meanwhile through arm/disarm
+            let pending = PENDING.lock();
+            if let Ok(p) = &pending {
+                if let Some(base) = p.as_ref() {
+                    remove_files_of(base);
+                }
+            }
+            let _ = signal_hook::low_level::emulate_default_handler(sig);
+            std::process::exit(128 + sig);
+        }
+    });
+}
+
+/// Removes every file named `BASE.*` beside `base` (volumes, meta, index).
+pub fn remove_files_of(base: &Path) {
+    let dir = base
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let Some(stem) = base
+        .file_name()
+        .map(|f| format!("{}.", f.to_string_lossy()))
+    else {
+        return;
+    };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        if e.file_name().to_string_lossy().starts_with(&stem) {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_base_names_files_go() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        for f in [
+            ".out.pmlogextract-7.0",
+            ".out.pmlogextract-7.17",
+            ".out.pmlogextract-7.meta",
+            ".out.pmlogextract-7.index",
+            ".out.pmlogextract-77.0",
+            "out.0",
+            "other",
+        ] {
+            std::fs::write(dir.path().join(f), b"x").expect("write");
+        }
+        remove_files_of(&dir.path().join(".out.pmlogextract-7"));
+        let mut left: Vec<String> = std::fs::read_dir(dir.path())
+            .expect("dir")
+            .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        assert_eq!(left, [".out.pmlogextract-77.0", "other", "out.0"]);
+    }
+}
