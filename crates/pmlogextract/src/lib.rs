@@ -361,7 +361,13 @@ impl<'e> Extract<'e> {
         }
         let files = self.output_files(&self.tmp_base.clone());
         if let Some(w) = self.w.take() {
-            let _ = w.close();
+            // -d keeps what was written: whole records, and an index that
+            // points into them, even when the disk filled up
+            let _ = if self.o.desperate {
+                w.salvage()
+            } else {
+                w.close()
+            };
         }
         if self.o.desperate {
             // desperate mode keeps what was written

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Fuzzes the archive readers with libFuzzer on the stable toolchain: the targets
+# of fuzz/ are built with the coverage instrumentation libFuzzer needs (rustc's
+# stable -C passes / -C llvm-args, as cargo-fuzz would pass them, without a
+# sanitizer), seeded from testdata/archives, and each run for SECONDS (default
+# 600) on JOBS targets at a time (default: the number of cores). Crashes are
+# written to fuzz/artifacts/TARGET/ and listed at the end; exit status 1 when
+# there is any.
+#
+# Usage: scripts/fuzz.sh [SECONDS] [TARGET...]   (targets: label meta result
+# events archive)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+secs=${1:-600}
+shift || true
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=(label meta result events archive)
+jobs=${JOBS:-$(nproc)}
+triple=$(rustc -vV | awk '/^host:/ { print $2 }')
+out=${FUZZ_TARGET_DIR:-target/fuzz}
+export RUSTFLAGS="--cfg fuzzing -Cpasses=sancov-module -Cllvm-args=-sanitizer-coverage-level=4 \
+-Cllvm-args=-sanitizer-coverage-inline-8bit-counters -Cllvm-args=-sanitizer-coverage-pc-table \
+-Cllvm-args=-sanitizer-coverage-trace-compares -Cdebug-assertions -Coverflow-checks"
+# --target keeps the instrumentation out of build scripts
+cargo build --release --manifest-path fuzz/Cargo.toml --target "$triple" --target-dir "$out"
+bin="$out/$triple/release"
+
+# seeds: each test archive's files, and the archive target's packing of them
+seed() {
+  local t=$1 dir=fuzz/corpus/$t
+  mkdir -p "$dir"
+  for base in testdata/archives/*.meta; do
+    base=${base%.meta}
+    name=$(basename "$base")
+    case $t in
+      label) head -c 1024 "$base.0" >"$dir/$name.0"; head -c 1024 "$base.meta" >"$dir/$name.meta" ;;
+      meta) tail -c +$((1 + $(od -An -tu4 --endian=big -N4 "$base.meta" | tr -d ' '))) "$base.meta" >"$dir/$name" ;;
+      result|events) tail -c +$((1 + $(od -An -tu4 --endian=big -N4 "$base.0" | tr -d ' '))) "$base.0" | head -c 4096 >"$dir/$name" ;;
+      archive)
+        python3 - "$base" "$dir/$name" <<'PY'
+import struct, sys
+b, out = sys.argv[1], sys.argv[2]
+m, i, d = (open(b + s, "rb").read() for s in (".meta", ".index", ".0"))
+open(out, "wb").write(struct.pack(">II", len(m), len(i)) + m + i + d[:65536])
+PY
+        ;;
+    esac
+  done
+}
+
+log=$out/logs
+mkdir -p "$log"
+run() {
+  local t=$1
+  seed "$t"
+  mkdir -p "fuzz/artifacts/$t"
+  "$bin/$t" "fuzz/corpus/$t" -artifact_prefix="fuzz/artifacts/$t/" -max_total_time="$secs" \
+    -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 >"$log/$t.log" 2>&1 || true
+  local runs
+  runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log/$t.log" | grep -o '[0-9]*$' || echo '?')
+  echo "$t: $runs runs in ${secs} s, $(find "fuzz/artifacts/$t" -type f | wc -l) crash(es)"
+}
+running=0
+for t in "${targets[@]}"; do
+  run "$t" &
+  running=$((running + 1))
+  if [ "$running" -ge "$jobs" ]; then
+    wait -n
+    running=$((running - 1))
+  fi
+done
+wait
+found=$(find fuzz/artifacts -type f 2>/dev/null | wc -l)
+if [ "$found" -gt 0 ]; then
+  echo "findings:"
+  find fuzz/artifacts -type f
+  exit 1
+fi
+echo "no findings"
