@@ -35,7 +35,10 @@ seed() {
     case $t in
       label) head -c 1024 "$base.0" >"$dir/$name.0"; head -c 1024 "$base.meta" >"$dir/$name.meta" ;;
       meta) tail -c +$((1 + $(od -An -tu4 --endian=big -N4 "$base.meta" | tr -d ' '))) "$base.meta" >"$dir/$name" ;;
-      result|events) tail -c +$((1 + $(od -An -tu4 --endian=big -N4 "$base.0" | tr -d ' '))) "$base.0" | head -c 4096 >"$dir/$name" ;;
+      result|events)
+        # the first 4 KB after the label (head first: tail reads all it is given)
+        off=$(od -An -tu4 --endian=big -N4 "$base.0" | tr -d ' ')
+        head -c $((off + 4096)) "$base.0" | tail -c +$((off + 1)) >"$dir/$name" ;;
       archive)
         python3 - "$base" "$dir/$name" <<'PY'
 import struct, sys

@@ -172,12 +172,20 @@ pub struct Position {
 pub type RawRecord<'a> = (Position, Option<&'a [u8]>, Position);
 
 fn load_labelled(fref: &FileRef, role: i32) -> Result<(Bytes, Label)> {
+    load_checked(fref, role, true)
+}
+
+/// A file and its label; with `strict`, the label must say it is this file
+/// (`role`: a volume number, or the index's or metadata's). libpcp checks that
+/// when it opens an archive, not when reading goes on into a later volume: a
+/// later "volume" whose label says otherwise is read on, record by record.
+fn load_checked(fref: &FileRef, role: i32, strict: bool) -> Result<(Bytes, Label)> {
     let bytes = volume::load(fref)?;
     if bytes.len() < 4 {
         return Err(nodata(&fref.path));
     }
     let label = decode_label(&bytes).map_err(|e| Error::decode(&fref.path, e))?;
-    if label.vol != role {
+    if strict && label.vol != role {
         return Err(Error::decode(
             &fref.path,
             DecodeError::new(
@@ -496,7 +504,7 @@ impl Archive {
                     }
                 };
                 let loaded =
-                    prefetched.unwrap_or_else(|| load_labelled(&v.fref, v.file_num as i32));
+                    prefetched.unwrap_or_else(|| load_checked(&v.fref, v.file_num as i32, false));
                 self.start_prefetch(i + 1);
                 let (b, l) = loaded.ok()?;
                 if l.version != self.label.version || b.len() as u64 <= self.label_len() {
@@ -524,7 +532,7 @@ impl Archive {
         let (fref, role) = (v.fref.clone(), v.file_num as i32);
         if let Ok(h) = std::thread::Builder::new()
             .name("decompress".into())
-            .spawn(move || load_labelled(&fref, role))
+            .spawn(move || load_checked(&fref, role, false))
         {
             *slot = Some((i, h));
         }
