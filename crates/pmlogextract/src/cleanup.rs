@@ -4,15 +4,20 @@
 //! exit status as PCP's pmlogextract, which dies of them).
 
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, Once};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, Once, OnceLock};
 
 /// The temporary base name being written, if any.
 static PENDING: Mutex<Option<PathBuf>> = Mutex::new(None);
 static HANDLER: Once = Once::new();
+/// The signal caught, set in the signal handler itself (so the main thread
+/// sees it at once, before the handler thread may have run).
+static CAUGHT: OnceLock<Arc<AtomicUsize>> = OnceLock::new();
 
 /// Test hook: with this set in the environment, the process stops itself
-/// (SIGSTOP) right after the temporary files are created, so that a test can
-/// signal it at that point without racing the extraction.
+/// (SIGSTOP) right after the temporary files are created and, once continued,
+/// waits for the signal the test sent meanwhile, so that a test can signal it
+/// at that point without racing the extraction.
 const STOP_HOOK: &str = "PMLOGEXTRACT_STOP_AFTER_CREATE";
 
 /// From now until [`disarm`], a signal removes the files of `base`.
@@ -27,6 +32,14 @@ pub fn arm(base: &Path) {
 pub fn created() {
     if std::env::var_os(STOP_HOOK).is_some() {
         let _ = signal_hook::low_level::raise(signal_hook::consts::SIGSTOP);
+        // the test signals before it lets the process go on: wait (boundedly)
+        // for the handler to have seen it, so that the signal, not the end of
+        // the extraction, decides how the process ends
+        let caught = || CAUGHT.get().map_or(0, |c| c.load(Ordering::SeqCst));
+        let end = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while caught() == 0 && std::time::Instant::now() < end {
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
     }
 }
 
@@ -39,23 +52,49 @@ pub fn disarm() {
 
 fn install() {
     use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let caught = CAUGHT.get_or_init(|| Arc::new(AtomicUsize::new(0)));
+    for sig in [SIGTERM, SIGINT, SIGHUP] {
+        let _ = signal_hook::flag::register_usize(sig, Arc::clone(caught), sig as usize);
+    }
     let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGTERM, SIGINT, SIGHUP]) else {
         return;
     };
     std::thread::spawn(move || {
         if let Some(sig) = signals.forever().next() {
-            // held until the process ends: the main thread cannot rename
-            // or create more of the files meanwhile through arm/disarm
-            let pending = PENDING.lock();
-            if let Ok(p) = &pending {
-                if let Some(base) = p.as_ref() {
-                    remove_files_of(base);
-                }
-            }
-            let _ = signal_hook::low_level::emulate_default_handler(sig);
-            std::process::exit(128 + sig);
+            die(sig);
         }
     });
+}
+
+/// Renames the output into place (`rename`) unless a signal came first, which
+/// then ends the process here (its handler thread may not have run yet). A
+/// signal during the renaming waits for it: the output is then whole.
+pub fn commit<R>(rename: impl FnOnce() -> R) -> R {
+    let Ok(mut pending) = PENDING.lock() else {
+        return rename();
+    };
+    let sig = CAUGHT.get().map_or(0, |c| c.load(Ordering::SeqCst));
+    if sig != 0 {
+        drop(pending);
+        die(sig as i32);
+    }
+    let r = rename();
+    *pending = None;
+    r
+}
+
+/// Removes the temporary files and ends the process of `sig`.
+fn die(sig: i32) -> ! {
+    // held until the process ends: the main thread cannot rename or create
+    // more of the files meanwhile through arm/disarm
+    let pending = PENDING.lock();
+    if let Ok(p) = &pending {
+        if let Some(base) = p.as_ref() {
+            remove_files_of(base);
+        }
+    }
+    let _ = signal_hook::low_level::emulate_default_handler(sig);
+    std::process::exit(128 + sig)
 }
 
 /// Removes every file named `BASE.*` beside `base` (volumes, meta, index).

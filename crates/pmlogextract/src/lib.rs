@@ -344,14 +344,21 @@ impl<'e> Extract<'e> {
                 return self.abandon_files(&files);
             }
         }
-        for (from, to) in &files {
-            if let Err(e) = std::fs::rename(from, to) {
-                let msg = format!("{PROG}: Error: cannot rename {}: {e}", from.display());
-                self.say(&msg);
-                return self.abandon_files(&files);
+        let renamed = cleanup::commit(|| {
+            for (from, to) in &files {
+                if let Err(e) = std::fs::rename(from, to) {
+                    return Err(format!(
+                        "{PROG}: Error: cannot rename {}: {e}",
+                        from.display()
+                    ));
+                }
             }
+            Ok(())
+        });
+        if let Err(msg) = renamed {
+            self.say(&msg);
+            return self.abandon_files(&files);
         }
-        cleanup::disarm();
         0
     }
 
