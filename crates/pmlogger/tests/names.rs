@@ -53,6 +53,12 @@ fn strftime_names_and_sigusr2_start_a_new_archive() {
         .expect("named from the template");
     assert_eq!(stamp.len(), "20261124.06.55.49".len(), "{stamp}");
     assert!(stamp.bytes().all(|b| b.is_ascii_digit() || b == b'.'));
+    let has_records = |base: &str| {
+        Archive::open(base)
+            .map(|a| a.records().filter(|r| r.is_ok()).count() >= 3)
+            .unwrap_or(false)
+    };
+    wait_until("records in the first archive", || has_records(&first));
     // the new archive is named for a later second than the first one
     let now_name = || {
         let t = jiff::Timestamp::now().to_zoned(cli_common::zone::local());
@@ -68,11 +74,6 @@ fn strftime_names_and_sigusr2_start_a_new_archive() {
     wait_until("the second archive", || basenames(&log).len() == 2);
     let second = basenames(&log).remove(1);
     assert_ne!(first, second);
-    let has_records = |base: &str| {
-        Archive::open(base)
-            .map(|a| a.records().filter(|r| r.is_ok()).count() >= 3)
-            .unwrap_or(false)
-    };
     wait_until("records in the second archive", || has_records(&second));
     assert!(Command::new("kill")
         .args(["-TERM", &pid])
