@@ -319,8 +319,8 @@ pub fn header(b: &[u8]) -> Result<(usize, i32, i32), PduError> {
     Ok((len as usize, ptype, from))
 }
 
-/// Decodes one PDU (`b` holds exactly the PDU, header included).
-pub fn decode(b: &[u8]) -> Result<Pdu, PduError> {
+/// The header of a PDU that `b` holds exactly: `(type, from)`.
+pub(crate) fn whole(b: &[u8]) -> Result<(i32, i32), PduError> {
     let (len, ptype, from) = header(b)?;
     if len != b.len() {
         return Err(PduError::Truncated {
@@ -328,6 +328,12 @@ pub fn decode(b: &[u8]) -> Result<Pdu, PduError> {
             have: b.len(),
         });
     }
+    Ok((ptype, from))
+}
+
+/// Decodes one PDU (`b` holds exactly the PDU, header included).
+pub fn decode(b: &[u8]) -> Result<Pdu, PduError> {
+    let (ptype, from) = whole(b)?;
     let mut r = R { b, off: 12 };
     match ptype {
         PDU_ERROR => Ok(Pdu::Error {

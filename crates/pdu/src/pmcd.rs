@@ -15,7 +15,7 @@
 //! In both results a pointer value is the word index of its block from the start
 //! of the PDU.
 
-use super::{finish, header, PduError, R, W};
+use super::{finish, PduError, R, W};
 use archive_format::codec::meta::{LabelEntry, LabelSet};
 use archive_format::codec::result::{decode_value_sets, OwnedValue, OwnedValueSet};
 use archive_format::types::Timestamp;
@@ -260,13 +260,10 @@ fn padded_str(r: &mut R<'_>) -> Result<String, PduError> {
 
 /// Decodes a reply from pmcd (`b` holds exactly the PDU).
 pub fn decode_reply(b: &[u8]) -> Result<Reply, PduError> {
-    let (len, ptype, _) = header(b)?;
-    if len != b.len() {
-        return Err(PduError::Truncated {
-            need: len,
-            have: b.len(),
-        });
+    if let Some((stamp, at, numpmid)) = result_layout(b)? {
+        return result(b, at, numpmid, stamp);
     }
+    let (ptype, _) = super::whole(b)?;
     let mut r = R { b, off: 12 };
     match ptype {
         super::PDU_ERROR => {
@@ -377,26 +374,6 @@ pub fn decode_reply(b: &[u8]) -> Result<Reply, PduError> {
             }
             Ok(Reply::Labels { ident, ltype, sets })
         }
-        super::PDU_RESULT => {
-            let sec = r.i32()?;
-            let usec = r.i32()?;
-            let numpmid = r.i32()?;
-            if !(0..1_000_000).contains(&usec) {
-                return Err(PduError::BadCount(usec as i64));
-            }
-            let stamp = Timestamp::new(sec as i64, usec as u32 * 1000);
-            result(b, r.off, numpmid, stamp)
-        }
-        PDU_HIGHRES_RESULT => {
-            let numpmid = r.i32()?;
-            let sec = (r.u32()? as u64) << 32 | r.u32()? as u64;
-            let nsec = (r.u32()? as u64) << 32 | r.u32()? as u64;
-            if nsec >= 1_000_000_000 {
-                return Err(PduError::BadCount(nsec as i64));
-            }
-            let stamp = Timestamp::new(sec as i64, nsec as u32);
-            result(b, r.off, numpmid, stamp)
-        }
         t => Err(PduError::UnknownType(t)),
     }
 }
@@ -404,13 +381,7 @@ pub fn decode_reply(b: &[u8]) -> Result<Reply, PduError> {
 /// Where a RESULT or HIGHRES_RESULT PDU's values are, without decoding them:
 /// `(stamp, offset of the value lists, numpmid)`; `None` for other PDUs.
 pub fn result_layout(b: &[u8]) -> Result<Option<(Timestamp, usize, i32)>, PduError> {
-    let (len, ptype, _) = header(b)?;
-    if len != b.len() {
-        return Err(PduError::Truncated {
-            need: len,
-            have: b.len(),
-        });
-    }
+    let (ptype, _) = super::whole(b)?;
     let mut r = R { b, off: 12 };
     match ptype {
         super::PDU_RESULT => {

@@ -620,17 +620,24 @@ fn parse_access(lines: &[(usize, String)], eof: usize) -> Result<Vec<AccessStmt>
             ..Default::default()
         };
         k += 1;
-        loop {
-            match toks.get(k) {
-                Some((ATok::Host(h), line)) => st.hosts.push((h.clone(), *line)),
-                _ => return Err(syntax(k)),
+        // `item[, item...]`: each token taken by `take`, else a syntax error
+        let comma_list = |k: &mut usize, take: &mut dyn FnMut(usize) -> bool| loop {
+            if !take(*k) {
+                return Err(syntax(*k));
             }
-            k += 1;
-            if !punct(k, ',') {
-                break;
+            *k += 1;
+            if !punct(*k, ',') {
+                return Ok(());
             }
-            k += 1;
-        }
+            *k += 1;
+        };
+        comma_list(&mut k, &mut |k| match toks.get(k) {
+            Some((ATok::Host(h), line)) => {
+                st.hosts.push((h.clone(), *line));
+                true
+            }
+            _ => false,
+        })?;
         if !punct(k, ':') {
             return Err(syntax(k));
         }
@@ -648,19 +655,13 @@ fn parse_access(lines: &[(usize, String)], eof: usize) -> Result<Vec<AccessStmt>
             true
         };
         if list {
-            loop {
-                match key(k) {
-                    Some(op @ ("enquire" | "advisory" | "mandatory")) => {
-                        st.ops.push(op.to_string())
-                    }
-                    _ => return Err(syntax(k)),
+            comma_list(&mut k, &mut |k| match key(k) {
+                Some(op @ ("enquire" | "advisory" | "mandatory")) => {
+                    st.ops.push(op.to_string());
+                    true
                 }
-                k += 1;
-                if !punct(k, ',') {
-                    break;
-                }
-                k += 1;
-            }
+                _ => false,
+            })?;
         }
         if !punct(k, ';') {
             return Err(syntax(k));

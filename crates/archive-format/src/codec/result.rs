@@ -170,6 +170,24 @@ impl<'a> RawValueSet<'a> {
     }
 }
 
+/// One value list's head, at the cursor: PMID, count, value format (0 without
+/// values) and the `(inst, value)` pairs, checked against what the payload holds.
+fn value_list<'a>(c: &mut Cursor<'a>) -> Result<(PmId, i32, i32, &'a [u8]), DecodeError> {
+    let pmid = PmId(c.u32()?);
+    let numval = c.i32()?;
+    if numval <= 0 {
+        return Ok((pmid, numval, 0, &[]));
+    }
+    let valfmt = c.i32()?;
+    if !(VAL_INSITU..=VAL_SPTR).contains(&valfmt) {
+        return Err(logrec(c.offset() - 4, "illegal value format"));
+    }
+    if numval as usize > c.remaining() / 8 {
+        return Err(logrec(c.offset() - 8, "illegal number of values"));
+    }
+    Ok((pmid, numval, valfmt, c.bytes(numval as usize * 8)?))
+}
+
 /// The value sets of a data record payload (`version`'s layout), read in place:
 /// the value lists are checked first, then each set is handed out without
 /// decoding its values.
@@ -197,20 +215,7 @@ pub fn raw_value_sets_into<'a>(
     }
     out.reserve(numpmid as usize);
     for _ in 0..numpmid {
-        let pmid = PmId(c.u32()?);
-        let numval = c.i32()?;
-        let mut valfmt = 0;
-        let mut pairs: &[u8] = &[];
-        if numval > 0 {
-            valfmt = c.i32()?;
-            if !(VAL_INSITU..=VAL_SPTR).contains(&valfmt) {
-                return Err(logrec(c.offset() - 4, "illegal value format"));
-            }
-            if numval as usize > c.remaining() / 8 {
-                return Err(logrec(c.offset() - 8, "illegal number of values"));
-            }
-            pairs = c.bytes(numval as usize * 8)?;
-        }
+        let (pmid, numval, valfmt, pairs) = value_list(&mut c)?;
         out.push(RawValueSet {
             pmid,
             numval,
@@ -284,26 +289,11 @@ pub fn payload_in_pdu(
     {
         let mut c = Cursor::new(&pdu[vlist_at..], vlist_at as u64);
         for _ in 0..numpmid {
-            c.u32()?;
-            let numval = c.i32()?;
-            if numval <= 0 {
-                continue;
-            }
-            let valfmt = c.i32()?;
-            if !(VAL_INSITU..=VAL_SPTR).contains(&valfmt) {
-                return Err(logrec(c.offset() - 4, "illegal value format"));
-            }
-            if numval as usize > c.remaining() / 8 {
-                return Err(logrec(c.offset() - 8, "illegal number of values"));
-            }
-            if valfmt == VAL_INSITU {
-                c.skip(8 * numval as usize)?;
-                continue;
-            }
-            for _ in 0..numval {
-                c.skip(4)?;
-                patch.push(vlist_at + c.pos());
-                c.skip(4)?;
+            let (_, numval, valfmt, _) = value_list(&mut c)?;
+            if numval > 0 && valfmt != VAL_INSITU {
+                // each pair's value word, in the list just read
+                let list = vlist_at + c.pos() - 8 * numval as usize;
+                patch.extend((0..numval as usize).map(|j| list + 8 * j + 4));
             }
         }
     }
@@ -477,31 +467,19 @@ pub fn decode_value_sets<'a>(
     // (vset index, value index, word index) of pointer values, checked after the vlist.
     let mut ptrs: Vec<(usize, usize, u32)> = Vec::new();
     for _ in 0..numpmid {
-        let pmid = PmId(c.u32()?);
-        let numval = c.i32()?;
-        let mut valfmt = 0;
+        let (pmid, numval, valfmt, list) = value_list(&mut c)?;
         let mut values = Values::new();
-        if numval > 0 {
-            valfmt = c.i32()?;
-            if !(VAL_INSITU..=VAL_SPTR).contains(&valfmt) {
-                return Err(logrec(c.offset() - 4, "illegal value format"));
+        // (no values: the list is empty)
+        if keep(pmid) {
+            if numval > 1 {
+                values.reserve(numval as usize);
             }
-            if numval as usize > c.remaining() / 8 {
-                return Err(logrec(c.offset() - 8, "illegal number of values"));
-            }
-            // the value list is in the payload (checked just above)
-            let list = c.bytes(numval as usize * 8)?;
-            if keep(pmid) {
-                if numval > 1 {
-                    values.reserve(numval as usize);
-                }
-                for (j, pair) in list.chunks_exact(8).enumerate() {
-                    let inst = i32::from_be_bytes([pair[0], pair[1], pair[2], pair[3]]);
-                    let w = u32::from_be_bytes([pair[4], pair[5], pair[6], pair[7]]);
-                    values.push((inst, Value::Insitu(w)));
-                    if valfmt != VAL_INSITU {
-                        ptrs.push((vsets.len(), j, w));
-                    }
+            for (j, pair) in list.chunks_exact(8).enumerate() {
+                let inst = i32::from_be_bytes([pair[0], pair[1], pair[2], pair[3]]);
+                let w = u32::from_be_bytes([pair[4], pair[5], pair[6], pair[7]]);
+                values.push((inst, Value::Insitu(w)));
+                if valfmt != VAL_INSITU {
+                    ptrs.push((vsets.len(), j, w));
                 }
             }
         }
