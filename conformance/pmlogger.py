@@ -102,8 +102,9 @@ SEQUENTIAL = {"events", "pmlogconf"}
 REFUSED = {"instance-syntax", "unknown-names"}
 
 # cases that log sample.mirage, whose instance domain changes every 10 s: held
-# still for the case (`pmstore sample.controller.mirage`), or two loggers that
-# sample a few milliseconds apart can straddle a change and see different sets
+# still for the case (`pmstore sample.controller.mirage`, see record_case), or
+# two loggers that sample a few milliseconds apart can straddle a change and see
+# different sets
 HOLD_MIRAGE = {"labels"}
 
 # cases that record from a pmcd of the harness's own (a second reference pmcd on
@@ -500,7 +501,13 @@ def record_case(ours, tmp, name, config, args, samples):
         status[who] = p.returncode
 
     if name in HOLD_MIRAGE:
+        # the agent redraws the instance domain at its first call after the
+        # store, and only once a fetch of sample.mirage has asked for it (a
+        # fresh agent has not): fetch, store, fetch, so that the redraw is
+        # done before the loggers start and the next is an hour away
+        run(["pminfo", "-f", "sample.mirage"])
         run(["pmstore", "sample.controller.mirage", "3600000"])
+        run(["pminfo", "-f", "sample.mirage"])
     try:
         _record_both(ours, tmp, name, cfg, args, samples, procs, status, finish)
     finally:
