@@ -108,6 +108,8 @@ pub struct LogCursor<'a> {
     origin: Timestamp,
     dir: Direction,
     win: Window,
+    /// Position as if there were no temporal index (pmlogcheck's answer to a bad one).
+    no_index: bool,
 }
 
 impl<'a> LogCursor<'a> {
@@ -127,7 +129,14 @@ impl<'a> LogCursor<'a> {
             origin: a.label().start,
             dir: Direction::Forward,
             win: Window::default(),
+            no_index: false,
         }
+    }
+
+    /// From now on position as if the archive had no temporal index (what
+    /// pmlogcheck does once it has found the index bad).
+    pub fn ignore_index(&mut self) {
+        self.no_index = true;
     }
 
     /// `pmSetMode(dir, origin)`: positions by the temporal index. A positioning
@@ -192,6 +201,29 @@ impl<'a> LogCursor<'a> {
                 Err(e) => Err(decode_error(a, vol, e)),
             };
         }
+    }
+
+    /// `__pmLogRead(.., PM_MODE_FORW, .., PMLOGREAD_NEXT)`: the next record from the
+    /// file position as it stands, with no positioning by time and no skipping,
+    /// going on into later volumes; `None` at the end. With the record comes the
+    /// number of the volume it is in. `pmlogcheck` reads this way.
+    pub fn read_next(&mut self) -> Result<Option<(u32, ResultRecord<'_>)>> {
+        match self.read(Direction::Forward) {
+            Step::Record(span) => {
+                let (a, vol) = (self.a, self.cur.vol);
+                let num = vol.map_or(0, |v| a.volume_number(v));
+                decode_result(&self.win.buf[span.range], span.data_at, a.version())
+                    .map(|r| Some((num, r)))
+                    .map_err(|e| decode_error(a, vol, e))
+            }
+            Step::End => Ok(None),
+            Step::Bad(e) => Err(e),
+        }
+    }
+
+    /// The number of the volume the file position is in (`ac_vol`).
+    pub fn volume(&self) -> Option<u32> {
+        self.cur.vol.map(|v| self.a.volume_number(v))
     }
 
     /// A read that also decodes the record (so that a record that does not decode
@@ -392,7 +424,7 @@ impl<'a> LogCursor<'a> {
     /// serially from it.
     fn set_time(&mut self) -> Result<()> {
         let a = self.a;
-        let ti = a.index();
+        let ti = if self.no_index { &[] } else { a.index() };
         let nvol = a.volume_count();
         if nvol == 0 {
             return Err(self.error(PM_ERR_LOGFILE, "no data volume", None));

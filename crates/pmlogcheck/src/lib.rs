@@ -1,0 +1,593 @@
+//! pmlogcheck: checks the files of a PCP archive for damage, with PCP 6.0.3's
+//! passes, messages and exit status (pass 0: each file's records and label; pass 1:
+//! the temporal index; pass 2: metric descriptors; pass 3: the values), and beyond
+//! PCP: `--repair` (cut damaged files back to their last whole record and mend the
+//! index) and `--json` (the findings as one JSON document).
+//!
+//! [`run`] takes the arguments and both output streams, so tests run it in-process.
+
+pub mod pass0;
+pub mod pass1;
+pub mod pass2;
+pub mod pass3;
+pub mod repair;
+
+mod opts;
+
+use archive_format::compress;
+use archive_format::logfetch::LogCursor;
+use archive_format::volume::FileRef;
+use archive_format::{Archive, InDom, PmId, Timestamp};
+use cli_common::timefmt::{ctime, local_tm};
+use cli_common::window::{parse_window, Bounds};
+use cli_common::{zone, TimeZone};
+use pass0::{Kind, Status};
+use std::collections::HashMap;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+const PROG: &str = "pmlogcheck";
+
+/// Runs pmlogcheck; returns the exit status.
+pub fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+    let o = match opts::parse(args) {
+        opts::Parse::Version => {
+            let _ = writeln!(
+                out,
+                "{PROG} version 6.0.3 (pcp-archive-rs {}, following PCP 6.0.3)",
+                env!("CARGO_PKG_VERSION")
+            );
+            return 0;
+        }
+        opts::Parse::Usage(msg) => {
+            if let Some(m) = msg {
+                let _ = write!(err, "{m}");
+            }
+            let _ = write!(err, "{}", opts::USAGE);
+            return 1;
+        }
+        opts::Parse::Run(o) => o,
+    };
+    let mut report = Report::new(o.json);
+    let code = match check(&o, out, err, &mut report) {
+        Ok(c) => c,
+        Err(e) if cli_common::exit::is_broken_pipe(&e) => 0,
+        Err(e) => {
+            let _ = writeln!(err, "{PROG}: {e}");
+            1
+        }
+    };
+    if o.json {
+        let _ = report.write_json(out, code);
+    }
+    code
+}
+
+/// Where findings go: straight to stderr as PCP prints them, or collected for
+/// `--json`.
+pub struct Report {
+    json: bool,
+    pub findings: Vec<Finding>,
+}
+
+/// One finding, for `--json`.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Finding {
+    /// `pass0` to `pass3`, or `repair` for what `--repair` did.
+    pub stage: &'static str,
+    pub message: String,
+}
+
+impl Report {
+    fn new(json: bool) -> Report {
+        Report {
+            json,
+            findings: Vec::new(),
+        }
+    }
+
+    /// A finding of `stage` (one or more lines).
+    fn line(&mut self, err: &mut dyn Write, stage: &'static str, text: &str) -> io::Result<()> {
+        if self.json {
+            self.findings.push(Finding {
+                stage,
+                message: text.to_string(),
+            });
+            Ok(())
+        } else {
+            writeln!(err, "{text}")
+        }
+    }
+
+    /// Progress text (`-v`), not a finding.
+    fn verbose(&mut self, err: &mut dyn Write, text: &str) -> io::Result<()> {
+        if self.json {
+            Ok(())
+        } else {
+            write!(err, "{text}")
+        }
+    }
+
+    fn write_json(&self, out: &mut dyn Write, status: i32) -> io::Result<()> {
+        let doc = serde_json::json!({
+            "status": status,
+            "findings": self.findings,
+        });
+        serde_json::to_writer_pretty(&mut *out, &doc)?;
+        writeln!(out)
+    }
+}
+
+/// The archive's files as pmlogcheck finds them: in directory order, those whose
+/// name (less any compression suffix) is the base name, `.meta`, `.index` or a
+/// dot and a digit.
+fn components(
+    dir: &Path,
+    base: &str,
+) -> io::Result<Vec<(String, Kind, Option<compress::Compression>)>> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir)? {
+        let e = e?;
+        let name = e.file_name().to_string_lossy().into_owned();
+        let Some(rest) = name.strip_prefix(base) else {
+            continue;
+        };
+        if !rest.starts_with('.') {
+            continue;
+        }
+        let (plain, comp) = match compress::strip_suffix(&name) {
+            Some((p, c)) => (p.to_string(), Some(c)),
+            None => (name.clone(), None),
+        };
+        let Some(suffix) = plain.strip_prefix(base).and_then(|s| s.strip_prefix('.')) else {
+            continue;
+        };
+        let kind = match suffix {
+            "meta" => Kind::Meta,
+            "index" => Kind::Index,
+            s if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) => Kind::Data,
+            _ => continue,
+        };
+        out.push((name, kind, comp));
+    }
+    Ok(out)
+}
+
+/// Base name and directory as pmlogcheck derives them from its argument.
+fn split_name(arg: &str) -> (String, String) {
+    let p = Path::new(arg);
+    let mut base = p
+        .file_name()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| arg.to_string());
+    if let Some(dot) = base.rfind('.') {
+        let digit = base[dot + 1..].starts_with(|c: char| c.is_ascii_digit());
+        if !digit || Path::new(arg).exists() {
+            base = strip_archive_suffix(&base);
+        }
+    }
+    let dir = match p.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_string_lossy().into_owned(),
+        _ => ".".to_string(),
+    };
+    (dir, base)
+}
+
+/// `__pmLogBaseName`: the name less a compression suffix and then `.meta`, `.index`
+/// or `.N`; unchanged when there is no such suffix.
+fn strip_archive_suffix(name: &str) -> String {
+    let plain = compress::strip_suffix(name).map_or(name, |(p, _)| p);
+    if let Some(b) = plain
+        .strip_suffix(".meta")
+        .or_else(|| plain.strip_suffix(".index"))
+    {
+        return b.to_string();
+    }
+    if let Some(dot) = plain.rfind('.') {
+        let d = &plain[dot + 1..];
+        if !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()) {
+            return plain[..dot].to_string();
+        }
+    }
+    name.to_string()
+}
+
+/// Which files were found and in what state (pmlogcheck's three states).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    Missing,
+    Ok,
+    Bad,
+}
+
+/// Time of day to the millisecond, with the date around it over long windows.
+struct Stamps {
+    tz: TimeZone,
+    dated: bool,
+}
+
+impl Stamps {
+    fn fmt(&self, t: Timestamp) -> String {
+        let tm = local_tm(t.sec, &self.tz);
+        let hms = format!(
+            "{:02}:{:02}:{:02}.{:03}",
+            tm.hour,
+            tm.minute,
+            tm.second,
+            t.nsec / 1_000_000
+        );
+        if self.dated {
+            let c = ctime(t.sec, &self.tz);
+            format!("{} {hms} {}", &c[..10], &c[20..])
+        } else {
+            hms
+        }
+    }
+}
+
+struct ArchiveLookup<'a> {
+    a: &'a Archive,
+    origin: Timestamp,
+}
+
+impl pass3::Lookup for ArchiveLookup<'_> {
+    fn desc(&self, pmid: PmId) -> Option<archive_format::Desc> {
+        self.a.metadata().desc(pmid).copied()
+    }
+    fn metric(&self, pmid: PmId) -> String {
+        let n = self.a.metadata().names(pmid);
+        if n.is_empty() {
+            pmid.to_string()
+        } else {
+            n.join(" or ")
+        }
+    }
+    fn inst_name(&self, indom: InDom, inst: i32) -> Option<String> {
+        if indom.is_null() {
+            return None;
+        }
+        let s = self.a.metadata().indom_in_force(indom, self.origin)?;
+        s.instances
+            .iter()
+            .find(|(i, _)| *i == inst)
+            .map(|(_, n)| n.clone())
+    }
+}
+
+fn check(
+    o: &opts::Opts,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+    rep: &mut Report,
+) -> io::Result<i32> {
+    let arg = o.archive.clone().unwrap_or_default();
+    let (dir, base) = split_name(&arg);
+    let shown = |name: &str| {
+        if dir == "." {
+            name.to_string()
+        } else {
+            format!("{dir}/{name}")
+        }
+    };
+    let archname = shown(&base);
+    if o.verbose > 0 {
+        rep.verbose(
+            err,
+            &format!("Scanning for components of archive \"{arg}\"\n"),
+        )?;
+    }
+    let files = components(Path::new(&dir), &base).unwrap_or_default();
+    if files.is_empty() {
+        writeln!(err, "{PROG}: no PCP archive files match \"{arg}\"")?;
+        return Ok(1);
+    }
+
+    // pass 0
+    let (mut index_state, mut meta_state, mut log_state) =
+        (State::Missing, State::Missing, State::Missing);
+    let mut fatal = false;
+    let mut golden_start = None;
+    let mut sizes: HashMap<String, i64> = HashMap::new();
+    let mut damaged: Vec<(PathBuf, Kind, u64)> = Vec::new();
+    for (name, kind, comp) in &files {
+        let fname = shown(name);
+        let path = Path::new(&dir).join(name);
+        let fr = FileRef {
+            path: path.clone(),
+            compression: *comp,
+        };
+        let r = match archive_format::volume::load(&fr) {
+            Ok(bytes) => {
+                let plain = compress::strip_suffix(name).map_or(name.as_str(), |(p, _)| p);
+                sizes.insert(plain.to_string(), bytes.len() as i64);
+                pass0::scan(&fname, &bytes, *kind)
+            }
+            Err(e) => {
+                let why = e.detail().to_string();
+                rep.line(err, "pass0", &format!("{fname}: cannot open file: {why}"))?;
+                pass0::Report {
+                    lines: Vec::new(),
+                    records: 0,
+                    framing: Status::Fatal,
+                    status: Status::Fatal,
+                    last_good: 0,
+                    label: None,
+                }
+            }
+        };
+        if o.verbose > 0 {
+            rep.verbose(err, &format!("{fname}: start pass0 ... "))?;
+            if !r.lines.is_empty() {
+                rep.verbose(err, "\n")?;
+            }
+        }
+        for l in &r.lines {
+            rep.line(err, "pass0", l)?;
+        }
+        if let Some((_, start)) = r.label {
+            golden_start = Some(start);
+        }
+        if r.framing == Status::Fatal {
+            damaged.push((path.clone(), *kind, r.last_good));
+        }
+        let ok = r.framing == Status::Ok;
+        match kind {
+            Kind::Index => index_state = if ok { State::Ok } else { State::Bad },
+            Kind::Meta => meta_state = if ok { State::Ok } else { State::Bad },
+            Kind::Data => {
+                if log_state == State::Ok && !ok {
+                    log_state = State::Bad;
+                } else if log_state == State::Missing {
+                    log_state = if ok { State::Ok } else { State::Bad };
+                }
+            }
+        }
+        if r.status == Status::Fatal {
+            fatal = true;
+        }
+        if o.verbose > 0 && r.records > 0 && r.status != Status::Fatal {
+            rep.verbose(err, &format!("found {} records\n", r.records))?;
+        }
+    }
+    if meta_state == State::Missing {
+        rep.line(
+            err,
+            "pass0",
+            &format!("{dir}/{base}.meta: missing metadata file"),
+        )?;
+        fatal = true;
+    }
+    if log_state == State::Missing {
+        rep.line(
+            err,
+            "pass0",
+            &format!("{dir}/{base}.0 (or similar): missing log file "),
+        )?;
+        fatal = true;
+    }
+    if o.repair {
+        return repair::repair(o, &archname, &damaged, out, err, rep);
+    }
+    if fatal {
+        if o.verbose > 0 {
+            rep.verbose(err, "Due to earlier errors, cannot continue ... bye\n")?;
+        }
+        return Ok(1);
+    }
+
+    let pmns = match &o.namespace {
+        Some(f) => match cli_common::pmns::load(PROG, f, err)? {
+            Some(p) => Some(p),
+            None => return Ok(1),
+        },
+        None => None,
+    };
+    let mut a = match Archive::open(&arg) {
+        Ok(a) => a,
+        Err(e) => {
+            rep.line(
+                err,
+                "pass0",
+                &format!(
+                    "{PROG}: cannot open archive \"{arg}\": {}\nChecking abandoned.",
+                    e.pm_message()
+                ),
+            )?;
+            return Ok(1);
+        }
+    };
+    if let Some(p) = pmns {
+        a.set_pmns(p);
+    }
+    let label = a.label().clone();
+    let end = a.end_time().ok();
+    let tz = if o.hostzone {
+        writeln!(
+            out,
+            "Note: timezone set to local timezone of host \"{}\" from archive\n",
+            label.hostname
+        )?;
+        zone::parse_tz(&label.timezone)
+    } else if let Some(t) = &o.tz {
+        writeln!(out, "Note: timezone set to \"TZ={t}\"\n")?;
+        zone::parse_tz(t)
+    } else {
+        zone::local()
+    };
+    let far = Timestamp::new(i32::MAX as i64, 0);
+    let bounds = Bounds {
+        start: label.start,
+        end: end.unwrap_or(far),
+    };
+    let (wstart, wend) = match parse_window(o.start.as_deref(), o.finish.as_deref(), bounds, &tz) {
+        Ok(w) => w,
+        Err(spec) => {
+            writeln!(
+                err,
+                "{PROG}: invalid time window.\n{spec}\n^ -- unexpected value\n"
+            )?;
+            return Ok(1);
+        }
+    };
+    if o.label {
+        let ms = Stamps {
+            tz: tz.clone(),
+            dated: false,
+        };
+        let c = ctime(label.start.sec, &tz);
+        let mut text = format!(
+            "Log Label (Log Format Version {})\nPerformance metrics from host {}\n  commencing {} {} {}\n",
+            label.version,
+            label.hostname,
+            &c[..10],
+            ms.fmt(label.start),
+            &c[20..]
+        );
+        if wend.sec >= i32::MAX as i64 {
+            text.push_str("  ending     UNKNOWN\n");
+        } else {
+            let c = ctime(wend.sec, &tz);
+            text.push_str(&format!(
+                "  ending     {} {} {}\n",
+                &c[..10],
+                ms.fmt(wend),
+                &c[20..]
+            ));
+        }
+        rep.verbose(err, &text)?;
+    }
+
+    // pass 1
+    if o.verbose > 0 {
+        rep.verbose(
+            err,
+            &format!("{archname}: start pass1 (check temporal index)\n"),
+        )?;
+    }
+    let label_size = if label.version >= 3 { 808 } else { 132 };
+    let vol_size = |v: i32| sizes.get(&format!("{base}.{v}")).copied();
+    let ctx = pass1::Context {
+        archname: &archname,
+        label_size,
+        meta_size: sizes.get(&format!("{base}.meta")).copied(),
+        vol_size: &vol_size,
+        golden_start,
+    };
+    let (lines, index_bad) = pass1::check(&ctx, a.index());
+    for l in &lines {
+        rep.line(err, "pass1", l)?;
+    }
+
+    // pass 2
+    if o.verbose > 0 {
+        rep.verbose(err, &format!("{archname}: start pass2\n"))?;
+    }
+    let mut lines = Vec::new();
+    for d in a.metadata().descs_hash_order() {
+        let name = a.metadata().names(d.pmid).first().map(|s| s.as_str());
+        pass2::check(&archname, d, name, &mut lines);
+    }
+    for l in &lines {
+        rep.line(err, "pass2", l)?;
+    }
+
+    // pass 3
+    if o.metadata_only {
+        return Ok(0);
+    }
+    if o.verbose > 0 {
+        rep.verbose(err, &format!("{archname}: start pass3\n"))?;
+    }
+    let span_sec = wend.sec - wstart.sec - i64::from(wend.nsec < wstart.nsec);
+    let stamps = Stamps {
+        tz,
+        dated: span_sec > 86400,
+    };
+    let fmt = |t: Timestamp| stamps.fmt(t);
+    let look = ArchiveLookup {
+        a: &a,
+        origin: wstart,
+    };
+    let mut checker = pass3::Checker::default();
+    checker.nowrap = o.nowrap;
+    // pmSetMode(PM_MODE_FORW, start): positioned by the index unless it is bad,
+    // and read from there record by record
+    let mut cur = LogCursor::new(&a);
+    if index_bad || index_state == State::Bad {
+        cur.ignore_index();
+    }
+    cur.set_mode(archive_format::logfetch::Direction::Forward, wstart);
+    let mut last = if o.start.is_some() {
+        Some(wstart)
+    } else {
+        None
+    };
+    let (mut results, mut marks) = (0usize, 0usize);
+    let mut lines = Vec::new();
+    loop {
+        let (vol, rec) = match cur.read_next() {
+            Ok(Some(r)) => r,
+            Ok(None) => break,
+            Err(e) => {
+                let after = last.map(&fmt).unwrap_or_else(|| fmt(Timestamp::new(0, 0)));
+                rep.line(
+                    err,
+                    "pass3",
+                    &format!("[after {after}]: pmFetch: error: {}", e.pm_message()),
+                )?;
+                break;
+            }
+        };
+        results += 1;
+        let prefix = format!("{archname}.{vol}");
+        if rec.stamp < label.start {
+            rep.line(
+                err,
+                "pass3",
+                &format!(
+                    "{prefix}:[{}]: timestamp before label timestamp: {}",
+                    fmt(rec.stamp),
+                    fmt(label.start)
+                ),
+            )?;
+        }
+        if let Some(l) = last {
+            if rec.stamp < l {
+                rep.line(
+                    err,
+                    "pass3",
+                    &format!(
+                        "{prefix}:[{}]: timestamp went backwards, prior timestamp: {}",
+                        fmt(rec.stamp),
+                        fmt(l)
+                    ),
+                )?;
+            }
+        }
+        last = Some(rec.stamp);
+        if rec.stamp > wend {
+            break;
+        }
+        if rec.is_mark() {
+            checker.mark();
+            marks += 1;
+            continue;
+        }
+        let verdict = checker.record(&rec, &prefix, &look, &fmt, &mut lines);
+        for l in lines.drain(..) {
+            rep.line(err, "pass3", &l)?;
+        }
+        if verdict == pass3::Verdict::GiveUp {
+            return Ok(1);
+        }
+    }
+    if o.verbose > 0 {
+        if results > 0 {
+            rep.verbose(err, &format!("Processed {results} pmResult records\n"))?;
+        }
+        if marks > 0 {
+            rep.verbose(err, &format!("Processed {marks} <mark> records\n"))?;
+        }
+    }
+    Ok(0)
+}

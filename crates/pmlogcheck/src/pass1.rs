@@ -1,0 +1,223 @@
+//! Pass 1: the temporal index as libpcp loaded it, against the label, the file
+//! sizes and itself.
+
+use archive_format::{IndexEntry, Timestamp};
+
+/// What the checks need besides the entries.
+pub struct Context<'a> {
+    /// Archive name as the messages print it (`dir/base` or `base`).
+    pub archname: &'a str,
+    /// Size of the label record of this archive's version.
+    pub label_size: i64,
+    /// Size of the (decompressed) metadata file.
+    pub meta_size: Option<i64>,
+    /// Size of the (decompressed) data volume with this number, if it exists.
+    pub vol_size: &'a dyn Fn(i32) -> Option<i64>,
+    /// The start in the label of the last file pass 0 read a label from.
+    pub golden_start: Option<Timestamp>,
+}
+
+/// `sec.nsec` as libpcp prints a timestamp in these messages (`%lld.%09d`).
+fn ts(sec: i64, nsec: i64) -> String {
+    format!("{sec}.{nsec:09}")
+}
+
+/// `a - b` in seconds, as a double (libpcp's `__pmTimestampSub`).
+fn sub(a: (i64, i64), b: (i64, i64)) -> f64 {
+    (a.0 - b.0) as f64 + (a.1 - b.1) as f64 / 1e9
+}
+
+/// Runs the checks; returns the lines to print and whether the index is bad.
+pub fn check(c: &Context<'_>, ti: &[IndexEntry]) -> (Vec<String>, bool) {
+    let mut out = Vec::new();
+    let mut bad = false;
+    let a = c.archname;
+    if ti.is_empty() {
+        out.push(format!("{a}: warning temporal index is missing"));
+        return (out, false);
+    }
+    let mut log_size: Option<i64> = None;
+    let mut last: Option<&IndexEntry> = None;
+    for (k, e) in ti.iter().enumerate() {
+        let i = k + 1;
+        let stamp = (e.stamp.sec, e.raw_nsec);
+        if e.vol < 0 {
+            out.push(format!(
+                "{a}.index[entry {i}]: illegal negative volume number {}",
+                e.vol
+            ));
+            bad = true;
+            log_size = None;
+        } else if last.map_or(true, |l| l.vol != e.vol) {
+            log_size = (c.vol_size)(e.vol);
+            if log_size.is_none() {
+                out.push(format!(
+                    "{a}.{}: file missing for log volume {}",
+                    e.vol, e.vol
+                ));
+            }
+        }
+        if stamp.0 < 0 || stamp.1 < 0 {
+            out.push(format!(
+                "{a}.index[entry {i}]: illegal negative timestamp value ({} sec, {} nsec)",
+                stamp.0, stamp.1
+            ));
+            bad = true;
+        }
+        if stamp.1 > 999_999_999 {
+            out.push(format!(
+                "{a}.index[entry {i}]: illegal timestamp nsec value ({} sec, {} nsec)",
+                stamp.0, stamp.1
+            ));
+            bad = true;
+        }
+        if e.off_meta < c.label_size {
+            out.push(format!(
+                "{a}.index[entry {i}]: offset to metadata ({}) before end of label record ({})",
+                e.off_meta, c.label_size
+            ));
+            bad = true;
+        }
+        if let Some(m) = c.meta_size {
+            if e.off_meta > m {
+                out.push(format!(
+                    "{a}.index[entry {i}]: offset to metadata ({}) past end of file ({m})",
+                    e.off_meta
+                ));
+                bad = true;
+            }
+        }
+        if e.off_data < c.label_size {
+            out.push(format!(
+                "{a}.index[entry {i}]: offset to log ({}) before end of label record ({})",
+                e.off_data, c.label_size
+            ));
+            bad = true;
+        }
+        if let Some(l) = log_size {
+            if e.off_data > l {
+                out.push(format!(
+                    "{a}.index[entry {i}]: offset to log ({}) past end of file ({l})",
+                    e.off_data
+                ));
+                bad = true;
+            }
+        }
+        if let Some(g) = c.golden_start.filter(|g| g.sec != 0) {
+            let gs = (g.sec, g.nsec as i64);
+            if sub(stamp, gs) < 0.0 {
+                out.push(format!(
+                    "{a}.index[entry {i}]: timestamp ({}) less than log label timestamp ({})",
+                    ts(stamp.0, stamp.1),
+                    ts(gs.0, gs.1)
+                ));
+                bad = true;
+            }
+        }
+        if let Some(l) = last {
+            let ls = (l.stamp.sec, l.raw_nsec);
+            if sub(stamp, ls) < 0.0 {
+                out.push(format!(
+                    "{a}.index[entry {i}]: timestamp ({}) went backwards in time (from {} at [entry {}])",
+                    ts(stamp.0, stamp.1),
+                    ts(ls.0, ls.1),
+                    i - 1
+                ));
+                bad = true;
+            }
+            if e.vol < l.vol {
+                out.push(format!(
+                    "{a}.index[entry {i}]: volume number ({}) decreased (from {} at [entry {}])",
+                    e.vol,
+                    l.vol,
+                    i - 1
+                ));
+                bad = true;
+            }
+            if e.vol == l.vol && e.off_meta < l.off_meta {
+                out.push(format!(
+                    "{a}.index[entry {i}]: offset to metadata ({}) decreased (from {} at [entry {}])",
+                    e.off_meta,
+                    l.off_meta,
+                    i - 1
+                ));
+                bad = true;
+            }
+            if e.vol == l.vol && e.off_data < l.off_data {
+                out.push(format!(
+                    "{a}.index[entry {i}]: offset to log ({}) decreased (from {} at [entry {}])",
+                    e.off_data,
+                    l.off_data,
+                    i - 1
+                ));
+                bad = true;
+            }
+        }
+        last = Some(e);
+    }
+    (out, bad)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(sec: i64, nsec: i64, vol: i32, meta: i64, data: i64) -> IndexEntry {
+        IndexEntry {
+            stamp: Timestamp::new(sec, nsec.clamp(0, 999_999_999) as u32),
+            raw_nsec: nsec,
+            vol,
+            off_meta: meta,
+            off_data: data,
+        }
+    }
+
+    #[test]
+    fn entries_out_of_order_and_out_of_bounds() {
+        let sizes = |v: i32| (v == 0).then_some(1000);
+        let c = Context {
+            archname: "a",
+            label_size: 132,
+            meta_size: Some(500),
+            vol_size: &sizes,
+            golden_start: Some(Timestamp::new(10, 0)),
+        };
+        let ti = [
+            entry(10, 0, 0, 132, 132),
+            entry(12, 0, 0, 600, 900),
+            entry(11, -4000, 0, 300, 100),
+        ];
+        let (lines, bad) = check(&c, &ti);
+        assert!(bad);
+        assert_eq!(
+            lines,
+            [
+                "a.index[entry 2]: offset to metadata (600) past end of file (500)",
+                "a.index[entry 3]: illegal negative timestamp value (11 sec, -4000 nsec)",
+                "a.index[entry 3]: offset to log (100) before end of label record (132)",
+                "a.index[entry 3]: timestamp (11.-00004000) went backwards in time (from 12.000000000 at [entry 2])",
+                "a.index[entry 3]: offset to metadata (300) decreased (from 600 at [entry 2])",
+                "a.index[entry 3]: offset to log (100) decreased (from 900 at [entry 2])",
+            ]
+        );
+    }
+
+    #[test]
+    fn no_index_is_a_warning() {
+        let none = |_: i32| None;
+        let c = Context {
+            archname: "a",
+            label_size: 132,
+            meta_size: None,
+            vol_size: &none,
+            golden_start: None,
+        };
+        assert_eq!(
+            check(&c, &[]),
+            (
+                vec!["a: warning temporal index is missing".to_string()],
+                false
+            )
+        );
+    }
+}

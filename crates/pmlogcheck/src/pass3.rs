@@ -1,0 +1,385 @@
+//! Pass 3: the values of the data volumes, record by record as libpcp reads them:
+//! time going backwards, values encoded two ways for one metric, values that do not
+//! convert, and counters that wrapped.
+//!
+//! [`Checker`] keeps, per metric and instance, the last value and its time; it is
+//! fed decoded records and writes nothing itself (the findings come back as lines),
+//! so it is tested and fuzzed without files.
+
+use archive_format::codec::result::Value;
+use archive_format::error::PM_ERR_CONV;
+use archive_format::types::{sem, vtype};
+use archive_format::{pm_err_str, Desc, InDom, PmId, ResultRecord, Timestamp};
+use std::collections::HashMap;
+
+type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
+
+/// What the checker asks of the archive: descriptors and names.
+pub trait Lookup {
+    fn desc(&self, pmid: PmId) -> Option<Desc>;
+    /// The metric's names joined by " or ", or its PMID when it has none.
+    fn metric(&self, pmid: PmId) -> String;
+    /// An instance's name (`pmNameInDom` at the context's time).
+    fn inst_name(&self, indom: InDom, inst: i32) -> Option<String>;
+}
+
+/// One instance's last value.
+#[derive(Debug, Clone)]
+struct Inst {
+    inst: i32,
+    last: f64,
+    /// Time of the last value; `None` after a `<mark>` (no wrap check on the next).
+    at: Option<Timestamp>,
+}
+
+#[derive(Debug)]
+struct Tracked {
+    desc: Desc,
+    valfmt: i32,
+    insts: Vec<Inst>,
+}
+
+#[derive(Debug)]
+enum State {
+    Tracked(Tracked),
+    /// Not a numeric type: not checked.
+    Skip,
+}
+
+/// The value as a double, as `pmExtractValue(.., PM_TYPE_DOUBLE)` converts it.
+pub fn to_double(ty: i32, v: &Value<'_>) -> Result<f64, i32> {
+    match (ty, v) {
+        (vtype::I32, Value::Insitu(w)) => Ok(*w as i32 as f64),
+        (vtype::U32, Value::Insitu(w)) => Ok(*w as f64),
+        (vtype::FLOAT, Value::Insitu(w)) => Ok(f32::from_bits(*w) as f64),
+        (vtype::FLOAT, Value::Block { data, .. }) if data.len() == 4 => {
+            Ok(f32::from_bits(u32::from_be_bytes([data[0], data[1], data[2], data[3]])) as f64)
+        }
+        (vtype::I64 | vtype::U64 | vtype::DOUBLE, Value::Block { data, .. }) if data.len() == 8 => {
+            let mut b = [0u8; 8];
+            b.copy_from_slice(data);
+            let w = u64::from_be_bytes(b);
+            Ok(match ty {
+                vtype::I64 => w as i64 as f64,
+                vtype::U64 => w as f64,
+                _ => f64::from_bits(w),
+            })
+        }
+        _ => Err(PM_ERR_CONV),
+    }
+}
+
+fn type_str(ty: i32) -> &'static str {
+    match ty {
+        vtype::I32 => "signed 32-bit",
+        vtype::U32 => "unsigned 32-bit",
+        vtype::I64 => "signed 64-bit",
+        vtype::U64 => "unsigned 64-bit",
+        _ => "unknown type",
+    }
+}
+
+fn numeric(ty: i32) -> bool {
+    matches!(
+        ty,
+        vtype::I32 | vtype::U32 | vtype::I64 | vtype::U64 | vtype::FLOAT | vtype::DOUBLE
+    )
+}
+
+/// The outcome of one record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    Go,
+    /// A value that does not convert for a metric or instance seen for the first
+    /// time: pmlogcheck gives up ("possibly corrupt archive?").
+    GiveUp,
+}
+
+/// The checks' state across records.
+#[derive(Default)]
+pub struct Checker {
+    metrics: FastMap<PmId, State>,
+    /// Suppress the counter-wrap reports (`-w`).
+    pub nowrap: bool,
+}
+
+impl Checker {
+    /// A `<mark>`: no wrap check across it.
+    pub fn mark(&mut self) {
+        for s in self.metrics.values_mut() {
+            if let State::Tracked(t) = s {
+                for i in &mut t.insts {
+                    i.at = None;
+                }
+            }
+        }
+    }
+
+    /// Checks one record. `prefix` is `archive.vol`; `stamp` formats a time.
+    pub fn record(
+        &mut self,
+        rec: &ResultRecord<'_>,
+        prefix: &str,
+        look: &dyn Lookup,
+        stamp: &dyn Fn(Timestamp) -> String,
+        out: &mut Vec<String>,
+    ) -> Verdict {
+        let now = rec.stamp;
+        for vs in &rec.vsets {
+            if vs.numval <= 0 {
+                continue;
+            }
+            let state = match self.metrics.get_mut(&vs.pmid) {
+                Some(s) => s,
+                None => {
+                    let Some(desc) = look.desc(vs.pmid) else {
+                        out.push(format!(
+                            "{prefix}:[{}] {}: pmLookupDesc failed: {}",
+                            stamp(now),
+                            look.metric(vs.pmid),
+                            pm_err_str(archive_format::error::PM_ERR_PMID_LOG)
+                        ));
+                        continue;
+                    };
+                    if !numeric(desc.vtype) {
+                        self.metrics.insert(vs.pmid, State::Skip);
+                        continue;
+                    }
+                    let mut t = Tracked {
+                        desc,
+                        valfmt: vs.valfmt,
+                        insts: Vec::with_capacity(vs.values.len()),
+                    };
+                    for (inst, v) in &vs.values {
+                        match to_double(desc.vtype, v) {
+                            Ok(x) => t.insts.push(Inst {
+                                inst: *inst,
+                                last: x,
+                                at: Some(now),
+                            }),
+                            Err(e) => {
+                                give_up(out, prefix, stamp(now), look.metric(vs.pmid), e);
+                                return Verdict::GiveUp;
+                            }
+                        }
+                    }
+                    self.metrics.insert(vs.pmid, State::Tracked(t));
+                    continue;
+                }
+            };
+            let State::Tracked(t) = state else {
+                continue;
+            };
+            if t.valfmt != vs.valfmt {
+                out.push(format!(
+                    "{prefix}:[{}] {}: encoding botch valfmt={} not {} as expected",
+                    stamp(now),
+                    look.metric(vs.pmid),
+                    vs.valfmt,
+                    t.valfmt
+                ));
+                continue;
+            }
+            let many = vs.values.len() > 1 || !t.desc.indom.is_null();
+            for (j, (inst, v)) in vs.values.iter().enumerate() {
+                let mut k = j;
+                if many {
+                    if k < t.insts.len() && t.insts[k].inst != *inst {
+                        k = t
+                            .insts
+                            .iter()
+                            .position(|i| i.inst == *inst)
+                            .unwrap_or(t.insts.len());
+                        if k == t.insts.len() {
+                            if !add(t, *inst, v, now, prefix, vs.pmid, look, stamp, out) {
+                                return Verdict::GiveUp;
+                            }
+                            continue;
+                        }
+                    } else if k >= t.insts.len() {
+                        if !add(t, *inst, v, now, prefix, vs.pmid, look, stamp, out) {
+                            return Verdict::GiveUp;
+                        }
+                        continue;
+                    }
+                }
+                if k >= t.insts.len() {
+                    if !add(t, *inst, v, now, prefix, vs.pmid, look, stamp, out) {
+                        return Verdict::GiveUp;
+                    }
+                    continue;
+                }
+                let cur = match to_double(t.desc.vtype, v) {
+                    Ok(x) => x,
+                    Err(e) => {
+                        out.push(format!(
+                            "{prefix}:[{}] {}: pmExtractValue failed: {}",
+                            stamp(now),
+                            look.metric(vs.pmid),
+                            pm_err_str(e)
+                        ));
+                        continue;
+                    }
+                };
+                if t.desc.sem == sem::COUNTER {
+                    let prev = &t.insts[k];
+                    // no time between the two: not a rate, nothing kept
+                    let elapsed = match prev.at {
+                        Some(p) => now.sub_f64(p).max(0.0),
+                        None => now.sub_f64(Timestamp::new(0, 0)),
+                    };
+                    if elapsed == 0.0 {
+                        continue;
+                    }
+                    if cur - prev.last < 0.0
+                        && prev.at.is_some_and(|p| p.sec > 0)
+                        && matches!(
+                            t.desc.vtype,
+                            vtype::I32 | vtype::U32 | vtype::I64 | vtype::U64
+                        )
+                        && !self.nowrap
+                    {
+                        let name = look.metric(vs.pmid);
+                        let which = match look.inst_name(t.desc.indom, prev.inst) {
+                            Some(n) => format!("{name}[{n}]"),
+                            None => name,
+                        };
+                        out.push(format!(
+                            "{prefix}:[{}]: {which}: {} wrap\n\tvalue {:.0} at {}\n\tvalue {cur:.0} at {}",
+                            stamp(now),
+                            type_str(t.desc.vtype),
+                            prev.last,
+                            stamp(prev.at.unwrap_or(now)),
+                            stamp(now)
+                        ));
+                    }
+                }
+                t.insts[k].last = cur;
+                t.insts[k].at = Some(now);
+            }
+        }
+        Verdict::Go
+    }
+}
+
+fn give_up(out: &mut Vec<String>, prefix: &str, at: String, name: String, e: i32) {
+    out.push(format!(
+        "{prefix}:[{at}] {name}: pmExtractValue failed: {}",
+        pm_err_str(e)
+    ));
+    out.push("pmlogcheck: possibly corrupt archive?".into());
+}
+
+/// A new instance of a tracked metric; `false` when its value does not convert.
+#[allow(clippy::too_many_arguments)]
+fn add(
+    t: &mut Tracked,
+    inst: i32,
+    v: &Value<'_>,
+    now: Timestamp,
+    prefix: &str,
+    pmid: PmId,
+    look: &dyn Lookup,
+    stamp: &dyn Fn(Timestamp) -> String,
+    out: &mut Vec<String>,
+) -> bool {
+    match to_double(t.desc.vtype, v) {
+        Ok(x) => {
+            t.insts.push(Inst {
+                inst,
+                last: x,
+                at: Some(now),
+            });
+            true
+        }
+        Err(e) => {
+            give_up(out, prefix, stamp(now), look.metric(pmid), e);
+            false
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use archive_format::codec::result::ValueSet;
+    use archive_format::Units;
+
+    struct One(Desc);
+    impl Lookup for One {
+        fn desc(&self, pmid: PmId) -> Option<Desc> {
+            (pmid == self.0.pmid).then_some(self.0)
+        }
+        fn metric(&self, _: PmId) -> String {
+            "m".into()
+        }
+        fn inst_name(&self, _: InDom, inst: i32) -> Option<String> {
+            Some(format!("i{inst}"))
+        }
+    }
+
+    fn rec(sec: i64, vals: &[(i32, u32)]) -> ResultRecord<'static> {
+        ResultRecord {
+            stamp: Timestamp::new(sec, 0),
+            vsets: vec![ValueSet {
+                pmid: PmId::new(1, 0, 1),
+                numval: vals.len() as i32,
+                valfmt: 0,
+                values: vals.iter().map(|&(i, v)| (i, Value::Insitu(v))).collect(),
+            }],
+        }
+    }
+
+    fn counter() -> One {
+        One(Desc {
+            pmid: PmId::new(1, 0, 1),
+            vtype: vtype::U32,
+            indom: InDom::new(1, 1),
+            sem: sem::COUNTER,
+            units: Units(0),
+        })
+    }
+
+    fn run(c: &mut Checker, l: &One, r: &ResultRecord<'_>) -> Vec<String> {
+        let mut out = Vec::new();
+        let st = |t: Timestamp| t.sec.to_string();
+        assert_eq!(c.record(r, "a.0", l, &st, &mut out), Verdict::Go);
+        out
+    }
+
+    #[test]
+    fn a_counter_that_goes_down_wrapped() {
+        let l = counter();
+        let mut c = Checker::default();
+        assert!(run(&mut c, &l, &rec(10, &[(1, 100), (2, 5)])).is_empty());
+        let out = run(&mut c, &l, &rec(11, &[(2, 7), (1, 50)]));
+        assert_eq!(
+            out,
+            ["a.0:[11]: m[i1]: unsigned 32-bit wrap\n\tvalue 100 at 10\n\tvalue 50 at 11"]
+        );
+        // a mark in between: no report
+        c.mark();
+        assert!(run(&mut c, &l, &rec(12, &[(1, 1), (2, 1)])).is_empty());
+        c.nowrap = true;
+        assert!(run(&mut c, &l, &rec(13, &[(1, 0)])).is_empty());
+    }
+
+    #[test]
+    fn the_same_time_twice_is_not_a_wrap() {
+        let l = counter();
+        let mut c = Checker::default();
+        run(&mut c, &l, &rec(10, &[(1, 100)]));
+        assert!(run(&mut c, &l, &rec(10, &[(1, 50)])).is_empty());
+    }
+
+    #[test]
+    fn conversions() {
+        assert_eq!(to_double(vtype::I32, &Value::Insitu(u32::MAX)), Ok(-1.0));
+        assert_eq!(to_double(vtype::U64, &Value::Insitu(1)), Err(PM_ERR_CONV));
+        let b = 5u64.to_be_bytes();
+        assert_eq!(
+            to_double(vtype::U64, &Value::Block { vtype: 3, data: &b }),
+            Ok(5.0)
+        );
+    }
+}
