@@ -90,8 +90,8 @@ def main():
             fh.write(f"case: {n}\n".encode())
             for k in ("ref", "got"):
                 out, err, rc = det[k]
-                fh.write(f"--- {k} rc={rc} stderr:\n".encode() + err[:20000])
-                fh.write(f"--- {k} stdout:\n".encode() + out[:20000])
+                fh.write(f"--- {k} rc={rc} stderr:\n".encode() + err[:400000])
+                fh.write(f"--- {k} stdout:\n".encode() + out[:400000])
     with open(os.path.join(a.out, "scoreboard-pmlogcheck.txt"), "w") as fh:
         fh.write("\n".join(lines) + "\n")
     print(lines[0])

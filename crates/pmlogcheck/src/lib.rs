@@ -246,10 +246,15 @@ impl pass3::Lookup for ArchiveLookup<'_> {
         if indom.is_null() {
             return None;
         }
-        let s = self.a.metadata().indom_in_force(indom, self.origin)?;
-        s.instances
-            .iter()
-            .find(|(i, _)| *i == inst)
+        // the instance domain in force at the context's time first, then every
+        // other, newest first
+        let m = self.a.metadata();
+        let all = m.snapshots(indom);
+        let first = m.indom_in_force(indom, self.origin);
+        first
+            .into_iter()
+            .chain(all.iter().rev())
+            .find_map(|s| s.instances.iter().find(|(i, _)| *i == inst))
             .map(|(_, n)| n.clone())
     }
 }
@@ -317,12 +322,15 @@ fn check(
         };
         if o.verbose > 0 {
             rep.verbose(err, &format!("{fname}: start pass0 ... "))?;
-            if !r.lines.is_empty() {
-                rep.verbose(err, "\n")?;
-            }
         }
+        // -v: the progress line stays open until a framing finding needs a line
+        let mut open = o.verbose > 0;
         for l in &r.lines {
-            rep.line(err, "pass0", l)?;
+            if open && l.breaks {
+                rep.verbose(err, "\n")?;
+                open = false;
+            }
+            rep.line(err, "pass0", &l.text)?;
         }
         if let Some((_, start)) = r.label {
             golden_start = Some(start);
@@ -517,6 +525,9 @@ fn check(
         cur.ignore_index();
     }
     cur.set_mode(archive_format::logfetch::Direction::Forward, wstart);
+    // the volume messages name: the context's, which reading on into later
+    // volumes does not change (PCP 6.0.3 names volume 0 for records of volume 3)
+    let vol = cur.volume().unwrap_or(0);
     let mut last = if o.start.is_some() {
         Some(wstart)
     } else {
@@ -525,7 +536,7 @@ fn check(
     let (mut results, mut marks) = (0usize, 0usize);
     let mut lines = Vec::new();
     loop {
-        let (vol, rec) = match cur.read_next() {
+        let (_, rec) = match cur.read_next() {
             Ok(Some(r)) => r,
             Ok(None) => break,
             Err(e) => {

@@ -32,8 +32,8 @@ pub enum Status {
 /// The outcome for one file.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Report {
-    /// Findings, each a whole line without its newline, in the order found.
-    pub lines: Vec<String>,
+    /// Findings, in the order found.
+    pub lines: Vec<Line>,
     /// Records found (the label counts as one).
     pub records: usize,
     /// The file's status as pass 0 left it (before the label's verdict).
@@ -48,6 +48,27 @@ pub struct Report {
     pub label: Option<(u32, Timestamp)>,
 }
 
+/// One finding: a whole line without its newline.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Line {
+    pub text: String,
+    /// Whether `-v` starts a new line for it when the progress line is still open
+    /// (framing findings; the label's are printed straight after the progress).
+    pub breaks: bool,
+}
+
+impl Line {
+    fn label(text: String) -> Line {
+        Line {
+            text,
+            breaks: false,
+        }
+    }
+    fn framing(text: String) -> Line {
+        Line { text, breaks: true }
+    }
+}
+
 fn be32(b: &[u8], at: usize) -> Option<u32> {
     Some(u32::from_be_bytes(b.get(at..at + 4)?.try_into().ok()?))
 }
@@ -59,27 +80,27 @@ fn check_label(
     fname: &str,
     file: &[u8],
     body_len: usize,
-    lines: &mut Vec<String>,
+    lines: &mut Vec<Line>,
 ) -> (Status, Option<(u32, Timestamp)>) {
     let Some(magic) = be32(file, 4) else {
-        lines.push(format!(
+        lines.push(Line::label(format!(
             "checklabel(...,{fname}): botch: magic read returns {} not 4 as expected",
             file.len().saturating_sub(4).min(4)
-        ));
+        )));
         return (Status::Fatal, None);
     };
     if magic & 0xffff_ff00 != PM_LOG_MAGIC {
-        lines.push(format!(
+        lines.push(Line::label(format!(
             "{fname}: bad label magic number: 0x{:x} not 0x{:x} as expected",
             magic & 0xffff_ff00,
             PM_LOG_MAGIC
-        ));
+        )));
     }
     let version = magic & 0xff;
     if version != 2 && version != 3 {
-        lines.push(format!(
+        lines.push(Line::label(format!(
             "{fname}: bad label version: {version} not 2 or 3 as expected"
-        ));
+        )));
     }
     let want = match version {
         2 => LABEL_V2_LEN,
@@ -87,22 +108,24 @@ fn check_label(
         _ => 0,
     };
     if want == 0 || body_len + 8 != want {
-        lines.push(format!(
+        lines.push(Line::label(format!(
             "{fname}: cannot load label record: {}",
             archive_format::pm_err_str(archive_format::error::PM_ERR_LABEL)
-        ));
+        )));
         return (Status::Fatal, None);
     }
-    let start = if version == 2 {
-        let sec = be32(file, 12).unwrap_or(0) as i32 as i64;
-        let usec = be32(file, 16).unwrap_or(0) as i32;
-        Timestamp::new(sec, (usec.clamp(0, 999_999) as u32) * 1000)
-    } else {
-        let hi = be32(file, 12).unwrap_or(0) as u64;
-        let lo = be32(file, 16).unwrap_or(0) as u64;
-        let nsec = be32(file, 20).unwrap_or(0);
-        Timestamp::new((hi << 32 | lo) as i64, nsec.min(999_999_999))
+    // the library's decoder checks the magic number too, which libpcp's loader
+    // does not: it reads a copy of the label with the magic number mended
+    let mut copy = file[..want.min(file.len())].to_vec();
+    copy[4..8].copy_from_slice(&(PM_LOG_MAGIC | version).to_be_bytes());
+    let Ok(l) = archive_format::codec::label::decode_label(&copy) else {
+        lines.push(Line::label(format!(
+            "{fname}: cannot load label record: {}",
+            archive_format::pm_err_str(archive_format::error::PM_ERR_LABEL)
+        )));
+        return (Status::Fatal, None);
     };
+    let start = l.start;
     (Status::Ok, Some((magic, start)))
 }
 
@@ -132,29 +155,30 @@ pub fn scan(fname: &str, file: &[u8], kind: Kind) -> Report {
                 break;
             }
             if left < 4 {
-                lines.push(format!(
+                lines.push(Line::framing(format!(
                     "{fname}[record {nrec}]: unexpected EOF in record header, wanted 4, got {left} bytes"
-                ));
+                )));
                 break 'done Status::Fatal;
             }
             let len = be32(file, pos).unwrap_or(0) as i32;
             pos += 4;
-            if len < 8 {
-                lines.push(if nrec == 0 {
+            // (libpcp compares the lengths as unsigned: a negative one passes here)
+            if (len as u32) < 8 {
+                lines.push(Line::framing(if nrec == 0 {
                     format!("{fname}: illegal header record length ({len}) in label record")
                 } else {
                     format!("{fname}[record {nrec}]: illegal header record length ({len})")
-                });
+                }));
                 break 'done Status::Fatal;
             }
-            let body = (len - 8) as usize;
+            let body = len.wrapping_sub(8).max(0) as usize;
             let have = file.len() - pos;
             if have < body {
-                lines.push(if nrec == 0 {
+                lines.push(Line::framing(if nrec == 0 {
                     format!("{fname}: unexpected EOF in label record body, wanted {body}, got {have} bytes")
                 } else {
                     format!("{fname}{}: unexpected EOF in record body, wanted {body}, got {have} bytes", at(nrec))
-                });
+                }));
                 break 'done Status::Fatal;
             }
             if kind == Kind::Meta && nrec > 0 {
@@ -165,28 +189,28 @@ pub fn scan(fname: &str, file: &[u8], kind: Kind) -> Report {
             pos += body;
             let have = file.len() - pos;
             if have < 4 {
-                lines.push(if nrec == 0 {
+                lines.push(Line::framing(if nrec == 0 {
                     format!("{fname}: unexpected EOF in label record trailer, wanted 4, got {have} bytes")
                 } else {
                     format!("{fname}{}: unexpected EOF in record trailer, wanted 4, got {have} bytes", at(nrec))
-                });
+                }));
                 break 'done Status::Fatal;
             }
             let check = be32(file, pos).unwrap_or(0) as i32;
             pos += 4;
-            if check < 8 {
-                lines.push(if nrec == 0 {
+            if (check as u32) < 8 {
+                lines.push(Line::framing(if nrec == 0 {
                     format!("{fname}: illegal trailer record length ({check}) in label record")
                 } else {
                     format!(
                         "{fname}{}: illegal trailer record length ({check})",
                         at(nrec)
                     )
-                });
+                }));
                 break 'done Status::Fatal;
             }
             if check != len {
-                lines.push(if nrec == 0 {
+                lines.push(Line::framing(if nrec == 0 {
                     format!(
                         "{fname}: label record length mismatch: header {len} != trailer {check}"
                     )
@@ -195,7 +219,7 @@ pub fn scan(fname: &str, file: &[u8], kind: Kind) -> Report {
                         "{fname}{}: length mismatch: header {len} != trailer {check}",
                         at(nrec)
                     )
-                });
+                }));
                 break 'done Status::Fatal;
             }
             if nrec == 0 {
@@ -214,9 +238,9 @@ pub fn scan(fname: &str, file: &[u8], kind: Kind) -> Report {
                 nrec += rest / size;
                 let part = rest % size;
                 if part != 0 {
-                    lines.push(format!(
+                    lines.push(Line::framing(format!(
                         "{fname}[record {nrec}]: unexpected EOF in index entry, wanted {size}, got {part} bytes"
-                    ));
+                    )));
                     break 'done Status::Fatal;
                 }
                 break;
@@ -231,26 +255,26 @@ pub fn scan(fname: &str, file: &[u8], kind: Kind) -> Report {
                     _ => false,
                 };
                 if bad {
-                    lines.push(format!(
+                    lines.push(Line::framing(format!(
                         "{fname}[record {nrec}]: unexpected record type {} ({t}) for V{golden_version} archive",
                         type_name(t)
-                    ));
+                    )));
                 }
             }
             nrec += 1;
             last_good = pos as u64;
         }
         if nrec < 2 {
-            lines.push(format!("{fname}: contains no PCP data"));
+            lines.push(Line::framing(format!("{fname}: contains no PCP data")));
             Status::Warning
         } else {
             Status::Ok
         }
     };
     if status == Status::Fatal && last_good > 0 {
-        lines.push(format!(
+        lines.push(Line::framing(format!(
             "{fname}: last valid record ends at offset {last_good}"
-        ));
+        )));
     }
     let overall = if status == Status::Ok {
         label_status
@@ -284,6 +308,10 @@ fn type_name(t: i32) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn texts(r: &Report) -> Vec<String> {
+        r.lines.iter().map(|l| l.text.clone()).collect()
+    }
 
     fn record(body: &[u8]) -> Vec<u8> {
         let len = (body.len() + 8) as u32;
@@ -320,7 +348,7 @@ mod tests {
         let r = scan("x.0", &f, Kind::Data);
         assert_eq!(r.status, Status::Fatal);
         assert_eq!(
-            r.lines,
+            texts(&r),
             [
                 "x.0[record 2]: unexpected EOF in record body, wanted 16, got 6 bytes".to_string(),
                 format!("x.0: last valid record ends at offset {good}"),
@@ -332,7 +360,7 @@ mod tests {
     fn a_label_alone_is_no_data() {
         let r = scan("x.meta", &label_v2(1), Kind::Meta);
         assert_eq!(r.status, Status::Warning);
-        assert_eq!(r.lines, ["x.meta: contains no PCP data"]);
+        assert_eq!(r.lines[0].text, "x.meta: contains no PCP data");
     }
 
     #[test]
@@ -343,7 +371,7 @@ mod tests {
         let r = scan("x.meta", &f, Kind::Meta);
         assert_eq!(r.status, Status::Ok);
         assert_eq!(
-            r.lines,
+            texts(&r),
             ["x.meta[record 1]: unexpected record type INDOM (5) for V2 archive"]
         );
     }
@@ -354,7 +382,7 @@ mod tests {
         f.extend([0u8; 30]);
         let r = scan("x.index", &f, Kind::Index);
         assert_eq!(
-            r.lines,
+            texts(&r),
             ["x.index[record 2]: unexpected EOF in index entry, wanted 20, got 10 bytes"]
         );
         assert_eq!(r.status, Status::Fatal);
@@ -368,7 +396,9 @@ mod tests {
         let r = scan("x.0", &f, Kind::Data);
         assert_eq!(r.status, Status::Fatal);
         assert_eq!(r.lines.len(), 2);
-        assert!(r.lines[0].ends_with("bad label version: 1 not 2 or 3 as expected"));
+        assert!(r.lines[0]
+            .text
+            .ends_with("bad label version: 1 not 2 or 3 as expected"));
     }
 
     proptest::proptest! {

@@ -48,7 +48,7 @@ pub fn check(c: &Context<'_>, ti: &[IndexEntry]) -> (Vec<String>, bool) {
             ));
             bad = true;
             log_size = None;
-        } else if last.map_or(true, |l| l.vol != e.vol) {
+        } else if last.is_none_or(|l| l.vol != e.vol) {
             log_size = (c.vol_size)(e.vol);
             if log_size.is_none() {
                 out.push(format!(

@@ -52,21 +52,20 @@ pub fn to_double(ty: i32, v: &Value<'_>) -> Result<f64, i32> {
         (vtype::I32, Value::Insitu(w)) => Ok(*w as i32 as f64),
         (vtype::U32, Value::Insitu(w)) => Ok(*w as f64),
         (vtype::FLOAT, Value::Insitu(w)) => Ok(f32::from_bits(*w) as f64),
-        (vtype::FLOAT, Value::Block { data, .. }) if data.len() == 4 => {
-            Ok(f32::from_bits(u32::from_be_bytes([data[0], data[1], data[2], data[3]])) as f64)
-        }
+        // blocks as libpcp reads them on a little-endian host, by the block's own
+        // type byte (very old archives label 64-bit values otherwise)
+        (vtype::FLOAT, Value::Block { data, .. }) if data.len() == 4 => extract(ty, v),
         (vtype::I64 | vtype::U64 | vtype::DOUBLE, Value::Block { data, .. }) if data.len() == 8 => {
-            let mut b = [0u8; 8];
-            b.copy_from_slice(data);
-            let w = u64::from_be_bytes(b);
-            Ok(match ty {
-                vtype::I64 => w as i64 as f64,
-                vtype::U64 => w as f64,
-                _ => f64::from_bits(w),
-            })
+            extract(ty, v)
         }
         _ => Err(PM_ERR_CONV),
     }
+}
+
+fn extract(ty: i32, v: &Value<'_>) -> Result<f64, i32> {
+    archive_format::atom::extract(ty, v)
+        .and_then(|a| a.as_f64())
+        .ok_or(PM_ERR_CONV)
 }
 
 fn type_str(ty: i32) -> &'static str {
@@ -139,6 +138,8 @@ impl Checker {
                             look.metric(vs.pmid),
                             pm_err_str(archive_format::error::PM_ERR_PMID_LOG)
                         ));
+                        // reported once
+                        self.metrics.insert(vs.pmid, State::Skip);
                         continue;
                     };
                     if !numeric(desc.vtype) {
