@@ -37,6 +37,16 @@ struct Tracked {
     desc: Desc,
     valfmt: i32,
     insts: Vec<Inst>,
+    /// Where each instance is in `insts` (its first place): instances that come in
+    /// another order than last time are found without a scan.
+    pos: FastMap<i32, usize>,
+}
+
+impl Tracked {
+    fn push(&mut self, i: Inst) {
+        self.pos.entry(i.inst).or_insert(self.insts.len());
+        self.insts.push(i);
+    }
 }
 
 #[derive(Debug)]
@@ -150,10 +160,11 @@ impl Checker {
                         desc,
                         valfmt: vs.valfmt,
                         insts: Vec::with_capacity(vs.values.len()),
+                        pos: FastMap::default(),
                     };
                     for (inst, v) in &vs.values {
                         match to_double(desc.vtype, v) {
-                            Ok(x) => t.insts.push(Inst {
+                            Ok(x) => t.push(Inst {
                                 inst: *inst,
                                 last: x,
                                 at: Some(now),
@@ -186,11 +197,7 @@ impl Checker {
                 let mut k = j;
                 if many {
                     if k < t.insts.len() && t.insts[k].inst != *inst {
-                        k = t
-                            .insts
-                            .iter()
-                            .position(|i| i.inst == *inst)
-                            .unwrap_or(t.insts.len());
+                        k = t.pos.get(inst).copied().unwrap_or(t.insts.len());
                         if k == t.insts.len() {
                             if !add(t, *inst, v, now, prefix, vs.pmid, look, stamp, out) {
                                 return Verdict::GiveUp;
@@ -286,7 +293,7 @@ fn add(
 ) -> bool {
     match to_double(t.desc.vtype, v) {
         Ok(x) => {
-            t.insts.push(Inst {
+            t.push(Inst {
                 inst,
                 last: x,
                 at: Some(now),

@@ -52,7 +52,10 @@ fn check(args: &[&str]) -> (i32, String, String) {
 
 fn cut(path: &Path, by: u64) {
     let len = std::fs::metadata(path).expect("len").len();
-    let f = std::fs::OpenOptions::new().write(true).open(path).expect("open");
+    let f = std::fs::OpenOptions::new()
+        .write(true)
+        .open(path)
+        .expect("open");
     f.set_len(len - by).expect("cut");
 }
 
@@ -99,7 +102,11 @@ fn a_torn_data_volume_and_index_are_cut_back_and_reported() {
 
 #[test]
 fn compressed_files_are_repaired_in_their_own_compression() {
-    for (c, suffix) in [(Compression::Xz, ".xz"), (Compression::Gzip, ".gz"), (Compression::Bzip2, ".bz2")] {
+    for (c, suffix) in [
+        (Compression::Xz, ".xz"),
+        (Compression::Gzip, ".gz"),
+        (Compression::Bzip2, ".bz2"),
+    ] {
         let dir = tempfile::tempdir().expect("tempdir");
         let base = dir.path().join("z");
         let name = base.to_string_lossy().into_owned();
@@ -122,7 +129,12 @@ fn compressed_files_are_repaired_in_their_own_compression() {
             .filter(|f| f["stage"] == "repair")
             .filter_map(|f| f["message"].as_str())
             .collect();
-        assert!(repairs.iter().any(|m| m.contains(&format!("z.0{suffix}: cut at offset"))), "{repairs:?}");
+        assert!(
+            repairs
+                .iter()
+                .any(|m| m.contains(&format!("z.0{suffix}: cut at offset"))),
+            "{repairs:?}"
+        );
         assert!(dir.path().join(format!("z.0{suffix}")).exists());
         let (code, _, err) = check(&[&name]);
         assert_eq!((code, err.as_str()), (0, ""), "{suffix}");
