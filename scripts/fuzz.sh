@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 secs=${1:-600}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(label meta result events archive)
+[ ${#targets[@]} -gt 0 ] || targets=(label meta result events archive check)
 jobs=${JOBS:-$(nproc)}
 triple=$(rustc -vV | awk '/^host:/ { print $2 }')
 out=${FUZZ_TARGET_DIR:-target/fuzz}

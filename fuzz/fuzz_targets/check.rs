@@ -1,0 +1,50 @@
+#![no_main]
+//! pmlogcheck's checks on arbitrary input: pass 0 over the bytes as each kind of
+//! file, and pass 3's checker over the records the bytes decode to, for every type
+//! and semantics a descriptor can give them.
+use archive_format::codec::result::decode_result;
+use archive_format::{Desc, InDom, PmId, Timestamp, Units};
+use libfuzzer_sys::fuzz_target;
+use pmlogcheck::pass0::{scan, Kind};
+use pmlogcheck::pass3::{Checker, Lookup};
+
+struct Any(i32, i32);
+impl Lookup for Any {
+    fn desc(&self, pmid: PmId) -> Option<Desc> {
+        (pmid.0 % 7 != 0).then_some(Desc {
+            pmid,
+            vtype: self.0,
+            indom: if pmid.0 % 2 == 0 { InDom::NULL } else { InDom::new(1, 1) },
+            sem: self.1,
+            units: Units(pmid.0),
+        })
+    }
+    fn metric(&self, pmid: PmId) -> String {
+        pmid.to_string()
+    }
+    fn inst_name(&self, _: InDom, inst: i32) -> Option<String> {
+        (inst % 3 == 0).then(|| inst.to_string())
+    }
+}
+
+fuzz_target!(|data: &[u8]| {
+    for kind in [Kind::Index, Kind::Meta, Kind::Data] {
+        let r = scan("f", data, kind);
+        assert!(r.last_good <= data.len() as u64);
+    }
+    let stamp = |t: Timestamp| format!("{}.{}", t.sec, t.nsec);
+    for v in [2, 3] {
+        for (ty, sem) in [(0, 1), (1, 1), (2, 1), (3, 1), (4, 3), (5, 1), (6, 4)] {
+            let mut c = Checker::default();
+            let look = Any(ty, sem);
+            let mut out = Vec::new();
+            // the same bytes as a run of records, with a mark in between
+            for chunk in data.chunks(64.max(data.len() / 4)) {
+                if let Ok(rec) = decode_result(chunk, 4, v) {
+                    let _ = c.record(&rec, "f.0", &look, &stamp, &mut out);
+                }
+                c.mark();
+            }
+        }
+    }
+});
