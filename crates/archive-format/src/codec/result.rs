@@ -464,23 +464,25 @@ pub fn decode_value_sets<'a>(
         return Err(logrec(c.offset(), "illegal number of metrics"));
     }
     let mut vsets = Vec::with_capacity(numpmid as usize);
-    // (vset index, value index, word index) of pointer values, checked after the vlist.
-    let mut ptrs: Vec<(usize, usize, u32)> = Vec::new();
+    // (vset index, value index, word index, kept) of pointer values, checked after
+    // the vlist
+    let mut ptrs: Vec<(usize, usize, u32, bool)> = Vec::new();
     for _ in 0..numpmid {
         let (pmid, numval, valfmt, list) = value_list(&mut c)?;
         let mut values = Values::new();
+        let kept = keep(pmid);
+        if kept && numval > 1 {
+            values.reserve(numval as usize);
+        }
         // (no values: the list is empty)
-        if keep(pmid) {
-            if numval > 1 {
-                values.reserve(numval as usize);
-            }
-            for (j, pair) in list.chunks_exact(8).enumerate() {
+        for (j, pair) in list.chunks_exact(8).enumerate() {
+            let w = u32::from_be_bytes([pair[4], pair[5], pair[6], pair[7]]);
+            if kept {
                 let inst = i32::from_be_bytes([pair[0], pair[1], pair[2], pair[3]]);
-                let w = u32::from_be_bytes([pair[4], pair[5], pair[6], pair[7]]);
                 values.push((inst, Value::Insitu(w)));
-                if valfmt != VAL_INSITU {
-                    ptrs.push((vsets.len(), j, w));
-                }
+            }
+            if valfmt != VAL_INSITU {
+                ptrs.push((vsets.len(), j, w, kept));
             }
         }
         vsets.push(ValueSet {
@@ -491,7 +493,12 @@ pub fn decode_value_sets<'a>(
         });
     }
     let vlist_end = c.pos();
-    for (i, j, w) in ptrs {
+    // libpcp's accounting: the value blocks start where the value lists end and
+    // fill the rest of the record exactly, each padded to a word (a record whose
+    // value-format word or metric count was damaged fails here)
+    let mut first_block = payload.len();
+    let mut blocks = 0usize;
+    for (i, j, w, kept) in ptrs {
         // byte offset within the record = w*4 - 8; within the payload 4 less
         let at = (w as i64) * 4 - shift;
         if at < vlist_end as i64 || at as usize + 4 > payload.len() {
@@ -512,10 +519,20 @@ pub fn decode_value_sets<'a>(
         if vlen < 4 || at + vlen > payload.len() {
             return Err(logrec(base + at as u64, "illegal value block length"));
         }
-        vsets[i].values[j].1 = Value::Block {
-            vtype,
-            data: &payload[at + 4..at + vlen],
-        };
+        first_block = first_block.min(at);
+        blocks += vlen.div_ceil(4) * 4;
+        if kept {
+            vsets[i].values[j].1 = Value::Block {
+                vtype,
+                data: &payload[at + 4..at + vlen],
+            };
+        }
+    }
+    if first_block != vlist_end || vlist_end + blocks != payload.len() {
+        return Err(logrec(
+            base + vlist_end as u64,
+            "value lists and value blocks do not fill the record",
+        ));
     }
     Ok(vsets)
 }
