@@ -837,7 +837,7 @@ impl<'e> Extract<'e> {
         self.first_datarec = false;
         self.write_labels(1, u32::MAX, now)?;
         let mut needti = false;
-        self.write_metadata(ilog, &mut rec, same_shape, &mut needti)?;
+        self.write_metadata(&mut rec, same_shape, &mut needti)?;
         let n = self.o.volume_samples.unwrap_or(0);
         if n > 0 && self.written > 0 && self.written.is_multiple_of(n) {
             let vol = self.writer().new_volume()?;
@@ -922,7 +922,6 @@ impl<'e> Extract<'e> {
     /// `write_metareclist`: what a record needs, before it.
     fn write_metadata(
         &mut self,
-        ilog: usize,
         rec: &mut Rec,
         same_shape: bool,
         needti: &mut bool,
@@ -957,14 +956,12 @@ impl<'e> Extract<'e> {
                 },
             };
             let Some(entry) = self.g.descs.get_mut(&pmid) else {
+                // PCP 6.0.3 gives up here (later versions cull the metric)
                 let msg = format!(
-                    "{PROG}: Warning: [log {}] metadata for PMID {pmid} has not been found, culling this metric ...",
-                    self.inputs[ilog].name
+                    "{PROG}: Error: meta data (TYPE_DESC) for pmid {pmid} has not been found."
                 );
                 self.say(&msg);
-                rec.vsets.remove(k);
-                settled = false;
-                continue;
+                return Err(Stop::Abandon);
             };
             k += 1;
             let desc = entry.desc;

@@ -204,6 +204,11 @@ pub fn decode_meta(payload: &[u8], base: u64) -> Result<MetaRecord, DecodeError>
                     let b = c.bytes(len as usize)?;
                     names.push(crate::text::from_bytes(b));
                 }
+                // libpcp reads the names as a stream and then the trailer: bytes
+                // left over (a damaged name count) make the trailer mismatch
+                if c.remaining() != 0 {
+                    return Err(rec(&c, "metric descriptor has bytes after its names"));
+                }
             }
             Ok(MetaRecord::Desc { desc, names })
         }
