@@ -72,16 +72,23 @@ impl Metadata {
     pub fn load(file: &[u8], start: u64) -> Result<Metadata, DecodeError> {
         let mut m = Metadata::default();
         let mut off = start;
-        while let Some(frame) = frame_at(file, off)? {
+        // libpcp reads a record's length and type together: fewer than those 8
+        // bytes left after a record is a clean end (a record cut 1 to 7 bytes in
+        // is not read); straight after the label it is a corrupted record
+        let mut records = 0usize;
+        while (file.len() as u64).saturating_sub(off) >= 8 {
+            let Some(frame) = frame_at(file, off)? else {
+                break;
+            };
             let rec = decode_meta(frame.payload(file), frame.payload_start())?;
             m.add(rec, frame.start)?;
             off = frame.end();
+            records += 1;
         }
-        // a partial header at the end is a clean end; a partial record is not
-        if (file.len() as u64).saturating_sub(off) >= 4 {
+        if records == 0 && (file.len() as u64) > off {
             return Err(DecodeError::new(
                 off,
-                DecodeErrorKind::Record("partial record at end of file"),
+                DecodeErrorKind::Record("partial record after the label"),
             ));
         }
         m.pmns.finish();
