@@ -248,9 +248,60 @@ fn map_file(f: &File) -> io::Result<memmap2::Mmap> {
 /// Files smaller than this are read rather than mapped.
 const MAP_THRESHOLD: u64 = 64 * 1024;
 
+/// Decompressed copies kept for [`keep_decompressed`]: by file name, size and
+/// modification time, the unlinked temporary file holding the bytes.
+type Kept = std::collections::HashMap<(PathBuf, u64, Option<std::time::SystemTime>), File>;
+static KEPT: std::sync::Mutex<Option<Kept>> = std::sync::Mutex::new(None);
+
+/// From now on (`true`), a compressed file is decompressed once per process: its
+/// decompressed copy (an unlinked temporary file, not memory) is kept and mapped
+/// again when the same unchanged file is loaded again. A tool that reads an
+/// archive's files twice (pmlogcheck: each file whole, then the archive) turns
+/// this on; `false` drops what was kept.
+pub fn keep_decompressed(on: bool) {
+    let mut k = KEPT.lock().unwrap_or_else(|e| e.into_inner());
+    *k = on.then(Kept::new);
+}
+
+fn kept_key(fr: &FileRef, file: &File) -> Option<(PathBuf, u64, Option<std::time::SystemTime>)> {
+    let md = file.metadata().ok()?;
+    Some((fr.path.clone(), md.len(), md.modified().ok()))
+}
+
 /// Opens `fr` and returns its (decompressed) bytes.
 pub fn load(fr: &FileRef) -> Result<Bytes> {
     let file = File::open(&fr.path).map_err(|e| Error::io(&fr.path, &e))?;
+    if fr.compression.is_some() {
+        let key = kept_key(fr, &file);
+        let kept = KEPT.lock().unwrap_or_else(|e| e.into_inner());
+        if let (Some(k), Some(key)) = (kept.as_ref(), key) {
+            if let Some(f) = k.get(&key) {
+                let f = f.try_clone().map_err(|e| Error::io(&fr.path, &e))?;
+                drop(kept);
+                if f.metadata().map(|m| m.len()).unwrap_or(0) == 0 {
+                    return Ok(Bytes::from_vec(Vec::new()));
+                }
+                let m = map_file(&f).map_err(|e| Error::io(&fr.path, &e))?;
+                return Ok(Bytes {
+                    inner: Inner::Map(m, f),
+                });
+            }
+        }
+    }
+    let bytes = load_uncached(fr, &file)?;
+    if fr.compression.is_some() {
+        let mut kept = KEPT.lock().unwrap_or_else(|e| e.into_inner());
+        if let (Some(k), Some(key)) = (kept.as_mut(), kept_key(fr, &file)) {
+            if let Some(f) = bytes.file().and_then(|f| f.try_clone().ok()) {
+                k.insert(key, f);
+            }
+        }
+    }
+    Ok(bytes)
+}
+
+fn load_uncached(fr: &FileRef, file: &File) -> Result<Bytes> {
+    let file = file.try_clone().map_err(|e| Error::io(&fr.path, &e))?;
     match fr.compression {
         None => {
             let len = file.metadata().map_err(|e| Error::io(&fr.path, &e))?.len();
@@ -311,6 +362,26 @@ pub fn load(fr: &FileRef) -> Result<Bytes> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(feature = "gzip")]
+    #[test]
+    fn kept_decompressed_copies_follow_the_file() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("a.0.gz");
+        let fr = FileRef {
+            path: p.clone(),
+            compression: Some(Compression::Gzip),
+        };
+        let gz = |data: &[u8]| crate::compress::compress(Compression::Gzip, data).unwrap();
+        keep_decompressed(true);
+        std::fs::write(&p, gz(b"first contents")).unwrap();
+        assert_eq!(&*load(&fr).unwrap(), b"first contents");
+        assert_eq!(&*load(&fr).unwrap(), b"first contents");
+        // the file changes (another size): decompressed afresh
+        std::fs::write(&p, gz(b"second, longer contents")).unwrap();
+        assert_eq!(&*load(&fr).unwrap(), b"second, longer contents");
+        keep_decompressed(false);
+    }
 
     #[test]
     fn classifies_member_files() {

@@ -282,6 +282,9 @@ fn check(
         )?;
     }
     let files = components(Path::new(&dir), &base).unwrap_or_default();
+    // pass 0 reads every file whole and pass 3 the archive: compressed files are
+    // decompressed once
+    archive_format::volume::keep_decompressed(true);
     if files.is_empty() {
         writeln!(err, "{PROG}: no PCP archive files match \"{arg}\"")?;
         return Ok(1);
@@ -305,7 +308,9 @@ fn check(
             Ok(bytes) => {
                 let plain = compress::strip_suffix(name).map_or(name.as_str(), |(p, _)| p);
                 sizes.insert(plain.to_string(), bytes.len() as i64);
-                pass0::scan(&fname, &bytes, *kind)
+                // the pages of a mapped file go as the scan passes them, so that
+                // memory stays bounded whatever the file's size
+                pass0::scan_with(&fname, &bytes, *kind, &mut |at| bytes.release(0, at))
             }
             Err(e) => {
                 let why = e.detail().to_string();

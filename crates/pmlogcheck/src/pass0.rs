@@ -131,6 +131,16 @@ fn check_label(
 
 /// Pass 0 over the bytes of one file named `fname`.
 pub fn scan(fname: &str, file: &[u8], kind: Kind) -> Report {
+    scan_with(fname, file, kind, &mut |_| {})
+}
+
+/// How often [`scan_with`] says how far it has got.
+pub const STRIDE: usize = 32 << 20;
+
+/// [`scan`], telling `done` every [`STRIDE`] bytes that the bytes before the offset
+/// it passes are no longer needed (the caller lets the pages of a mapped file go).
+pub fn scan_with(fname: &str, file: &[u8], kind: Kind, done: &mut dyn FnMut(usize)) -> Report {
+    let mut next_mark = STRIDE;
     let mut lines = Vec::new();
     let mut nrec = 0usize;
     let mut pos = 0usize;
@@ -150,6 +160,10 @@ pub fn scan(fname: &str, file: &[u8], kind: Kind) -> Report {
     };
     let status = 'done: {
         loop {
+            if pos >= next_mark {
+                done(pos);
+                next_mark = pos + STRIDE;
+            }
             let left = file.len() - pos;
             if left == 0 {
                 break;
