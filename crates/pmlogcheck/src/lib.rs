@@ -414,15 +414,20 @@ fn check(
     }
     let label = a.label().clone();
     let end = a.end_time().ok();
+    // (the notes go to stdout, as PCP's: not into a JSON document there)
     let tz = if o.hostzone {
-        writeln!(
-            out,
-            "Note: timezone set to local timezone of host \"{}\" from archive\n",
-            label.hostname
-        )?;
+        if !o.json {
+            writeln!(
+                out,
+                "Note: timezone set to local timezone of host \"{}\" from archive\n",
+                label.hostname
+            )?;
+        }
         zone::parse_tz(&label.timezone)
     } else if let Some(t) = &o.tz {
-        writeln!(out, "Note: timezone set to \"TZ={t}\"\n")?;
+        if !o.json {
+            writeln!(out, "Note: timezone set to \"TZ={t}\"\n")?;
+        }
         zone::parse_tz(t)
     } else {
         zone::local()
