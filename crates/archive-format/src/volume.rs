@@ -249,9 +249,21 @@ fn map_file(f: &File) -> io::Result<memmap2::Mmap> {
 const MAP_THRESHOLD: u64 = 64 * 1024;
 
 /// Decompressed copies kept for [`keep_decompressed`]: by file name, size and
-/// modification time, the unlinked temporary file holding the bytes.
-type Kept = std::collections::HashMap<(PathBuf, u64, Option<std::time::SystemTime>), File>;
+/// modification time, the unlinked temporary file holding the bytes, and the
+/// files being decompressed now (by [`prefetch`] or another caller of [`load`]).
+#[derive(Default)]
+struct Kept {
+    files: std::collections::HashMap<KeptKey, File>,
+    pending: std::collections::HashSet<KeptKey>,
+}
+type KeptKey = (PathBuf, u64, Option<std::time::SystemTime>);
 static KEPT: std::sync::Mutex<Option<Kept>> = std::sync::Mutex::new(None);
+/// Signalled when a pending decompression ends.
+static KEPT_DONE: std::sync::Condvar = std::sync::Condvar::new();
+
+fn kept_lock() -> std::sync::MutexGuard<'static, Option<Kept>> {
+    KEPT.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 /// From now on (`true`), a compressed file is decompressed once per process: its
 /// decompressed copy (an unlinked temporary file, not memory) is kept and mapped
@@ -259,45 +271,107 @@ static KEPT: std::sync::Mutex<Option<Kept>> = std::sync::Mutex::new(None);
 /// archive's files twice (pmlogcheck: each file whole, then the archive) turns
 /// this on; `false` drops what was kept.
 pub fn keep_decompressed(on: bool) {
-    let mut k = KEPT.lock().unwrap_or_else(|e| e.into_inner());
-    *k = on.then(Kept::new);
+    let mut k = kept_lock();
+    *k = on.then(Kept::default);
 }
 
-fn kept_key(fr: &FileRef, file: &File) -> Option<(PathBuf, u64, Option<std::time::SystemTime>)> {
+fn kept_key(fr: &FileRef, file: &File) -> Option<KeptKey> {
     let md = file.metadata().ok()?;
     Some((fr.path.clone(), md.len(), md.modified().ok()))
+}
+
+/// Decompresses `files` on a thread of its own, in order, into the copies kept
+/// for [`keep_decompressed`] (nothing when that is off): while the caller reads
+/// one file, the next is being decompressed. A file the caller reaches first is
+/// left to it; one it reaches while the thread is at it, it waits for. Errors are
+/// left for the caller's own [`load`] to meet.
+pub fn prefetch(files: Vec<FileRef>) -> Option<std::thread::JoinHandle<()>> {
+    if kept_lock().is_none() {
+        return None;
+    }
+    let files: Vec<FileRef> = files
+        .into_iter()
+        .filter(|f| f.compression.is_some())
+        .collect();
+    if files.is_empty() {
+        return None;
+    }
+    std::thread::Builder::new()
+        .name("decompress".into())
+        .spawn(move || {
+            for fr in &files {
+                let Ok(file) = File::open(&fr.path) else {
+                    continue;
+                };
+                let Some(key) = kept_key(fr, &file) else {
+                    continue;
+                };
+                {
+                    let mut kept = kept_lock();
+                    let Some(k) = kept.as_mut() else { return };
+                    if k.files.contains_key(&key) || !k.pending.insert(key.clone()) {
+                        continue;
+                    }
+                }
+                let got = load_uncached(fr, &file);
+                finish(key, got.ok().as_ref());
+            }
+        })
+        .ok()
+}
+
+/// The end of a pending decompression: its copy kept (when there is one).
+fn finish(key: KeptKey, bytes: Option<&Bytes>) {
+    let mut kept = kept_lock();
+    if let Some(k) = kept.as_mut() {
+        k.pending.remove(&key);
+        if let Some(f) = bytes
+            .and_then(|b| b.file())
+            .and_then(|f| f.try_clone().ok())
+        {
+            k.files.insert(key, f);
+        }
+    }
+    KEPT_DONE.notify_all();
 }
 
 /// Opens `fr` and returns its (decompressed) bytes.
 pub fn load(fr: &FileRef) -> Result<Bytes> {
     let file = File::open(&fr.path).map_err(|e| Error::io(&fr.path, &e))?;
-    if fr.compression.is_some() {
-        let key = kept_key(fr, &file);
-        let kept = KEPT.lock().unwrap_or_else(|e| e.into_inner());
-        if let (Some(k), Some(key)) = (kept.as_ref(), key) {
-            if let Some(f) = k.get(&key) {
-                let f = f.try_clone().map_err(|e| Error::io(&fr.path, &e))?;
-                drop(kept);
-                if f.metadata().map(|m| m.len()).unwrap_or(0) == 0 {
-                    return Ok(Bytes::from_vec(Vec::new()));
-                }
-                let m = map_file(&f).map_err(|e| Error::io(&fr.path, &e))?;
-                return Ok(Bytes {
-                    inner: Inner::Map(m, f),
-                });
-            }
-        }
+    if fr.compression.is_none() {
+        return load_uncached(fr, &file);
     }
-    let bytes = load_uncached(fr, &file)?;
-    if fr.compression.is_some() {
-        let mut kept = KEPT.lock().unwrap_or_else(|e| e.into_inner());
-        if let (Some(k), Some(key)) = (kept.as_mut(), kept_key(fr, &file)) {
-            if let Some(f) = bytes.file().and_then(|f| f.try_clone().ok()) {
-                k.insert(key, f);
+    let Some(key) = kept_key(fr, &file) else {
+        return load_uncached(fr, &file);
+    };
+    let mut kept = kept_lock();
+    loop {
+        let Some(k) = kept.as_mut() else {
+            drop(kept);
+            return load_uncached(fr, &file);
+        };
+        if let Some(f) = k.files.get(&key) {
+            let f = f.try_clone().map_err(|e| Error::io(&fr.path, &e))?;
+            drop(kept);
+            if f.metadata().map(|m| m.len()).unwrap_or(0) == 0 {
+                return Ok(Bytes::from_vec(Vec::new()));
             }
+            let m = map_file(&f).map_err(|e| Error::io(&fr.path, &e))?;
+            return Ok(Bytes {
+                inner: Inner::Map(m, f),
+            });
         }
+        if k.pending.insert(key.clone()) {
+            break;
+        }
+        // another thread is decompressing it: wait for its copy (or its failure,
+        // after which this one tries and meets the error itself)
+        kept = KEPT_DONE.wait(kept).unwrap_or_else(|e| e.into_inner());
     }
-    Ok(bytes)
+    drop(kept);
+    let bytes = load_uncached(fr, &file);
+    finish(key, bytes.as_ref().ok());
+    bytes
 }
 
 fn load_uncached(fr: &FileRef, file: &File) -> Result<Bytes> {
@@ -363,6 +437,9 @@ fn load_uncached(fr: &FileRef, file: &File) -> Result<Bytes> {
 mod tests {
     use super::*;
 
+    /// The kept copies are the process's: one test at a time uses them.
+    static KEPT_TESTS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
     #[cfg(feature = "gzip")]
     #[test]
     fn kept_decompressed_copies_follow_the_file() {
@@ -373,6 +450,7 @@ mod tests {
             compression: Some(Compression::Gzip),
         };
         let gz = |data: &[u8]| crate::compress::compress(Compression::Gzip, data).unwrap();
+        let _one = KEPT_TESTS.lock().unwrap_or_else(|e| e.into_inner());
         keep_decompressed(true);
         std::fs::write(&p, gz(b"first contents")).unwrap();
         assert_eq!(&*load(&fr).unwrap(), b"first contents");
@@ -381,6 +459,52 @@ mod tests {
         std::fs::write(&p, gz(b"second, longer contents")).unwrap();
         assert_eq!(&*load(&fr).unwrap(), b"second, longer contents");
         keep_decompressed(false);
+    }
+
+    #[cfg(feature = "gzip")]
+    #[test]
+    fn prefetched_files_are_the_files() {
+        let _one = KEPT_TESTS.lock().unwrap_or_else(|e| e.into_inner());
+        let d = tempfile::tempdir().unwrap();
+        let gz = |data: &[u8]| crate::compress::compress(Compression::Gzip, data).unwrap();
+        let frs: Vec<FileRef> = (0..4)
+            .map(|i| {
+                let p = d.path().join(format!("a.{i}.gz"));
+                std::fs::write(
+                    &p,
+                    gz(format!("volume {i} ").repeat(1000 * i + 1).as_bytes()),
+                )
+                .unwrap();
+                FileRef {
+                    path: p,
+                    compression: Some(Compression::Gzip),
+                }
+            })
+            .collect();
+        // a file that does not decompress: the caller's load meets the error
+        let bad = d.path().join("a.4.gz");
+        std::fs::write(&bad, b"not gzip at all").unwrap();
+        let bad = FileRef {
+            path: bad,
+            compression: Some(Compression::Gzip),
+        };
+        keep_decompressed(true);
+        let mut all = frs.clone();
+        all.push(bad.clone());
+        let t = prefetch(all[1..].to_vec()).expect("a thread");
+        for (i, fr) in frs.iter().enumerate() {
+            let want = format!("volume {i} ").repeat(1000 * i + 1);
+            assert_eq!(&*load(fr).unwrap(), want.as_bytes());
+        }
+        assert!(load(&bad).is_err());
+        t.join().unwrap();
+        // all kept: loaded again without decompressing (the same bytes)
+        assert_eq!(
+            &*load(&frs[3]).unwrap(),
+            "volume 3 ".repeat(3001).as_bytes()
+        );
+        keep_decompressed(false);
+        assert!(prefetch(frs).is_none(), "nothing kept: no thread");
     }
 
     #[test]

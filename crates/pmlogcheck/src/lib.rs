@@ -289,6 +289,19 @@ fn check(
         writeln!(err, "{PROG}: no PCP archive files match \"{arg}\"")?;
         return Ok(1);
     }
+    // while pass 0 reads one compressed file, the next is decompressed on another
+    // core (the first is the pass's own)
+    let _prefetch = archive_format::volume::prefetch(
+        files
+            .iter()
+            .filter(|(_, _, comp)| comp.is_some())
+            .skip(1)
+            .map(|(name, _, comp)| FileRef {
+                path: Path::new(&dir).join(name),
+                compression: *comp,
+            })
+            .collect(),
+    );
 
     // pass 0
     let (mut index_state, mut meta_state, mut log_state) =
@@ -545,6 +558,7 @@ fn check(
     };
     let (mut results, mut marks) = (0usize, 0usize);
     let mut lines = Vec::new();
+    let prefix = format!("{archname}.{vol}");
     loop {
         let (_, rec) = match cur.read_next() {
             Ok(Some(r)) => r,
@@ -560,7 +574,6 @@ fn check(
             }
         };
         results += 1;
-        let prefix = format!("{archname}.{vol}");
         if rec.stamp < label.start {
             rep.line(
                 err,

@@ -30,6 +30,8 @@ struct Inst {
     last: f64,
     /// Time of the last value; `None` after a `<mark>` (no wrap check on the next).
     at: Option<Timestamp>,
+    /// The first place of this instance in the list (the one a scan finds).
+    first: bool,
 }
 
 #[derive(Debug)]
@@ -40,12 +42,46 @@ struct Tracked {
     /// Where each instance is in `insts` (its first place): instances that come in
     /// another order than last time are found without a scan.
     pos: FastMap<i32, usize>,
+    /// The place after the instance found last: when an instance has gone, the
+    /// ones after it are found here, one place off, without the map.
+    next: usize,
+    /// The place in `insts` of each value of the last record (by its position in
+    /// the record): records with the same instances as the last one in another
+    /// order than the list's are matched without the map.
+    ks: Vec<usize>,
 }
 
 impl Tracked {
-    fn push(&mut self, i: Inst) {
-        self.pos.entry(i.inst).or_insert(self.insts.len());
+    fn push(&mut self, mut i: Inst) {
+        let at = self.insts.len();
+        let place = *self.pos.entry(i.inst).or_insert(at);
+        i.first = place == at;
         self.insts.push(i);
+    }
+
+    /// Where a scan of the list finds `inst`, the `j`th value of a record (its
+    /// first place), or `None`. Tried before the map: the place the `j`th value
+    /// had in the last record, then the place after the one found last.
+    #[inline]
+    fn find(&mut self, j: usize, inst: i32) -> Option<usize> {
+        let here = |k: usize| matches!(self.insts.get(k), Some(i) if i.inst == inst && i.first);
+        let k = match self.ks.get(j) {
+            Some(&c) if here(c) => c,
+            _ if here(self.next) => self.next,
+            _ => *self.pos.get(&inst)?,
+        };
+        self.next = k + 1;
+        self.remember(j, k);
+        Some(k)
+    }
+
+    /// The `j`th value of this record went to place `k`.
+    #[inline]
+    fn remember(&mut self, j: usize, k: usize) {
+        if j >= self.ks.len() {
+            self.ks.resize(j + 1, usize::MAX);
+        }
+        self.ks[j] = k;
     }
 }
 
@@ -57,6 +93,7 @@ enum State {
 }
 
 /// The value as a double, as `pmExtractValue(.., PM_TYPE_DOUBLE)` converts it.
+#[inline]
 pub fn to_double(ty: i32, v: &Value<'_>) -> Result<f64, i32> {
     match (ty, v) {
         (vtype::I32, Value::Insitu(w)) => Ok(*w as i32 as f64),
@@ -161,6 +198,8 @@ impl Checker {
                         valfmt: vs.valfmt,
                         insts: Vec::with_capacity(vs.values.len()),
                         pos: FastMap::default(),
+                        next: 0,
+                        ks: Vec::new(),
                     };
                     for (inst, v) in &vs.values {
                         match to_double(desc.vtype, v) {
@@ -168,6 +207,7 @@ impl Checker {
                                 inst: *inst,
                                 last: x,
                                 at: Some(now),
+                                first: true,
                             }),
                             Err(e) => {
                                 give_up(out, prefix, stamp(now), look.metric(vs.pmid), e);
@@ -197,8 +237,9 @@ impl Checker {
                 let mut k = j;
                 if many {
                     if k < t.insts.len() && t.insts[k].inst != *inst {
-                        k = t.pos.get(inst).copied().unwrap_or(t.insts.len());
+                        k = t.find(j, *inst).unwrap_or(t.insts.len());
                         if k == t.insts.len() {
+                            t.remember(j, k);
                             if !add(t, *inst, v, now, prefix, vs.pmid, look, stamp, out) {
                                 return Verdict::GiveUp;
                             }
@@ -297,6 +338,7 @@ fn add(
                 inst,
                 last: x,
                 at: Some(now),
+                first: true,
             });
             true
         }
@@ -378,6 +420,61 @@ mod tests {
         let mut c = Checker::default();
         run(&mut c, &l, &rec(10, &[(1, 100)]));
         assert!(run(&mut c, &l, &rec(10, &[(1, 50)])).is_empty());
+    }
+
+    /// The wraps PCP's pmlogcheck reports, found by its own method: each value of
+    /// a record is matched to the instance at its own position, else by a scan of
+    /// the list from the start, else added at the end. Record `n` is at time n+1.
+    fn scanned_wraps(records: &[Vec<(i32, u32)>]) -> Vec<String> {
+        // (instance, last value, its time)
+        let mut list: Vec<(i32, u32, usize)> = Vec::new();
+        let mut wraps = Vec::new();
+        for (n, vals) in records.iter().enumerate() {
+            let sec = n + 1;
+            for (j, &(inst, v)) in vals.iter().enumerate() {
+                let k = if j < list.len() && list[j].0 == inst {
+                    Some(j)
+                } else if j < list.len() {
+                    list.iter().position(|e| e.0 == inst)
+                } else {
+                    None
+                };
+                let Some(k) = k else {
+                    list.push((inst, v, sec));
+                    continue;
+                };
+                let (_, prev, at) = list[k];
+                if at == sec {
+                    continue; // no time between the two
+                }
+                if v < prev {
+                    wraps.push(format!(
+                        "a.0:[{sec}]: m[i{inst}]: unsigned 32-bit wrap\n\tvalue {prev} at {at}\n\tvalue {v} at {sec}"
+                    ));
+                }
+                list[k] = (inst, v, sec);
+            }
+        }
+        wraps
+    }
+
+    proptest::proptest! {
+        /// Instances found through the last record's places, the place after the
+        /// last one found and the map are the ones a scan finds: the same wraps,
+        /// whatever the order, comings, goings and repeats of the instances.
+        #[test]
+        fn instances_are_found_where_a_scan_finds_them(
+            records in proptest::collection::vec(
+                proptest::collection::vec((0i32..12, 0u32..4), 1..10), 1..30),
+        ) {
+            let l = counter();
+            let mut c = Checker::default();
+            let mut got = Vec::new();
+            for (n, vals) in records.iter().enumerate() {
+                got.extend(run(&mut c, &l, &rec(n as i64 + 1, vals)));
+            }
+            proptest::prop_assert_eq!(got, scanned_wraps(&records));
+        }
     }
 
     #[test]
