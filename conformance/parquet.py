@@ -1,0 +1,295 @@
+#!/usr/bin/env python3
+"""pcp2parquet read by real engines, checked against PCP 6.0.3's own tools.
+
+Builds a fleet tree (several hosts; v2 and v3 archives; several volumes; xz and
+bzip2 volumes; an archive written with pcp.pmi at exact 10 s steps), exports it,
+and checks:
+  1. DuckDB and DataFusion read the datasets (Hive partitions host= and date=);
+     per host, metric and instance, their row counts and sums equal what the
+     reference pmdumplog prints for the archives;
+  2. a rate computed in SQL (lag over the raw counter values) equals the reference
+     pmval's rates;
+  3. incremental: a rerun writes nothing; an archive that grew (volumes added)
+     is exported only for what is new, with no duplicate rows;
+  4. the metrics dataset has every descriptor with its help text.
+Prints a scoreboard line and exits non-zero on any difference. Without the
+reference or the engines it skips (exit 0), unless REQUIRE_REFERENCE is set.
+"""
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections import defaultdict
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CORPUS = "/var/lib/pcp/testsuite/archives"
+OUT = os.path.join(ROOT, "conformance-out")
+REQUIRED = bool(os.environ.get("REQUIRE_REFERENCE"))
+
+# host directory -> corpus archives copied into it
+FLEET = {
+    "moomba": ["ok-mv-bigbin"],            # v2, 10 volumes
+    "vm03": ["20190628.04.03"],            # v2, 2 xz volumes
+    "billing02": ["20130706"],             # v2, bzip2
+    "shard": ["20201109"],                 # v2, xz
+    "bozo-vm": ["omnibus_v3", "omnibus-nomark_v3"],  # v3, events, strings, aggregates
+}
+
+
+def skip(why):
+    if REQUIRED:
+        print(f"parquet conformance: FAILED: {why}")
+        sys.exit(1)
+    print(f"parquet conformance: skipped: {why}")
+    sys.exit(0)
+
+
+def files_of(d, base):
+    return sorted(f for f in os.listdir(d) if f.startswith(base + ".")
+                  and re.match(r"^\.(meta|index|\d+)(\.(xz|bz2|gz))?$", f[len(base):]))
+
+
+def make_synth(d):
+    """An archive with exact 10 s steps: a counter with two instances, a gauge."""
+    script = f"""
+from pcp import pmi
+import cpmapi as c
+log = pmi.pmiLogImport({os.path.join(d, 'synth')!r})
+log.pmiSetHostname("synth-host")
+log.pmiSetTimezone("UTC")
+indom = log.pmiInDom(245, 0)
+log.pmiAddMetric("synth.bytes", log.pmiID(245, 0, 1), c.PM_TYPE_U64, indom,
+                 c.PM_SEM_COUNTER, log.pmiUnits(1, 0, 0, c.PM_SPACE_BYTE, 0, 0))
+log.pmiAddInstance(indom, "eth0", 0)
+log.pmiAddInstance(indom, "eth1", 1)
+log.pmiAddMetric("synth.load", log.pmiID(245, 0, 2), c.PM_TYPE_DOUBLE, c.PM_INDOM_NULL,
+                 c.PM_SEM_INSTANT, log.pmiUnits(0, 0, 0, 0, 0, 0))
+a = b = 0
+for i in range(200):
+    a += 1000 + (i * 37) % 500
+    b += 10 + (i * 13) % 7
+    log.pmiPutValue("synth.bytes", "eth0", str(a))
+    log.pmiPutValue("synth.bytes", "eth1", str(b))
+    log.pmiPutValue("synth.load", "", str(0.5 + (i % 10) / 10))
+    log.pmiWrite(1700000000 + 10 * i, 0)
+del log
+"""
+    subprocess.run(["/usr/bin/python3", "-c", script], check=True)
+
+
+def host_of(archive):
+    out = subprocess.run(["pmdumplog", "-l", archive], capture_output=True, text=True).stdout
+    m = re.search(r"Performance metrics from host (\S+)", out)
+    return m.group(1) if m else None
+
+
+HEAD = re.compile(r"^    \d+\.\d+\.\d+ \((.*?(?:\[-?\d+ or \".*?\"\])?)\):(.*)$")
+EVENTS = re.compile(r"^(.*)\[(-?\d+) or \".*\"\]$")
+INST = re.compile(r"^inst \[(-?\d+) or \".*?\"\] value (.*)$")
+
+
+def number(text):
+    text = text.strip()
+    if text.startswith('"') or text.startswith("["):
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def dumplog_stats(archive, host, stats):
+    """(host, metric, inst) -> [count, sum] from the reference pmdumplog."""
+    out = subprocess.run(["pmdumplog", "-z", archive], capture_output=True, text=True).stdout
+    metric = None
+    for line in out.splitlines():
+        m = HEAD.match(line)
+        if m:
+            name, rest = m.group(1), m.group(2).strip()
+            e = EVENTS.match(name)
+            if e:
+                # events: name[inst or "..."], the first of several names
+                ename, einst = e.group(1).split(" or ")[0], int(e.group(2))
+            metric = name = name.split(" or ")[0]
+            is_events = re.match(r"^(\d+|No)( \(and \d+ missed\))? event records?$", rest)
+            if is_events and e:
+                n = 0 if rest.startswith("No") else int(rest.split()[0])
+                s = stats[(host, ename, einst)]
+                s[0] += 1
+                s[1] += n
+                metric = None
+                continue
+            if is_events:
+                n = 0 if rest.startswith("No") else int(rest.split()[0])
+                s = stats[(host, name, -1)]
+                s[0] += 1
+                s[1] += n
+                metric = None
+                continue
+            if rest.startswith("value "):
+                s = stats[(host, name, -1)]
+                s[0] += 1
+                s[1] += number(rest[6:]) or 0.0
+                continue
+            rest_i = INST.match(rest)
+            if rest_i:
+                s = stats[(host, name, int(rest_i.group(1)))]
+                s[0] += 1
+                s[1] += number(rest_i.group(2)) or 0.0
+            continue
+        if metric is None:
+            continue
+        m = INST.match(line.strip())
+        if m and line.startswith("        inst ["):
+            s = stats[(host, metric, int(m.group(1)))]
+            s[0] += 1
+            s[1] += number(m.group(2)) or 0.0
+        elif not line.startswith("        "):
+            metric = None
+
+
+def compare(name, got, want, problems):
+    bad = 0
+    for k in sorted(set(got) | set(want), key=str):
+        g, w = got.get(k), want.get(k)
+        if g is None or w is None or g[0] != w[0] or abs(g[1] - w[1]) > 1e-6 * max(abs(w[1]), 1.0):
+            bad += 1
+            if bad <= 10:
+                problems.append(f"{name}: {k}: ours {g} pmdumplog {w}")
+    return bad
+
+
+def main():
+    if not shutil.which("pmdumplog") or not os.path.isdir(CORPUS):
+        skip("the reference (PCP 6.0.3) is not installed")
+    try:
+        import duckdb
+        import datafusion
+    except ImportError as e:
+        skip(f"query engines not installed ({e}): pip install duckdb datafusion")
+    subprocess.run(["cargo", "build", "--release", "-q", "-p", "pcp2parquet"], cwd=ROOT, check=True)
+    tool = os.path.join(ROOT, "target", "release", "pcp2parquet")
+    os.makedirs(OUT, exist_ok=True)
+    problems = []
+    checks = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        fleet = os.path.join(tmp, "fleet")
+        archives = []
+        for hostdir, names in FLEET.items():
+            d = os.path.join(fleet, hostdir)
+            os.makedirs(d)
+            for n in names:
+                for f in files_of(CORPUS, n):
+                    shutil.copy(os.path.join(CORPUS, f), d)
+                archives.append(os.path.join(d, n))
+        sd = os.path.join(fleet, "synth")
+        os.makedirs(sd)
+        make_synth(sd)
+        archives.append(os.path.join(sd, "synth"))
+        # the 10-volume archive arrives in two steps: volumes 0-4 first
+        grow = os.path.join(fleet, "moomba", "ok-mv-bigbin")
+        held = os.path.join(tmp, "held")
+        os.makedirs(held)
+        for f in files_of(os.path.dirname(grow), "ok-mv-bigbin"):
+            m = re.match(r".*\.(\d+)$", f)
+            if m and int(m.group(1)) >= 5:
+                shutil.move(os.path.join(os.path.dirname(grow), f), held)
+
+        out = os.path.join(tmp, "out")
+        r = subprocess.run([tool, "-o", out, fleet], capture_output=True, text=True)
+        if r.returncode != 0:
+            problems.append(f"export failed: {r.stderr.strip()}")
+        for f in os.listdir(held):
+            shutil.move(os.path.join(held, f), os.path.dirname(grow))
+        before = sorted(os.path.relpath(os.path.join(p, f), out)
+                        for p, _, fs in os.walk(out) for f in fs)
+        r = subprocess.run([tool, "-o", out, fleet], capture_output=True, text=True)
+        if r.returncode != 0:
+            problems.append(f"incremental export failed: {r.stderr.strip()}")
+        after = sorted(os.path.relpath(os.path.join(p, f), out)
+                       for p, _, fs in os.walk(out) for f in fs)
+        new = [f for f in after if f not in before and f.endswith(".parquet") and "/values/" in "/" + f]
+        checks += 1
+        if not any("ok-mv-bigbin" in f for f in new) or any("ok-mv-bigbin" not in f for f in new):
+            problems.append(f"the grown archive's new values should be new files of it alone: {new}")
+        r = subprocess.run([tool, "-o", out, fleet], capture_output=True, text=True)
+        again = sorted(os.path.relpath(os.path.join(p, f), out)
+                       for p, _, fs in os.walk(out) for f in fs)
+        checks += 1
+        if r.returncode != 0 or again != after:
+            problems.append("a rerun on an unchanged tree changed the output")
+
+        # 1. counts and sums, DuckDB and DataFusion against pmdumplog
+        want = defaultdict(lambda: [0, 0.0])
+        for a in archives:
+            dumplog_stats(a, host_of(a), want)
+        want = dict(want)
+        values = os.path.join(out, "values")
+        q = """SELECT host, metric, coalesce(inst_id, -1) AS inst, count(*) AS n,
+                      coalesce(sum(value), 0) AS s
+               FROM {t} WHERE NOT mark GROUP BY host, metric, coalesce(inst_id, -1)"""
+        con = duckdb.connect()
+        rows = con.execute(q.format(
+            t=f"read_parquet('{values}/**/*.parquet', hive_partitioning = true)")).fetchall()
+        got = {(h, m, i): [n, s] for h, m, i, n, s in rows}
+        checks += len(want)
+        bad = compare("duckdb", got, want, problems)
+        ctx = datafusion.SessionContext()
+        ctx.register_parquet("vals", values, table_partition_cols=[("host", "string"), ("date", "string")],
+                             file_extension=".parquet")
+        rows = ctx.sql(q.format(t="vals")).to_pylist()
+        got = {(r["host"], r["metric"], r["inst"]): [r["n"], r["s"]] for r in rows}
+        checks += len(want)
+        bad += compare("datafusion", got, want, problems)
+        total = sum(v[0] for v in want.values())
+        # duplicates would show in the counts; say so plainly too
+        dup = con.execute(f"""SELECT count(*) FROM (SELECT host, metric, inst_id, time, count(*) c
+            FROM read_parquet('{values}/**/*.parquet', hive_partitioning = true)
+            WHERE NOT mark AND metric NOT LIKE '%event%' GROUP BY ALL HAVING c > 1)""").fetchone()[0]
+        checks += 1
+        if dup:
+            problems.append(f"{dup} (host, metric, instance, time) keys appear more than once")
+
+        # 2. a rate in SQL against pmval
+        pv = subprocess.run(["pmval", "-z", "-a", os.path.join(sd, "synth"), "-t", "10", "-f", "4",
+                             "synth.bytes"], capture_output=True, text=True).stdout
+        ref = [[float(x) for x in l.split()[1:]] for l in pv.splitlines()
+               if re.match(r"^\d\d:\d\d:\d\d\.\d+\s", l)]
+        sql = con.execute(f"""
+            SELECT inst_id, (value - lag(value) OVER w) /
+                   (epoch_ns(time) - epoch_ns(lag(time) OVER w)) * 1e9 AS rate
+            FROM read_parquet('{values}/**/*.parquet', hive_partitioning = true)
+            WHERE host = 'synth-host' AND metric = 'synth.bytes'
+            WINDOW w AS (PARTITION BY inst_id ORDER BY time)
+            ORDER BY time, inst_id""").fetchall()
+        rates = [r for i, r in sql if r is not None]
+        mine = [rates[k:k + 2] for k in range(0, len(rates), 2)]
+        checks += 1
+        if len(ref) != len(mine) or len(ref) < 100 or any(
+                abs(a - b) > 1e-3 * max(1.0, abs(b)) for x, y in zip(mine, ref) for a, b in zip(x, y)):
+            problems.append(f"rates: {len(mine)} in SQL, {len(ref)} from pmval; first {mine[:2]} vs {ref[:2]}")
+
+        # 4. descriptors and help text
+        mrows = con.execute(f"""SELECT host, count(*), count(help_oneline)
+            FROM read_parquet('{out}/metrics/**/*.parquet', hive_partitioning = true)
+            GROUP BY host""").fetchall()
+        checks += 1
+        if not mrows or any(n == 0 for _, n, _ in mrows):
+            problems.append(f"metrics dataset: {mrows}")
+
+    ok = checks - len(problems)
+    line = f"parquet conformance: {ok} of {checks} checks pass ({total} values of {len(archives)} archives, {len(FLEET) + 1} hosts)"
+    with open(os.path.join(OUT, "scoreboard-parquet.txt"), "w") as f:
+        f.write(line + "\n")
+        for p in problems:
+            f.write(p + "\n")
+    print(line)
+    for p in problems[:30]:
+        print("  " + p)
+    sys.exit(1 if problems else 0)
+
+
+if __name__ == "__main__":
+    main()

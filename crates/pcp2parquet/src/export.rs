@@ -1,0 +1,1047 @@
+//! One archive's export: its descriptors to `metrics`, its values to `values` and
+//! its event records to `events`, each partitioned by host and UTC date.
+
+use crate::state::{ArchiveState, Resume};
+use crate::table::{self, text, Col, Part};
+use archive_format::atom::{extract, Atom};
+use archive_format::codec::event::{decode_events, flags_str, FLAG_MISSED};
+use archive_format::codec::result::{Value, VAL_INSITU};
+use archive_format::replay::{Delta, Mode, Replay};
+use archive_format::types::{sem, vtype};
+use archive_format::{Archive, Desc, InDom, PmId, Position, Timestamp};
+use parquet::data_type::ByteArray;
+use std::collections::HashMap;
+use std::io;
+use std::path::{Path, PathBuf};
+
+type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
+
+/// What shapes the rows.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    pub outdir: PathBuf,
+    /// `-S` and `-T` as PCP's tools take them (absolute times in UTC).
+    pub start: Option<String>,
+    pub finish: Option<String>,
+    /// Metric names or subtrees; empty for all.
+    pub metrics: Vec<String>,
+    /// `-t`: interpolated samples this far apart (nanoseconds).
+    pub interval: Option<i128>,
+    /// Rows per row group.
+    pub row_group: usize,
+}
+
+impl Options {
+    /// The options that decide which rows exist (kept in the state).
+    pub fn fingerprint(&self) -> String {
+        format!(
+            "start={:?} finish={:?} metrics={:?} interval={:?}",
+            self.start, self.finish, self.metrics, self.interval
+        )
+    }
+}
+
+/// The outcome of one archive.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outcome {
+    pub state: ArchiveState,
+    /// Rows written by this run (values, events).
+    pub rows: (u64, u64),
+    pub unchanged: bool,
+    /// A record that could not be read ended the export early (a live archive's
+    /// torn tail, or damage): said on stderr, the rest is exported next time.
+    pub warning: Option<String>,
+}
+
+const NONE: u32 = u32::MAX;
+
+/// Names interned once per archive: a metric's name and PMID, instance names.
+#[derive(Default)]
+struct Names {
+    text: Vec<ByteArray>,
+    by_text: FastMap<String, u32>,
+    /// Each name's place in byte order (rows sort by it), for the first
+    /// `rank.len()` names; `NONE` (null) sorts first.
+    rank: Vec<u32>,
+}
+
+impl Names {
+    fn id(&mut self, s: &str) -> u32 {
+        if let Some(&i) = self.by_text.get(s) {
+            return i;
+        }
+        let i = self.text.len() as u32;
+        self.text.push(text(s));
+        self.by_text.insert(s.to_string(), i);
+        i
+    }
+    fn get(&self, i: u32) -> Option<ByteArray> {
+        self.text.get(i as usize).cloned()
+    }
+    /// Brings the ranks up to date with the names interned since.
+    fn ranked(&mut self) {
+        if self.rank.len() == self.text.len() {
+            return;
+        }
+        let mut order: Vec<u32> = (0..self.text.len() as u32).collect();
+        order.sort_unstable_by(|&a, &b| {
+            self.text[a as usize]
+                .data()
+                .cmp(self.text[b as usize].data())
+        });
+        self.rank = vec![0; self.text.len()];
+        for (r, &i) in order.iter().enumerate() {
+            self.rank[i as usize] = r as u32 + 1;
+        }
+    }
+    #[cfg(test)]
+    fn str(&self, i: u32) -> &[u8] {
+        self.text.get(i as usize).map_or(&[], |b| b.data())
+    }
+    fn rank(&self, i: u32) -> u32 {
+        self.rank.get(i as usize).copied().unwrap_or(0)
+    }
+}
+
+/// A metric as rows name it.
+#[derive(Clone, Copy)]
+struct Metric {
+    desc: Desc,
+    name: u32,
+    pmid: u32,
+}
+
+struct ValueRow {
+    time: i64,
+    metric: u32,
+    pmid: u32,
+    inst: Option<i32>,
+    iname: u32,
+    value: Option<f64>,
+    text: Option<Box<str>>,
+    mark: bool,
+}
+
+struct EventRow {
+    time: i64,
+    metric: u32,
+    inst: Option<i32>,
+    iname: u32,
+    record: i32,
+    record_time: i64,
+    flags: u32,
+    param: u32,
+    param_pmid: u32,
+    value: Option<f64>,
+    text: Option<Box<str>>,
+}
+
+/// Rows of one dataset on their way to part files, one open part per date.
+struct Sink<R> {
+    dir: PathBuf,
+    schema: &'static str,
+    prefix: String,
+    row_group: usize,
+    open: Vec<(String, Part, Vec<R>)>,
+    seq: usize,
+    written: Vec<PathBuf>,
+    rows: u64,
+}
+
+trait Rows: Sized {
+    fn cols(rows: &mut [Self], names: &Names, archive: &ByteArray) -> Vec<Col>;
+}
+
+impl<R: Rows> Sink<R> {
+    fn new(dir: PathBuf, schema: &'static str, prefix: String, row_group: usize) -> Self {
+        Sink {
+            dir,
+            schema,
+            prefix,
+            row_group: row_group.max(1),
+            open: Vec::new(),
+            seq: 0,
+            written: Vec::new(),
+            rows: 0,
+        }
+    }
+
+    fn push(
+        &mut self,
+        date: &str,
+        row: R,
+        names: &mut Names,
+        archive: &ByteArray,
+    ) -> io::Result<()> {
+        let k = match self.open.iter().position(|(d, _, _)| d == date) {
+            Some(k) => k,
+            None => {
+                // time moved on to another day: the parts of the days before close
+                // (a record that goes back in time opens a new part)
+                let mut keep = Vec::new();
+                for (d, mut p, mut rows) in std::mem::take(&mut self.open) {
+                    if d.as_str() < date {
+                        flush(&mut p, &mut rows, names, archive)?;
+                        if let Some(f) = p.finish()? {
+                            self.written.push(f);
+                        }
+                    } else {
+                        keep.push((d, p, rows));
+                    }
+                }
+                self.open = keep;
+                let path = self
+                    .dir
+                    .join(format!("date={date}"))
+                    .join(format!("{}-{}.parquet", self.prefix, self.seq));
+                self.seq += 1;
+                self.open.push((
+                    date.to_string(),
+                    Part::create(path, self.schema)?,
+                    Vec::new(),
+                ));
+                self.open.len() - 1
+            }
+        };
+        let (_, part, rows) = &mut self.open[k];
+        rows.push(row);
+        self.rows += 1;
+        if rows.len() >= self.row_group {
+            flush(part, rows, names, archive)?;
+        }
+        Ok(())
+    }
+
+    fn finish(mut self, names: &mut Names, archive: &ByteArray) -> io::Result<(Vec<PathBuf>, u64)> {
+        for (_, mut p, mut rows) in std::mem::take(&mut self.open) {
+            flush(&mut p, &mut rows, names, archive)?;
+            if let Some(f) = p.finish()? {
+                self.written.push(f);
+            }
+        }
+        Ok((self.written, self.rows))
+    }
+
+    fn abandon(self) {
+        for (_, p, _) in self.open {
+            p.abandon();
+        }
+    }
+}
+
+fn flush<R: Rows>(
+    part: &mut Part,
+    rows: &mut Vec<R>,
+    names: &mut Names,
+    archive: &ByteArray,
+) -> io::Result<()> {
+    if rows.is_empty() {
+        return Ok(());
+    }
+    names.ranked();
+    let cols = R::cols(rows, names, archive);
+    rows.clear();
+    part.write(&cols)
+}
+
+/// Sorts rows by metric name, instance name, instance id and time (the keys
+/// computed once per row; rows that come in time order keep it within a series).
+fn sort_rows<R>(rows: &mut [R], names: &Names, key: impl Fn(&R) -> (u32, u32, Option<i32>, i64)) {
+    let mut keys: Vec<(u64, i64, i64, u32)> = rows
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let (m, n, inst, t) = key(r);
+            let names = (u64::from(names.rank(m)) << 32) | u64::from(names.rank(n));
+            let inst = inst.map_or(i64::MIN, i64::from);
+            (names, inst, t, i as u32)
+        })
+        .collect();
+    if keys.windows(2).all(|w| w[0] <= w[1]) {
+        return;
+    }
+    keys.sort_unstable();
+    // apply the permutation in place, cycle by cycle: place j takes the row that
+    // was at perm[j]
+    let mut perm: Vec<usize> = keys.into_iter().map(|k| k.3 as usize).collect();
+    for i in 0..perm.len() {
+        let mut j = i;
+        loop {
+            let k = perm[j];
+            perm[j] = j;
+            if k == i || k == j {
+                break;
+            }
+            rows.swap(j, k);
+            j = k;
+        }
+    }
+}
+
+fn opt_text(t: &Option<Box<str>>) -> Option<ByteArray> {
+    t.as_deref().map(text)
+}
+
+impl Rows for ValueRow {
+    fn cols(rows: &mut [Self], names: &Names, _archive: &ByteArray) -> Vec<Col> {
+        // sorted by metric, instance and time: runs compress, and each row group
+        // spans a short stretch of time
+        sort_rows(rows, names, |r| (r.metric, r.iname, r.inst, r.time));
+        let name = |i: u32| if i == NONE { None } else { names.get(i) };
+        vec![
+            Col::I64(rows.iter().map(|r| r.time).collect()),
+            Col::Str(rows.iter().map(|r| name(r.metric)).collect()),
+            Col::Str(rows.iter().map(|r| name(r.iname)).collect()),
+            Col::I32(rows.iter().map(|r| r.inst).collect()),
+            Col::Str(rows.iter().map(|r| name(r.pmid)).collect()),
+            Col::F64(rows.iter().map(|r| r.value).collect()),
+            Col::Str(rows.iter().map(|r| opt_text(&r.text)).collect()),
+            Col::Bool(rows.iter().map(|r| r.mark).collect()),
+        ]
+    }
+}
+
+impl Rows for EventRow {
+    fn cols(rows: &mut [Self], names: &Names, _archive: &ByteArray) -> Vec<Col> {
+        sort_rows(rows, names, |r| (r.metric, r.iname, r.inst, r.time));
+        let name = |i: u32| if i == NONE { None } else { names.get(i) };
+        vec![
+            Col::I64(rows.iter().map(|r| r.time).collect()),
+            Col::Str(rows.iter().map(|r| name(r.metric)).collect()),
+            Col::Str(rows.iter().map(|r| name(r.iname)).collect()),
+            Col::I32(rows.iter().map(|r| r.inst).collect()),
+            Col::I32(rows.iter().map(|r| Some(r.record)).collect()),
+            Col::I64(rows.iter().map(|r| r.record_time).collect()),
+            Col::I32(rows.iter().map(|r| Some(r.flags as i32)).collect()),
+            Col::Str(
+                rows.iter()
+                    .map(|r| Some(text(&flags_str(r.flags))))
+                    .collect(),
+            ),
+            Col::Str(rows.iter().map(|r| name(r.param)).collect()),
+            Col::Str(rows.iter().map(|r| name(r.param_pmid)).collect()),
+            Col::F64(rows.iter().map(|r| r.value).collect()),
+            Col::Str(rows.iter().map(|r| opt_text(&r.text)).collect()),
+        ]
+    }
+}
+
+fn ns(t: Timestamp) -> i64 {
+    t.as_nanos().clamp(i64::MIN as i128, i64::MAX as i128) as i64
+}
+
+/// The UTC date of a time, formatted once per day.
+#[derive(Default)]
+struct Dates {
+    day: Option<i64>,
+    text: String,
+}
+
+impl Dates {
+    fn of(&mut self, t_ns: i64) -> &str {
+        let day = t_ns.div_euclid(86_400_000_000_000);
+        if self.day != Some(day) {
+            self.day = Some(day);
+            self.text = jiff::Timestamp::from_second(day * 86400)
+                .map(|t| t.strftime("%Y-%m-%d").to_string())
+                .unwrap_or_else(|_| "invalid".into());
+        }
+        &self.text
+    }
+}
+
+/// A name usable as a directory (no separators, no `=`).
+pub fn path_safe(s: &str) -> String {
+    let t: String = s
+        .chars()
+        .map(|c| match c {
+            '/' | '\\' | '=' | '\0' => '_',
+            c => c,
+        })
+        .collect();
+    if t.is_empty() || t == "." || t == ".." {
+        format!("_{t}")
+    } else {
+        t
+    }
+}
+
+/// A short stable digest of a path (FNV-1a), so that archives of one name in two
+/// directories of one host do not share part files.
+fn digest(s: &str) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in s.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    format!("{:08x}", h as u32)
+}
+
+/// A metric's labels merged (context, domain, instance domain, cluster, item: the
+/// later override the earlier), as a JSON object.
+fn labels_json(a: &Archive, d: &Desc) -> Option<String> {
+    use archive_format::codec::meta::label_type as lt;
+    let m = a.metadata();
+    let end = Timestamp::new(i64::MAX / 4, 0);
+    let p = d.pmid;
+    let idents = [
+        (lt::CONTEXT, PmId::NULL.0),
+        (lt::DOMAIN, p.domain()),
+        (lt::INDOM, d.indom.0),
+        (lt::CLUSTER, PmId::new(p.domain(), p.cluster(), 0).0),
+        (lt::ITEM, p.0),
+    ];
+    let mut out = serde_json::Map::new();
+    for (ltype, ident) in idents {
+        if ltype == lt::INDOM && d.indom.is_null() {
+            continue;
+        }
+        let Some(rec) = m.labels_at(ltype, ident, end) else {
+            continue;
+        };
+        for set in &rec.sets {
+            if let Ok(serde_json::Value::Object(o)) =
+                serde_json::from_str::<serde_json::Value>(&set.json)
+            {
+                out.extend(o);
+            }
+        }
+    }
+    (!out.is_empty()).then(|| serde_json::Value::Object(out).to_string())
+}
+
+/// Writes the `metrics` rows of an archive (the whole file again on each change).
+fn write_metrics(a: &Archive, path: PathBuf, archive: &ByteArray) -> io::Result<PathBuf> {
+    use archive_format::codec::meta::text_type as tt;
+    let m = a.metadata();
+    let mut cols: [Vec<Option<ByteArray>>; 10] = Default::default();
+    for d in m.descs() {
+        let names = m.names(d.pmid);
+        let fallback = [d.pmid.to_string()];
+        let names = if names.is_empty() {
+            &fallback[..]
+        } else {
+            names
+        };
+        let labels = labels_json(a, d);
+        for n in names {
+            let row = [
+                Some(archive.clone()),
+                Some(text(&d.pmid.to_string())),
+                Some(text(n)),
+                Some(text(vtype::short_name(d.vtype))),
+                Some(text(sem::name(d.sem).unwrap_or("unknown"))),
+                Some(text(&d.units.to_string())).filter(|u| !u.is_empty()),
+                (!d.indom.is_null()).then(|| text(&d.indom.to_string())),
+                m.text(tt::ONELINE | tt::PMID, d.pmid.0).map(text),
+                m.text(tt::HELP | tt::PMID, d.pmid.0).map(text),
+                labels.as_deref().map(text),
+            ];
+            for (c, v) in cols.iter_mut().zip(row) {
+                c.push(v);
+            }
+        }
+    }
+    let mut part = Part::create(path.clone(), table::METRICS)?;
+    let cols: Vec<Col> = cols.into_iter().map(Col::Str).collect();
+    part.write(&cols)?;
+    part.finish()?;
+    Ok(path)
+}
+
+/// The metrics `specs` select (names, or subtrees by prefix); all when empty.
+fn selected(a: &Archive, specs: &[String]) -> Vec<PmId> {
+    let m = a.metadata();
+    m.descs()
+        .iter()
+        .map(|d| d.pmid)
+        .filter(|&p| {
+            specs.is_empty()
+                || m.names(p).iter().any(|n| {
+                    specs.iter().any(|s| {
+                        n == s
+                            || (n.starts_with(s.as_str())
+                                && n.as_bytes().get(s.len()) == Some(&b'.'))
+                    })
+                })
+        })
+        .collect()
+}
+
+/// Exports the part of the archive at `base` that `prev` (the last run's state
+/// of it) has not.
+pub fn export(base: &Path, o: &Options, prev: Option<&ArchiveState>) -> io::Result<Outcome> {
+    let files = crate::state::file_sizes(base);
+    let name = base.to_string_lossy().into_owned();
+    let a = Archive::open(&name).map_err(|e| io::Error::other(e.to_string()))?;
+    let label = a.label().clone();
+    let host = path_safe(&label.hostname);
+    let start = (label.start.sec, label.start.nsec);
+    // the same archive as last time, unchanged: nothing to do
+    let prev = prev.filter(|p| p.start == start && p.host == host);
+    if let Some(p) = prev {
+        if p.files == files {
+            return Ok(Outcome {
+                state: p.clone(),
+                rows: (0, 0),
+                unchanged: true,
+                warning: None,
+            });
+        }
+    }
+    let stem = base
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let key = format!("{}-{}", path_safe(&stem), digest(&name));
+    let archive = text(&name);
+    let mut outputs: Vec<String> = prev.map(|p| p.outputs.clone()).unwrap_or_default();
+    let rel = |p: &Path| {
+        p.strip_prefix(&o.outdir)
+            .unwrap_or(p)
+            .to_string_lossy()
+            .into_owned()
+    };
+
+    let mpath = o
+        .outdir
+        .join("metrics")
+        .join(format!("host={host}"))
+        .join(format!("{key}.parquet"));
+    let mpath = write_metrics(&a, mpath, &archive)?;
+    if !outputs.contains(&rel(&mpath)) {
+        outputs.push(rel(&mpath));
+    }
+
+    // the window
+    let utc = jiff::tz::TimeZone::UTC;
+    let end = a.end_time().unwrap_or(label.start);
+    let bounds = cli_common::window::Bounds {
+        start: label.start,
+        end,
+    };
+    let (wstart, wend) =
+        cli_common::window::parse_window(o.start.as_deref(), o.finish.as_deref(), bounds, &utc)
+            .map_err(|spec| {
+                io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    format!("invalid time window: {spec}"),
+                )
+            })?;
+
+    let pmids = selected(&a, &o.metrics);
+    let mut names = Names::default();
+    let mut metrics: FastMap<PmId, Metric> = FastMap::default();
+    for &p in &pmids {
+        let Some(desc) = a.metadata().desc(p).copied() else {
+            continue;
+        };
+        let n = a
+            .metadata()
+            .names(p)
+            .first()
+            .cloned()
+            .unwrap_or_else(|| p.to_string());
+        let m = Metric {
+            desc,
+            name: names.id(&n),
+            pmid: names.id(&p.to_string()),
+        };
+        metrics.insert(p, m);
+    }
+
+    let from = match prev.and_then(|p| p.resume.clone()) {
+        Some(Resume::Raw { volume, offset }) => format!("v{volume}o{offset}"),
+        Some(Resume::Interp { next_ns }) => format!("t{next_ns}"),
+        None => "start".into(),
+    };
+    let prefix = format!("part-{key}-{from}");
+    let hostdir = |ds: &str| o.outdir.join(ds).join(format!("host={host}"));
+    let rg = if o.row_group == 0 {
+        1 << 17
+    } else {
+        o.row_group
+    };
+    let mut values: Sink<ValueRow> =
+        Sink::new(hostdir("values"), table::VALUES, prefix.clone(), rg);
+    let mut events: Sink<EventRow> = Sink::new(hostdir("events"), table::EVENTS, prefix, rg);
+    let mut ex = Exporter {
+        a: &a,
+        names,
+        metrics,
+        archive,
+        dates: Dates::default(),
+        insts: FastMap::default(),
+    };
+    let run = match o.interval {
+        None => ex.raw(prev, wstart, wend, &mut values, &mut events),
+        Some(step) => ex.interp(prev, wstart, wend, step, &pmids, &mut values),
+    };
+    let (resume, warning) = match run {
+        Ok(r) => r,
+        Err(e) => {
+            values.abandon();
+            events.abandon();
+            return Err(e);
+        }
+    };
+    let (vfiles, vrows) = values.finish(&mut ex.names, &ex.archive)?;
+    let (efiles, erows) = events.finish(&mut ex.names, &ex.archive)?;
+    for f in vfiles.iter().chain(&efiles) {
+        let r = rel(f);
+        if !outputs.contains(&r) {
+            outputs.push(r);
+        }
+    }
+    let before = prev.map_or((0, 0), |p| p.rows);
+    Ok(Outcome {
+        state: ArchiveState {
+            host,
+            start,
+            files,
+            resume,
+            outputs,
+            rows: (before.0 + vrows, before.1 + erows),
+        },
+        rows: (vrows, erows),
+        unchanged: false,
+        warning,
+    })
+}
+
+struct Exporter<'a> {
+    a: &'a Archive,
+    names: Names,
+    metrics: FastMap<PmId, Metric>,
+    archive: ByteArray,
+    dates: Dates,
+    /// Instance names by instance domain, for the snapshot in force.
+    insts: FastMap<InDom, InstCache>,
+}
+
+/// The names of one instance domain's snapshot in force from `from` until `until`.
+struct InstCache {
+    from: Timestamp,
+    until: Timestamp,
+    snap: usize,
+    ids: FastMap<i32, u32>,
+}
+
+impl Exporter<'_> {
+    /// The interned name of an instance as the instance domain in force at `t`
+    /// names it (or any earlier or later version when that one does not).
+    fn inst_name(&mut self, indom: InDom, inst: i32, t: Timestamp) -> u32 {
+        if indom.is_null() {
+            return NONE;
+        }
+        let fresh = self
+            .insts
+            .get(&indom)
+            .is_some_and(|e| e.from <= t && t < e.until);
+        if !fresh {
+            // the snapshot in force at t (the first before any), and until when
+            let snaps = self.a.metadata().snapshots(indom);
+            let k = snaps.partition_point(|x| x.stamp <= t);
+            let at = k.saturating_sub(1);
+            let from = if k == 0 {
+                Timestamp::new(i64::MIN / 4, 0)
+            } else {
+                snaps.get(at).map_or(t, |s| s.stamp)
+            };
+            let until = snaps
+                .get(k)
+                .map_or(Timestamp::new(i64::MAX / 4, 0), |s| s.stamp);
+            self.insts.insert(
+                indom,
+                InstCache {
+                    from,
+                    until,
+                    snap: at,
+                    ids: FastMap::default(),
+                },
+            );
+        }
+        let Some(e) = self.insts.get_mut(&indom) else {
+            return NONE;
+        };
+        if let Some(&id) = e.ids.get(&inst) {
+            return id;
+        }
+        let snaps = self.a.metadata().snapshots(indom);
+        let name = snaps
+            .get(e.snap)
+            .and_then(|s| s.name_of(inst))
+            .or_else(|| snaps.iter().rev().find_map(|s| s.name_of(inst)));
+        let id = name.map_or(NONE, |n| self.names.id(n));
+        e.ids.insert(inst, id);
+        id
+    }
+
+    fn raw(
+        &mut self,
+        prev: Option<&ArchiveState>,
+        wstart: Timestamp,
+        wend: Timestamp,
+        values: &mut Sink<ValueRow>,
+        events: &mut Sink<EventRow>,
+    ) -> io::Result<(Option<Resume>, Option<String>)> {
+        let a = self.a;
+        let vols = a.volume_numbers();
+        let mut pos = match prev.and_then(|p| p.resume.clone()) {
+            Some(Resume::Raw { volume, offset }) => match vols.iter().position(|&v| v == volume) {
+                Some(vol) => Position { vol, offset },
+                None => a.start(),
+            },
+            _ if wstart > a.label().start => a.position_before(wstart),
+            _ => a.start(),
+        };
+        let mut warning = None;
+        loop {
+            let (rec, next) = match a.read_forward(pos) {
+                Ok(Some((_, rec, next))) => (rec, next),
+                Ok(None) => break,
+                Err(e) => {
+                    warning = Some(e.to_string());
+                    break;
+                }
+            };
+            if rec.stamp > wend {
+                break;
+            }
+            pos = next;
+            if rec.stamp < wstart {
+                continue;
+            }
+            let t = ns(rec.stamp);
+            if rec.is_mark() {
+                let row = ValueRow {
+                    time: t,
+                    metric: NONE,
+                    pmid: NONE,
+                    inst: None,
+                    iname: NONE,
+                    value: None,
+                    text: None,
+                    mark: true,
+                };
+                let date = self.dates.of(t);
+                values.push(date, row, &mut self.names, &self.archive)?;
+                continue;
+            }
+            for vs in &rec.vsets {
+                let Some(&m) = self.metrics.get(&vs.pmid) else {
+                    continue;
+                };
+                for (inst, v) in &vs.values {
+                    let iname = self.inst_name(m.desc.indom, *inst, rec.stamp);
+                    let inst = (!m.desc.indom.is_null()).then_some(*inst);
+                    let (value, txt) =
+                        if matches!(m.desc.vtype, vtype::EVENT | vtype::HIGHRES_EVENT) {
+                            let n = self.events(&m, inst, iname, t, vs.valfmt, v, events)?;
+                            (Some(n as f64), None)
+                        } else {
+                            convert(m.desc.vtype, v)
+                        };
+                    let row = ValueRow {
+                        time: t,
+                        metric: m.name,
+                        pmid: m.pmid,
+                        inst,
+                        iname,
+                        value,
+                        text: txt,
+                        mark: false,
+                    };
+                    let date = self.dates.of(t);
+                    values.push(date, row, &mut self.names, &self.archive)?;
+                }
+            }
+        }
+        let resume = vols.get(pos.vol).map(|&volume| Resume::Raw {
+            volume,
+            offset: pos.offset,
+        });
+        Ok((resume, warning))
+    }
+
+    /// An event array's records as `events` rows; their number.
+    #[allow(clippy::too_many_arguments)]
+    fn events(
+        &mut self,
+        m: &Metric,
+        inst: Option<i32>,
+        iname: u32,
+        t: i64,
+        valfmt: i32,
+        v: &Value<'_>,
+        out: &mut Sink<EventRow>,
+    ) -> io::Result<usize> {
+        let Value::Block { data, .. } = v else {
+            return Ok(0);
+        };
+        if valfmt == VAL_INSITU {
+            return Ok(0);
+        }
+        let Ok(recs) = decode_events(data, 0, m.desc.vtype == vtype::HIGHRES_EVENT) else {
+            return Ok(0);
+        };
+        let date = self.dates.of(t).to_string();
+        for (k, r) in recs.iter().enumerate() {
+            let base = EventRow {
+                time: t,
+                metric: m.name,
+                inst,
+                iname,
+                record: k as i32,
+                record_time: ns(r.stamp),
+                flags: r.flags,
+                param: NONE,
+                param_pmid: NONE,
+                // a record standing for missed ones: their number
+                value: (r.flags & FLAG_MISSED != 0).then_some(f64::from(r.nparams)),
+                text: None,
+            };
+            if r.params.is_empty() {
+                out.push(&date, base, &mut self.names, &self.archive)?;
+                continue;
+            }
+            for p in &r.params {
+                let md = self.a.metadata();
+                let ty = md.desc(p.pmid).map_or(i32::from(p.vtype), |d| d.vtype);
+                let pname = md
+                    .names(p.pmid)
+                    .first()
+                    .cloned()
+                    .unwrap_or_else(|| p.pmid.to_string());
+                let pv = Value::Block {
+                    vtype: p.vtype,
+                    data: p.data,
+                };
+                let (value, txt) = convert(ty, &pv);
+                let row = EventRow {
+                    param: self.names.id(&pname),
+                    param_pmid: self.names.id(&p.pmid.to_string()),
+                    value,
+                    text: txt,
+                    ..base
+                };
+                out.push(&date, row, &mut self.names, &self.archive)?;
+            }
+        }
+        Ok(recs.len())
+    }
+
+    fn interp(
+        &mut self,
+        prev: Option<&ArchiveState>,
+        wstart: Timestamp,
+        wend: Timestamp,
+        step: i128,
+        pmids: &[PmId],
+        values: &mut Sink<ValueRow>,
+    ) -> io::Result<(Option<Resume>, Option<String>)> {
+        let a = self.a;
+        let pmids: Vec<PmId> = pmids
+            .iter()
+            .copied()
+            .filter(|p| {
+                self.metrics
+                    .get(p)
+                    .is_some_and(|m| !matches!(m.desc.vtype, vtype::EVENT | vtype::HIGHRES_EVENT))
+            })
+            .collect();
+        let mut t0 = wstart;
+        if let Some(Resume::Interp { next_ns }) = prev.and_then(|p| p.resume.clone()) {
+            // the sample before the next one, so that counters have a rate at once
+            t0 = Timestamp::from_nanos(i128::from(next_ns) - step).max(wstart);
+        }
+        let resumed = prev.is_some_and(|p| p.resume.is_some()) && t0 > wstart;
+        let mut r = Replay::new(a);
+        r.set_mode(Mode::Interp, Some(t0), Delta::from_nanos(step));
+        // the last fetch's counter values, for rates
+        let mut last: FastMap<(PmId, i32), (f64, Timestamp)> = FastMap::default();
+        let mut next = t0;
+        let mut first = true;
+        let mut warning = None;
+        while next <= wend {
+            let res = match r.fetch(&pmids) {
+                Ok(res) => res,
+                Err(e) => {
+                    if e.pm_err() != archive_format::error::PM_ERR_EOL {
+                        warning = Some(e.to_string());
+                    }
+                    break;
+                }
+            };
+            next = Timestamp::from_nanos(res.stamp.as_nanos() + step);
+            let t = ns(res.stamp);
+            let skip = first && resumed;
+            first = false;
+            for set in &res.sets {
+                if set.numval <= 0 {
+                    continue;
+                }
+                let Some(&m) = self.metrics.get(&set.pmid) else {
+                    continue;
+                };
+                for (inst, v) in &set.values {
+                    let v = v.as_value();
+                    let (mut value, txt) = convert(m.desc.vtype, &v);
+                    if m.desc.sem == sem::COUNTER {
+                        // as pmval: the rate since the last sample, per second
+                        // (time counters scaled to a utilisation)
+                        let key = (set.pmid, *inst);
+                        let now = value;
+                        let rate = match (now, last.get(&key)) {
+                            (Some(x), Some(&(y, at))) => {
+                                let dt = res.stamp.sub_f64(at) * time_scale(&m.desc);
+                                (dt > 0.0).then(|| (x - y) / dt)
+                            }
+                            _ => None,
+                        };
+                        if let Some(x) = now {
+                            last.insert(key, (x, res.stamp));
+                        }
+                        value = rate;
+                        if value.is_none() {
+                            continue;
+                        }
+                    }
+                    if skip {
+                        continue;
+                    }
+                    let iname = self.inst_name(m.desc.indom, *inst, res.stamp);
+                    let row = ValueRow {
+                        time: t,
+                        metric: m.name,
+                        pmid: m.pmid,
+                        inst: (!m.desc.indom.is_null()).then_some(*inst),
+                        iname,
+                        value,
+                        text: txt,
+                        mark: false,
+                    };
+                    let date = self.dates.of(t);
+                    values.push(date, row, &mut self.names, &self.archive)?;
+                }
+            }
+        }
+        Ok((Some(Resume::Interp { next_ns: ns(next) }), warning))
+    }
+}
+
+/// pmval's scale of a counter with a time dimension: a rate of such a counter is
+/// a utilisation (its time units per second).
+fn time_scale(d: &Desc) -> f64 {
+    if d.units.dim_time() == 0 {
+        return 1.0;
+    }
+    let st = d.units.scale_time() as i32;
+    if st > 3 {
+        60f64.powi(3 - st)
+    } else {
+        1000f64.powi(3 - st)
+    }
+}
+
+/// A value as the `value` (numbers) and `value_text` (strings; aggregates as hex)
+/// columns hold it.
+fn convert(ty: i32, v: &Value<'_>) -> (Option<f64>, Option<Box<str>>) {
+    match extract(ty, v) {
+        Some(Atom::String(s)) => (None, Some(s.into_boxed_str())),
+        Some(Atom::Bytes(b)) => {
+            let hex: String = b.iter().map(|x| format!("{x:02x}")).collect();
+            (None, Some(hex.into_boxed_str()))
+        }
+        Some(a) => (a.as_f64(), None),
+        None => (None, None),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    proptest::proptest! {
+        #[test]
+        fn rows_sort_by_names_instance_and_time(
+            rows in proptest::collection::vec((0u32..5, 0u32..4, proptest::option::of(0i32..3), 0i64..6), 0..60),
+        ) {
+            let mut names = Names::default();
+            // interned in an order unlike the names' byte order
+            for n in ["m.z", "m.a", "inst-b", "m.q", "inst-a"] {
+                names.id(n);
+            }
+            names.ranked();
+            let mut got = rows.clone();
+            sort_rows(&mut got, &names, |r| *r);
+            let mut want = rows;
+            want.sort_by(|a, b| {
+                names.str(a.0).cmp(names.str(b.0))
+                    .then(names.str(a.1).cmp(names.str(b.1)))
+                    .then(a.2.cmp(&b.2))
+                    .then(a.3.cmp(&b.3))
+            });
+            proptest::prop_assert_eq!(got, want);
+        }
+    }
+
+    #[test]
+    fn dates_are_utc_days() {
+        let mut d = Dates::default();
+        assert_eq!(d.of(0), "1970-01-01");
+        assert_eq!(d.of(86_399_999_999_999), "1970-01-01");
+        assert_eq!(d.of(86_400_000_000_000), "1970-01-02");
+        assert_eq!(d.of(-1), "1969-12-31");
+        // 2024-02-29 12:00 UTC
+        assert_eq!(d.of(1_709_208_000_000_000_000), "2024-02-29");
+    }
+
+    #[test]
+    fn names_as_directories() {
+        assert_eq!(path_safe("web01.example.com"), "web01.example.com");
+        assert_eq!(path_safe("a/b=c"), "a_b_c");
+        assert_eq!(path_safe(""), "_");
+        assert_eq!(path_safe(".."), "_..");
+    }
+
+    #[test]
+    fn values_by_type() {
+        assert_eq!(
+            convert(vtype::I32, &Value::Insitu(u32::MAX)),
+            (Some(-1.0), None)
+        );
+        let s = b"hello\0";
+        assert_eq!(
+            convert(vtype::STRING, &Value::Block { vtype: 6, data: s }),
+            (None, Some("hello".into()))
+        );
+        assert_eq!(
+            convert(
+                vtype::AGGREGATE,
+                &Value::Block {
+                    vtype: 7,
+                    data: &[1, 0xab]
+                }
+            ),
+            (None, Some("01ab".into()))
+        );
+        assert_eq!(convert(vtype::U64, &Value::Insitu(1)), (None, None));
+    }
+
+    #[test]
+    fn time_counters_scale_as_pmval() {
+        use archive_format::Units;
+        let d = |units: Units| Desc {
+            pmid: PmId::new(1, 0, 0),
+            vtype: vtype::U64,
+            indom: InDom::NULL,
+            sem: sem::COUNTER,
+            units,
+        };
+        assert_eq!(time_scale(&d(Units(0))), 1.0);
+        // millisec: a rate of ms per second, scaled to seconds per second
+        let ms = Units(0).with_time(1, 2);
+        assert_eq!(time_scale(&d(ms)), 1000.0);
+    }
+}
