@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# pcp2parquet against what a PCP 6.0.3 user has for the job, on corpus archives:
+#   1. export time against `pmrep -a ARCHIVE -o csv` on the same metrics, and the
+#      ratio; peak RSS of both;
+#   2. the Parquet dataset's size (every metric) against the archive's files as
+#      stored, uncompressed, and recompressed with xz -9;
+#   3. one typical question, the 95th percentile of the 1-minute load average, in
+#      DuckDB over the export against pmval over the archive (sorted by awk).
+# Usage: scripts/bench-parquet.sh [corpus archive ...]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cargo build --release -q -p pcp2parquet
+ours=$PWD/target/release/pcp2parquet
+dir=/var/lib/pcp/testsuite/archives
+command -v pmval >/dev/null || { echo "reference PCP not installed" >&2; exit 77; }
+py=/usr/bin/python3   # the interpreter with PCP's bindings, for pmrep
+work=$(mktemp -d /tmp/bench-parquet.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+[ $# -gt 0 ] || set -- 20201109 bozo-20170904
+metrics="kernel mem disk network"
+t() { /usr/bin/time -o "$work/t" -f '%e %M' "$@" >/dev/null 2>&1 || true; cat "$work/t" | tail -1; }
+
+printf '%-26s %8s %8s %8s %9s %9s | %9s %9s %9s %9s | %8s %8s\n' archive "pmrep s" "ours s" ratio \
+  "pmrep MB" "ours MB" "stored MB" "plain MB" "xz MB" "pq MB" "p95 pmval" "p95 duckdb"
+for a in "$@"; do
+  base=$dir/$a
+  # 1. the same metrics, as CSV and as Parquet
+  m=$(for x in $metrics; do pminfo -a "$base" "$x" 2>/dev/null; done | tr '\n' ' ')
+  read -r rt rm < <(t "$py" /usr/bin/pmrep -a "$base" -o csv -I $m)
+  rm -rf "$work/o1"
+  args=(); for x in $metrics; do args+=(-m "$x"); done
+  read -r ot om < <(t "$ours" -j 1 -o "$work/o1" "${args[@]}" "$base")
+  ratio=$(awk -v a="$rt" -v b="$ot" 'BEGIN { printf "%.0fx", (b > 0 ? a / b : 0) }')
+  # 2. sizes, every metric
+  rm -rf "$work/o2"
+  "$ours" -o "$work/o2" "$base" 2>/dev/null
+  stored=$(cat "$base".* | wc -c)
+  plain=0
+  for f in "$base".*; do
+    case $f in
+      *.xz) n=$(xz -dc "$f" | wc -c);;
+      *.bz2) n=$(bzip2 -dc "$f" | wc -c);;
+      *) n=$(wc -c < "$f");;
+    esac
+    plain=$((plain + n))
+  done
+  xzs=0
+  for f in "$base".*; do
+    case $f in
+      *.xz) n=$(xz -dc "$f" | xz -9 -c | wc -c);;
+      *.bz2) n=$(bzip2 -dc "$f" | xz -9 -c | wc -c);;
+      *) n=$(xz -9 -c "$f" | wc -c);;
+    esac
+    xzs=$((xzs + n))
+  done
+  pq=$(find "$work/o2" -name '*.parquet' -print0 | xargs -0 cat | wc -c)
+  mb() { awk -v n="$1" 'BEGIN { printf "%.2f", n / 1048576 }'; }
+  # 3. p95 of the 1-minute load average
+  s=$(date +%s.%N)
+  p_pmval=$(pmval -z -U "$base" kernel.all.load 2>/dev/null \
+    | awk '/^[0-9][0-9]:/ { print $2 }' | sort -g \
+    | awk '{ v[NR] = $1 } END { if (NR) { k = int(0.95 * (NR - 1)) + 1; print v[k] } }')
+  e=$(date +%s.%N)
+  tp=$(awk -v a="$s" -v b="$e" 'BEGIN { printf "%.2f", b - a }')
+  s=$(date +%s.%N)
+  p_duck=$(python3 -c "
+import duckdb
+r = duckdb.sql(\"SELECT quantile_disc(value, 0.95) FROM read_parquet('$work/o2/values/**/*.parquet', hive_partitioning = true) WHERE metric = 'kernel.all.load' AND inst_id = 1\").fetchone()
+print(r[0])" 2>/dev/null || echo -)
+  e=$(date +%s.%N)
+  td=$(awk -v a="$s" -v b="$e" 'BEGIN { printf "%.2f", b - a }')
+  printf '%-26s %8s %8s %8s %9s %9s | %9s %9s %9s %9s | %8s %8s\n' "$a" "$rt" "$ot" "$ratio" \
+    "$(mb $((rm * 1024)))" "$(mb $((om * 1024)))" "$(mb "$stored")" "$(mb "$plain")" "$(mb "$xzs")" "$(mb "$pq")" \
+    "${tp}s" "${td}s"
+  echo "    p95 of kernel.all.load[1 minute]: pmval $p_pmval, duckdb $p_duck"
+done
