@@ -65,7 +65,7 @@ for a in "$@"; do
   s=$(date +%s.%N)
   p_duck=$(python3 -c "
 import duckdb
-r = duckdb.sql(\"SELECT quantile_disc(value, 0.95) FROM read_parquet('$work/o2/values/**/*.parquet', hive_partitioning = true) WHERE metric = 'kernel.all.load' AND inst_id = 1\").fetchone()
+r = duckdb.sql(\"SELECT quantile_disc(value, 0.95) FROM read_parquet('$work/o2/values/**/*.parquet', hive_partitioning = true) WHERE metric = 'kernel.all.load' AND inst_id = 1\").fetchall()[0]
 print(r[0])" 2>/dev/null || echo -)
   e=$(date +%s.%N)
   td=$(awk -v a="$s" -v b="$e" 'BEGIN { printf "%.2f", b - a }')

@@ -696,7 +696,13 @@ impl Exporter<'_> {
             _ => a.start(),
         };
         let mut warning = None;
+        let mut released = pos;
         loop {
+            // memory bounded by the work: the pages of what has been read go
+            if pos.vol != released.vol || pos.offset.saturating_sub(released.offset) > 16 << 20 {
+                a.release_before(pos);
+                released = pos;
+            }
             let (rec, next) = match a.read_forward(pos) {
                 Ok(Some((_, rec, next))) => (rec, next),
                 Ok(None) => break,

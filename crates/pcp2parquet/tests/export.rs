@@ -2,6 +2,9 @@
 //! archive's values, a rerun adds nothing, the options shape the rows, and the
 //! command line behaves as a PCP user expects of a tool.
 
+// helpers of the tests below: a failure to read what the tool wrote is the test failing
+#![allow(clippy::unwrap_used)]
+
 use archive_format::Archive;
 use parquet::file::reader::{FileReader, SerializedFileReader};
 use std::path::{Path, PathBuf};
