@@ -100,6 +100,13 @@ def number(text):
         return None
 
 
+def add(stats, key, value):
+    """One more value (None: not a number, counted only)."""
+    s = stats[key]
+    s[0] += 1
+    s[1] += value or 0.0
+
+
 def dumplog_stats(archive, host, stats):
     """(host, metric, inst) -> [count, sum] from the reference pmdumplog."""
     out = subprocess.run(["pmdumplog", "-z", archive], capture_output=True, text=True).stdout
@@ -113,41 +120,31 @@ def dumplog_stats(archive, host, stats):
                 # events: name[inst or "..."], the first of several names
                 ename, einst = e.group(1).split(" or ")[0], int(e.group(2))
             metric = name = name.split(" or ")[0]
-            is_events = re.match(r"^(\d+|No)( \(and \d+ missed\))? event records?$", rest)
-            if is_events and e:
-                n = 0 if rest.startswith("No") else int(rest.split()[0])
-                s = stats[(host, ename, einst)]
-                s[0] += 1
-                s[1] += n
-                metric = None
-                continue
-            if is_events:
-                n = 0 if rest.startswith("No") else int(rest.split()[0])
-                s = stats[(host, name, -1)]
-                s[0] += 1
-                s[1] += n
+            if re.match(r"^(\d+|No)( \(and \d+ missed\))? event records?$", rest):
+                # an event metric's value is its number of records
+                key = (host, ename, einst) if e else (host, name, -1)
+                add(stats, key, 0 if rest.startswith("No") else int(rest.split()[0]))
                 metric = None
                 continue
             if rest.startswith("value "):
-                s = stats[(host, name, -1)]
-                s[0] += 1
-                s[1] += number(rest[6:]) or 0.0
+                add(stats, (host, name, -1), number(rest[6:]))
                 continue
             rest_i = INST.match(rest)
             if rest_i:
-                s = stats[(host, name, int(rest_i.group(1)))]
-                s[0] += 1
-                s[1] += number(rest_i.group(2)) or 0.0
+                add(stats, (host, name, int(rest_i.group(1))), number(rest_i.group(2)))
             continue
         if metric is None:
             continue
         m = INST.match(line.strip())
         if m and line.startswith("        inst ["):
-            s = stats[(host, metric, int(m.group(1)))]
-            s[0] += 1
-            s[1] += number(m.group(2)) or 0.0
+            add(stats, (host, metric, int(m.group(1))), number(m.group(2)))
         elif not line.startswith("        "):
             metric = None
+
+
+def listing(d):
+    """Every file under d, relative to it, sorted."""
+    return sorted(os.path.relpath(os.path.join(p, f), d) for p, _, fs in os.walk(d) for f in fs)
 
 
 def compare(name, got, want, problems):
@@ -203,20 +200,17 @@ def main():
             problems.append(f"export failed: {r.stderr.strip()}")
         for f in os.listdir(held):
             shutil.move(os.path.join(held, f), os.path.dirname(grow))
-        before = sorted(os.path.relpath(os.path.join(p, f), out)
-                        for p, _, fs in os.walk(out) for f in fs)
+        before = listing(out)
         r = subprocess.run([tool, "-o", out, fleet], capture_output=True, text=True)
         if r.returncode != 0:
             problems.append(f"incremental export failed: {r.stderr.strip()}")
-        after = sorted(os.path.relpath(os.path.join(p, f), out)
-                       for p, _, fs in os.walk(out) for f in fs)
+        after = listing(out)
         new = [f for f in after if f not in before and f.endswith(".parquet") and "/values/" in "/" + f]
         checks += 1
         if not any("ok-mv-bigbin" in f for f in new) or any("ok-mv-bigbin" not in f for f in new):
             problems.append(f"the grown archive's new values should be new files of it alone: {new}")
         r = subprocess.run([tool, "-o", out, fleet], capture_output=True, text=True)
-        again = sorted(os.path.relpath(os.path.join(p, f), out)
-                       for p, _, fs in os.walk(out) for f in fs)
+        again = listing(out)
         checks += 1
         if r.returncode != 0 or again != after:
             problems.append("a rerun on an unchanged tree changed the output")

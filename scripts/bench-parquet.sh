@@ -35,23 +35,15 @@ for a in "$@"; do
   rm -rf "$work/o2"
   "$ours" -o "$work/o2" "$base" 2>/dev/null
   stored=$(cat "$base".* | wc -c)
-  plain=0
+  plain=0 xzs=0
   for f in "$base".*; do
     case $f in
-      *.xz) n=$(xz -dc "$f" | wc -c);;
-      *.bz2) n=$(bzip2 -dc "$f" | wc -c);;
-      *) n=$(wc -c < "$f");;
+      *.xz) dec=(xz -dc "$f");;
+      *.bz2) dec=(bzip2 -dc "$f");;
+      *) dec=(cat "$f");;
     esac
-    plain=$((plain + n))
-  done
-  xzs=0
-  for f in "$base".*; do
-    case $f in
-      *.xz) n=$(xz -dc "$f" | xz -9 -c | wc -c);;
-      *.bz2) n=$(bzip2 -dc "$f" | xz -9 -c | wc -c);;
-      *) n=$(xz -9 -c "$f" | wc -c);;
-    esac
-    xzs=$((xzs + n))
+    plain=$((plain + $("${dec[@]}" | wc -c)))
+    xzs=$((xzs + $("${dec[@]}" | xz -9 -c | wc -c)))
   done
   pq=$(find "$work/o2" -name '*.parquet' -print0 | xargs -0 cat | wc -c)
   mb() { awk -v n="$1" 'BEGIN { printf "%.2f", n / 1048576 }'; }

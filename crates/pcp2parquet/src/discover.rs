@@ -22,6 +22,13 @@ pub fn base_of(name: &str) -> Option<&str> {
     (!digits.is_empty() && digits.bytes().all(|c| c.is_ascii_digit())).then(|| &plain[..dot])
 }
 
+/// The base name of a `.meta` file (`a` for `a.meta.xz`), or `None`.
+fn meta_base(name: &str) -> Option<&str> {
+    compress::strip_suffix(name)
+        .map_or(name, |(p, _)| p)
+        .strip_suffix(".meta")
+}
+
 /// Every archive under `dir` (those with a `.meta`, compressed or not), sorted.
 pub fn walk(dir: &Path, found: &mut BTreeSet<PathBuf>) -> io::Result<()> {
     let mut stack = vec![dir.to_path_buf()];
@@ -35,9 +42,7 @@ pub fn walk(dir: &Path, found: &mut BTreeSet<PathBuf>) -> io::Result<()> {
                 continue;
             }
             let name = e.file_name();
-            let Some(name) = name.to_str() else { continue };
-            let plain = compress::strip_suffix(name).map_or(name, |(p, _)| p);
-            if let Some(b) = plain.strip_suffix(".meta") {
+            if let Some(b) = name.to_str().and_then(meta_base) {
                 found.insert(d.join(b));
             }
         }
@@ -81,12 +86,8 @@ fn has_files(base: &Path) -> bool {
     let Ok(rd) = std::fs::read_dir(dir) else {
         return false;
     };
-    let meta = format!("{name}.meta");
-    rd.flatten().any(|e| {
-        let n = e.file_name();
-        let n = n.to_string_lossy();
-        n == meta.as_str() || compress::strip_suffix(&n).is_some_and(|(p, _)| p == meta)
-    })
+    rd.flatten()
+        .any(|e| meta_base(&e.file_name().to_string_lossy()) == Some(name))
 }
 
 #[cfg(test)]

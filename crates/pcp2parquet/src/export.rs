@@ -75,6 +75,7 @@ impl Names {
         self.by_text.insert(s.to_string(), i);
         i
     }
+    /// The name; none (a null) for `NONE`.
     fn get(&self, i: u32) -> Option<ByteArray> {
         self.text.get(i as usize).cloned()
     }
@@ -149,7 +150,10 @@ struct Sink<R> {
 }
 
 trait Rows: Sized {
-    fn cols(rows: &mut [Self], names: &Names, archive: &ByteArray) -> Vec<Col>;
+    /// What rows sort by: metric, instance name, instance id, time (as names ids).
+    fn key(&self) -> (u32, u32, Option<i32>, i64);
+    /// The columns of sorted rows, in the schema's order.
+    fn cols(rows: &[Self], names: &Names) -> Vec<Col>;
 }
 
 impl<R: Rows> Sink<R> {
@@ -166,13 +170,7 @@ impl<R: Rows> Sink<R> {
         }
     }
 
-    fn push(
-        &mut self,
-        date: &str,
-        row: R,
-        names: &mut Names,
-        archive: &ByteArray,
-    ) -> io::Result<()> {
+    fn push(&mut self, date: &str, row: R, names: &mut Names) -> io::Result<()> {
         let k = match self.open.iter().position(|(d, _, _)| d == date) {
             Some(k) => k,
             None => {
@@ -181,7 +179,7 @@ impl<R: Rows> Sink<R> {
                 let mut keep = Vec::new();
                 for (d, mut p, mut rows) in std::mem::take(&mut self.open) {
                     if d.as_str() < date {
-                        flush(&mut p, &mut rows, names, archive)?;
+                        flush(&mut p, &mut rows, names)?;
                         if let Some(f) = p.finish()? {
                             self.written.push(f);
                         }
@@ -207,14 +205,14 @@ impl<R: Rows> Sink<R> {
         rows.push(row);
         self.rows += 1;
         if rows.len() >= self.row_group {
-            flush(part, rows, names, archive)?;
+            flush(part, rows, names)?;
         }
         Ok(())
     }
 
-    fn finish(mut self, names: &mut Names, archive: &ByteArray) -> io::Result<(Vec<PathBuf>, u64)> {
+    fn finish(mut self, names: &mut Names) -> io::Result<(Vec<PathBuf>, u64)> {
         for (_, mut p, mut rows) in std::mem::take(&mut self.open) {
-            flush(&mut p, &mut rows, names, archive)?;
+            flush(&mut p, &mut rows, names)?;
             if let Some(f) = p.finish()? {
                 self.written.push(f);
             }
@@ -229,17 +227,15 @@ impl<R: Rows> Sink<R> {
     }
 }
 
-fn flush<R: Rows>(
-    part: &mut Part,
-    rows: &mut Vec<R>,
-    names: &mut Names,
-    archive: &ByteArray,
-) -> io::Result<()> {
+fn flush<R: Rows>(part: &mut Part, rows: &mut Vec<R>, names: &mut Names) -> io::Result<()> {
     if rows.is_empty() {
         return Ok(());
     }
     names.ranked();
-    let cols = R::cols(rows, names, archive);
+    // sorted by metric, instance and time: runs compress, and each row group
+    // spans a short stretch of time
+    sort_rows(rows, names, R::key);
+    let cols = R::cols(rows, names);
     rows.clear();
     part.write(&cols)
 }
@@ -283,17 +279,16 @@ fn opt_text(t: &Option<Box<str>>) -> Option<ByteArray> {
 }
 
 impl Rows for ValueRow {
-    fn cols(rows: &mut [Self], names: &Names, _archive: &ByteArray) -> Vec<Col> {
-        // sorted by metric, instance and time: runs compress, and each row group
-        // spans a short stretch of time
-        sort_rows(rows, names, |r| (r.metric, r.iname, r.inst, r.time));
-        let name = |i: u32| if i == NONE { None } else { names.get(i) };
+    fn key(&self) -> (u32, u32, Option<i32>, i64) {
+        (self.metric, self.iname, self.inst, self.time)
+    }
+    fn cols(rows: &[Self], names: &Names) -> Vec<Col> {
         vec![
             Col::I64(rows.iter().map(|r| r.time).collect()),
-            Col::Str(rows.iter().map(|r| name(r.metric)).collect()),
-            Col::Str(rows.iter().map(|r| name(r.iname)).collect()),
+            Col::Str(rows.iter().map(|r| names.get(r.metric)).collect()),
+            Col::Str(rows.iter().map(|r| names.get(r.iname)).collect()),
             Col::I32(rows.iter().map(|r| r.inst).collect()),
-            Col::Str(rows.iter().map(|r| name(r.pmid)).collect()),
+            Col::Str(rows.iter().map(|r| names.get(r.pmid)).collect()),
             Col::F64(rows.iter().map(|r| r.value).collect()),
             Col::Str(rows.iter().map(|r| opt_text(&r.text)).collect()),
             Col::Bool(rows.iter().map(|r| r.mark).collect()),
@@ -302,13 +297,14 @@ impl Rows for ValueRow {
 }
 
 impl Rows for EventRow {
-    fn cols(rows: &mut [Self], names: &Names, _archive: &ByteArray) -> Vec<Col> {
-        sort_rows(rows, names, |r| (r.metric, r.iname, r.inst, r.time));
-        let name = |i: u32| if i == NONE { None } else { names.get(i) };
+    fn key(&self) -> (u32, u32, Option<i32>, i64) {
+        (self.metric, self.iname, self.inst, self.time)
+    }
+    fn cols(rows: &[Self], names: &Names) -> Vec<Col> {
         vec![
             Col::I64(rows.iter().map(|r| r.time).collect()),
-            Col::Str(rows.iter().map(|r| name(r.metric)).collect()),
-            Col::Str(rows.iter().map(|r| name(r.iname)).collect()),
+            Col::Str(rows.iter().map(|r| names.get(r.metric)).collect()),
+            Col::Str(rows.iter().map(|r| names.get(r.iname)).collect()),
             Col::I32(rows.iter().map(|r| r.inst).collect()),
             Col::I32(rows.iter().map(|r| Some(r.record)).collect()),
             Col::I64(rows.iter().map(|r| r.record_time).collect()),
@@ -318,8 +314,8 @@ impl Rows for EventRow {
                     .map(|r| Some(text(&flags_str(r.flags))))
                     .collect(),
             ),
-            Col::Str(rows.iter().map(|r| name(r.param)).collect()),
-            Col::Str(rows.iter().map(|r| name(r.param_pmid)).collect()),
+            Col::Str(rows.iter().map(|r| names.get(r.param)).collect()),
+            Col::Str(rows.iter().map(|r| names.get(r.param_pmid)).collect()),
             Col::F64(rows.iter().map(|r| r.value).collect()),
             Col::Str(rows.iter().map(|r| opt_text(&r.text)).collect()),
         ]
@@ -569,7 +565,6 @@ pub fn export(base: &Path, o: &Options, prev: Option<&ArchiveState>) -> io::Resu
         a: &a,
         names,
         metrics,
-        archive,
         dates: Dates::default(),
         insts: FastMap::default(),
     };
@@ -585,8 +580,8 @@ pub fn export(base: &Path, o: &Options, prev: Option<&ArchiveState>) -> io::Resu
             return Err(e);
         }
     };
-    let (vfiles, vrows) = values.finish(&mut ex.names, &ex.archive)?;
-    let (efiles, erows) = events.finish(&mut ex.names, &ex.archive)?;
+    let (vfiles, vrows) = values.finish(&mut ex.names)?;
+    let (efiles, erows) = events.finish(&mut ex.names)?;
     for f in vfiles.iter().chain(&efiles) {
         let r = rel(f);
         if !outputs.contains(&r) {
@@ -613,7 +608,6 @@ struct Exporter<'a> {
     a: &'a Archive,
     names: Names,
     metrics: FastMap<PmId, Metric>,
-    archive: ByteArray,
     dates: Dates,
     /// Instance names by instance domain, for the snapshot in force.
     insts: FastMap<InDom, InstCache>,
@@ -731,7 +725,7 @@ impl Exporter<'_> {
                     mark: true,
                 };
                 let date = self.dates.of(t);
-                values.push(date, row, &mut self.names, &self.archive)?;
+                values.push(date, row, &mut self.names)?;
                 continue;
             }
             for vs in &rec.vsets {
@@ -759,7 +753,7 @@ impl Exporter<'_> {
                         mark: false,
                     };
                     let date = self.dates.of(t);
-                    values.push(date, row, &mut self.names, &self.archive)?;
+                    values.push(date, row, &mut self.names)?;
                 }
             }
         }
@@ -808,7 +802,7 @@ impl Exporter<'_> {
                 text: None,
             };
             if r.params.is_empty() {
-                out.push(&date, base, &mut self.names, &self.archive)?;
+                out.push(&date, base, &mut self.names)?;
                 continue;
             }
             for p in &r.params {
@@ -831,7 +825,7 @@ impl Exporter<'_> {
                     text: txt,
                     ..base
                 };
-                out.push(&date, row, &mut self.names, &self.archive)?;
+                out.push(&date, row, &mut self.names)?;
             }
         }
         Ok(recs.len())
@@ -928,7 +922,7 @@ impl Exporter<'_> {
                         mark: false,
                     };
                     let date = self.dates.of(t);
-                    values.push(date, row, &mut self.names, &self.archive)?;
+                    values.push(date, row, &mut self.names)?;
                 }
             }
         }

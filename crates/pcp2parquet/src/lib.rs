@@ -17,7 +17,7 @@ pub mod export;
 pub mod state;
 pub mod table;
 
-use std::io::{self, IsTerminal};
+use std::io::{self, IsTerminal, Write as _};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -132,5 +132,3 @@ pub fn run(
     let (_, sum, _) = shared.into_inner().unwrap_or_else(|e| e.into_inner());
     Ok(sum)
 }
-
-use std::io::Write as _;

@@ -71,7 +71,6 @@ pub fn file_sizes(base: &Path) -> BTreeMap<String, u64> {
     let (Some(dir), Some(name)) = (base.parent(), base.file_name()) else {
         return m;
     };
-    let prefix = format!("{}.", name.to_string_lossy());
     let dir = if dir.as_os_str().is_empty() {
         Path::new(".")
     } else {
@@ -80,7 +79,7 @@ pub fn file_sizes(base: &Path) -> BTreeMap<String, u64> {
     if let Ok(rd) = std::fs::read_dir(dir) {
         for e in rd.flatten() {
             let n = e.file_name().to_string_lossy().into_owned();
-            if n.starts_with(&prefix) && crate::discover::base_of(&n).is_some_and(|b| b == name) {
+            if crate::discover::base_of(&n).is_some_and(|b| b == name) {
                 if let Ok(md) = e.metadata() {
                     m.insert(n, md.len());
                 }

@@ -5,9 +5,11 @@
 //! short stretch of time, which is what engines prune by), and written with zstd.
 
 use parquet::basic::{Compression, ZstdLevel};
-use parquet::data_type::{BoolType, ByteArray, ByteArrayType, DoubleType, Int32Type, Int64Type};
+use parquet::data_type::{
+    BoolType, ByteArray, ByteArrayType, DataType, DoubleType, Int32Type, Int64Type,
+};
 use parquet::file::properties::WriterProperties;
-use parquet::file::writer::SerializedFileWriter;
+use parquet::file::writer::{SerializedColumnWriter, SerializedFileWriter};
 use parquet::schema::types::Type;
 use std::fs::File;
 use std::io;
@@ -161,24 +163,9 @@ impl Part {
                         .write_batch(v, None, None)
                         .map_err(e)?;
                 }
-                Col::I32(v) => {
-                    let (vals, defs) = split(v, opt);
-                    cw.typed::<Int32Type>()
-                        .write_batch(&vals, defs.as_deref(), None)
-                        .map_err(e)?;
-                }
-                Col::F64(v) => {
-                    let (vals, defs) = split(v, opt);
-                    cw.typed::<DoubleType>()
-                        .write_batch(&vals, defs.as_deref(), None)
-                        .map_err(e)?;
-                }
-                Col::Str(v) => {
-                    let (vals, defs) = split(v, opt);
-                    cw.typed::<ByteArrayType>()
-                        .write_batch(&vals, defs.as_deref(), None)
-                        .map_err(e)?;
-                }
+                Col::I32(v) => write_opt::<Int32Type>(&mut cw, v, opt).map_err(e)?,
+                Col::F64(v) => write_opt::<DoubleType>(&mut cw, v, opt).map_err(e)?,
+                Col::Str(v) => write_opt::<ByteArrayType>(&mut cw, v, opt).map_err(e)?,
             }
             cw.close().map_err(e)?;
             i += 1;
@@ -206,17 +193,23 @@ impl Part {
     }
 }
 
-/// The present values and, for an optional column, the definition levels.
-fn split<T: Clone + Default>(v: &[Option<T>], optional: bool) -> (Vec<T>, Option<Vec<i16>>) {
+/// Writes a column that may hold nulls: the present values and, for an optional
+/// column, the definition levels (a required one takes a default for a null).
+fn write_opt<T: DataType>(
+    cw: &mut SerializedColumnWriter<'_>,
+    v: &[Option<T::T>],
+    optional: bool,
+) -> parquet::errors::Result<()> {
+    let w = cw.typed::<T>();
     if !optional {
-        return (
-            v.iter().map(|x| x.clone().unwrap_or_default()).collect(),
-            None,
-        );
+        let vals: Vec<T::T> = v.iter().map(|x| x.clone().unwrap_or_default()).collect();
+        w.write_batch(&vals, None, None)?;
+        return Ok(());
     }
-    let vals = v.iter().flatten().cloned().collect();
-    let defs = v.iter().map(|x| i16::from(x.is_some())).collect();
-    (vals, Some(defs))
+    let vals: Vec<T::T> = v.iter().flatten().cloned().collect();
+    let defs: Vec<i16> = v.iter().map(|x| i16::from(x.is_some())).collect();
+    w.write_batch(&vals, Some(&defs), None)?;
+    Ok(())
 }
 
 /// The schema's column names, in order.
