@@ -36,6 +36,11 @@ pub fn strip_suffix(name: &str) -> Option<(&str, Compression)> {
         .find_map(|(s, c)| name.strip_suffix(s).map(|b| (b, *c)))
 }
 
+/// The compression a suffix alone (`.xz`, ...) names.
+pub fn suffix(suffix: &str) -> Option<Compression> {
+    SUFFIXES.iter().find(|(s, _)| *s == suffix).map(|(_, c)| *c)
+}
+
 fn unsupported(what: &str) -> io::Error {
     io::Error::new(
         io::ErrorKind::Unsupported,

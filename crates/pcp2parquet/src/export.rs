@@ -1,10 +1,12 @@
 //! One archive's export: its descriptors to `metrics`, its values to `values` and
 //! its event records to `events`, each partitioned by host and UTC date.
 
+use crate::memory::Memory;
+use crate::rows::{EventBuffer, EventRow, Names, Sink, ValueBuffer, ValueRow, NONE};
 use crate::state::{ArchiveState, Resume};
 use crate::table::{self, text, Col, Part};
 use archive_format::atom::{extract, Atom};
-use archive_format::codec::event::{decode_events, flags_str, FLAG_MISSED};
+use archive_format::codec::event::{decode_events, FLAG_MISSED};
 use archive_format::codec::result::{Value, VAL_INSITU};
 use archive_format::replay::{Delta, Mode, Replay};
 use archive_format::types::{sem, vtype};
@@ -27,8 +29,10 @@ pub struct Options {
     pub metrics: Vec<String>,
     /// `-t`: interpolated samples this far apart (nanoseconds).
     pub interval: Option<i128>,
-    /// Rows per row group.
+    /// Rows per row group, at most.
     pub row_group: usize,
+    /// Bytes the run may hold, roughly (0: [`crate::memory::LIMIT`]).
+    pub memory: usize,
 }
 
 impl Options {
@@ -53,273 +57,12 @@ pub struct Outcome {
     pub warning: Option<String>,
 }
 
-const NONE: u32 = u32::MAX;
-
-/// Names interned once per archive: a metric's name and PMID, instance names.
-#[derive(Default)]
-struct Names {
-    text: Vec<ByteArray>,
-    by_text: FastMap<String, u32>,
-    /// Each name's place in byte order (rows sort by it), for the first
-    /// `rank.len()` names; `NONE` (null) sorts first.
-    rank: Vec<u32>,
-}
-
-impl Names {
-    fn id(&mut self, s: &str) -> u32 {
-        if let Some(&i) = self.by_text.get(s) {
-            return i;
-        }
-        let i = self.text.len() as u32;
-        self.text.push(text(s));
-        self.by_text.insert(s.to_string(), i);
-        i
-    }
-    /// The name; none (a null) for `NONE`.
-    fn get(&self, i: u32) -> Option<ByteArray> {
-        self.text.get(i as usize).cloned()
-    }
-    /// Brings the ranks up to date with the names interned since.
-    fn ranked(&mut self) {
-        if self.rank.len() == self.text.len() {
-            return;
-        }
-        let mut order: Vec<u32> = (0..self.text.len() as u32).collect();
-        order.sort_unstable_by(|&a, &b| {
-            self.text[a as usize]
-                .data()
-                .cmp(self.text[b as usize].data())
-        });
-        self.rank = vec![0; self.text.len()];
-        for (r, &i) in order.iter().enumerate() {
-            self.rank[i as usize] = r as u32 + 1;
-        }
-    }
-    #[cfg(test)]
-    fn str(&self, i: u32) -> &[u8] {
-        self.text.get(i as usize).map_or(&[], |b| b.data())
-    }
-    fn rank(&self, i: u32) -> u32 {
-        self.rank.get(i as usize).copied().unwrap_or(0)
-    }
-}
-
 /// A metric as rows name it.
 #[derive(Clone, Copy)]
 struct Metric {
     desc: Desc,
     name: u32,
     pmid: u32,
-}
-
-struct ValueRow {
-    time: i64,
-    metric: u32,
-    pmid: u32,
-    inst: Option<i32>,
-    iname: u32,
-    value: Option<f64>,
-    text: Option<Box<str>>,
-    mark: bool,
-}
-
-struct EventRow {
-    time: i64,
-    metric: u32,
-    inst: Option<i32>,
-    iname: u32,
-    record: i32,
-    record_time: i64,
-    flags: u32,
-    param: u32,
-    param_pmid: u32,
-    value: Option<f64>,
-    text: Option<Box<str>>,
-}
-
-/// Rows of one dataset on their way to part files, one open part per date.
-struct Sink<R> {
-    dir: PathBuf,
-    schema: &'static str,
-    prefix: String,
-    row_group: usize,
-    open: Vec<(String, Part, Vec<R>)>,
-    seq: usize,
-    written: Vec<PathBuf>,
-    rows: u64,
-}
-
-trait Rows: Sized {
-    /// What rows sort by: metric, instance name, instance id, time (as names ids).
-    fn key(&self) -> (u32, u32, Option<i32>, i64);
-    /// The columns of sorted rows, in the schema's order.
-    fn cols(rows: &[Self], names: &Names) -> Vec<Col>;
-}
-
-impl<R: Rows> Sink<R> {
-    fn new(dir: PathBuf, schema: &'static str, prefix: String, row_group: usize) -> Self {
-        Sink {
-            dir,
-            schema,
-            prefix,
-            row_group: row_group.max(1),
-            open: Vec::new(),
-            seq: 0,
-            written: Vec::new(),
-            rows: 0,
-        }
-    }
-
-    fn push(&mut self, date: &str, row: R, names: &mut Names) -> io::Result<()> {
-        let k = match self.open.iter().position(|(d, _, _)| d == date) {
-            Some(k) => k,
-            None => {
-                // time moved on to another day: the parts of the days before close
-                // (a record that goes back in time opens a new part)
-                let mut keep = Vec::new();
-                for (d, mut p, mut rows) in std::mem::take(&mut self.open) {
-                    if d.as_str() < date {
-                        flush(&mut p, &mut rows, names)?;
-                        if let Some(f) = p.finish()? {
-                            self.written.push(f);
-                        }
-                    } else {
-                        keep.push((d, p, rows));
-                    }
-                }
-                self.open = keep;
-                let path = self
-                    .dir
-                    .join(format!("date={date}"))
-                    .join(format!("{}-{}.parquet", self.prefix, self.seq));
-                self.seq += 1;
-                self.open.push((
-                    date.to_string(),
-                    Part::create(path, self.schema)?,
-                    Vec::new(),
-                ));
-                self.open.len() - 1
-            }
-        };
-        let (_, part, rows) = &mut self.open[k];
-        rows.push(row);
-        self.rows += 1;
-        if rows.len() >= self.row_group {
-            flush(part, rows, names)?;
-        }
-        Ok(())
-    }
-
-    fn finish(mut self, names: &mut Names) -> io::Result<(Vec<PathBuf>, u64)> {
-        for (_, mut p, mut rows) in std::mem::take(&mut self.open) {
-            flush(&mut p, &mut rows, names)?;
-            if let Some(f) = p.finish()? {
-                self.written.push(f);
-            }
-        }
-        Ok((self.written, self.rows))
-    }
-
-    fn abandon(self) {
-        for (_, p, _) in self.open {
-            p.abandon();
-        }
-    }
-}
-
-fn flush<R: Rows>(part: &mut Part, rows: &mut Vec<R>, names: &mut Names) -> io::Result<()> {
-    if rows.is_empty() {
-        return Ok(());
-    }
-    names.ranked();
-    // sorted by metric, instance and time: runs compress, and each row group
-    // spans a short stretch of time
-    sort_rows(rows, names, R::key);
-    let cols = R::cols(rows, names);
-    rows.clear();
-    part.write(&cols)
-}
-
-/// Sorts rows by metric name, instance name, instance id and time (the keys
-/// computed once per row; rows that come in time order keep it within a series).
-fn sort_rows<R>(rows: &mut [R], names: &Names, key: impl Fn(&R) -> (u32, u32, Option<i32>, i64)) {
-    let mut keys: Vec<(u64, i64, i64, u32)> = rows
-        .iter()
-        .enumerate()
-        .map(|(i, r)| {
-            let (m, n, inst, t) = key(r);
-            let names = (u64::from(names.rank(m)) << 32) | u64::from(names.rank(n));
-            let inst = inst.map_or(i64::MIN, i64::from);
-            (names, inst, t, i as u32)
-        })
-        .collect();
-    if keys.windows(2).all(|w| w[0] <= w[1]) {
-        return;
-    }
-    keys.sort_unstable();
-    // apply the permutation in place, cycle by cycle: place j takes the row that
-    // was at perm[j]
-    let mut perm: Vec<usize> = keys.into_iter().map(|k| k.3 as usize).collect();
-    for i in 0..perm.len() {
-        let mut j = i;
-        loop {
-            let k = perm[j];
-            perm[j] = j;
-            if k == i || k == j {
-                break;
-            }
-            rows.swap(j, k);
-            j = k;
-        }
-    }
-}
-
-fn opt_text(t: &Option<Box<str>>) -> Option<ByteArray> {
-    t.as_deref().map(text)
-}
-
-impl Rows for ValueRow {
-    fn key(&self) -> (u32, u32, Option<i32>, i64) {
-        (self.metric, self.iname, self.inst, self.time)
-    }
-    fn cols(rows: &[Self], names: &Names) -> Vec<Col> {
-        vec![
-            Col::I64(rows.iter().map(|r| r.time).collect()),
-            Col::Str(rows.iter().map(|r| names.get(r.metric)).collect()),
-            Col::Str(rows.iter().map(|r| names.get(r.iname)).collect()),
-            Col::I32(rows.iter().map(|r| r.inst).collect()),
-            Col::Str(rows.iter().map(|r| names.get(r.pmid)).collect()),
-            Col::F64(rows.iter().map(|r| r.value).collect()),
-            Col::Str(rows.iter().map(|r| opt_text(&r.text)).collect()),
-            Col::Bool(rows.iter().map(|r| r.mark).collect()),
-        ]
-    }
-}
-
-impl Rows for EventRow {
-    fn key(&self) -> (u32, u32, Option<i32>, i64) {
-        (self.metric, self.iname, self.inst, self.time)
-    }
-    fn cols(rows: &[Self], names: &Names) -> Vec<Col> {
-        vec![
-            Col::I64(rows.iter().map(|r| r.time).collect()),
-            Col::Str(rows.iter().map(|r| names.get(r.metric)).collect()),
-            Col::Str(rows.iter().map(|r| names.get(r.iname)).collect()),
-            Col::I32(rows.iter().map(|r| r.inst).collect()),
-            Col::I32(rows.iter().map(|r| Some(r.record)).collect()),
-            Col::I64(rows.iter().map(|r| r.record_time).collect()),
-            Col::I32(rows.iter().map(|r| Some(r.flags as i32)).collect()),
-            Col::Str(
-                rows.iter()
-                    .map(|r| Some(text(&flags_str(r.flags))))
-                    .collect(),
-            ),
-            Col::Str(rows.iter().map(|r| names.get(r.param)).collect()),
-            Col::Str(rows.iter().map(|r| names.get(r.param_pmid)).collect()),
-            Col::F64(rows.iter().map(|r| r.value).collect()),
-            Col::Str(rows.iter().map(|r| opt_text(&r.text)).collect()),
-        ]
-    }
 }
 
 fn ns(t: Timestamp) -> i64 {
@@ -464,12 +207,57 @@ fn selected(a: &Archive, specs: &[String]) -> Vec<PmId> {
         .collect()
 }
 
+/// The bytes of the archive's metadata file, decompressed (counted as they are
+/// decompressed, when it is compressed); 0 when it cannot be read (opening the
+/// archive will say why).
+fn meta_bytes(base: &Path, files: &std::collections::BTreeMap<String, u64>) -> u64 {
+    let stem = base.file_name().map(|n| n.to_string_lossy().into_owned());
+    let Some(meta) = stem.map(|s| format!("{s}.meta")) else {
+        return 0;
+    };
+    for (name, &len) in files {
+        if *name == meta {
+            return len;
+        }
+        let Some(c) = name
+            .strip_prefix(meta.as_str())
+            .and_then(archive_format::compress::suffix)
+        else {
+            continue;
+        };
+        let path = base.with_file_name(name);
+        let counted = std::fs::File::open(&path)
+            .and_then(|f| archive_format::compress::decoder(c, io::BufReader::new(f)))
+            .and_then(|mut d| io::copy(&mut d, &mut io::sink()));
+        return counted.unwrap_or(0);
+    }
+    0
+}
+
 /// Exports the part of the archive at `base` that `prev` (the last run's state
 /// of it) has not.
-pub fn export(base: &Path, o: &Options, prev: Option<&ArchiveState>) -> io::Result<Outcome> {
+pub fn export(
+    base: &Path,
+    o: &Options,
+    prev: Option<&ArchiveState>,
+    mem: &Memory,
+) -> io::Result<Outcome> {
     let files = crate::state::file_sizes(base);
     let name = base.to_string_lossy().into_owned();
-    let a = Archive::open(&name).map_err(|e| io::Error::other(e.to_string()))?;
+    // beside archives being exported, this one waits until it fits, before its
+    // metadata is loaded; alone, it always fits
+    let (grant, a) = {
+        let _opening = mem.opening();
+        let early = if mem.busy() {
+            Some(mem.grant(meta_bytes(base, &files)))
+        } else {
+            None
+        };
+        let a = Archive::open(&name).map_err(|e| io::Error::other(e.to_string()))?;
+        let g = early.unwrap_or_else(|| mem.grant(a.meta_size()));
+        // (bindings drop in reverse order: the archive before its grant)
+        (g, a)
+    };
     let label = a.label().clone();
     let host = path_safe(&label.hostname);
     let start = (label.start.sec, label.start.nsec);
@@ -554,13 +342,15 @@ pub fn export(base: &Path, o: &Options, prev: Option<&ArchiveState>) -> io::Resu
     let prefix = format!("part-{key}-{from}");
     let hostdir = |ds: &str| o.outdir.join(ds).join(format!("host={host}"));
     let rg = if o.row_group == 0 {
-        1 << 17
+        1 << 20
     } else {
         o.row_group
     };
-    let mut values: Sink<ValueRow> =
-        Sink::new(hostdir("values"), table::VALUES, prefix.clone(), rg);
-    let mut events: Sink<EventRow> = Sink::new(hostdir("events"), table::EVENTS, prefix, rg);
+    let budget = grant.budget;
+    let mut values: Sink<ValueBuffer> =
+        Sink::new(hostdir("values"), table::VALUES, prefix.clone(), rg, budget);
+    let mut events: Sink<EventBuffer> =
+        Sink::new(hostdir("events"), table::EVENTS, prefix, rg, budget / 8);
     let mut ex = Exporter {
         a: &a,
         names,
@@ -580,8 +370,8 @@ pub fn export(base: &Path, o: &Options, prev: Option<&ArchiveState>) -> io::Resu
             return Err(e);
         }
     };
-    let (vfiles, vrows) = values.finish(&mut ex.names)?;
-    let (efiles, erows) = events.finish(&mut ex.names)?;
+    let (vfiles, vrows) = values.finish(&ex.names)?;
+    let (efiles, erows) = events.finish(&ex.names)?;
     for f in vfiles.iter().chain(&efiles) {
         let r = rel(f);
         if !outputs.contains(&r) {
@@ -676,8 +466,8 @@ impl Exporter<'_> {
         prev: Option<&ArchiveState>,
         wstart: Timestamp,
         wend: Timestamp,
-        values: &mut Sink<ValueRow>,
-        events: &mut Sink<EventRow>,
+        values: &mut Sink<ValueBuffer>,
+        events: &mut Sink<EventBuffer>,
     ) -> io::Result<(Option<Resume>, Option<String>)> {
         let a = self.a;
         let vols = a.volume_numbers();
@@ -693,7 +483,7 @@ impl Exporter<'_> {
         let mut released = pos;
         loop {
             // memory bounded by the work: the pages of what has been read go
-            if pos.vol != released.vol || pos.offset.saturating_sub(released.offset) > 16 << 20 {
+            if pos.vol != released.vol || pos.offset.saturating_sub(released.offset) > 4 << 20 {
                 a.release_before(pos);
                 released = pos;
             }
@@ -725,7 +515,7 @@ impl Exporter<'_> {
                     mark: true,
                 };
                 let date = self.dates.of(t);
-                values.push(date, row, &mut self.names)?;
+                values.push(date, row, &self.names)?;
                 continue;
             }
             for vs in &rec.vsets {
@@ -753,7 +543,7 @@ impl Exporter<'_> {
                         mark: false,
                     };
                     let date = self.dates.of(t);
-                    values.push(date, row, &mut self.names)?;
+                    values.push(date, row, &self.names)?;
                 }
             }
         }
@@ -774,7 +564,7 @@ impl Exporter<'_> {
         t: i64,
         valfmt: i32,
         v: &Value<'_>,
-        out: &mut Sink<EventRow>,
+        out: &mut Sink<EventBuffer>,
     ) -> io::Result<usize> {
         let Value::Block { data, .. } = v else {
             return Ok(0);
@@ -802,7 +592,7 @@ impl Exporter<'_> {
                 text: None,
             };
             if r.params.is_empty() {
-                out.push(&date, base, &mut self.names)?;
+                out.push(&date, base, &self.names)?;
                 continue;
             }
             for p in &r.params {
@@ -825,7 +615,7 @@ impl Exporter<'_> {
                     text: txt,
                     ..base
                 };
-                out.push(&date, row, &mut self.names)?;
+                out.push(&date, row, &self.names)?;
             }
         }
         Ok(recs.len())
@@ -838,7 +628,7 @@ impl Exporter<'_> {
         wend: Timestamp,
         step: i128,
         pmids: &[PmId],
-        values: &mut Sink<ValueRow>,
+        values: &mut Sink<ValueBuffer>,
     ) -> io::Result<(Option<Resume>, Option<String>)> {
         let a = self.a;
         let pmids: Vec<PmId> = pmids
@@ -922,7 +712,7 @@ impl Exporter<'_> {
                         mark: false,
                     };
                     let date = self.dates.of(t);
-                    values.push(date, row, &mut self.names)?;
+                    values.push(date, row, &self.names)?;
                 }
             }
         }
@@ -961,30 +751,6 @@ fn convert(ty: i32, v: &Value<'_>) -> (Option<f64>, Option<Box<str>>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    proptest::proptest! {
-        #[test]
-        fn rows_sort_by_names_instance_and_time(
-            rows in proptest::collection::vec((0u32..5, 0u32..4, proptest::option::of(0i32..3), 0i64..6), 0..60),
-        ) {
-            let mut names = Names::default();
-            // interned in an order unlike the names' byte order
-            for n in ["m.z", "m.a", "inst-b", "m.q", "inst-a"] {
-                names.id(n);
-            }
-            names.ranked();
-            let mut got = rows.clone();
-            sort_rows(&mut got, &names, |r| *r);
-            let mut want = rows;
-            want.sort_by(|a, b| {
-                names.str(a.0).cmp(names.str(b.0))
-                    .then(names.str(a.1).cmp(names.str(b.1)))
-                    .then(a.2.cmp(&b.2))
-                    .then(a.3.cmp(&b.3))
-            });
-            proptest::prop_assert_eq!(got, want);
-        }
-    }
 
     #[test]
     fn dates_are_utc_days() {

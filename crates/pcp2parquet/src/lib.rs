@@ -9,11 +9,14 @@
 //! ```
 //!
 //! Layers: [`discover`] finds archives, [`export`] turns one archive into rows,
+//! `rows` holds them series by series until its share of [`memory`] is full,
 //! [`table`] writes them, [`state`] remembers what was written; [`run`] exports
 //! many archives on several threads. The binary is only its command line.
 
 pub mod discover;
 pub mod export;
+pub mod memory;
+mod rows;
 pub mod state;
 pub mod table;
 
@@ -83,6 +86,8 @@ pub fn run(
     let next = AtomicUsize::new(0);
     let shared = Mutex::new((st, Summary::default(), err));
     let jobs = jobs.clamp(1, archives.len().max(1));
+    // the memory of the run, shared out between the archives being exported
+    let mem = memory::Memory::new(o.memory, jobs);
     std::thread::scope(|s| {
         for _ in 0..jobs {
             s.spawn(|| loop {
@@ -94,7 +99,7 @@ pub fn run(
                     let g = shared.lock().unwrap_or_else(|e| e.into_inner());
                     g.0.archives.get(key).cloned()
                 };
-                let got = export::export(std::path::Path::new(key), o, prev.as_ref());
+                let got = export::export(std::path::Path::new(key), o, prev.as_ref(), &mem);
                 let mut g = shared.lock().unwrap_or_else(|e| e.into_inner());
                 let (st, sum, err) = &mut *g;
                 sum.archives += 1;

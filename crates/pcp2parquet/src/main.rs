@@ -1,6 +1,7 @@
 //! `pcp2parquet [options] -o OUTDIR PATH...`: the command line of [`pcp2parquet::run`].
 
 use clap::{CommandFactory, Parser};
+
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -40,8 +41,8 @@ struct Cli {
     /// Archives exported at once (default: the number of cores)
     #[arg(short = 'j', long = "jobs", value_name = "N")]
     jobs: Option<usize>,
-    /// Rows per row group
-    #[arg(long = "row-group-size", value_name = "ROWS", default_value_t = 1 << 17)]
+    /// Rows per row group, at most
+    #[arg(long = "row-group-size", value_name = "ROWS", default_value_t = 1 << 20)]
     row_group: usize,
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell) and exit
     #[arg(long, value_name = "SHELL")]
@@ -52,6 +53,7 @@ struct Cli {
 }
 
 fn main() -> ExitCode {
+    pcp2parquet::memory::configure_allocator();
     let cli = Cli::parse();
     if let Some(sh) = cli.completions {
         clap_complete::generate(
@@ -87,6 +89,7 @@ fn main() -> ExitCode {
         metrics: cli.metrics,
         interval,
         row_group: cli.row_group,
+        memory: 0,
     };
     let jobs = cli
         .jobs

@@ -1,20 +1,21 @@
 //! The three datasets' schemas, and Parquet files written a row group at a time.
 //!
-//! Rows are buffered per part file, sorted by metric, instance and time when a row
-//! group is full (runs of one metric compress well and every row group covers a
-//! short stretch of time, which is what engines prune by), and written with zstd.
+//! A part file encodes its row group a batch of rows at a time, compressed with
+//! zstd in memory, and appends it to the file when it is full.
 
-use parquet::basic::{Compression, ZstdLevel};
-use parquet::data_type::{
-    BoolType, ByteArray, ByteArrayType, DataType, DoubleType, Int32Type, Int64Type,
-};
+use bytes::Bytes;
+use parquet::basic::{Compression, Encoding, ZstdLevel};
+use parquet::column::page::{CompressedPage, PageWriteSpec, PageWriter};
+use parquet::column::writer::{get_column_writer, ColumnWriter, ColumnWriterImpl};
+use parquet::data_type::{ByteArray, DataType};
 use parquet::file::properties::WriterProperties;
-use parquet::file::writer::{SerializedColumnWriter, SerializedFileWriter};
+use parquet::file::writer::{SerializedFileWriter, SerializedPageWriter, TrackedWrite};
+use parquet::schema::types::ColumnPath;
 use parquet::schema::types::Type;
 use std::fs::File;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// `values`: one row per recorded (or interpolated) value, and one per `<mark>`.
 pub const VALUES: &str = "message values {
@@ -90,13 +91,67 @@ fn perr(path: &Path, e: parquet::errors::ParquetError) -> io::Error {
     io::Error::other(format!("{}: {e}", path.display()))
 }
 
+/// A page writer keeping a column chunk's pages in memory (compressed), so that
+/// a row group is encoded a batch of rows at a time, every column at once, and
+/// appended to the file when it is complete (parquet's own file writer takes a
+/// row group a whole column after another).
+struct MemPages {
+    sink: TrackedWrite<Shared>,
+}
+
+/// The bytes of one column chunk, shared between its page writer and the part.
+#[derive(Clone, Default)]
+struct Shared(Arc<Mutex<Vec<u8>>>);
+
+impl io::Write for Shared {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let mut v = self.0.lock().map_err(|_| io::Error::other("poisoned"))?;
+        v.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Shared {
+    fn take(&self) -> Vec<u8> {
+        self.0
+            .lock()
+            .map(|mut v| std::mem::take(&mut *v))
+            .unwrap_or_default()
+    }
+}
+
+impl PageWriter for MemPages {
+    fn write_page(&mut self, page: CompressedPage) -> parquet::errors::Result<PageWriteSpec> {
+        SerializedPageWriter::new(&mut self.sink).write_page(page)
+    }
+    fn close(&mut self) -> parquet::errors::Result<()> {
+        io::Write::flush(&mut self.sink)?;
+        Ok(())
+    }
+}
+
+/// A row group being encoded: one column writer per column of the schema.
+struct Open {
+    cols: Vec<(ColumnWriter<'static>, Shared)>,
+    rows: usize,
+    /// What it holds in memory, roughly (see [`Part::write`]).
+    bytes: usize,
+}
+
 /// A Parquet file being written: to a hidden name, renamed into place by
 /// [`Part::finish`] (an interrupted run leaves no half file under a real name).
+///
+/// A row group is encoded as its rows come, a batch at a time and compressed in
+/// memory, and appended to the file by [`Part::close_group`].
 pub struct Part {
     tmp: PathBuf,
     path: PathBuf,
     optional: Vec<bool>,
     w: SerializedFileWriter<File>,
+    group: Option<Open>,
     rows: usize,
 }
 
@@ -116,10 +171,18 @@ impl Part {
             .iter()
             .map(|f| f.get_basic_info().repetition() == parquet::basic::Repetition::OPTIONAL)
             .collect();
+        // numbers: their bytes split into streams (the exponents of a series
+        // line up for zstd), without a dictionary (most are counters, each new)
+        let value = ColumnPath::from("value");
         let props = WriterProperties::builder()
             .set_compression(Compression::ZSTD(
-                ZstdLevel::try_new(3).map_err(|e| perr(&path, e))?,
+                ZstdLevel::try_new(ZSTD).map_err(|e| perr(&path, e))?,
             ))
+            .set_data_page_size_limit(PAGE)
+            .set_dictionary_page_size_limit(PAGE)
+            .set_data_page_row_count_limit(PAGE_ROWS)
+            .set_column_dictionary_enabled(value.clone(), false)
+            .set_column_encoding(value, Encoding::BYTE_STREAM_SPLIT)
             .set_created_by(format!("pcp2parquet {}", env!("CARGO_PKG_VERSION")))
             .build();
         let file = File::create(&tmp)?;
@@ -130,6 +193,7 @@ impl Part {
             path,
             optional,
             w,
+            group: None,
             rows: 0,
         })
     }
@@ -138,45 +202,100 @@ impl Part {
         self.rows
     }
 
-    /// Writes one row group (the columns in schema order, of equal lengths).
+    /// Rows and bytes (roughly) held by the row group being encoded.
+    pub fn pending(&self) -> (usize, usize) {
+        self.group.as_ref().map_or((0, 0), |o| (o.rows, o.bytes))
+    }
+
+    /// Adds rows (the columns in schema order, of equal lengths) to the row
+    /// group being encoded.
     pub fn write(&mut self, cols: &[Col]) -> io::Result<()> {
         let n = cols.first().map_or(0, Col::len);
         if n == 0 {
             return Ok(());
         }
+        if cols.len() != self.optional.len() {
+            return Err(io::Error::other("columns do not match the schema"));
+        }
         let path = self.path.clone();
         let e = |x| perr(&path, x);
-        let mut rg = self.w.next_row_group().map_err(e)?;
-        let mut i = 0;
-        while let Some(mut cw) = rg.next_column().map_err(e)? {
-            let (Some(col), Some(&opt)) = (cols.get(i), self.optional.get(i)) else {
-                return Err(io::Error::other("columns do not match the schema"));
-            };
-            match col {
-                Col::I64(v) => {
-                    cw.typed::<Int64Type>()
-                        .write_batch(v, None, None)
-                        .map_err(e)?;
-                }
-                Col::Bool(v) => {
-                    cw.typed::<BoolType>()
-                        .write_batch(v, None, None)
-                        .map_err(e)?;
-                }
-                Col::I32(v) => write_opt::<Int32Type>(&mut cw, v, opt).map_err(e)?,
-                Col::F64(v) => write_opt::<DoubleType>(&mut cw, v, opt).map_err(e)?,
-                Col::Str(v) => write_opt::<ByteArrayType>(&mut cw, v, opt).map_err(e)?,
-            }
-            cw.close().map_err(e)?;
-            i += 1;
+        if self.group.is_none() {
+            let descr = self.w.schema_descr();
+            let props = self.w.properties();
+            let cols = (0..self.optional.len())
+                .map(|i| {
+                    let shared = Shared::default();
+                    let pages = MemPages {
+                        sink: TrackedWrite::new(shared.clone()),
+                    };
+                    let w = get_column_writer(descr.column(i), props.clone(), Box::new(pages));
+                    (w, shared)
+                })
+                .collect();
+            self.group = Some(Open {
+                cols,
+                rows: 0,
+                bytes: 0,
+            });
         }
-        rg.close().map_err(e)?;
+        let Some(open) = self.group.as_mut() else {
+            return Err(io::Error::other("no row group"));
+        };
+        for ((cw, _), (col, &opt)) in open.cols.iter_mut().zip(cols.iter().zip(&self.optional)) {
+            match (cw, col) {
+                (ColumnWriter::Int64ColumnWriter(w), Col::I64(v)) => {
+                    w.write_batch(v, None, None).map_err(e)?;
+                }
+                (ColumnWriter::BoolColumnWriter(w), Col::Bool(v)) => {
+                    w.write_batch(v, None, None).map_err(e)?;
+                }
+                (ColumnWriter::Int32ColumnWriter(w), Col::I32(v)) => {
+                    write_opt(w, v, opt).map_err(e)?;
+                }
+                (ColumnWriter::DoubleColumnWriter(w), Col::F64(v)) => {
+                    write_opt(w, v, opt).map_err(e)?;
+                }
+                (ColumnWriter::ByteArrayColumnWriter(w), Col::Str(v)) => {
+                    write_opt(w, v, opt).map_err(e)?;
+                }
+                _ => return Err(io::Error::other("columns do not match the schema")),
+            }
+        }
+        // what stays in memory: the compressed pages (a few bytes a row once
+        // runs and zstd have done their work) and the texts' share of them
+        let texts: usize = cols
+            .iter()
+            .map(|c| match c {
+                Col::Str(v) => v.iter().flatten().map(|b| b.len() / 4).sum(),
+                _ => 0,
+            })
+            .sum();
+        open.rows += n;
+        open.bytes += n * ROW_BYTES + texts;
         self.rows += n;
         Ok(())
     }
 
+    /// Appends the row group being encoded to the file (if it has rows).
+    pub fn close_group(&mut self) -> io::Result<()> {
+        let Some(open) = self.group.take() else {
+            return Ok(());
+        };
+        let path = self.path.clone();
+        let e = |x| perr(&path, x);
+        let mut rg = self.w.next_row_group().map_err(e)?;
+        for (cw, shared) in open.cols {
+            let close = cw.close().map_err(e)?;
+            let bytes = Bytes::from(shared.take());
+            rg.append_column(&bytes, close).map_err(e)?;
+        }
+        rg.close().map_err(e)?;
+        Ok(())
+    }
+
     /// Closes the file and gives it its name; a file without rows is removed.
-    pub fn finish(self) -> io::Result<Option<PathBuf>> {
+    pub fn finish(mut self) -> io::Result<Option<PathBuf>> {
+        self.close_group()?;
         let path = self.path.clone();
         self.w.close().map_err(|e| perr(&path, e))?;
         if self.rows == 0 {
@@ -193,14 +312,26 @@ impl Part {
     }
 }
 
+/// The most a column's page (and dictionary) holds before it is compressed.
+const PAGE: usize = 1 << 20;
+/// zstd's level: 6 makes files a tenth smaller than 3 for a few percent more
+/// time (higher levels gain little more and take more memory).
+const ZSTD: i32 = 6;
+/// Rows in a page, at most: long pages let zstd find the repeats of one series
+/// in the next, but a dictionary-encoded column keeps 8 bytes a row of its page
+/// until the page is written.
+const PAGE_ROWS: usize = 1 << 17;
+/// Memory a row takes in its row group once encoded, at most for most archives
+/// (the tests of the budget measure about one byte).
+const ROW_BYTES: usize = 4;
+
 /// Writes a column that may hold nulls: the present values and, for an optional
 /// column, the definition levels (a required one takes a default for a null).
 fn write_opt<T: DataType>(
-    cw: &mut SerializedColumnWriter<'_>,
+    w: &mut ColumnWriterImpl<'_, T>,
     v: &[Option<T::T>],
     optional: bool,
 ) -> parquet::errors::Result<()> {
-    let w = cw.typed::<T>();
     if !optional {
         let vals: Vec<T::T> = v.iter().map(|x| x.clone().unwrap_or_default()).collect();
         w.write_batch(&vals, None, None)?;
@@ -252,6 +383,7 @@ mod tests {
             Col::Bool(vec![false, true, false]),
         ];
         p.write(&cols).unwrap();
+        p.close_group().unwrap();
         p.write(&cols).unwrap();
         assert_eq!(p.finish().unwrap(), Some(path.clone()));
         let r = SerializedFileReader::new(File::open(&path).unwrap()).unwrap();

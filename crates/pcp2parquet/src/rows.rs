@@ -1,0 +1,565 @@
+//! Rows on their way to part files: buffered compactly per date, and written
+//! out series by series when the memory they may hold is full.
+//!
+//! A `values` row group holds each series (a metric's instance) as one run in
+//! time order, series by metric and instance name: runs of one metric, one
+//! instance and slowly changing values are what Parquet's dictionary and
+//! run-length encodings and zstd compress best, and each row group names a
+//! range of metrics in its statistics, which engines skip by. Values come from
+//! the archive a record (a time) at a time, so they are held, 16 bytes each,
+//! until the part's share of memory is full, and the longer that is the longer
+//! the runs.
+
+use crate::table::{text, Col, Part};
+use archive_format::codec::event::flags_str;
+use parquet::data_type::ByteArray;
+use std::collections::HashMap;
+use std::io;
+use std::path::PathBuf;
+
+type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
+
+/// The name id of no name (a null).
+pub const NONE: u32 = u32::MAX;
+
+/// Names interned once per archive: a metric's name and PMID, instance names.
+#[derive(Default)]
+pub struct Names {
+    text: Vec<ByteArray>,
+    by_text: FastMap<String, u32>,
+}
+
+impl Names {
+    pub fn id(&mut self, s: &str) -> u32 {
+        if let Some(&i) = self.by_text.get(s) {
+            return i;
+        }
+        let i = self.text.len() as u32;
+        self.text.push(text(s));
+        self.by_text.insert(s.to_string(), i);
+        i
+    }
+    /// The name; none (a null) for `NONE`.
+    pub fn get(&self, i: u32) -> Option<ByteArray> {
+        self.text.get(i as usize).cloned()
+    }
+    /// The name's bytes (empty for `NONE`, so that nulls sort first).
+    pub fn str(&self, i: u32) -> &[u8] {
+        self.text.get(i as usize).map_or(&[], |b| b.data())
+    }
+}
+
+/// One row of `values`.
+pub struct ValueRow {
+    pub time: i64,
+    pub metric: u32,
+    pub pmid: u32,
+    pub inst: Option<i32>,
+    pub iname: u32,
+    pub value: Option<f64>,
+    pub text: Option<Box<str>>,
+    pub mark: bool,
+}
+
+/// One row of `events`.
+pub struct EventRow {
+    pub time: i64,
+    pub metric: u32,
+    pub inst: Option<i32>,
+    pub iname: u32,
+    pub record: i32,
+    pub record_time: i64,
+    pub flags: u32,
+    pub param: u32,
+    pub param_pmid: u32,
+    pub value: Option<f64>,
+    pub text: Option<Box<str>>,
+}
+
+/// Rows of one dataset held for a part file until they are written.
+pub trait Buffer: Default {
+    type Row;
+    fn push(&mut self, row: Self::Row);
+    /// Makes room for `bytes` of rows at once (growing a vector a row at a
+    /// time would hold the old and the new memory at the moment it doubles).
+    fn reserve(&mut self, _bytes: usize) {}
+    /// The memory held by rows (bytes, roughly; what stays when they are
+    /// written, such as the series known, is not counted).
+    fn bytes(&self) -> usize;
+    /// Writes what is held to `part` (row groups of `row_group` rows at most)
+    /// and lets the memory go.
+    fn write(&mut self, part: &mut Part, names: &Names, row_group: usize) -> io::Result<()>;
+}
+
+/// Rows of one dataset on their way to part files, one open part per date.
+pub struct Sink<B> {
+    dir: PathBuf,
+    schema: &'static str,
+    prefix: String,
+    /// Rows in a row group, at most.
+    row_group: usize,
+    /// Bytes the buffers of all open parts may hold (the largest is written out
+    /// when they hold more).
+    budget: usize,
+    open: Vec<(String, Part, B)>,
+    seq: usize,
+    written: Vec<PathBuf>,
+    rows: u64,
+}
+
+impl<B: Buffer> Sink<B> {
+    pub fn new(
+        dir: PathBuf,
+        schema: &'static str,
+        prefix: String,
+        row_group: usize,
+        budget: usize,
+    ) -> Self {
+        Sink {
+            dir,
+            schema,
+            prefix,
+            row_group: row_group.max(1),
+            budget,
+            open: Vec::new(),
+            seq: 0,
+            written: Vec::new(),
+            rows: 0,
+        }
+    }
+
+    pub fn push(&mut self, date: &str, row: B::Row, names: &Names) -> io::Result<()> {
+        let k = match self.open.iter().position(|(d, _, _)| d == date) {
+            Some(k) => k,
+            None => self.open_part(date, names)?,
+        };
+        self.open[k].2.push(row);
+        self.rows += 1;
+        let mut held = 0;
+        let mut most = (0, 0);
+        for (k, (_, _, b)) in self.open.iter().enumerate() {
+            let n = b.bytes();
+            held += n;
+            if n > most.1 {
+                most = (k, n);
+            }
+        }
+        if held > self.budget {
+            let (_, part, buf) = &mut self.open[most.0];
+            buf.write(part, names, self.row_group)?;
+        }
+        Ok(())
+    }
+
+    /// Opens the part of `date`; time having moved on to it, the parts of the
+    /// days before close (a record that goes back in time opens a new part).
+    fn open_part(&mut self, date: &str, names: &Names) -> io::Result<usize> {
+        let mut keep = Vec::new();
+        for (d, mut p, mut b) in std::mem::take(&mut self.open) {
+            if d.as_str() < date {
+                b.write(&mut p, names, self.row_group)?;
+                if let Some(f) = p.finish()? {
+                    self.written.push(f);
+                }
+            } else {
+                keep.push((d, p, b));
+            }
+        }
+        self.open = keep;
+        let path = self
+            .dir
+            .join(format!("date={date}"))
+            .join(format!("{}-{}.parquet", self.prefix, self.seq));
+        self.seq += 1;
+        let mut buf = B::default();
+        buf.reserve(self.budget);
+        self.open
+            .push((date.to_string(), Part::create(path, self.schema)?, buf));
+        Ok(self.open.len() - 1)
+    }
+
+    /// Writes what is held and closes the parts: the files written, the rows.
+    pub fn finish(mut self, names: &Names) -> io::Result<(Vec<PathBuf>, u64)> {
+        for (_, mut p, mut b) in std::mem::take(&mut self.open) {
+            b.write(&mut p, names, self.row_group)?;
+            if let Some(f) = p.finish()? {
+                self.written.push(f);
+            }
+        }
+        Ok((self.written, self.rows))
+    }
+
+    pub fn abandon(self) {
+        for (_, p, _) in self.open {
+            p.abandon();
+        }
+    }
+}
+
+/// Rows handed to a part at a time.
+const BATCH: usize = 8192;
+
+/// A series: what its rows share.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+struct Series {
+    metric: u32,
+    pmid: u32,
+    inst: Option<i32>,
+    iname: u32,
+    mark: bool,
+}
+
+/// A held value: its series, the index of its time, what it is and the number.
+#[derive(Clone, Copy)]
+struct Cell {
+    s: u32,
+    t: u32,
+    /// 0: the number; 1: none; 2 and on: the text `kind - 2`.
+    kind: u32,
+    v: f64,
+}
+
+/// Memory a held value takes: its cell and its place in the write order.
+const CELL_BYTES: usize = size_of::<Cell>() + size_of::<u32>();
+
+/// `values` rows held in the order they come, each naming its series.
+///
+/// One vector holds them all and keeps its memory from one write to the next
+/// (many small vectors, one per series, growing at their own pace leave the
+/// heap in pieces that hold about twice what they hold).
+#[derive(Default)]
+pub struct ValueBuffer {
+    ids: FastMap<Series, u32>,
+    series: Vec<Series>,
+    cells: Vec<Cell>,
+    times: Vec<i64>,
+    texts: Vec<Box<str>>,
+    text_bytes: usize,
+}
+
+impl Buffer for ValueBuffer {
+    type Row = ValueRow;
+
+    fn push(&mut self, r: ValueRow) {
+        let key = Series {
+            metric: r.metric,
+            pmid: r.pmid,
+            inst: r.inst,
+            iname: r.iname,
+            mark: r.mark,
+        };
+        let s = match self.ids.get(&key) {
+            Some(&s) => s,
+            None => {
+                let s = self.series.len() as u32;
+                self.ids.insert(key, s);
+                self.series.push(key);
+                s
+            }
+        };
+        if self.times.last() != Some(&r.time) {
+            self.times.push(r.time);
+        }
+        let t = (self.times.len() - 1) as u32;
+        let (kind, v) = match (r.value, r.text) {
+            (_, Some(txt)) => {
+                self.text_bytes += txt.len() + 2 * size_of::<Box<str>>();
+                self.texts.push(txt);
+                (self.texts.len() as u32 + 1, 0.0)
+            }
+            (Some(v), None) => (0, v),
+            (None, None) => (1, 0.0),
+        };
+        self.cells.push(Cell { s, t, kind, v });
+    }
+
+    fn reserve(&mut self, bytes: usize) {
+        // address space only: the pages are the system's until rows fill them
+        // (and when there is not as much, the vector grows as it must)
+        let _ = self.cells.try_reserve_exact(bytes / CELL_BYTES + 1);
+    }
+
+    fn bytes(&self) -> usize {
+        self.cells.len() * CELL_BYTES + self.times.len() * 8 + self.text_bytes
+    }
+
+    fn write(&mut self, part: &mut Part, names: &Names, row_group: usize) -> io::Result<()> {
+        // series by metric name, instance name and instance id (nulls first),
+        // each in the order its values came (time order): a counting sort
+        let mut count = vec![0u32; self.series.len()];
+        for c in &self.cells {
+            if let Some(n) = count.get_mut(c.s as usize) {
+                *n += 1;
+            }
+        }
+        let mut order: Vec<usize> = (0..self.series.len()).filter(|&s| count[s] > 0).collect();
+        let key = |s: &Series| (!s.mark, names.str(s.metric), names.str(s.iname), s.inst);
+        order.sort_unstable_by(|&a, &b| key(&self.series[a]).cmp(&key(&self.series[b])));
+        let mut next = vec![0u32; self.series.len()];
+        let mut at = 0u32;
+        for &s in &order {
+            next[s] = at;
+            at += count[s];
+        }
+        let mut perm = vec![0u32; self.cells.len()];
+        for (i, c) in self.cells.iter().enumerate() {
+            let slot = &mut next[c.s as usize];
+            perm[*slot as usize] = i as u32;
+            *slot += 1;
+        }
+        let mut out = ValueCols::default();
+        for i in perm {
+            let c = self.cells[i as usize];
+            let series = self.series[c.s as usize];
+            let time = self.times.get(c.t as usize).copied().unwrap_or_default();
+            let (value, txt) = match c.kind {
+                0 => (Some(c.v), None),
+                1 => (None, None),
+                k => (None, self.texts.get(k as usize - 2).map(|t| text(t))),
+            };
+            out.push(&series, time, value, txt, names);
+            if out.len() == BATCH {
+                part.write(&out.take())?;
+                if part.pending().0 >= row_group {
+                    part.close_group()?;
+                }
+            }
+        }
+        part.write(&out.take())?;
+        part.close_group()?;
+        // the series stay known (the next rows are mostly theirs), and the
+        // cells' memory is kept for them
+        self.cells.clear();
+        self.times.clear();
+        self.texts = Vec::new();
+        self.text_bytes = 0;
+        Ok(())
+    }
+}
+
+/// The columns of `values` being filled.
+#[derive(Default)]
+struct ValueCols {
+    time: Vec<i64>,
+    metric: Vec<Option<ByteArray>>,
+    instance: Vec<Option<ByteArray>>,
+    inst: Vec<Option<i32>>,
+    pmid: Vec<Option<ByteArray>>,
+    value: Vec<Option<f64>>,
+    text: Vec<Option<ByteArray>>,
+    mark: Vec<bool>,
+}
+
+impl ValueCols {
+    fn push(
+        &mut self,
+        s: &Series,
+        time: i64,
+        value: Option<f64>,
+        txt: Option<ByteArray>,
+        names: &Names,
+    ) {
+        self.time.push(time);
+        self.metric.push(names.get(s.metric));
+        self.instance.push(names.get(s.iname));
+        self.inst.push(s.inst);
+        self.pmid.push(names.get(s.pmid));
+        self.value.push(value);
+        self.text.push(txt);
+        self.mark.push(s.mark);
+    }
+    fn len(&self) -> usize {
+        self.time.len()
+    }
+    fn take(&mut self) -> Vec<Col> {
+        let c = std::mem::take(self);
+        vec![
+            Col::I64(c.time),
+            Col::Str(c.metric),
+            Col::Str(c.instance),
+            Col::I32(c.inst),
+            Col::Str(c.pmid),
+            Col::F64(c.value),
+            Col::Str(c.text),
+            Col::Bool(c.mark),
+        ]
+    }
+}
+
+/// `events` rows held in the order they come (there are few).
+#[derive(Default)]
+pub struct EventBuffer {
+    rows: Vec<EventRow>,
+    bytes: usize,
+}
+
+impl Buffer for EventBuffer {
+    type Row = EventRow;
+
+    fn push(&mut self, r: EventRow) {
+        self.bytes += size_of::<EventRow>() + r.text.as_ref().map_or(0, |t| t.len());
+        self.rows.push(r);
+    }
+
+    fn bytes(&self) -> usize {
+        self.bytes
+    }
+
+    fn write(&mut self, part: &mut Part, names: &Names, row_group: usize) -> io::Result<()> {
+        let rows = std::mem::take(&mut self.rows);
+        self.bytes = 0;
+        for batch in rows.chunks(BATCH) {
+            part.write(&event_cols(batch, names))?;
+            if part.pending().0 >= row_group {
+                part.close_group()?;
+            }
+        }
+        part.close_group()
+    }
+}
+
+fn event_cols(rows: &[EventRow], names: &Names) -> Vec<Col> {
+    let opt_text = |t: &Option<Box<str>>| t.as_deref().map(text);
+    vec![
+        Col::I64(rows.iter().map(|r| r.time).collect()),
+        Col::Str(rows.iter().map(|r| names.get(r.metric)).collect()),
+        Col::Str(rows.iter().map(|r| names.get(r.iname)).collect()),
+        Col::I32(rows.iter().map(|r| r.inst).collect()),
+        Col::I32(rows.iter().map(|r| Some(r.record)).collect()),
+        Col::I64(rows.iter().map(|r| r.record_time).collect()),
+        Col::I32(rows.iter().map(|r| Some(r.flags as i32)).collect()),
+        Col::Str(
+            rows.iter()
+                .map(|r| Some(text(&flags_str(r.flags))))
+                .collect(),
+        ),
+        Col::Str(rows.iter().map(|r| names.get(r.param)).collect()),
+        Col::Str(rows.iter().map(|r| names.get(r.param_pmid)).collect()),
+        Col::F64(rows.iter().map(|r| r.value).collect()),
+        Col::Str(rows.iter().map(|r| opt_text(&r.text)).collect()),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::table::VALUES;
+    use parquet::file::reader::{FileReader, SerializedFileReader};
+    use parquet::record::Field;
+    use proptest::prelude::*;
+
+    /// A row as it reads back: time, metric, instance, value.
+    type Back = (i64, Option<String>, Option<String>, Option<u64>);
+
+    const METRICS: [&str; 3] = ["b.m", "a.m", "c"];
+    const INSTS: [Option<&str>; 3] = [None, Some("cpu1"), Some("cpu0")];
+
+    /// Pushes `rows` (time step, metric, instance, value) through a sink of
+    /// `budget` bytes and row groups of `row_group` rows; what the files hold,
+    /// file by file in the order written.
+    fn export(
+        rows: &[(i64, usize, usize, Option<u32>)],
+        budget: usize,
+        row_group: usize,
+    ) -> Vec<Back> {
+        let d = tempfile::tempdir().unwrap();
+        let mut names = Names::default();
+        let mut sink: Sink<ValueBuffer> = Sink::new(
+            d.path().to_path_buf(),
+            VALUES,
+            "part".into(),
+            row_group,
+            budget,
+        );
+        let mut time = 0;
+        for &(step, m, i, v) in rows {
+            time += step;
+            let metric = names.id(METRICS[m]);
+            let (inst, iname) = match INSTS[i] {
+                Some(n) => (Some(i as i32), names.id(n)),
+                None => (None, NONE),
+            };
+            let row = ValueRow {
+                time,
+                metric,
+                pmid: names.id(&format!("pmid{m}")),
+                inst,
+                iname,
+                value: v.map(f64::from),
+                text: None,
+                mark: false,
+            };
+            sink.push("2020-01-01", row, &names).unwrap();
+        }
+        let (files, n) = sink.finish(&names).unwrap();
+        assert_eq!(n, rows.len() as u64);
+        let mut back = Vec::new();
+        for f in files {
+            let r = SerializedFileReader::new(std::fs::File::open(f).unwrap()).unwrap();
+            assert!(r
+                .metadata()
+                .row_groups()
+                .iter()
+                .all(|g| g.num_rows() as usize <= row_group.max(BATCH)));
+            for row in r.get_row_iter(None).unwrap() {
+                let row = row.unwrap();
+                let f: Vec<&Field> = row.get_column_iter().map(|(_, f)| f).collect();
+                let s = |x: &Field| match x {
+                    Field::Str(s) => Some(s.clone()),
+                    _ => None,
+                };
+                let t = match f[0] {
+                    Field::TimestampMicros(t) => *t * 1000,
+                    Field::Long(t) => *t,
+                    other => panic!("time {other:?}"),
+                };
+                let v = match f[5] {
+                    Field::Double(v) => Some(*v as u64),
+                    _ => None,
+                };
+                back.push((t, s(f[1]), s(f[2]), v));
+            }
+        }
+        back
+    }
+
+    fn rows() -> impl Strategy<Value = Vec<(i64, usize, usize, Option<u32>)>> {
+        prop::collection::vec(
+            (0..3i64, 0..3usize, 0..3usize, prop::option::of(0..5u32)),
+            0..300,
+        )
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// Whatever the budget: every row once, and a series' rows in time order.
+        #[test]
+        fn every_row_once_in_time_order(rows in rows(), budget in 0..4000usize, rg in 1..50usize) {
+            let back = export(&rows, budget, rg);
+            let mut time = 0;
+            let mut want: Vec<Back> = rows.iter().map(|&(step, m, i, v)| {
+                time += step;
+                (time, Some(METRICS[m].to_string()), INSTS[i].map(String::from), v.map(u64::from))
+            }).collect();
+            let mut got = back.clone();
+            want.sort();
+            got.sort();
+            prop_assert_eq!(got, want);
+            let mut last: HashMap<(Option<String>, Option<String>), i64> = HashMap::new();
+            for (t, m, i, _) in back {
+                let prev = last.insert((m, i), t).unwrap_or(i64::MIN);
+                prop_assert!(prev <= t, "a series went back in time");
+            }
+        }
+
+        /// Held all at once, rows come out series by series: by metric, then
+        /// instance name (a singular metric's null first), each in time order.
+        #[test]
+        fn held_at_once_series_by_series(rows in rows()) {
+            let back = export(&rows, usize::MAX, 1 << 20);
+            let key = |b: &Back| (b.1.clone(), b.2.clone());
+            prop_assert!(back.windows(2).all(|w| key(&w[0]) < key(&w[1]) || (key(&w[0]) == key(&w[1]) && w[0].0 <= w[1].0)));
+        }
+    }
+}
