@@ -58,6 +58,8 @@ pmval_cases=(
   "-t 0.5 -S +0.2 -T +0.8 sample.long.one" "-t 1 pmi.disk.bytes" "-t 0.5 pmi.load"
   "-r -t 2 pmi.u32" "-t 1 pmi.name" "-t 1 nosuch.metric"
   "sample.event.records" "-s 3 sample.event.highres_records" "-i bogus sample.event.records"
+  "-t 1 sample" "-t 1 sample.colour[red" "-t 1 sample.colour[red]x" "-t 1 sample.colour,red"
+  "-t 1 sample.colour[\"red]" "-t 1 -h localhost ARCH/sample.colour"
 )
 for arch in sample_v2 sample_v3 pmi_v2; do
   n=0

@@ -31,6 +31,9 @@ struct Volume {
     /// context: where the previous archive ended and this one starts (libpcp puts a
     /// `<mark>` between them).
     boundary: Option<Boundary>,
+    /// The format version of its archive (a multi-archive context may mix v2 and
+    /// v3 archives, as libpcp's does).
+    version: u32,
     fref: FileRef,
     /// Loaded on first use; `None` when the volume is unreadable or only a label
     /// (libpcp skips those when reading across volumes).
@@ -226,6 +229,7 @@ impl Archive {
                 num: *n,
                 file_num: *n,
                 boundary: None,
+                version: 0,
                 fref: f.clone(),
                 bytes: OnceCell::new(),
             })
@@ -279,6 +283,9 @@ impl Archive {
         let meta =
             Metadata::load(&mbytes, label_len).map_err(|e| Error::decode(&meta_ref.path, e))?;
         let meta_size = mbytes.len() as u64;
+        for v in &mut volumes {
+            v.version = label.version;
+        }
         volumes.shrink_to_fit();
         Ok(Archive {
             files,
@@ -365,13 +372,6 @@ impl Archive {
                 return Err(
                     Error::pcp(PM_ERR_LOGHOST, "archives differ by host").at(&a.files.base, None)
                 );
-            }
-            if a.label.version != first.label.version {
-                return Err(Error::pcp(
-                    PM_ERR_LABEL,
-                    "archives of different format versions in one context",
-                )
-                .at(&a.files.base, None));
             }
             if a.label.start < prev_end {
                 return Err(Error::pcp(PM_ERR_LOGOVERLAP, "archives overlap in time")
@@ -484,6 +484,17 @@ impl Archive {
     pub(crate) fn label_len(&self) -> u64 {
         self.label.record_len() as u64
     }
+    /// The format version of volume `vol` (of its archive, in a multi-archive
+    /// context that mixes versions).
+    pub(crate) fn vol_version(&self, vol: usize) -> u32 {
+        self.volumes
+            .get(vol)
+            .map_or(self.label.version, |v| v.version)
+    }
+    /// Where volume `vol`'s first record starts (after its label).
+    pub(crate) fn vol_label_len(&self, vol: usize) -> u64 {
+        Label::len_for(self.vol_version(vol))
+    }
     /// Volume numbers present, ascending.
     pub fn volume_numbers(&self) -> Vec<u32> {
         self.volumes.iter().map(|v| v.num).collect()
@@ -507,7 +518,7 @@ impl Archive {
                     prefetched.unwrap_or_else(|| load_checked(&v.fref, v.file_num as i32, false));
                 self.start_prefetch(i + 1);
                 let (b, l) = loaded.ok()?;
-                if l.version != self.label.version || b.len() as u64 <= self.label_len() {
+                if l.version != v.version || b.len() as u64 <= Label::len_for(v.version) {
                     return None;
                 }
                 Some(b)
@@ -635,9 +646,13 @@ impl Archive {
             Located::End => Ok(None),
             Located::Mark(at, stamp, next) => Ok(Some((at, mark_record(stamp), next))),
             Located::Frame(at, f, b) => {
-                let rec =
-                    decode_result_for(f.payload(b), f.payload_start(), self.label.version, keep)
-                        .map_err(|e| Error::decode(self.vol_path(at.vol), e))?;
+                let rec = decode_result_for(
+                    f.payload(b),
+                    f.payload_start(),
+                    self.vol_version(at.vol),
+                    keep,
+                )
+                .map_err(|e| Error::decode(self.vol_path(at.vol), e))?;
                 Ok(Some((
                     at,
                     rec,
@@ -697,7 +712,7 @@ impl Archive {
             LocatedIn::Mark(at, stamp, next) => Some((at, mark_record(stamp), next)),
             LocatedIn::Frame(at, range, next) => {
                 let base = at.offset + 4;
-                let rec = decode_result(&w.buf[range], base, self.label.version)
+                let rec = decode_result(&w.buf[range], base, self.vol_version(at.vol))
                     .map_err(|e| Error::decode(self.vol_path(at.vol), e))?;
                 Some((at, rec, next))
             }
@@ -789,7 +804,7 @@ impl Archive {
             Located::Mark(at, stamp, next) => Ok(Some((at, stamp, true, next))),
             Located::Frame(at, f, b) => {
                 let payload = f.payload(b);
-                let v = self.label.version;
+                let v = self.vol_version(at.vol);
                 let stamp = decode_stamp(payload, f.payload_start(), v)
                     .map_err(|e| Error::decode(self.vol_path(at.vol), e))?;
                 let w = if v >= 3 { 12 } else { 8 };
@@ -817,7 +832,11 @@ impl Archive {
         let at_boundary = self.volumes.get(v).is_some_and(|x| x.boundary.is_some());
         Position {
             vol: v,
-            offset: if at_boundary { 0 } else { self.label_len() },
+            offset: if at_boundary {
+                0
+            } else {
+                self.vol_label_len(v)
+            },
         }
     }
 
@@ -833,7 +852,7 @@ impl Archive {
         }
         let first = Position {
             vol: pos.vol,
-            offset: self.label_len(),
+            offset: self.vol_label_len(pos.vol),
         };
         match &self.volumes[pos.vol].boundary {
             Some(bd) => Entered::Mark(pos, bd.forward_mark(), first),
@@ -871,7 +890,7 @@ impl Archive {
                 match self.vol_bytes(pos.vol) {
                     Some(b) => {
                         let end = pos.offset.min(b.len() as u64);
-                        frame_before(b, end, self.label_len())
+                        frame_before(b, end, self.vol_label_len(pos.vol))
                             .map_err(|e| Error::decode(self.vol_path(pos.vol), e))?
                             .map(|f| (f, b))
                     }
@@ -913,7 +932,7 @@ impl Archive {
             Located::End => Ok(None),
             Located::Mark(at, stamp, _) => Ok(Some((at, mark_record(stamp)))),
             Located::Frame(at, f, b) => {
-                let rec = decode_result(f.payload(b), f.payload_start(), self.label.version)
+                let rec = decode_result(f.payload(b), f.payload_start(), self.vol_version(at.vol))
                     .map_err(|e| Error::decode(self.vol_path(at.vol), e))?;
                 Ok(Some((at, rec)))
             }
@@ -944,8 +963,6 @@ impl Archive {
     /// physical end; failing that, a forward scan from the last index entry of that
     /// volume (backing up one record first). `PM_ERR_LOGREC` when nothing is found.
     pub fn end_time(&self) -> Result<Timestamp> {
-        let lab = self.label_len();
-        let v = self.label.version;
         let fail = |i: usize, off: u64| {
             Error::pcp(
                 crate::error::PM_ERR_LOGREC,
@@ -953,7 +970,7 @@ impl Archive {
             )
             .at(self.vol_path(i), Some(off))
         };
-        let back = |b: &[u8], end: u64| -> Option<(u64, Timestamp)> {
+        let back = |b: &[u8], end: u64, lab: u64, v: u32| -> Option<(u64, Timestamp)> {
             let f = frame_before(b, end, lab).ok()??;
             let r = decode_result(f.payload(b), f.payload_start(), v).ok()?;
             Some((f.start, r.stamp))
@@ -961,8 +978,9 @@ impl Archive {
         let mut last_fail = None;
         for i in (0..self.volumes.len()).rev() {
             let Some(b) = self.vol_bytes(i) else { continue };
+            let (lab, v) = (self.vol_label_len(i), self.vol_version(i));
             let physend = b.len() as u64;
-            if let Some((_, t)) = back(b, physend) {
+            if let Some((_, t)) = back(b, physend, lab, v) {
                 return Ok(t);
             }
             let num = self.volumes[i].num as i32;
@@ -978,7 +996,7 @@ impl Archive {
             };
             let mut pos = logend;
             if logend > lab {
-                match back(b, logend) {
+                match back(b, logend, lab, v) {
                     Some((start, _)) => pos = start,
                     None => return Err(fail(i, logend)),
                 }

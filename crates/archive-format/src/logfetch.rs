@@ -119,7 +119,7 @@ impl<'a> LogCursor<'a> {
         let first = (0..a.volume_count()).find(|&i| a.vol_bytes(i).is_some());
         let start = Pos {
             vol: first,
-            off: a.label_len(),
+            off: first.map_or(a.label_len(), |v| a.vol_label_len(v)),
         };
         LogCursor {
             a,
@@ -158,7 +158,6 @@ impl<'a> LogCursor<'a> {
             Some(v) if self.change_vol(v) => self.cur.off = saved.off,
             _ => return Err(self.error(PM_ERR_LOGFILE, "no usable data volume", None)),
         }
-        let version = self.a.version();
         loop {
             if !self.serial {
                 self.set_time()?;
@@ -179,6 +178,7 @@ impl<'a> LogCursor<'a> {
                 Step::End => return Ok(None),
                 Step::Bad(e) => return Err(e),
             };
+            let version = self.version();
             let payload = &self.win.buf[span.range.clone()];
             let behind = match decode_stamp(payload, span.data_at, version) {
                 Ok(t) => self.dir.behind(t.sub_f64(self.origin)),
@@ -212,13 +212,21 @@ impl<'a> LogCursor<'a> {
             Step::Record(span) => {
                 let (a, vol) = (self.a, self.cur.vol);
                 let num = vol.map_or(0, |v| a.volume_number(v));
-                decode_result(&self.win.buf[span.range], span.data_at, a.version())
+                let version = self.version();
+                decode_result(&self.win.buf[span.range], span.data_at, version)
                     .map(|r| Some((num, r)))
                     .map_err(|e| decode_error(a, vol, e))
             }
             Step::End => Ok(None),
             Step::Bad(e) => Err(e),
         }
+    }
+
+    /// The format version of the volume the file position is in.
+    fn version(&self) -> u32 {
+        self.cur
+            .vol
+            .map_or(self.a.version(), |v| self.a.vol_version(v))
     }
 
     /// The number of the volume the file position is in (`ac_vol`).
@@ -232,7 +240,7 @@ impl<'a> LogCursor<'a> {
         let Step::Record(span) = self.read(dir) else {
             return None;
         };
-        decode_result(&self.win.buf[span.range], span.data_at, self.a.version())
+        decode_result(&self.win.buf[span.range], span.data_at, self.version())
             .ok()
             .map(|r| r.stamp)
     }
@@ -301,7 +309,7 @@ impl<'a> LogCursor<'a> {
         }
         self.cur = Pos {
             vol: Some(v),
-            off: self.a.label_len(),
+            off: self.a.vol_label_len(v),
         };
         true
     }
@@ -324,7 +332,6 @@ impl<'a> LogCursor<'a> {
     /// libpcp's record reader does, on success and on every kind of failure.
     fn read(&mut self, dir: Direction) -> Step {
         let a = self.a;
-        let lab = a.label_len();
         let Some(mut v) = self.cur.vol else {
             return Step::End;
         };
@@ -333,7 +340,7 @@ impl<'a> LogCursor<'a> {
         let mut offset = self.cur.off;
         if dir == Direction::Backward {
             loop {
-                if offset <= lab {
+                if offset <= a.vol_label_len(v) {
                     // before this volume's first record: the end of an earlier one
                     match (0..v).rev().find(|&w| a.vol_bytes(w).is_some()) {
                         Some(w) => {
@@ -441,7 +448,7 @@ impl<'a> LogCursor<'a> {
                 return Err(self.error(PM_ERR_LOGFILE, "no usable data volume", None));
             };
             self.cur.off = match dir {
-                Direction::Forward => a.label_len(),
+                Direction::Forward => a.vol_label_len(v),
                 Direction::Backward => self.size(v),
             };
             self.saved = self.cur;

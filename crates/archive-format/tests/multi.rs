@@ -18,9 +18,22 @@ const PMID: PmId = PmId(251 << 22);
 
 /// Writes a v2 archive with one U32 instant metric sampled once a second.
 fn write(dir: &Path, name: &str, host: &str, start: i64, samples: u32) -> String {
+    write_version(dir, name, host, start, samples, 2)
+}
+
+/// Writes an archive of format `version` with one U32 instant metric sampled once
+/// a second.
+fn write_version(
+    dir: &Path,
+    name: &str,
+    host: &str,
+    start: i64,
+    samples: u32,
+    version: u32,
+) -> String {
     let base = dir.join(name);
     let label = |vol: i32| Label {
-        version: 2,
+        version,
         pid: 1,
         start: Timestamp::new(start, 0),
         vol,
@@ -50,7 +63,7 @@ fn write(dir: &Path, name: &str, host: &str, start: i64, samples: u32) -> String
             off_meta: meta.len() as i64,
             off_data: data.len() as i64,
         },
-        2,
+        version,
     ));
     for n in 0..samples {
         let vs = OwnedValueSet {
@@ -62,7 +75,7 @@ fn write(dir: &Path, name: &str, host: &str, start: i64, samples: u32) -> String
         data.extend(encode_frame(&encode_result(
             Timestamp::new(start + n as i64, 0),
             &[vs],
-            2,
+            version,
         )));
     }
     std::fs::write(base.with_extension("meta"), meta).expect("meta");
@@ -127,6 +140,39 @@ fn archives_of_one_host_read_as_one_with_a_mark_between() {
     // a directory of archives is the same context
     let d = Archive::open_context(&dir.path().to_string_lossy()).expect("directory");
     assert_eq!(d.records().count(), 11);
+}
+
+/// libpcp reads a context of a v2 and a v3 archive (each volume in its own format).
+#[test]
+fn archives_of_both_versions_read_as_one() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for (first, second) in [(2, 3), (3, 2)] {
+        let a = write_version(dir.path(), &format!("a{first}"), "h", 1_000_000, 4, first);
+        let b = write_version(dir.path(), &format!("b{second}"), "h", 1_000_100, 3, second);
+        let ctx = Archive::open_context(&format!("{a},{b}")).expect("mixed context");
+        assert_eq!(ctx.end_time().expect("end"), Timestamp::new(1_000_102, 0));
+        let mut r = Replay::new(&ctx);
+        r.set_mode(Mode::Forw, None, Delta::from_millis(0));
+        let mut got = Vec::new();
+        while let Ok(res) = r.fetch_archive() {
+            let v = res.sets.first().map(|s| format!("{:?}", s.values));
+            got.push((res.stamp.sec, v.is_some()));
+        }
+        let want: Vec<(i64, bool)> = [
+            (1_000_000, true),
+            (1_000_001, true),
+            (1_000_002, true),
+            (1_000_003, true),
+            (1_000_003, false),
+            (1_000_100, true),
+            (1_000_101, true),
+            (1_000_102, true),
+        ]
+        .into();
+        assert_eq!(got, want, "v{first} then v{second}");
+        // backward across the boundary too
+        assert_eq!(ctx.records_rev().count(), 8);
+    }
 }
 
 #[test]

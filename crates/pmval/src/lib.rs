@@ -9,6 +9,7 @@
 mod events;
 mod opts;
 mod print;
+pub mod spec;
 
 use archive_format::atom::extract;
 use archive_format::error::{pm_err_str, PM_ERR_EOL};
@@ -44,6 +45,24 @@ pub fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
         }
         Parse::Run(o) => o,
     };
+    // as pmval does before it opens anything: the argument, where it is wrong,
+    // and the usage
+    match spec::parse(&o.metric) {
+        Err(e) => {
+            let _ = write!(err, "{}{}", e.render(&o.metric), opts::USAGE);
+            return 1;
+        }
+        // a host in the argument beside -a, or an archive beside -h
+        Ok(s) if (s.host.is_some() && o.archive.is_some()) || (s.archive.is_some() && o.host) => {
+            let _ = write!(
+                err,
+                "{PROG}: only one host or archive allowed\n{}",
+                opts::USAGE
+            );
+            return 1;
+        }
+        Ok(_) => {}
+    }
     let mut buf = io::BufWriter::with_capacity(64 * 1024, out);
     let code = match Pmval::run(&o, &mut archive_format::text::RawBytes(&mut buf), err) {
         Ok(c) => c,
@@ -57,32 +76,6 @@ pub fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
     match buf.flush() {
         Err(e) if !cli_common::exit::is_broken_pipe(&e) => 1,
         _ => code,
-    }
-}
-
-/// The metric argument: `[archive/]metric[inst,...]`.
-struct MetricSpec {
-    source: Option<String>,
-    metric: String,
-    insts: Vec<String>,
-}
-
-fn parse_spec(s: &str) -> MetricSpec {
-    let (body, insts) = match (s.find('['), s.ends_with(']')) {
-        (Some(i), true) => (&s[..i], opts::split_instances(&s[i + 1..s.len() - 1])),
-        _ => (s, Vec::new()),
-    };
-    match body.rsplit_once('/') {
-        Some((src, m)) => MetricSpec {
-            source: Some(src.to_string()),
-            metric: m.to_string(),
-            insts,
-        },
-        None => MetricSpec {
-            source: None,
-            metric: body.to_string(),
-            insts,
-        },
     }
 }
 
@@ -116,7 +109,8 @@ struct Pmval<'a> {
 
 impl<'a> Pmval<'a> {
     fn run(o: &'a Opts, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<i32> {
-        if o.archive.is_none() && !o.metric.contains('/') {
+        let spec = spec::parse(&o.metric).map_err(|e| io::Error::other(e.render(&o.metric)))?;
+        if (o.archive.is_none() && spec.archive.is_none()) || spec.host.is_some() {
             let what = if o.host || o.local {
                 "live metric sources"
             } else {
@@ -136,11 +130,10 @@ impl<'a> Pmval<'a> {
             writeln!(err, "{PROG}: --derived is not supported")?;
             return Ok(1);
         }
-        let spec = parse_spec(&o.metric);
         let source = o
             .archive
             .clone()
-            .or_else(|| spec.source.clone())
+            .or_else(|| spec.archive.clone())
             .unwrap_or_default();
         let mut a = match Archive::open_context(&source) {
             Ok(a) => a,
@@ -212,13 +205,14 @@ impl<'a> Pmval<'a> {
         let m = a.metadata();
         let pmid = match m.pmns.lookup(&spec.metric) {
             Lookup::Leaf(p) => p,
-            _ => {
+            other => {
                 out.flush()?;
-                writeln!(
-                    err,
-                    "{PROG}: pmLookupName({}): Unknown metric name",
-                    spec.metric
-                )?;
+                let why = if matches!(other, Lookup::NonLeaf) {
+                    "Metric name is not a leaf in PMNS"
+                } else {
+                    "Unknown metric name"
+                };
+                writeln!(err, "{PROG}: pmLookupName({}): {why}", spec.metric)?;
                 return Ok(1);
             }
         };

@@ -51,10 +51,14 @@ pub struct Label {
 impl Label {
     /// Length of the label record for this version.
     pub fn record_len(&self) -> usize {
-        if self.version >= 3 {
-            LABEL_V3_LEN
+        Label::len_for(self.version) as usize
+    }
+    /// Length of the label record of format `version`.
+    pub fn len_for(version: u32) -> u64 {
+        if version >= 3 {
+            LABEL_V3_LEN as u64
         } else {
-            LABEL_V2_LEN
+            LABEL_V2_LEN as u64
         }
     }
 }
