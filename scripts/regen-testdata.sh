@@ -27,7 +27,7 @@ cases=(
   "-a" "-l" "-L" "-d" "-i" "-I" "-t" "-e" "-h" "-m -r" "-M" "-a -x" "-a -xx" "-a -xxx"
   "-a -z" "-a -Z EST-10" "-s" "-S +0.3 -T +0.5" "ARCH sample.colour sample.event pmi.disk"
   "-a ARCH sample.colour sample.event pmi.disk" "-n ../configs/alt.pmns -d ARCH"
-  "-n ../configs/alt.pmns -a ARCH foo"
+  "-n ../configs/alt.pmns -a ARCH foo" "-v ARCH.index" "-v ARCH.meta"
 )
 for arch in sample_v2 sample_v3 pmi_v2; do
   n=0
@@ -60,6 +60,7 @@ pmval_cases=(
   "sample.event.records" "-s 3 sample.event.highres_records" "-i bogus sample.event.records"
   "-t 1 sample" "-t 1 sample.colour[red" "-t 1 sample.colour[red]x" "-t 1 sample.colour,red"
   "-t 1 sample.colour[\"red]" "-t 1 -h localhost ARCH/sample.colour"
+  "-t 0.5 -T +1h sample.long.one" "-t 0.5 -S -1h sample.long.one"
 )
 for arch in sample_v2 sample_v3 pmi_v2; do
   n=0

@@ -34,10 +34,12 @@ pub fn dump(path: &str, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<
             write!(out, "{:02x}", data[off])?;
             off += 1;
         }
+        writeln!(out)?;
         if eof {
+            // as PCP: the trailer cannot be read either
+            writeln!(out, "Unexpected EOF")?;
             break;
         }
-        writeln!(out)?;
         if off + 4 > data.len() {
             if off == data.len() {
                 writeln!(out, "Unexpected EOF")?;

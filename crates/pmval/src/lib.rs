@@ -178,7 +178,7 @@ impl<'a> Pmval<'a> {
             zone::local()
         };
         let end = a.end_time().unwrap_or(label.start);
-        let window = match resolve_window(
+        let mut window = match resolve_window(
             WindowArgs {
                 start: o.start.as_deref(),
                 finish: o.finish.as_deref(),
@@ -201,6 +201,16 @@ impl<'a> Pmval<'a> {
                 return Ok(1);
             }
         };
+        // pmval keeps its window inside the archive: a start before it is the
+        // archive's start, an end after it the archive's end (the header and the
+        // number of samples say so)
+        if window.finish > end {
+            window.finish = end;
+        }
+        if window.start < label.start {
+            window.start = label.start;
+            window.origin = window.origin.max(label.start);
+        }
 
         let m = a.metadata();
         let pmid = match m.pmns.lookup(&spec.metric) {
