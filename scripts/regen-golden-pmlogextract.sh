@@ -17,6 +17,7 @@ cases=(
   "sample_v2 sample_v3 OUT" "-m sample_v2 sample_v3 OUT" "-f sample_v3 sample_v2 OUT"
   "sample_v2 pmi_v2 OUT" "-z sample_v3 OUT" "-Z EST-10 -S +0.2 sample_v3 OUT" "pmi_v2 OUT"
   "-f -x pmi_v2 OUT" "nosuch OUT"
+  "-c ../configs/bad-instances.config sample_v3 OUT" "-c ../configs/unclosed.config sample_v2 OUT"
 )
 n=0
 for c in "${cases[@]}"; do

@@ -149,9 +149,9 @@ pub fn load(
                         k += 1;
                     }
                     None => break,
-                    _ => {
+                    Some((_, bad)) => {
                         return Err(vec![format!(
-                            "Specification error in configuration file ({path})\n[line {line}] syntax error"
+                            "Specification error in configuration file ({path})\n[line {bad}] syntax error"
                         )])
                     }
                 }
@@ -171,25 +171,47 @@ pub fn load(
         let mut found = false;
         for (_, a) in inputs {
             let md = a.metadata();
-            for (_, pmid) in md.pmns.traverse(&name) {
+            for (leaf, pmid) in md.pmns.traverse(&name) {
                 let Some(desc) = md.desc(pmid) else { continue };
                 found = true;
+                sel.named = true;
                 sel.indoms.insert(desc.indom.0);
-                let ids: Option<Vec<i32>> = insts.as_ref().map(|list| {
-                    let union = md.indom_union(desc.indom);
-                    list.iter()
-                        .filter_map(|s| match s {
-                            InstSpec::Id(i) => Some(*i),
-                            InstSpec::Name(n) => union
-                                .iter()
-                                .find(|(_, x)| x == n)
-                                .or_else(|| {
-                                    union.iter().find(|(_, x)| x.split(' ').next() == Some(n))
-                                })
-                                .map(|(i, _)| *i),
-                        })
-                        .collect()
-                });
+                let ids: Option<Vec<i32>> = match insts.as_ref() {
+                    None => None,
+                    Some(list) => {
+                        let union = md.indom_union(desc.indom);
+                        let mut ids = Vec::new();
+                        for s in list {
+                            let id = match s {
+                                InstSpec::Id(i) => union.iter().find(|(x, _)| x == i),
+                                InstSpec::Name(n) => {
+                                    union.iter().find(|(_, x)| x == n).or_else(|| {
+                                        union.iter().find(|(_, x)| x.split(' ').next() == Some(n))
+                                    })
+                                }
+                            };
+                            match id {
+                                Some((i, _)) => ids.push(*i),
+                                None => {
+                                    let shown = match s {
+                                        InstSpec::Id(i) => i.to_string(),
+                                        InstSpec::Name(n) => n.clone(),
+                                    };
+                                    warnings.push(format!(
+                                        "Warning [{path}, line {line}]\nInstance \"{shown}\" is not defined for the metric \"{leaf}\""
+                                    ));
+                                }
+                            }
+                        }
+                        if ids.is_empty() {
+                            warnings.push(format!(
+                                "Warning [{path}, line {line}]\nNone of the instances for metric \"{leaf}\" are valid, metric not extracted"
+                            ));
+                            continue;
+                        }
+                        Some(ids)
+                    }
+                };
                 let entry = all.entry(pmid).or_insert_with(|| Some(Vec::new()));
                 match (entry.as_mut(), ids) {
                     (Some(cur), Some(ids)) => {
@@ -222,7 +244,7 @@ pub fn load(
 /// Whether a selection keeps anything (with nothing found, the reference keeps
 /// everything).
 pub fn selects(sel: &Selection) -> bool {
-    !sel.metrics.is_empty()
+    sel.named
 }
 
 #[cfg(test)]

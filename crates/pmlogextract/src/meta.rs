@@ -79,6 +79,9 @@ pub struct Gathered {
 pub struct Selection {
     pub metrics: HashMap<PmId, Option<Vec<i32>>>,
     pub indoms: std::collections::HashSet<u32>,
+    /// The configuration named metrics the inputs have (even when none of the
+    /// instances it named exist, which leaves nothing to extract).
+    pub named: bool,
 }
 
 /// A descriptor conflict: the message and whether it is fatal.
