@@ -7,11 +7,12 @@ mod common;
 
 use common::{our_pmlc, pcp_pmlc, reference_pmlogger, spawn_pcp_logger};
 use std::path::Path;
-use std::time::{Duration, Instant};
 
 const SCRIPT: &str = "query { kernel.all.load hinv.ncpu mem.util.free }\nadvisory off mem.util.free\nquery mem.util.free\nlog mandatory on 400 msec hinv.ncpu\nquery hinv.ncpu\nnew volume\nflush\nstatus\nquit\n";
 
 const CONFIG: &str = "log mandatory on 200 msec { kernel.all.load hinv.ncpu }\nlog advisory on 1 sec { mem.util.free }\n";
+/// The metrics [`CONFIG`] logs.
+const CONFIG_METRICS: &str = "kernel.all.load hinv.ncpu mem.util.free";
 
 /// Times and sizes vary from run to run.
 fn mask(s: &str) -> String {
@@ -34,16 +35,11 @@ fn mask(s: &str) -> String {
         .collect()
 }
 
-fn wait_for_map(pid: u32) {
-    let t0 = Instant::now();
-    while !pmlc::client::map_dir().join(pid.to_string()).exists() {
-        assert!(
-            t0.elapsed() < Duration::from_secs(10),
-            "pmlogger {pid} never wrote its map file"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    std::thread::sleep(Duration::from_millis(300));
+/// Waits until the pmlogger of process `pid` is ready (its map file written) and
+/// has logged each of `metrics` (until then it says they are not in the log).
+fn wait_for_logger(pid: u32, metrics: &str) {
+    test_support::wait_for_logger(&pmlc::client::map_dir(), pid);
+    common::wait_logged(&[&pid.to_string()], metrics);
 }
 
 /// The transcript PCP's pmlc gives for PCP's pmlogger on this script (masked).
@@ -87,10 +83,7 @@ fn our_pmlc_with_our_pmlogger_and_with_pcps() {
     std::fs::write(dir.path().join("config"), CONFIG).expect("config");
     // our pmlogger, in this process (the only test of this binary sets these)
     std::env::set_var("PMLOGGER_LOCAL", "1");
-    std::env::set_var(
-        "PMLOGGER_PORT",
-        (5100 + std::process::id() % 300).to_string(),
-    );
+    std::env::set_var("PMLOGGER_PORT", test_support::free_port().to_string());
     let base = dir.path().join("ours").to_string_lossy().into_owned();
     let cfg = dir.path().join("config").to_string_lossy().into_owned();
     let log = dir.path().join("log").to_string_lossy().into_owned();
@@ -99,7 +92,7 @@ fn our_pmlc_with_our_pmlogger_and_with_pcps() {
         .map(|s| s.to_string())
         .collect();
     let logger = std::thread::spawn(move || pmlogger::run(&args, &mut std::io::sink()));
-    wait_for_map(std::process::id());
+    wait_for_logger(std::process::id(), CONFIG_METRICS);
     let (out, err, _) = our_pmlc(&[&std::process::id().to_string()], SCRIPT.as_bytes());
     let want = WANT.replace("HOST", &hostname());
     assert_eq!(mask(&out), want, "stderr: {err}");
@@ -118,7 +111,7 @@ fn our_pmlc_with_our_pmlogger_and_with_pcps() {
         let arch = dir.path().join(format!("ref-{who}"));
         let rlog = Path::new(&format!("{log}.{who}")).to_path_buf();
         let mut child = spawn_pcp_logger(reference, Path::new(&cfg), &rlog, 12, &arch);
-        wait_for_map(child.id());
+        wait_for_logger(child.id(), CONFIG_METRICS);
         let pid = child.id().to_string();
         let (out, err) = if who == "ours" {
             let (o, e, _) = our_pmlc(&[&pid], SCRIPT.as_bytes());
@@ -137,6 +130,8 @@ fn our_pmlc_with_our_pmlogger_and_with_pcps() {
 }
 
 const SAMPLE_CONFIG: &str = "log mandatory on 500 msec { sample.long.one sample.colour }\nlog advisory on 1 sec { sample.bin [\"bin-100\" \"bin-200\"] }\n";
+/// The metrics [`SAMPLE_CONFIG`] logs.
+const SAMPLE_METRICS: &str = "sample.long.one sample.colour sample.bin [\"bin-100\" \"bin-200\"]";
 
 /// Names only PCP's pmcd knows (the sample agent), subtrees, instances, errors.
 const SAMPLE_SCRIPT: &str = "query { sample.long.one sample.colour sample.bin }\nlog mandatory on 1 sec sample.colour[red]\nquery sample.colour\nlog advisory on 2 sec sample.long\nquery sample.long\nquery sample.nosuchmetric\nlog mandatory on 1 sec sample.colour[purple]\nlog mandatory on 1 sec sample.colour[Blue]\nquery kernel.all.load\nquit\n";
@@ -158,7 +153,7 @@ fn names_through_pmcd_as_pcps_pmlc() {
             16,
             &arch,
         );
-        wait_for_map(child.id());
+        wait_for_logger(child.id(), SAMPLE_METRICS);
         let pid = child.id().to_string();
         let (out, err, failed) = if who == "ours" {
             let (o, e, rc) = our_pmlc(&[&pid], SAMPLE_SCRIPT.as_bytes());
@@ -210,7 +205,7 @@ fn pid_at_a_host_through_its_pmcd() {
         12,
         &dir.path().join("arch"),
     );
-    wait_for_map(child.id());
+    wait_for_logger(child.id(), CONFIG_METRICS);
     let pid = child.id().to_string();
     let script = b"query hinv.ncpu\nquit\n";
     let (ours, err, _) = our_pmlc(&["-h", "127.0.0.1", &pid], script);

@@ -230,17 +230,6 @@ pub fn start(
     }
     let (listener, listener_v6, port) = bound?;
     let pid = std::process::id();
-    let map_dir = cli_common::pcpconf::logger_map_dir();
-    let map_file = map_dir.join(pid.to_string());
-    let wrote = std::fs::create_dir_all(&map_dir).is_ok()
-        && std::fs::write(
-            &map_file,
-            match note {
-                Some(n) => format!("{port}\n{host}\n{archive}\n{n}\n"),
-                None => format!("{port}\n{host}\n{archive}\n"),
-            },
-        )
-        .is_ok();
     let busy = Arc::new(AtomicBool::new(false));
     let access = Arc::new(access);
     for listener in std::iter::once(listener).chain(listener_v6) {
@@ -269,6 +258,19 @@ pub fn start(
         });
         path
     });
+    // the map file last: once it is there, both ports answer (pmlc, and tests,
+    // take its appearance for readiness)
+    let map_dir = cli_common::pcpconf::logger_map_dir();
+    let map_file = map_dir.join(pid.to_string());
+    let wrote = std::fs::create_dir_all(&map_dir).is_ok()
+        && std::fs::write(
+            &map_file,
+            match note {
+                Some(n) => format!("{port}\n{host}\n{archive}\n{n}\n"),
+                None => format!("{port}\n{host}\n{archive}\n"),
+            },
+        )
+        .is_ok();
     Some(ControlPort {
         port,
         map_file: wrote.then_some(map_file),

@@ -50,10 +50,7 @@ fn ours(dir: &Path, n: usize, config: &str) -> (i32, String) {
     let log = dir.join(format!("ours{n}.log"));
     let st = Command::new(env!("CARGO_BIN_EXE_pmlogger"))
         .env("PMLOGGER_LOCAL", "1")
-        .env(
-            "PMLOGGER_PORT",
-            (6100 + std::process::id() % 300).to_string(),
-        )
+        .env("PMLOGGER_PORT", test_support::free_port().to_string())
         .arg("-c")
         .arg(&cfg)
         .arg("-l")
@@ -137,10 +134,7 @@ fn report_as_the_reference() {
     std::fs::write(dir.path().join("c"), REPORT_CONFIG).expect("config");
     let st = Command::new(env!("CARGO_BIN_EXE_pmlogger"))
         .env("PMLOGGER_LOCAL", "1")
-        .env(
-            "PMLOGGER_PORT",
-            (6500 + std::process::id() % 300).to_string(),
-        )
+        .env("PMLOGGER_PORT", test_support::free_port().to_string())
         .current_dir(dir.path())
         .args(["-V", "2", "-r", "-c", "c", "-l", "log", "-s", "12", "ours"])
         .status()

@@ -12,29 +12,21 @@ use std::path::Path;
 use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
-/// Starts our pmlogger on `port` and waits until its control port answers.
-fn start(dir: &Path, config: &str, args: &[&str], port: u16) -> Child {
+/// Starts our pmlogger (its control port one the system picked) and waits until
+/// it is ready: the child, and the port it holds.
+fn start(dir: &Path, config: &str, args: &[&str]) -> (Child, u16) {
     std::fs::write(dir.join("config"), config).expect("config");
     let child = Command::new(env!("CARGO_BIN_EXE_pmlogger"))
         .current_dir(dir)
-        .env("PMLOGGER_PORT", port.to_string())
+        .env("PMLOGGER_PORT", test_support::free_port().to_string())
         .env("PMLOGGER_LOCAL", "1")
         .args(["-c", "config", "-l", "log"])
         .args(args)
         .arg("arch")
         .spawn()
         .expect("our pmlogger");
-    let t0 = Instant::now();
-    while TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(
-            t0.elapsed() < Duration::from_secs(10),
-            "control port never opened"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    // that probe was a client too: let its session end
-    std::thread::sleep(Duration::from_millis(100));
-    child
+    let port = test_support::wait_for_logger(&cli_common::pcpconf::logger_map_dir(), child.id());
+    (child, port)
 }
 
 fn stamps(base: &Path) -> Vec<f64> {
@@ -53,12 +45,14 @@ fn reference_pmlc_drives_our_pmlogger() {
         return;
     }
     let dir = tempfile::tempdir().expect("tempdir");
-    let port = 4700 + (std::process::id() % 200) as u16;
-    let mut child = start(
+    let (mut child, port) = start(
         dir.path(),
         "log mandatory on 200 msec { kernel.all.load hinv.ncpu }\nlog advisory on 1 sec { mem.util.free }\n",
         &["-s", "15"],
-        port,
+    );
+    common::wait_logged(
+        &["-p", &port.to_string()],
+        "kernel.all.load hinv.ncpu mem.util.free",
     );
     let Some((stdout, stderr)) = pcp_pmlc(
         &["-p", &port.to_string()],
@@ -93,12 +87,10 @@ fn reference_pmlc_drives_our_pmlogger() {
 #[test]
 fn hostile_clients_change_nothing() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let port = 4900 + (std::process::id() % 200) as u16;
-    let mut child = start(
+    let (mut child, port) = start(
         dir.path(),
         "log mandatory on 100 msec { hinv.ncpu }\n",
         &["-s", "60"],
-        port,
     );
     let connect = || TcpStream::connect(("127.0.0.1", port)).expect("connect");
     // a client that connects and stalls after the handshake offer
@@ -184,9 +176,12 @@ fn access_rules_are_enforced_as_pcps() {
         return;
     }
     let dir = tempfile::tempdir().expect("tempdir");
-    let port = 5300 + (std::process::id() % 200) as u16;
     let config = "log mandatory on 200 msec { hinv.ncpu }\nlog advisory on 1 sec { mem.util.free }\n[access]\ndisallow * : all;\nallow localhost : enquire, advisory;\n";
-    let mut child = start(dir.path(), config, &["-s", "12"], port);
+    let (mut child, port) = start(dir.path(), config, &["-s", "12"]);
+    common::wait_logged(
+        &["-h", "localhost", "-p", &port.to_string()],
+        "hinv.ncpu mem.util.free",
+    );
     // what PCP's pmlc says to PCP's pmlogger with this configuration
     let want_out = "hinv.ncpu\n    mand on         200 msec\n\nhinv.ncpu\n    mand on         200 msec\n\nmem.util.free\n    adv  off                \n\nlog volume       0\nGoodbye\n";
     let want_err = "Error receiving response from pmlogger: No permission to perform requested operation\nError: No permission to perform requested operation\n";
@@ -237,19 +232,15 @@ fn access_rules_are_enforced_as_pcps() {
 
     // a host the rules give nothing is turned away at the door
     std::fs::create_dir(dir.path().join("x")).expect("mkdir");
-    let mut child = start(
+    let (mut child, port) = start(
         &dir.path().join("x"),
         "log mandatory on 200 msec { hinv.ncpu }\n[access]\ndisallow * : all;\n",
         &["-s", "8"],
-        port + 1,
     );
-    let (_, err, _) = our_pmlc(
-        &["-h", "localhost", "-p", &(port + 1).to_string()],
-        b"status\n",
-    );
+    let (_, err, _) = our_pmlc(&["-h", "localhost", "-p", &port.to_string()], b"status\n");
     assert_eq!(
         err,
-        format!("Unable to connect to pmlogger on port {} at localhost: No permission to perform requested operation\nError [<stdin>, line 1]\nNot connected to any pmlogger instance\n", port + 1)
+        format!("Unable to connect to pmlogger on port {port} at localhost: No permission to perform requested operation\nError [<stdin>, line 1]\nNot connected to any pmlogger instance\n")
     );
     assert!(child.wait().expect("pmlogger").success());
 }
@@ -257,12 +248,11 @@ fn access_rules_are_enforced_as_pcps() {
 #[test]
 fn local_pmlc_by_pid_uses_the_unix_socket() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let port = 5600 + (std::process::id() % 200) as u16;
-    let mut child = start(
+    let (mut child, _) = start(
         dir.path(),
         "log mandatory on 200 msec { hinv.ncpu }\n",
-        &["-s", "10"],
-        port,
+        // long enough for a loaded machine: it is ended once the checks are done
+        &["-s", "3000"],
     );
     let pid = child.id();
     let want = format!("Connected to pmlogger pid {pid} at local:\npmlogger [{pid}] on host local: is logging metrics from host ");
@@ -273,6 +263,12 @@ fn local_pmlc_by_pid_uses_the_unix_socket() {
     if let Some((got, _)) = pcp_pmlc(&[&pid.to_string()], b"status\n") {
         assert!(got.starts_with(&want), "{got}");
     }
+    // SIGTERM ends a run cleanly
+    let term = Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status()
+        .expect("kill");
+    assert!(term.success());
     assert!(child.wait().expect("pmlogger").success());
     // the socket goes with the logger
     let run = std::env::var("PCP_RUN_DIR").unwrap_or_else(|_| "/run/pcp".into());
@@ -297,12 +293,10 @@ fn greeting(s: &mut impl Read) -> Option<i32> {
 #[test]
 fn stalled_client_is_dropped_and_ipv6_answers() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let port = 5200 + (std::process::id() % 200) as u16;
-    let mut child = start(
+    let (mut child, port) = start(
         dir.path(),
         "log mandatory on 100 msec { sample.long.one }\n",
         &["-h", "@sample", "-T", "60sec"],
-        port,
     );
     let mut stalled = TcpStream::connect(("127.0.0.1", port)).expect("connect");
     assert!(greeting(&mut stalled).is_some_and(|c| c >= 0));

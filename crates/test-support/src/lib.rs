@@ -1,6 +1,11 @@
 //! What the integration tests of every crate share about the reference PCP: a test
 //! that needs it skips with a printed reason where it is missing, and fails instead
-//! when REQUIRE_REFERENCE is set (as CI sets it).
+//! when REQUIRE_REFERENCE is set (as CI sets it). And how tests own the resources
+//! they use: ports the system picks, and waits for a pmlogger to be ready rather
+//! than sleeps, so that they pass on a loaded machine beside other pmloggers.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
 
 /// Records that the reference (or the part of it named by `what`) is missing: fails
 /// under REQUIRE_REFERENCE, else prints why the test is skipped.
@@ -24,6 +29,41 @@ pub fn have_tool(tool: &str) -> bool {
     have
 }
 
+/// A loopback TCP port no one holds at this moment, picked by the system (for a
+/// pmlogger's `PMLOGGER_PORT`: one that finds it taken meanwhile takes the next,
+/// and [`wait_for_logger`] says which).
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind(("127.0.0.1", 0))
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free loopback port")
+}
+
+/// How long a pmlogger may take to get ready on a loaded machine.
+const READY: Duration = Duration::from_secs(60);
+
+/// Waits until the pmlogger of process `pid` has written its map file in
+/// `map_dir` (which it does once its control port is bound and listening), and
+/// returns the port the file names.
+pub fn wait_for_logger(map_dir: &Path, pid: u32) -> u16 {
+    let t0 = Instant::now();
+    loop {
+        let port = std::fs::read_to_string(map_dir.join(pid.to_string()))
+            .ok()
+            // a whole first line only (the file may be half written)
+            .and_then(|t| t.split_once('\n').and_then(|(l, _)| l.trim().parse().ok()));
+        if let Some(p) = port {
+            return p;
+        }
+        assert!(
+            t0.elapsed() < READY,
+            "pmlogger {pid} never wrote its map file in {}",
+            map_dir.display()
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -35,5 +75,25 @@ mod tests {
             assert!(!have_tool("no-such-pcp-tool-here"));
         }
         assert!(have_tool("true"), "a tool that runs is there");
+    }
+
+    #[test]
+    fn a_free_port_can_be_bound() {
+        let p = free_port();
+        assert_ne!(p, 0);
+        std::net::TcpListener::bind(("127.0.0.1", p)).expect("the port is free");
+    }
+
+    #[test]
+    fn the_port_comes_from_a_whole_map_file() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let map = dir.path().join("4242");
+        std::fs::write(&map, "43").expect("half a map file");
+        let writer = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(50));
+            std::fs::write(&map, "4330\nhost\n/arch\n").expect("map file");
+        });
+        assert_eq!(wait_for_logger(dir.path(), 4242), 4330);
+        writer.join().expect("writer");
     }
 }

@@ -41,9 +41,32 @@ pub fn reference_pmlogger(probe: &str) -> Option<&'static Path> {
     }
 }
 
+/// A pmlogger serves one client at a time and turns others away with
+/// EADDRINUSE; one that has just served a client (a readiness probe) may not have
+/// let it go yet. Runs `pmlc` again until it is not turned away.
+fn when_free<T>(pmlc: impl Fn() -> T, err: impl Fn(&T) -> &str) -> T {
+    let t0 = std::time::Instant::now();
+    loop {
+        let got = pmlc();
+        if !err(&got).contains("Address already in use")
+            || t0.elapsed() > std::time::Duration::from_secs(60)
+        {
+            return got;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
 /// Runs PCP's pmlc on `script`: `(stdout, stderr)`, or `None` (after [`skip`])
 /// when it is not installed.
 pub fn pcp_pmlc(args: &[&str], script: &[u8]) -> Option<(String, String)> {
+    when_free(
+        || pcp_pmlc_once(args, script),
+        |r| r.as_ref().map_or("", |(_, e)| e.as_str()),
+    )
+}
+
+fn pcp_pmlc_once(args: &[&str], script: &[u8]) -> Option<(String, String)> {
     let Ok(mut p) = Command::new("pmlc")
         .args(args)
         .env_remove("PMLOGGER_PORT")
@@ -70,6 +93,10 @@ pub fn pcp_pmlc(args: &[&str], script: &[u8]) -> Option<(String, String)> {
 
 /// Runs our pmlc in-process on `script`: `(stdout, stderr, exit status)`.
 pub fn our_pmlc(args: &[&str], script: &[u8]) -> (String, String, i32) {
+    when_free(|| our_pmlc_once(args, script), |r| r.1.as_str())
+}
+
+fn our_pmlc_once(args: &[&str], script: &[u8]) -> (String, String, i32) {
     let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
     let (mut out, mut err) = (Vec::new(), Vec::new());
     let mut input = std::io::Cursor::new(script.to_vec());
@@ -91,7 +118,8 @@ pub fn spawn_pcp_logger(
     archive: &Path,
 ) -> std::process::Child {
     Command::new(pmlogger)
-        .env_remove("PMLOGGER_PORT")
+        // a port the system picked (one held by another pmlogger is passed over)
+        .env("PMLOGGER_PORT", test_support::free_port().to_string())
         .env_remove("PMLOGGER_LOCAL")
         .arg("-c")
         .arg(config)
@@ -104,4 +132,22 @@ pub fn spawn_pcp_logger(
         .stderr(Stdio::null())
         .spawn()
         .expect("PCP's pmlogger")
+}
+
+/// Waits until the pmlogger that pmlc reaches with `args` has logged each of
+/// `metrics` (until then its answers mark them "nl", not in the log yet).
+pub fn wait_logged(args: &[&str], metrics: &str) {
+    let query = format!("query {{ {metrics} }}\nquit\n");
+    let t0 = std::time::Instant::now();
+    loop {
+        let (out, _, _) = our_pmlc(args, query.as_bytes());
+        if out.contains("Connected to") && !out.contains(" nl ") {
+            return;
+        }
+        assert!(
+            t0.elapsed() < std::time::Duration::from_secs(60),
+            "pmlogger {args:?} never logged {metrics}: {out}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
 }
