@@ -2,6 +2,7 @@
 //! reads them ([`zone`]), PCP's timestamp text ([`timefmt`]), the PCPIntro(1) time
 //! window and interval syntax ([`window`]), and `tool: message` exits ([`exit`]).
 
+pub mod about;
 pub mod debug;
 pub mod exit;
 pub mod getopt;

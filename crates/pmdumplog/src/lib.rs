@@ -15,7 +15,7 @@ const PROG: &str = "pmdumplog";
 pub fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
     let o = match opts::parse(args) {
         opts::Parse::Version => {
-            let _ = writeln!(out, "{PROG} version 6.0.3");
+            let _ = write!(out, "{}", cli_common::about::version(PROG));
             return 0;
         }
         opts::Parse::Usage(msg) => {

@@ -73,6 +73,12 @@ const LONG: &[LongOpt] = &[
         has_arg: false,
         short: '\u{1}',
     },
+    // ours (PCP's pmlc has no --version)
+    LongOpt {
+        name: "version",
+        has_arg: false,
+        short: cli_common::about::VERSION_OPT,
+    },
 ];
 
 const USAGE: &str = "Usage: pmlc [options] [pid]
@@ -191,6 +197,10 @@ pub fn run(
             'Z' => zone = Zone::Tz(a),
             'z' => zone = Zone::Logger,
             '\u{1}' => strict = false,
+            c if c == cli_common::about::VERSION_OPT => {
+                let _ = write!(out, "{}", cli_common::about::version(PROG));
+                return 0;
+            }
             _ => {
                 let _ = write!(err, "{USAGE}");
                 return 1;

@@ -32,11 +32,7 @@ const PROG: &str = "pmlogcheck";
 pub fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
     let o = match opts::parse(args) {
         opts::Parse::Version => {
-            let _ = writeln!(
-                out,
-                "{PROG} version 6.0.3 (pcp-archive-rs {}, following PCP 6.0.3)",
-                env!("CARGO_PKG_VERSION")
-            );
+            let _ = write!(out, "{}", cli_common::about::version(PROG));
             return 0;
         }
         opts::Parse::Usage(msg) => {

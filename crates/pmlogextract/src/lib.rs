@@ -94,6 +94,10 @@ pub fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
             return 1;
         }
     };
+    if o.about {
+        let _ = write!(out, "{}", cli_common::about::version("pmlogextract"));
+        return 0;
+    }
     let mut x = Extract::new(o, err);
     let status = x.run(out);
     let _ = x.err_flush();

@@ -25,6 +25,8 @@ pub const LONG: &[LongOpt] = &[
     lo("timezone", true, 'Z'),
     lo("hostzone", false, 'z'),
     lo("help", false, '?'),
+    // ours (PCP's pmlogextract has no --version)
+    lo("version", false, cli_common::about::VERSION_OPT),
 ];
 
 pub const USAGE: &str = "Usage: pmlogextract [options] input-archive output-archive
@@ -52,6 +54,8 @@ Options:
 /// What the command line asks for.
 #[derive(Debug, Clone, Default)]
 pub struct Opts {
+    /// `--version` (ours): say what this is and stop.
+    pub about: bool,
     pub config: Option<String>,
     pub desperate: bool,
     pub first_tz: bool,
@@ -129,6 +133,10 @@ pub fn parse(args: &[String]) -> Result<Opts, Vec<String>> {
                 }
             },
             'w' => o.daily = true,
+            c if c == cli_common::about::VERSION_OPT => {
+                o.about = true;
+                return Ok(o);
+            }
             'x' => o.skip_conflicts = true,
             'Z' => {
                 if o.hostzone {
