@@ -19,6 +19,26 @@ pub fn version(tool: &str) -> String {
     )
 }
 
+/// Whether the command line asks for help by its long name, `--help`: then the
+/// usage is followed by [`ours`] (`-?` prints PCP's usage alone, as PCP's does).
+pub fn asks_help(args: &[String]) -> bool {
+    args.iter().any(|a| a == "--help")
+}
+
+/// The options a tool has beyond PCP's, listed after PCP's usage on `--help`
+/// (the usage printed for a wrong command line stays PCP's).
+pub fn ours(options: &[(&str, &str)]) -> String {
+    let mut s = format!("\nOptions of {PROJECT} (not in PCP {PCP_VERSION}):\n");
+    for (opt, what) in options {
+        if opt.len() <= 20 {
+            s.push_str(&format!("  {opt:<20}  {what}\n"));
+        } else {
+            s.push_str(&format!("  {opt}\n  {:<20}  {what}\n", ""));
+        }
+    }
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -30,5 +50,20 @@ mod tests {
         assert_eq!(lines[0], "pmval version 6.0.3");
         assert!(lines[1].starts_with("pcp-archive-rs 0."), "{v}");
         assert!(lines[1].ends_with("following PCP 6.0.3"), "{v}");
+    }
+
+    #[test]
+    fn our_options_after_pcps_usage() {
+        let o = ours(&[
+            ("--json", "JSON lines"),
+            ("--a-very-long-option=VALUE", "x"),
+        ]);
+        assert_eq!(
+            o,
+            "\nOptions of pcp-archive-rs (not in PCP 6.0.3):\n  --json                JSON lines\n  --a-very-long-option=VALUE\n                        x\n"
+        );
+        assert!(asks_help(&["--help".into()]));
+        assert!(!asks_help(&["-a".into()]));
+        assert!(!asks_help(&["-?".into()]), "PCP's usage alone");
     }
 }

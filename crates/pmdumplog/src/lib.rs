@@ -23,6 +23,16 @@ pub fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
                 let _ = writeln!(err, "{PROG}: {m}");
             }
             let _ = write!(err, "{}", opts::USAGE);
+            if cli_common::about::asks_help(args) {
+                let _ = write!(
+                    err,
+                    "{}",
+                    cli_common::about::ours(&[(
+                        "--json",
+                        "the archive as JSON: label, descriptors, instances, records"
+                    )])
+                );
+            }
             return 1;
         }
         opts::Parse::Run(o) => o,

@@ -177,6 +177,7 @@ pub fn parse(args: &[String]) -> Parse {
     };
     let mut o = Opts::default();
     let mut err = None;
+    let given: Vec<char> = p.opts.iter().map(|(c, _)| *c).collect();
     for (c, v) in p.opts {
         match c {
             'a' => {
@@ -235,6 +236,16 @@ pub fn parse(args: &[String]) -> Parse {
     }
     if err.is_some() {
         return Parse::Usage(err);
+    }
+    // --json writes the whole archive (label, descriptors, instances, records
+    // within -S/-T, of the metrics named): options that pick sections, order or
+    // formats cannot be honoured, and are refused rather than ignored
+    if o.json {
+        if let Some(c) = given.iter().find(|c| "dehIiLlMmrstvxZz".contains(**c)) {
+            return Parse::Usage(Some(format!(
+                "--json writes the whole archive; -{c} cannot be used with it"
+            )));
+        }
     }
     if o.raw.is_some() {
         if !p.operands.is_empty() {

@@ -203,6 +203,19 @@ pub fn run(
             }
             _ => {
                 let _ = write!(err, "{USAGE}");
+                if cli_common::about::asks_help(args) {
+                    let _ = write!(
+                        err,
+                        "{}",
+                        cli_common::about::ours(&[
+                            (
+                                "--pcp-exit-status",
+                                "exit 0 whatever failed, as PCP's pmlc (ours exits 1)"
+                            ),
+                            ("--version", "PCP's version line, then this project's"),
+                        ])
+                    );
+                }
                 return 1;
             }
         }

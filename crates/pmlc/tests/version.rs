@@ -16,3 +16,21 @@ fn version_names_pcp_then_this_project() {
         "{out}"
     );
 }
+
+#[test]
+fn help_lists_our_options_after_pcps_usage() {
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let mut input = std::io::Cursor::new(Vec::new());
+    pmlc::run(&["--help".to_string()], &mut input, &mut out, &mut err);
+    let err = String::from_utf8(err).expect("utf-8");
+    let (pcp, ours) = err
+        .split_once("\nOptions of pcp-archive-rs (not in PCP 6.0.3):\n")
+        .expect("our options after PCP's usage");
+    assert!(pcp.starts_with("Usage: pmlc "), "{err}");
+    for opt in ["--pcp-exit-status", "--version"] {
+        assert!(
+            ours.lines().any(|l| l.trim_start().starts_with(opt)),
+            "{opt} missing: {err}"
+        );
+    }
+}

@@ -40,6 +40,27 @@ pub fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
                 let _ = write!(err, "{m}");
             }
             let _ = write!(err, "{}", opts::USAGE);
+            if cli_common::about::asks_help(args) {
+                let _ = write!(
+                    err,
+                    "{}",
+                    cli_common::about::ours(&[
+                        (
+                            "--repair",
+                            "cut torn volumes, .meta and index back to their last whole record"
+                        ),
+                        (
+                            "--dry-run",
+                            "with --repair: say what would be cut, change nothing"
+                        ),
+                        (
+                            "--json",
+                            "findings as JSON, with their pass and the exit status"
+                        ),
+                        ("--version", "PCP's version line, then this project's")
+                    ])
+                );
+            }
             return 1;
         }
         opts::Parse::Run(o) => o,

@@ -91,6 +91,16 @@ pub fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
                 let _ = writeln!(err, "{m}");
             }
             let _ = write!(err, "{}", opts::USAGE);
+            if cli_common::about::asks_help(args) {
+                let _ = write!(
+                    err,
+                    "{}",
+                    cli_common::about::ours(&[(
+                        "--version",
+                        "PCP's version line, then this project's"
+                    )])
+                );
+            }
             return 1;
         }
     };

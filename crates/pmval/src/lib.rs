@@ -37,6 +37,23 @@ pub fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
                 let _ = writeln!(err, "{PROG}: {m}");
             }
             let _ = write!(err, "{}", opts::USAGE);
+            if cli_common::about::asks_help(args) {
+                let _ = write!(
+                    err,
+                    "{}",
+                    cli_common::about::ours(&[
+                        (
+                            "--csv",
+                            "values as CSV: a header row of instance names, a row a sample"
+                        ),
+                        ("--json", "values as JSON lines, a sample a line"),
+                        (
+                            "--nearest",
+                            "the value recorded nearest each sample time, not interpolated"
+                        )
+                    ])
+                );
+            }
             return 1;
         }
         Parse::Fail(msg) => {
@@ -770,6 +787,7 @@ impl<'a> Pmval<'a> {
                         archive_format::atom::Atom::Bytes(b) => serde_json::Value::String(
                             b.iter().map(|x| format!("{x:02x}")).collect(),
                         ),
+                        archive_format::atom::Atom::Float(f) => float_json(f),
                         other => serde_json::to_value(other).unwrap_or(serde_json::Value::Null),
                     })
                 });
@@ -986,6 +1004,16 @@ fn truncate(s: &str, n: usize) -> String {
     s.chars().take(n).collect()
 }
 
+/// A FLOAT as a JSON number in its own shortest form (0.83, not the double
+/// 0.8299999833106995 it widens to); null for NaN and infinities.
+fn float_json(f: f32) -> serde_json::Value {
+    f.to_string()
+        .parse::<f64>()
+        .ok()
+        .and_then(serde_json::Number::from_f64)
+        .map_or(serde_json::Value::Null, serde_json::Value::Number)
+}
+
 fn csv_field(s: &str) -> String {
     if s.contains([',', '"', '\n']) {
         format!("\"{}\"", s.replace('"', "\"\""))
@@ -1014,4 +1042,18 @@ fn mark_policy() -> Option<archive_format::replay::MarkPolicy> {
         return Some(MarkPolicy::IgnoreAll);
     }
     cli_common::window::parse_interval(&v).map(|ns| MarkPolicy::IgnoreGap(ns as f64 / 1e9))
+}
+
+#[cfg(test)]
+mod float_tests {
+    use super::float_json;
+
+    #[test]
+    fn floats_in_their_shortest_form() {
+        assert_eq!(float_json(0.83).to_string(), "0.83");
+        assert_eq!(float_json(1e20).to_string(), "1e+20");
+        assert_eq!(float_json(-2.5).to_string(), "-2.5");
+        assert!(float_json(f32::NAN).is_null());
+        assert!(float_json(f32::INFINITY).is_null());
+    }
 }
