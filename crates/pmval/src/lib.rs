@@ -498,7 +498,7 @@ impl<'a> Pmval<'a> {
     /// were none (reported), `Err(code)` to stop: 0 at the end of the archive, 1 on
     /// error, -2 past the window.
     fn getvals(
-        &self,
+        &mut self,
         r: &mut Replay<'_>,
         out: &mut dyn Write,
         err: &mut dyn Write,
@@ -510,6 +510,8 @@ impl<'a> Pmval<'a> {
                     Ok(res) if res.sets.is_empty() => {
                         if self.o.format == Format::Text {
                             writeln!(out, "{}  Archive logging suspended", self.stamp(res.stamp))?;
+                        } else if !self.events {
+                            self.empty_row(out, res.stamp)?;
                         }
                         *reporting = false;
                         return Ok(Ok(None));
@@ -560,6 +562,8 @@ impl<'a> Pmval<'a> {
                 } else {
                     writeln!(out, "{}  No values available", self.stamp(res.stamp))?;
                 }
+            } else if !self.events {
+                self.empty_row(out, res.stamp)?;
             }
             return Ok(Ok(None));
         }
@@ -697,12 +701,13 @@ impl<'a> Pmval<'a> {
     fn labels(&mut self, out: &mut dyn Write) -> io::Result<()> {
         if self.o.format == Format::Csv && !self.csv_header_done {
             self.csv_header_done = true;
-            let names: Vec<String> = if self.desc.indom.is_null() {
-                vec![csv_field(&self.metric)]
+            let mut names: Vec<String> = vec!["time".into()];
+            if self.desc.indom.is_null() {
+                names.push(self.metric.clone());
             } else {
-                self.ipairs.iter().map(|(_, n)| csv_field(n)).collect()
-            };
-            writeln!(out, "time,{}", names.join(","))?;
+                names.extend(self.ipairs.iter().map(|(_, n)| n.clone()));
+            }
+            csv_row(out, &names)?;
         }
         if self.o.format != Format::Text {
             return Ok(());
@@ -846,6 +851,17 @@ impl<'a> Pmval<'a> {
         }
     }
 
+    /// A sample without values, in CSV or JSON: a row of empty fields or nulls
+    /// (where the text output says "No values available").
+    fn empty_row(&mut self, out: &mut dyn Write, t: Timestamp) -> io::Result<()> {
+        let n = if self.desc.indom.is_null() {
+            1
+        } else {
+            self.ipairs.len()
+        };
+        self.machine_row(out, t, vec![None; n])
+    }
+
     fn machine_row(
         &mut self,
         out: &mut dyn Write,
@@ -864,15 +880,13 @@ impl<'a> Pmval<'a> {
                 if !self.csv_header_done {
                     self.labels(out)?;
                 }
-                let cells: Vec<String> = vals
-                    .iter()
-                    .map(|v| match v {
-                        None | Some(serde_json::Value::Null) => String::new(),
-                        Some(serde_json::Value::String(s)) => csv_field(s),
-                        Some(other) => other.to_string(),
-                    })
-                    .collect();
-                writeln!(out, "{time},{}", cells.join(","))
+                let mut cells: Vec<String> = vec![time];
+                cells.extend(vals.iter().map(|v| match v {
+                    None | Some(serde_json::Value::Null) => String::new(),
+                    Some(serde_json::Value::String(s)) => s.clone(),
+                    Some(other) => other.to_string(),
+                }));
+                csv_row(out, &cells)
             }
             _ => {
                 let mut obj = serde_json::Map::new();
@@ -1014,12 +1028,16 @@ fn float_json(f: f32) -> serde_json::Value {
         .map_or(serde_json::Value::Null, serde_json::Value::Number)
 }
 
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
+/// One CSV row, fields quoted where they must be (a comma, a quote, a line end).
+fn csv_row(out: &mut dyn Write, fields: &[String]) -> io::Result<()> {
+    let mut w = csv::WriterBuilder::new()
+        .terminator(csv::Terminator::Any(b'\n'))
+        .from_writer(Vec::new());
+    w.write_record(fields).map_err(io::Error::other)?;
+    let row = w
+        .into_inner()
+        .map_err(|e| io::Error::other(e.to_string()))?;
+    out.write_all(&row)
 }
 
 /// `pmLookupInDomArchive`: an exact name, else a name whose first word matches.

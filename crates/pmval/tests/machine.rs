@@ -1,4 +1,5 @@
-//! `--csv` and `--json` carry the same samples as the text output.
+//! `--csv` and `--json` carry the same samples as the text output, a sample
+//! without values as empty fields or nulls.
 
 use std::path::{Path, PathBuf};
 
@@ -18,15 +19,19 @@ fn run(extra: &[&str]) -> String {
     String::from_utf8(out).expect("utf-8")
 }
 
-/// The value rows of the text output, as numbers per instance column.
-fn text_rows() -> Vec<Vec<i64>> {
+/// The value rows of the text output, as numbers per instance column (none for
+/// a sample without values).
+fn text_rows() -> Vec<Vec<Option<i64>>> {
     run(&[])
         .lines()
-        .filter(|l| l.len() > 12 && l.as_bytes()[2] == b':' && !l.contains("No values"))
+        .filter(|l| l.len() > 12 && l.as_bytes()[2] == b':')
         .map(|l| {
+            if l.contains("No values available") {
+                return vec![None; 3];
+            }
             l[12..]
                 .split_whitespace()
-                .map(|v| v.parse().expect("number"))
+                .map(|v| Some(v.parse().expect("number")))
                 .collect()
         })
         .collect()
@@ -37,23 +42,27 @@ fn csv_rows_match_the_text_output() {
     let csv = run(&["--csv"]);
     let mut lines = csv.lines();
     assert_eq!(lines.next(), Some("time,red,green,blue"));
-    let rows: Vec<Vec<i64>> = lines
+    let rows: Vec<Vec<Option<i64>>> = lines
         .map(|l| {
             l.split(',')
                 .skip(1)
-                .map(|v| v.parse().expect("number"))
+                .map(|v| (!v.is_empty()).then(|| v.parse().expect("number")))
                 .collect()
         })
         .collect();
     let want = text_rows();
-    assert!(!want.is_empty());
+    assert!(want.iter().any(|r| r[0].is_some()));
+    assert!(
+        want.iter().any(|r| r[0].is_none()),
+        "a sample without values"
+    );
     assert_eq!(rows, want);
 }
 
 #[test]
 fn json_lines_match_the_text_output() {
     let json = run(&["--json"]);
-    let rows: Vec<Vec<i64>> = json
+    let rows: Vec<Vec<Option<i64>>> = json
         .lines()
         .map(|l| {
             let v: serde_json::Value = serde_json::from_str(l).expect("JSON line");
@@ -61,7 +70,11 @@ fn json_lines_match_the_text_output() {
             assert!(v["time"].as_str().is_some_and(|t| t.contains('T')));
             ["red", "green", "blue"]
                 .iter()
-                .map(|k| v["instances"][k].as_i64().expect("value"))
+                .map(|k| {
+                    let x = &v["instances"][k];
+                    assert!(x.is_null() || x.is_i64(), "{l}");
+                    x.as_i64()
+                })
                 .collect()
         })
         .collect();
