@@ -21,6 +21,12 @@ pub enum Atom<'a> {
     Bytes(&'a [u8]),
 }
 
+/// A FLOAT widened to the double nearest its own shortest decimal form (0.83,
+/// where `f64::from` gives 0.8299999833106995): what JSON and CSV should show.
+pub fn float_as_decimal(f: f32) -> f64 {
+    f.to_string().parse().unwrap_or(f64::from(f))
+}
+
 impl Atom<'_> {
     /// The value as a double, for the numeric types.
     pub fn as_f64(&self) -> Option<f64> {
@@ -167,5 +173,16 @@ mod tests {
             data: &d[..4],
         };
         assert_eq!(extract(vtype::U64, &short), None);
+    }
+}
+
+#[cfg(test)]
+mod decimal_tests {
+    #[test]
+    fn floats_widen_to_their_shortest_decimal() {
+        assert_eq!(super::float_as_decimal(0.83), 0.83);
+        assert_eq!(super::float_as_decimal(6666.89), 6666.89);
+        assert_eq!(super::float_as_decimal(1e20), 1e20);
+        assert!(super::float_as_decimal(f32::NAN).is_nan());
     }
 }

@@ -132,6 +132,8 @@ fn atom_json(a: Atom<'_>) -> J {
     match a {
         Atom::Bytes(b) => J::String(hex(b)),
         Atom::Float(f) if !f.is_finite() => J::String(f.to_string()),
+        Atom::Float(f) => serde_json::Number::from_f64(archive_format::atom::float_as_decimal(f))
+            .map_or(J::Null, J::Number),
         Atom::Double(f) if !f.is_finite() => J::String(f.to_string()),
         other => serde_json::to_value(other).unwrap_or(J::Null),
     }

@@ -1021,10 +1021,7 @@ fn truncate(s: &str, n: usize) -> String {
 /// A FLOAT as a JSON number in its own shortest form (0.83, not the double
 /// 0.8299999833106995 it widens to); null for NaN and infinities.
 fn float_json(f: f32) -> serde_json::Value {
-    f.to_string()
-        .parse::<f64>()
-        .ok()
-        .and_then(serde_json::Number::from_f64)
+    serde_json::Number::from_f64(archive_format::atom::float_as_decimal(f))
         .map_or(serde_json::Value::Null, serde_json::Value::Number)
 }
 
