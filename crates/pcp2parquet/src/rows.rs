@@ -319,10 +319,7 @@ impl Buffer for ValueBuffer {
             };
             out.push(&series, time, value, txt, names);
             if out.len() == BATCH {
-                part.write(&out.take())?;
-                if part.pending().0 >= row_group {
-                    part.close_group()?;
-                }
+                part.write_grouped(&out.take(), row_group)?;
             }
         }
         part.write(&out.take())?;
@@ -409,10 +406,7 @@ impl Buffer for EventBuffer {
         let rows = std::mem::take(&mut self.rows);
         self.bytes = 0;
         for batch in rows.chunks(BATCH) {
-            part.write(&event_cols(batch, names))?;
-            if part.pending().0 >= row_group {
-                part.close_group()?;
-            }
+            part.write_grouped(&event_cols(batch, names), row_group)?;
         }
         part.close_group()
     }

@@ -137,8 +137,6 @@ impl PageWriter for MemPages {
 struct Open {
     cols: Vec<(ColumnWriter<'static>, Shared)>,
     rows: usize,
-    /// What it holds in memory, roughly (see [`Part::write`]).
-    bytes: usize,
 }
 
 /// A Parquet file being written: to a hidden name, renamed into place by
@@ -202,9 +200,14 @@ impl Part {
         self.rows
     }
 
-    /// Rows and bytes (roughly) held by the row group being encoded.
-    pub fn pending(&self) -> (usize, usize) {
-        self.group.as_ref().map_or((0, 0), |o| (o.rows, o.bytes))
+    /// Adds rows as [`Part::write`] does, and appends the row group to the file
+    /// once it holds `row_group` rows or more.
+    pub fn write_grouped(&mut self, cols: &[Col], row_group: usize) -> io::Result<()> {
+        self.write(cols)?;
+        if self.group.as_ref().is_some_and(|o| o.rows >= row_group) {
+            self.close_group()?;
+        }
+        Ok(())
     }
 
     /// Adds rows (the columns in schema order, of equal lengths) to the row
@@ -232,11 +235,7 @@ impl Part {
                     (w, shared)
                 })
                 .collect();
-            self.group = Some(Open {
-                cols,
-                rows: 0,
-                bytes: 0,
-            });
+            self.group = Some(Open { cols, rows: 0 });
         }
         let Some(open) = self.group.as_mut() else {
             return Err(io::Error::other("no row group"));
@@ -261,17 +260,7 @@ impl Part {
                 _ => return Err(io::Error::other("columns do not match the schema")),
             }
         }
-        // what stays in memory: the compressed pages (a few bytes a row once
-        // runs and zstd have done their work) and the texts' share of them
-        let texts: usize = cols
-            .iter()
-            .map(|c| match c {
-                Col::Str(v) => v.iter().flatten().map(|b| b.len() / 4).sum(),
-                _ => 0,
-            })
-            .sum();
         open.rows += n;
-        open.bytes += n * ROW_BYTES + texts;
         self.rows += n;
         Ok(())
     }
@@ -321,9 +310,6 @@ const ZSTD: i32 = 6;
 /// in the next, but a dictionary-encoded column keeps 8 bytes a row of its page
 /// until the page is written.
 const PAGE_ROWS: usize = 1 << 17;
-/// Memory a row takes in its row group once encoded, at most for most archives
-/// (the tests of the budget measure about one byte).
-const ROW_BYTES: usize = 4;
 
 /// Writes a column that may hold nulls: the present values and, for an optional
 /// column, the definition levels (a required one takes a default for a null).

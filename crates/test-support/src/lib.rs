@@ -64,6 +64,40 @@ pub fn wait_for_logger(map_dir: &Path, pid: u32) -> u16 {
     }
 }
 
+/// Checks what a tool printed for `--version`: PCP's line first (scripts parse
+/// it), then this project's, naming the PCP version it follows.
+pub fn assert_version(tool: &str, out: &[u8]) {
+    let out = String::from_utf8_lossy(out);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines.first().copied(),
+        Some(format!("{tool} version 6.0.3").as_str()),
+        "{out}"
+    );
+    assert!(
+        lines
+            .get(1)
+            .is_some_and(|l| l.starts_with("pcp-archive-rs ") && l.ends_with("following PCP 6.0.3")),
+        "{out}"
+    );
+}
+
+/// Checks what a tool printed for `--help` (on stderr): PCP's usage, then the
+/// options that are ours, `ours` among them.
+pub fn assert_help_lists(tool: &str, err: &[u8], ours: &[&str]) {
+    let err = String::from_utf8_lossy(err);
+    let (pcp, listed) = err
+        .split_once("\nOptions of pcp-archive-rs (not in PCP 6.0.3):\n")
+        .unwrap_or_else(|| panic!("no options of ours after PCP's usage: {err}"));
+    assert!(pcp.starts_with(&format!("Usage: {tool} ")), "{err}");
+    for opt in ours {
+        assert!(
+            listed.lines().any(|l| l.trim_start().starts_with(opt)),
+            "{opt} missing: {err}"
+        );
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -78,10 +112,16 @@ mod tests {
     }
 
     #[test]
-    fn a_free_port_can_be_bound() {
-        let p = free_port();
-        assert_ne!(p, 0);
-        std::net::TcpListener::bind(("127.0.0.1", p)).expect("the port is free");
+    fn a_free_port_is_not_one_held() {
+        // (whether it is still free a moment later is a race no test can settle:
+        // what holds is that the system does not hand out a port held now)
+        let held = std::net::TcpListener::bind(("127.0.0.1", 0)).expect("listener");
+        let held_port = held.local_addr().expect("address").port();
+        for _ in 0..20 {
+            let p = free_port();
+            assert_ne!(p, 0);
+            assert_ne!(p, held_port);
+        }
     }
 
     #[test]
