@@ -11,8 +11,8 @@ use crate::error::{
 use crate::metadata::Metadata;
 use crate::types::Timestamp;
 use crate::volume::{self, ArchiveFiles, Bytes, FileRef};
-use std::cell::OnceCell;
 use std::path::Path;
+use std::sync::{Mutex, MutexGuard, OnceLock};
 
 /// Options for [`Archive::open_with`].
 #[derive(Debug, Clone, Copy, Default)]
@@ -37,7 +37,7 @@ struct Volume {
     fref: FileRef,
     /// Loaded on first use; `None` when the volume is unreadable or only a label
     /// (libpcp skips those when reading across volumes).
-    bytes: OnceCell<Option<Bytes>>,
+    bytes: OnceLock<Option<Bytes>>,
 }
 
 /// An open archive: its label, metadata, temporal index and data volumes.
@@ -64,7 +64,7 @@ pub struct Archive {
     volumes: Vec<Volume>,
     /// The next compressed volume, being decompressed on another thread while this
     /// one is read: (list index, the loader).
-    prefetch: std::cell::RefCell<Option<(usize, Prefetch)>>,
+    prefetch: Mutex<Option<(usize, Prefetch)>>,
 }
 
 type Prefetch = std::thread::JoinHandle<Result<(Bytes, Label)>>;
@@ -231,7 +231,7 @@ impl Archive {
                 boundary: None,
                 version: 0,
                 fref: f.clone(),
-                bytes: OnceCell::new(),
+                bytes: OnceLock::new(),
             })
             .collect();
         // the first data volume defines the archive
@@ -294,7 +294,7 @@ impl Archive {
             meta_size,
             index,
             volumes,
-            prefetch: std::cell::RefCell::new(None),
+            prefetch: Mutex::new(None),
         })
     }
 
@@ -506,11 +506,11 @@ impl Archive {
         let v = self.volumes.get(i)?;
         v.bytes
             .get_or_init(|| {
-                let taken = self.prefetch.borrow_mut().take();
+                let taken = self.prefetch_slot().take();
                 let prefetched = match taken {
                     Some((k, h)) if k == i => h.join().ok(),
                     other => {
-                        *self.prefetch.borrow_mut() = other;
+                        *self.prefetch_slot() = other;
                         None
                     }
                 };
@@ -526,6 +526,11 @@ impl Archive {
             .as_deref()
     }
 
+    /// The volume being decompressed ahead (a panic while it was held leaves it usable).
+    fn prefetch_slot(&self) -> MutexGuard<'_, Option<(usize, Prefetch)>> {
+        self.prefetch.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
     /// Starts decompressing volume `i` on another thread when it is compressed and
     /// not loaded yet, so that reading across volumes overlaps decompressing the
     /// next one with using this one (one volume ahead at most).
@@ -536,7 +541,7 @@ impl Archive {
         if v.fref.compression.is_none() || v.bytes.get().is_some() {
             return;
         }
-        let mut slot = self.prefetch.borrow_mut();
+        let mut slot = self.prefetch_slot();
         if slot.is_some() {
             return;
         }

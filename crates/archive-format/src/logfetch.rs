@@ -59,6 +59,32 @@ struct Span {
     range: Range<usize>,
 }
 
+/// A record as [`LogCursor::fetch_raw`] hands it out: its time and payload (in the
+/// cursor's read window, valid until the next read), and where it was read.
+#[derive(Debug, Clone, Copy)]
+pub struct RawFetched<'w> {
+    pub stamp: Timestamp,
+    pub payload: &'w [u8],
+    pub place: RecordPlace,
+}
+
+/// Where a fetched record's payload was read: what decoding it (and naming the
+/// place of a decoding error) needs once the payload has been copied elsewhere.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RecordPlace {
+    vol: Option<usize>,
+    data_at: u64,
+    version: u32,
+}
+
+impl RecordPlace {
+    /// Decodes `payload`, the bytes of the record fetched here, as
+    /// [`LogCursor::fetch`] would have: its errors name the volume and offset.
+    pub fn decode<'p>(&self, a: &Archive, payload: &'p [u8]) -> Result<ResultRecord<'p>> {
+        decode_result(payload, self.data_at, self.version).map_err(|e| decode_error(a, self.vol, e))
+    }
+}
+
 /// Bytes of one volume read into memory. Records are read through this window
 /// (`pread` in chunks), not through the volume's memory map: a long sequential read
 /// then holds one chunk, whatever size of page-cache folio a fault on the map would
@@ -152,6 +178,56 @@ impl<'a> LogCursor<'a> {
     /// not against that direction, `None` at the end (`PM_ERR_EOL`). The origin moves
     /// to the record's time.
     pub fn fetch(&mut self) -> Result<Option<ResultRecord<'_>>> {
+        let Some(span) = self.next_fetchable()? else {
+            return Ok(None);
+        };
+        let (a, vol, version) = (self.a, self.cur.vol, self.version());
+        match decode_result(&self.win.buf[span.range], span.data_at, version) {
+            Ok(r) => {
+                self.origin = r.stamp;
+                self.saved = self.cur;
+                Ok(Some(r))
+            }
+            Err(e) => Err(decode_error(a, vol, e)),
+        }
+    }
+
+    /// [`LogCursor::fetch`] without decoding the record's value sets: the record
+    /// fetch would return, as its time and payload, to be decoded by
+    /// [`RecordPlace::decode`] (later, or on another thread, from a copy of the
+    /// payload). A record whose value sets do not decode is handed out here where
+    /// `fetch` would fail; its decoding then gives `fetch`'s error.
+    pub fn fetch_raw(&mut self) -> Result<Option<RawFetched<'_>>> {
+        let Some(span) = self.next_fetchable()? else {
+            return Ok(None);
+        };
+        let place = RecordPlace {
+            vol: self.cur.vol,
+            data_at: span.data_at,
+            version: self.version(),
+        };
+        let payload = &self.win.buf[span.range];
+        match decode_stamp(payload, span.data_at, place.version) {
+            Ok(stamp) => {
+                self.origin = stamp;
+                self.saved = self.cur;
+                Ok(Some(RawFetched {
+                    stamp,
+                    payload,
+                    place,
+                }))
+            }
+            // fetch's error, whatever part of the record it is found in
+            Err(e) => Err(match place.decode(self.a, payload) {
+                Err(full) => full,
+                Ok(_) => decode_error(self.a, place.vol, e),
+            }),
+        }
+    }
+
+    /// The framed record fetch hands out next (records against the direction of
+    /// travel skipped, as libpcp skips them), its payload in the window.
+    fn next_fetchable(&mut self) -> Result<Option<Span>> {
         // re-establish the position of the last fetch
         let saved = self.saved;
         match saved.vol {
@@ -184,22 +260,13 @@ impl<'a> LogCursor<'a> {
                 Ok(t) => self.dir.behind(t.sub_f64(self.origin)),
                 Err(_) => false,
             };
-            if behind {
-                // skipped, but a record that does not decode is an error still
-                if let Err(e) = decode_result(payload, span.data_at, version) {
-                    return Err(self.decode_error(e));
-                }
-                continue;
+            if !behind {
+                return Ok(Some(span));
             }
-            let (a, vol) = (self.a, self.cur.vol);
-            return match decode_result(&self.win.buf[span.range], span.data_at, version) {
-                Ok(r) => {
-                    self.origin = r.stamp;
-                    self.saved = self.cur;
-                    Ok(Some(r))
-                }
-                Err(e) => Err(decode_error(a, vol, e)),
-            };
+            // skipped, but a record that does not decode is an error still
+            if let Err(e) = decode_result(payload, span.data_at, version) {
+                return Err(self.decode_error(e));
+            }
         }
     }
 
@@ -677,6 +744,37 @@ mod tests {
         let mut c = LogCursor::new(&a);
         c.set_mode(Direction::Forward, a.label().start);
         assert_eq!(stamps(&mut c).expect("forward"), vec![100, 101, 102]);
+    }
+
+    #[test]
+    fn raw_fetches_hand_out_what_fetch_decodes_and_fail_alike() {
+        let (_d, base, starts) = archive(&[100, 101, 99, 102, 103], &[]);
+        // record 3's value set count made impossible: fetch fails there
+        let data = format!("{base}.0");
+        let mut bytes = std::fs::read(&data).expect("data");
+        let at = starts[3] as usize + 4 + 8;
+        bytes[at..at + 4].copy_from_slice(&0x7fff_0000u32.to_be_bytes());
+        std::fs::write(&data, &bytes).expect("write");
+        let a = Archive::open(&base).expect("open");
+        let mut c = LogCursor::new(&a);
+        c.set_mode(Direction::Forward, a.label().start);
+        let mut r = LogCursor::new(&a);
+        r.set_mode(Direction::Forward, a.label().start);
+        // 100, 101, then 99 is skipped (behind), then the damaged record
+        for want in [100, 101] {
+            let raw = r.fetch_raw().expect("raw").expect("record");
+            let payload = raw.payload.to_vec();
+            let f = c.fetch().expect("fetch").expect("record");
+            assert_eq!((raw.stamp.sec, f.stamp.sec), (want, want));
+            assert_eq!(raw.place.decode(&a, &payload).expect("decode"), f);
+        }
+        let fe = c.fetch().expect_err("damaged");
+        let raw = r.fetch_raw().expect("framed").expect("record");
+        assert_eq!(raw.stamp.sec, 102);
+        let payload = raw.payload.to_vec();
+        let re = raw.place.decode(&a, &payload).expect_err("damaged");
+        assert_eq!(re.to_string(), fe.to_string());
+        assert!(re.to_string().contains(&format!("{}", at)), "{re}");
     }
 
     #[test]

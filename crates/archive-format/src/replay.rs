@@ -31,7 +31,8 @@ use crate::archive::{Archive, Position};
 use crate::codec::result::{BlockData, ResultRecord, VAL_DPTR, VAL_INSITU, VAL_SPTR};
 use crate::error::{Error, Result, PM_ERR_EOL, PM_ERR_LOGREC, PM_ERR_PMID_LOG, PM_ERR_TYPE};
 use crate::types::{sem, vtype, Desc, InDom, PmId, Timestamp};
-use std::collections::HashMap;
+use foldhash::HashMap;
+use foldhash::HashMapExt;
 
 /// The instance id of a singular metric's only value.
 pub const PM_IN_NULL: i32 = -1;
@@ -598,6 +599,10 @@ impl<'a> Replay<'a> {
             return Ok(touched);
         }
         for vs in &rec.vsets {
+            if vs.numval > 0 && vs.values.is_empty() {
+                // a set decoded without its values: not a tracked metric
+                continue;
+            }
             let Some(m) = self.metrics.get_mut(&vs.pmid) else {
                 continue;
             };
@@ -893,6 +898,9 @@ impl<'a> Replay<'a> {
             return;
         }
         for vs in &rec.vsets {
+            if vs.numval > 0 && vs.values.is_empty() {
+                continue;
+            }
             let Some(m) = self.metrics.get_mut(&vs.pmid) else {
                 continue;
             };
@@ -1200,7 +1208,7 @@ mod tests {
         let m = MetricState {
             desc,
             insts: vec![st],
-            by_inst: HashMap::from([(PM_IN_NULL, 0)]),
+            by_inst: [(PM_IN_NULL, 0)].into_iter().collect(),
             valfmt: Some(VAL_INSITU),
             last_numval: 0,
         };

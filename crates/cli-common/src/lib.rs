@@ -1,11 +1,13 @@
 //! What the PCP-compatible command-line tools share: time zones as glibc's `tzset`
 //! reads them ([`zone`]), PCP's timestamp text ([`timefmt`]), the PCPIntro(1) time
-//! window and interval syntax ([`window`]), and `tool: message` exits ([`exit`]).
+//! window and interval syntax ([`window`]), `tool: message` exits ([`exit`]), and
+//! work spread over the cores with its output kept in order ([`parallel`]).
 
 pub mod about;
 pub mod debug;
 pub mod exit;
 pub mod getopt;
+pub mod parallel;
 pub mod pcpconf;
 pub mod pmns;
 pub mod timefmt;

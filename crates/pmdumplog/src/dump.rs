@@ -1,12 +1,13 @@
 //! The text report, section by section, in PCP 6.0.3's order and format.
 
+use crate::fast::{self, Padded, Piece};
 use crate::opts::Opts;
 use archive_format::codec::event::{decode_events, flags_str, FLAG_MISSED};
 use archive_format::codec::meta::{label_type, text_type, InDomKind};
 use archive_format::codec::result::record_size;
 use archive_format::error::{PM_ERR_FEATURE, PM_ERR_NONLEAF};
 use archive_format::format::format_value;
-use archive_format::logfetch::{Direction, LogCursor};
+use archive_format::logfetch::{Direction, LogCursor, RecordPlace};
 use archive_format::metadata::label_class;
 use archive_format::pmns::Lookup;
 use archive_format::types::vtype;
@@ -609,6 +610,20 @@ fn dump_values(
     // pmSetMode(FORW, start) or pmSetMode(BACK, finish), then pmFetchArchive until
     // the end, as the reference does (so damaged archives end as they do there)
     let windowed = o.start.is_some() || o.finish.is_some();
+    let threads = cli_common::parallel::threads();
+    if !o.reverse && threads > 1 {
+        return dump_values_on(
+            threads,
+            a,
+            o,
+            wanted,
+            wstart,
+            windowed.then_some(wend),
+            c,
+            out,
+            err,
+        );
+    }
     let mut cur = LogCursor::new(a);
     if o.reverse {
         cur.set_mode(Direction::Backward, wend);
@@ -635,13 +650,7 @@ fn dump_values(
                 return Ok(1);
             }
         };
-        let picked = wanted.is_empty()
-            || if rec.is_mark() {
-                o.marks
-            } else {
-                rec.vsets.iter().any(|vs| wanted.contains(&vs.pmid))
-            };
-        if !picked {
+        if !picked(o, wanted, &rec) {
             continue;
         }
         if first && o.reverse {
@@ -659,6 +668,152 @@ fn dump_values(
     }
 }
 
+/// Payload bytes of the records of one job of [`dump_values_on`] (about 4 times as
+/// many bytes of text).
+const JOB_BYTES: usize = 64 * 1024;
+
+/// Records fetched in order, their payloads copied out of the read window.
+#[derive(Default)]
+struct Job {
+    payloads: Vec<u8>,
+    /// Each record's end in `payloads` and where it was read.
+    recs: Vec<(usize, RecordPlace)>,
+    /// The fetch error that ends the run after these records.
+    fail: Option<archive_format::Error>,
+}
+
+/// A job's text, and the error that ends the run after it.
+struct Done {
+    text: Vec<u8>,
+    fail: Option<archive_format::Error>,
+}
+
+/// [`dump_values`] forward on `threads` threads: one fetches the records (framing
+/// them and checking their times, as pmFetch does) and cuts them into jobs, the
+/// others decode and format a job each, and this one writes their text in order.
+/// The output is the same byte for byte, a fetch or decoding error included.
+#[allow(clippy::too_many_arguments)]
+fn dump_values_on(
+    threads: usize,
+    a: &Archive,
+    o: &Opts,
+    wanted: &[PmId],
+    wstart: Timestamp,
+    wend: Option<Timestamp>,
+    c: &Clock,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> io::Result<i32> {
+    let mut cur = LogCursor::new(a);
+    cur.set_mode(Direction::Forward, wstart);
+    let mut failed: Option<io::Result<()>> = None;
+    // buffers go round (payloads: producer to worker and back; text: worker to
+    // writer and back), so memory stays at what is in flight
+    let (payload_pool, text_pool) = (Pool::default(), Pool::default());
+    let (payload_pool, text_pool) = (&payload_pool, &text_pool);
+    let produce = move |jobs: &mut cli_common::parallel::Jobs<'_, Job>| {
+        let mut job = Job::default();
+        loop {
+            if job.recs.is_empty() && job.payloads.capacity() == 0 {
+                job.payloads = payload_pool.take();
+            }
+            match cur.fetch_raw() {
+                Ok(Some(r)) => {
+                    if wend.is_some_and(|w| r.stamp > w) {
+                        // past the window: the end, unless the record is one that
+                        // fetch would have failed on
+                        job.fail = r.place.decode(a, r.payload).err();
+                        break;
+                    }
+                    job.payloads.extend_from_slice(r.payload);
+                    job.recs.push((job.payloads.len(), r.place));
+                    if job.payloads.len() >= JOB_BYTES && !jobs.send(std::mem::take(&mut job)) {
+                        return;
+                    }
+                }
+                Ok(None) => break,
+                Err(e) => {
+                    job.fail = Some(e);
+                    break;
+                }
+            }
+        }
+        jobs.send(job);
+    };
+    let work = |cache: &mut MetricCache, job: Job| {
+        let mut text = text_pool.take();
+        let mut fail = job.fail;
+        let mut from = 0;
+        for &(end, place) in &job.recs {
+            let rec = match place.decode(a, &job.payloads[from..end]) {
+                Ok(r) => r,
+                Err(e) => {
+                    fail = Some(e);
+                    break;
+                }
+            };
+            from = end;
+            if picked(o, wanted, &rec) {
+                // writing to a Vec does not fail
+                let _ = dump_record(a, &rec, o, wanted, c, cache, &mut text);
+            }
+        }
+        payload_pool.give(job.payloads);
+        Done { text, fail }
+    };
+    cli_common::parallel::ordered(threads, threads + 1, produce, work, |done: Done| {
+        let wrote = out.write_all(&done.text);
+        text_pool.give(done.text);
+        let Some(e) = done.fail else {
+            if wrote.is_err() {
+                failed = Some(wrote);
+                return false;
+            }
+            return true;
+        };
+        failed = Some(wrote.and_then(|_| {
+            out.flush()?;
+            writeln!(err, "{PROG}: pmFetch: {}", e.pm_message())
+        }));
+        false
+    });
+    match failed {
+        None => Ok(0),
+        Some(Ok(())) => Ok(1),
+        Some(Err(e)) => Err(e),
+    }
+}
+
+/// Byte buffers handed back for reuse.
+#[derive(Default)]
+struct Pool(std::sync::Mutex<Vec<Vec<u8>>>);
+
+impl Pool {
+    /// A buffer handed back earlier (emptied), or a new one.
+    fn take(&self) -> Vec<u8> {
+        let got = self.0.lock().map(|mut p| p.pop()).unwrap_or_default();
+        got.unwrap_or_else(|| Vec::with_capacity(OUT_BATCH))
+    }
+
+    fn give(&self, mut b: Vec<u8>) {
+        b.clear();
+        if let Ok(mut p) = self.0.lock() {
+            p.push(b);
+        }
+    }
+}
+
+/// Whether a record is dumped: every record without metric arguments; with them,
+/// a record holding one of them, and a `<mark>` when asked for.
+fn picked(o: &Opts, wanted: &[PmId], rec: &ResultRecord<'_>) -> bool {
+    wanted.is_empty()
+        || if rec.is_mark() {
+            o.marks
+        } else {
+            rec.vsets.iter().any(|vs| wanted.contains(&vs.pmid))
+        }
+}
+
 /// Bytes of records collected before they are written (the output's buffer size,
 /// so that a batch is written straight through).
 pub(crate) const OUT_BATCH: usize = 256 * 1024;
@@ -667,20 +822,24 @@ pub(crate) const OUT_BATCH: usize = 256 * 1024;
 struct MetricText {
     /// `name or name` (`<nonames>` when there is none).
     names: String,
-    /// `    PMID (names):`, the start of its first line.
-    head: String,
+    /// `    PMID (names):`, the start of its first line (in the cache's heads).
+    head: Piece,
     /// The same with ` value `, for a single value without an instance.
-    head_value: String,
+    head_value: Piece,
     /// Type and instance domain from the descriptor, if there is one.
     desc: Option<(i32, InDom)>,
 }
 
 impl MetricText {
-    fn new(a: &Archive, pmid: PmId) -> MetricText {
+    fn new(a: &Archive, pmid: PmId, heads: &mut Padded) -> MetricText {
         let names = names_str(a, pmid, "<nonames>");
         MetricText {
-            head: format!("    {pmid} ({names}):"),
-            head_value: format!("    {pmid} ({names}): value "),
+            head: heads.add(|b| {
+                let _ = write!(b, "    {pmid} ({names}):");
+            }),
+            head_value: heads.add(|b| {
+                let _ = write!(b, "    {pmid} ({names}): value ");
+            }),
             names,
             desc: a.metadata().desc(pmid).map(|d| (d.vtype, d.indom)),
         }
@@ -696,6 +855,18 @@ impl MetricText {
         })
     }
 }
+
+/// An instance's ` inst [N or "name"] value `, and the name in it.
+struct InstText {
+    piece: Piece,
+    name: Option<Box<str>>,
+    /// The instance domain snapshot (by address) it was last checked against.
+    snap: usize,
+}
+
+/// Instance texts kept at most (their bytes), beyond which they are all dropped
+/// (an archive of a busy host meets new instances all the time).
+const INST_TEXT_MAX: usize = 8 << 20;
 
 /// PMIDs are well spread already: a multiplicative hash instead of SipHash.
 #[derive(Default)]
@@ -721,19 +892,24 @@ impl std::hash::Hasher for PmIdHasher {
 #[derive(Default)]
 struct MetricCache {
     texts: Vec<MetricText>,
+    /// Every metric's `head` and `head_value`.
+    heads: Padded,
+    /// By instance domain and instance: the instance's text.
+    insts: std::collections::HashMap<(u32, i32), InstText, foldhash::fast::RandomState>,
+    inst_text: Padded,
     index: std::collections::HashMap<PmId, usize, std::hash::BuildHasherDefault<PmIdHasher>>,
     /// (PMID, text) at each place of the last record.
     slots: Vec<(PmId, usize)>,
 }
 
 impl MetricCache {
-    fn get(&mut self, a: &Archive, slot: usize, pmid: PmId) -> &MetricText {
+    fn get(&mut self, a: &Archive, slot: usize, pmid: PmId) -> (&mut MetricText, &Padded) {
         let k = match self.slots.get(slot) {
             Some(&(p, k)) if p == pmid => k,
             _ => {
-                let texts = &mut self.texts;
+                let (texts, heads) = (&mut self.texts, &mut self.heads);
                 let k = *self.index.entry(pmid).or_insert_with(|| {
-                    texts.push(MetricText::new(a, pmid));
+                    texts.push(MetricText::new(a, pmid, heads));
                     texts.len() - 1
                 });
                 if slot < self.slots.len() {
@@ -744,19 +920,57 @@ impl MetricCache {
                 k
             }
         };
-        &self.texts[k]
+        (&mut self.texts[k], &self.heads)
     }
-}
 
-fn push_int(line: &mut Vec<u8>, x: impl itoa::Integer) {
-    line.extend_from_slice(itoa::Buffer::new().format(x).as_bytes());
-    line.push(b'\n');
+    /// Appends the text of instance `inst` of `indom` as snapshot `snap` names it
+    /// (built once, checked again only when the snapshot in force changes).
+    fn push_inst(
+        &mut self,
+        indom: InDom,
+        inst: i32,
+        snap: Option<&archive_format::metadata::Snapshot>,
+        line: &mut Vec<u8>,
+    ) {
+        let snap_id = snap.map_or(0, |s| s as *const _ as usize);
+        let key = (indom.0, inst);
+        if let Some(t) = self.insts.get_mut(&key) {
+            if t.snap == snap_id {
+                self.inst_text.push_to(t.piece, line);
+                return;
+            }
+            let name = snap.and_then(|s| s.name_of(inst));
+            if t.name.as_deref() == name {
+                t.snap = snap_id;
+                self.inst_text.push_to(t.piece, line);
+                return;
+            }
+        }
+        if self.inst_text.len() > INST_TEXT_MAX {
+            self.insts.clear();
+            self.inst_text.truncate_to(None);
+        }
+        let name = snap.and_then(|s| s.name_of(inst));
+        let piece = self.inst_text.add(|b| {
+            push_inst(b, inst, name);
+            b.extend_from_slice(b" value ");
+        });
+        self.inst_text.push_to(piece, line);
+        self.insts.insert(
+            key,
+            InstText {
+                piece,
+                name: name.map(Box::from),
+                snap: snap_id,
+            },
+        );
+    }
 }
 
 /// ` inst [N or "name"]` (`???` for an instance not in the domain).
 fn push_inst(line: &mut Vec<u8>, inst: i32, name: Option<&str>) {
     line.extend_from_slice(b" inst [");
-    line.extend_from_slice(itoa::Buffer::new().format(inst).as_bytes());
+    fast::push_i32(line, inst);
     match name {
         Some(n) => {
             line.extend_from_slice(b" or \"");
@@ -772,12 +986,12 @@ fn push_inst(line: &mut Vec<u8>, inst: i32, name: Option<&str>) {
 fn push_value(line: &mut Vec<u8>, ty: i32, valfmt: i32, v: &Value<'_>) {
     use archive_format::atom::Atom;
     match (ty, v) {
-        (vtype::I32, Value::Insitu(w)) => push_int(line, *w as i32),
-        (vtype::U32, Value::Insitu(w)) => push_int(line, *w),
+        (vtype::I32, Value::Insitu(w)) => fast::push_i64_nl(line, *w as i32 as i64),
+        (vtype::U32, Value::Insitu(w)) => fast::push_u64_nl(line, *w as u64),
         (vtype::U64 | vtype::I64 | vtype::DOUBLE, Value::Block { .. }) => {
             match archive_format::atom::extract(ty, v) {
-                Some(Atom::U64(x)) => push_int(line, x),
-                Some(Atom::I64(x)) => push_int(line, x),
+                Some(Atom::U64(x)) => fast::push_u64_nl(line, x),
+                Some(Atom::I64(x)) => fast::push_i64_nl(line, x),
                 Some(Atom::Double(x)) => {
                     archive_format::format::push_g(line, x, 16);
                     line.push(b'\n');
@@ -785,8 +999,20 @@ fn push_value(line: &mut Vec<u8>, ty: i32, valfmt: i32, v: &Value<'_>) {
                 _ => push_text(line, ty, valfmt, v),
             }
         }
+        // the bytes as they are (what format_value's text turns back into on output)
+        (vtype::STRING, Value::Block { data, .. }) => {
+            let end = memchr_zero(data);
+            line.push(b'"');
+            line.extend_from_slice(&data[..end]);
+            line.extend_from_slice(b"\"\n");
+        }
         _ => push_text(line, ty, valfmt, v),
     }
+}
+
+/// Where a string value ends: its first NUL, or its end.
+fn memchr_zero(data: &[u8]) -> usize {
+    data.iter().position(|&b| b == 0).unwrap_or(data.len())
 }
 
 fn push_text(line: &mut Vec<u8>, ty: i32, valfmt: i32, v: &Value<'_>) {
@@ -836,7 +1062,7 @@ fn dump_record(
     )?;
     let m = a.metadata();
     for (slot, vs) in vsets.into_iter().enumerate() {
-        let mt = cache.get(a, slot, vs.pmid);
+        let (mt, heads) = cache.get(a, slot, vs.pmid);
         if vs.numval == 0 {
             writeln!(line, "    {} ({}): No values returned!", vs.pmid, mt.names)?;
             continue;
@@ -873,9 +1099,9 @@ fn dump_record(
         // one value and no instance: `    PMID (names): value X`
         let plain = !many && indom.is_null();
         if plain {
-            line.extend_from_slice(mt.head_value.as_bytes());
+            heads.push_to(mt.head_value, line);
         } else {
-            line.extend_from_slice(mt.head.as_bytes());
+            heads.push_to(mt.head, line);
             if many {
                 line.push(b'\n');
             }
@@ -886,9 +1112,10 @@ fn dump_record(
                     line.extend_from_slice(b"       ");
                 }
                 if !indom.is_null() {
-                    push_inst(line, *inst, snap.and_then(|s| s.name_of(*inst)));
+                    cache.push_inst(indom, *inst, snap, line);
+                } else {
+                    line.extend_from_slice(b" value ");
                 }
-                line.extend_from_slice(b" value ");
             }
             push_value(line, ty, vs.valfmt, v);
         }

@@ -3,6 +3,7 @@
 //! run it in-process.
 
 mod dump;
+mod fast;
 mod json;
 mod opts;
 mod raw;

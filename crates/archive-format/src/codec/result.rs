@@ -457,6 +457,85 @@ pub fn decode_value_sets<'a>(
     base: u64,
     keep: impl Fn(PmId) -> bool,
 ) -> Result<Vec<ValueSet<'a>>, DecodeError> {
+    match value_sets_in_one_pass(buf, vlist_at, numpmid, shift, &keep) {
+        Some(vsets) => Ok(vsets),
+        // something is wrong: the careful pass names the first fault as libpcp does
+        None => value_sets_checked(buf, vlist_at, numpmid, shift, base, keep),
+    }
+}
+
+/// [`decode_value_sets`] of a sound record in one pass: each value block is
+/// checked where its pointer is met (the end of the value lists, which a block
+/// must start after, is checked at the end). `None` at the first sign of damage,
+/// without saying what it is.
+fn value_sets_in_one_pass<'a>(
+    payload: &'a [u8],
+    vlist_at: usize,
+    numpmid: i32,
+    shift: i64,
+    keep: &impl Fn(PmId) -> bool,
+) -> Option<Vec<ValueSet<'a>>> {
+    let mut c = Cursor::new(payload, 0);
+    c.skip(vlist_at).ok()?;
+    if numpmid < 0 || numpmid as usize > c.remaining() / 8 {
+        return None;
+    }
+    let mut vsets = Vec::with_capacity(numpmid as usize);
+    let mut first_block = payload.len();
+    let mut blocks = 0usize;
+    for _ in 0..numpmid {
+        let (pmid, numval, valfmt, list) = value_list(&mut c).ok()?;
+        let kept = keep(pmid);
+        let mut values = Values::new();
+        if kept && numval > 1 {
+            values.reserve(numval as usize);
+        }
+        for pair in list.chunks_exact(8) {
+            let w = u32::from_be_bytes([pair[4], pair[5], pair[6], pair[7]]);
+            let v = if valfmt == VAL_INSITU {
+                Value::Insitu(w)
+            } else {
+                let at = usize::try_from((w as i64) * 4 - shift).ok()?;
+                let hdr = payload.get(at..at.checked_add(4)?)?;
+                let hdr = u32::from_be_bytes([hdr[0], hdr[1], hdr[2], hdr[3]]);
+                let vlen = (hdr & 0x00ff_ffff) as usize;
+                if vlen < 4 {
+                    return None;
+                }
+                let data = payload.get(at + 4..at.checked_add(vlen)?)?;
+                first_block = first_block.min(at);
+                blocks += vlen.div_ceil(4) * 4;
+                Value::Block {
+                    vtype: (hdr >> 24) as u8,
+                    data,
+                }
+            };
+            if kept {
+                let inst = i32::from_be_bytes([pair[0], pair[1], pair[2], pair[3]]);
+                values.push((inst, v));
+            }
+        }
+        vsets.push(ValueSet {
+            pmid,
+            numval,
+            valfmt,
+            values,
+        });
+    }
+    // every block after the value lists, and together they fill the rest
+    let vlist_end = c.pos();
+    (first_block == vlist_end && vlist_end + blocks == payload.len()).then_some(vsets)
+}
+
+/// [`decode_value_sets`] checking each thing in libpcp's order, for its error.
+fn value_sets_checked<'a>(
+    buf: &'a [u8],
+    vlist_at: usize,
+    numpmid: i32,
+    shift: i64,
+    base: u64,
+    keep: impl Fn(PmId) -> bool,
+) -> Result<Vec<ValueSet<'a>>, DecodeError> {
     let payload = buf;
     let mut c = Cursor::new(payload, base);
     c.skip(vlist_at)?;
@@ -724,6 +803,83 @@ mod tests {
                 }
             );
             assert_eq!(r.size(v), p.len() + 8);
+        }
+    }
+
+    fn sets_strategy() -> impl proptest::strategy::Strategy<Value = Vec<OwnedValueSet>> {
+        use proptest::prelude::*;
+        let value = prop_oneof![
+            any::<u32>().prop_map(OwnedValue::Insitu),
+            (any::<u8>(), proptest::collection::vec(any::<u8>(), 0..13)).prop_map(|(vtype, d)| {
+                OwnedValue::Block {
+                    vtype,
+                    data: BlockData::from_slice(&d),
+                }
+            }),
+        ];
+        let set = (
+            any::<u32>(),
+            -3i32..4,
+            proptest::collection::vec((any::<i32>(), value), 1..5),
+        )
+            .prop_map(|(pmid, n, values)| {
+                if n <= 0 {
+                    return OwnedValueSet {
+                        pmid: PmId(pmid),
+                        numval: n,
+                        valfmt: 0,
+                        values: vec![],
+                    };
+                }
+                // one format per set, as records have
+                let block = matches!(values[0].1, OwnedValue::Block { .. });
+                let values: Vec<_> = values
+                    .into_iter()
+                    .filter(|(_, v)| matches!(v, OwnedValue::Block { .. }) == block)
+                    .collect();
+                OwnedValueSet {
+                    pmid: PmId(pmid),
+                    numval: values.len() as i32,
+                    valfmt: if block { VAL_DPTR } else { VAL_INSITU },
+                    values,
+                }
+            });
+        proptest::collection::vec(set, 0..6)
+    }
+
+    proptest::proptest! {
+        /// The one-pass decoder gives what the careful one gives on sound records,
+        /// and on damaged ones either the same or gives way to it (never a
+        /// different decoding).
+        #[test]
+        fn one_pass_agrees_with_the_careful_decoder(
+            sets in sets_strategy(),
+            v3 in proptest::prelude::any::<bool>(),
+            keep_odd in proptest::prelude::any::<bool>(),
+            damage in proptest::collection::vec((0usize..400, proptest::prelude::any::<u8>()), 0..3),
+        ) {
+            let version = if v3 { 3 } else { 2 };
+            let mut p = encode_result(Timestamp::new(7, 0), &sets, version);
+            let sound = damage.is_empty();
+            for (at, b) in damage {
+                if let Some(x) = p.get_mut(at) {
+                    *x = b;
+                }
+            }
+            let at = if v3 { 16 } else { 12 };
+            if p.len() < at {
+                return Ok(());
+            }
+            let numpmid = i32::from_be_bytes([p[at - 4], p[at - 3], p[at - 2], p[at - 1]]);
+            let keep = |pmid: PmId| !keep_odd || pmid.0 % 2 == 1;
+            let fast = value_sets_in_one_pass(&p, at, numpmid, 12, &keep);
+            let careful = value_sets_checked(&p, at, numpmid, 12, 0, keep);
+            if sound {
+                proptest::prop_assert!(fast.is_some());
+            }
+            if let Some(f) = fast {
+                proptest::prop_assert_eq!(Some(f), careful.ok());
+            }
         }
     }
 

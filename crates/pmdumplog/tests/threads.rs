@@ -1,0 +1,173 @@
+//! The values are formatted on several threads and written in order: the output,
+//! errors included, is the same byte for byte whatever the number of threads
+//! (PCPRS_THREADS), on an archive of many jobs and on damaged copies of it.
+
+use archive_format::codec::result::{OwnedValue, OwnedValueSet, VAL_DPTR};
+use archive_format::types::{sem, vtype, Desc, InDom, PmId, Units};
+use archive_format::writer::{ArchiveWriter, WriterOptions};
+use archive_format::Timestamp;
+use std::path::Path;
+use std::process::Command;
+
+/// An archive of 3,000 records of 12 metrics, some over an instance domain that
+/// changes as it goes, some 64-bit (value blocks), one a string: a few MB of text,
+/// many jobs. Returns each record's offset in the volume.
+fn write_archive(base: &Path) -> Vec<u64> {
+    let mut w = ArchiveWriter::create(
+        base,
+        WriterOptions {
+            version: 2,
+            hostname: "threads".into(),
+            timezone: "UTC".into(),
+            ..Default::default()
+        },
+    )
+    .expect("create");
+    let indom = InDom(0x0f00_0001);
+    let mut descs = Vec::new();
+    for k in 0..12u32 {
+        let (ty, dom) = match k % 4 {
+            0 => (vtype::U32, InDom::NULL),
+            1 => (vtype::U64, indom),
+            2 => (vtype::U32, indom),
+            _ => (if k == 3 { vtype::STRING } else { vtype::I64 }, InDom::NULL),
+        };
+        let d = Desc {
+            pmid: PmId::new(60, 1, k),
+            vtype: ty,
+            indom: dom,
+            sem: sem::INSTANT,
+            units: Units(0),
+        };
+        w.put_desc(d, &[format!("threads.m{k}")]).expect("desc");
+        descs.push(d);
+    }
+    let mut starts = Vec::new();
+    for r in 0..3000u32 {
+        let t = Timestamp::new(1_700_000_000 + r as i64, (r % 1000) * 1000);
+        // instances come and go every 500 records
+        let n = 3 + (r / 500) as i32 % 4;
+        let insts: Vec<(i32, String)> = (0..n).map(|i| (i, format!("inst-{i} of {n}"))).collect();
+        w.put_indom(t, indom, &insts).expect("indom");
+        let mut sets = Vec::new();
+        for d in &descs {
+            let ids: Vec<i32> = if d.indom.is_null() {
+                vec![-1]
+            } else {
+                (0..n).collect()
+            };
+            let vals: Vec<(i32, OwnedValue)> = ids
+                .iter()
+                .map(|&i| {
+                    let x = (r as u64) * 1_000_003 + (i as u64) * 17 + d.pmid.0 as u64;
+                    let v = match d.vtype {
+                        vtype::U32 => OwnedValue::Insitu(x as u32),
+                        vtype::STRING => OwnedValue::Block {
+                            vtype: vtype::STRING as u8,
+                            data: format!("text {x}\0").as_bytes().into(),
+                        },
+                        _ => OwnedValue::Block {
+                            vtype: d.vtype as u8,
+                            data: x.to_le_bytes().as_slice().into(),
+                        },
+                    };
+                    (i, v)
+                })
+                .collect();
+            let block = matches!(vals[0].1, OwnedValue::Block { .. });
+            sets.push(OwnedValueSet {
+                pmid: d.pmid,
+                numval: vals.len() as i32,
+                valfmt: if block { VAL_DPTR } else { 0 },
+                values: vals,
+            });
+        }
+        starts.push(w.write_result(t, &sets).expect("result"));
+    }
+    w.close().expect("close");
+    starts
+}
+
+/// stdout, stderr and status of our pmdumplog with `threads` threads.
+fn run(threads: usize, args: &[&str]) -> (Vec<u8>, Vec<u8>, Option<i32>) {
+    let out = Command::new(env!("CARGO_BIN_EXE_pmdumplog"))
+        .args(args)
+        .env("PCPRS_THREADS", threads.to_string())
+        .env("TZ", "UTC")
+        .output()
+        .expect("run pmdumplog");
+    (out.stdout, out.stderr, out.status.code())
+}
+
+fn same_on_every_thread_count(args: &[&str]) -> (Vec<u8>, Vec<u8>, Option<i32>) {
+    let one = run(1, args);
+    for t in [2, 3, 5] {
+        let many = run(t, args);
+        assert!(
+            many == one,
+            "{args:?}: {t} threads differ from one (status {:?} vs {:?}, {} vs {} bytes, stderr {:?} vs {:?})",
+            many.2,
+            one.2,
+            many.0.len(),
+            one.0.len(),
+            String::from_utf8_lossy(&many.1),
+            String::from_utf8_lossy(&one.1),
+        );
+    }
+    one
+}
+
+#[test]
+fn output_does_not_depend_on_the_number_of_threads() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let base = dir.path().join("a");
+    let starts = write_archive(&base);
+    let b = base.to_str().expect("utf-8 path");
+    let (out, _, status) = same_on_every_thread_count(&["-a", b]);
+    assert_eq!(status, Some(0));
+    assert!(out.len() > 1 << 20, "a small dump: {} bytes", out.len());
+    let values = out.windows(7).filter(|w| w == b" value ").count();
+    // six singular metrics, six over the domain of 3, 4, 5, 6, 3 and 4 instances
+    assert_eq!(values, 3000 * 6 + 6 * 500 * (3 + 4 + 5 + 6 + 3 + 4));
+    for args in [
+        vec!["-m", "-s", "-x", b],
+        vec![
+            "-m",
+            "-S",
+            "@ 2023-11-14 22:20:00",
+            "-T",
+            "@ 2023-11-14 22:40:00",
+            b,
+        ],
+        vec!["-m", b, "threads.m1", "threads.m3"],
+        vec!["-m", "-r", b],
+    ] {
+        let (_, _, status) = same_on_every_thread_count(&args);
+        assert_eq!(status, Some(0), "{args:?}");
+    }
+
+    // a record whose value lists are damaged in the middle: the dump stops there
+    // with pmFetch's error, after every record before it
+    let vol = dir.path().join("a.0");
+    let good = std::fs::read(&vol).expect("volume");
+    let mut bad = good.clone();
+    let at = starts[1700] as usize + 4 + 8;
+    bad[at..at + 4].copy_from_slice(&0x00ff_ffffu32.to_be_bytes());
+    std::fs::write(&vol, &bad).expect("damage");
+    let (out, err, status) = same_on_every_thread_count(&["-m", b]);
+    assert_eq!(status, Some(1));
+    assert!(
+        String::from_utf8_lossy(&err).contains("pmFetch"),
+        "{}",
+        String::from_utf8_lossy(&err)
+    );
+    let records = out.windows(9).filter(|w| w == b" metrics\n").count();
+    assert_eq!(records, 1700);
+    // cut short in the middle of a record: the same, a framing error this time
+    std::fs::write(&vol, &good[..starts[2200] as usize + 40]).expect("truncate");
+    let (out, err, status) = same_on_every_thread_count(&["-m", b]);
+    assert_eq!(status, Some(1));
+    assert!(!err.is_empty());
+    let records = out.windows(9).filter(|w| w == b" metrics\n").count();
+    assert_eq!(records, 2200);
+}
