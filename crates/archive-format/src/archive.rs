@@ -214,6 +214,33 @@ fn nodata(path: &Path) -> Error {
     Error::pcp(PM_ERR_NODATA, "file holds only a label").at(path, None)
 }
 
+/// The metadata and index of an archive as read from their files, each with its
+/// outcome, and the metadata decoded (when it was read).
+struct SideFiles {
+    meta: Result<(Bytes, Label)>,
+    decoded: Option<std::result::Result<Metadata, DecodeError>>,
+    index: Option<Result<(Bytes, Label)>>,
+}
+
+impl SideFiles {
+    fn load(files: &volume::ArchiveFiles) -> SideFiles {
+        let meta = match &files.meta {
+            Some(m) => load_labelled(m, VOL_META),
+            None => Err(Error::pcp(crate::error::PM_ERR_LOGFILE, "no .meta")),
+        };
+        let decoded = meta
+            .as_ref()
+            .ok()
+            .map(|(b, l)| Metadata::load(b, l.record_len() as u64));
+        let index = files.index.as_ref().map(|i| load_labelled(i, VOL_INDEX));
+        SideFiles {
+            meta,
+            decoded,
+            index,
+        }
+    }
+}
+
 impl Archive {
     /// Opens the archive named `name` (base name or any of its files).
     pub fn open(name: impl AsRef<str>) -> Result<Archive> {
@@ -234,9 +261,21 @@ impl Archive {
                 bytes: OnceLock::new(),
             })
             .collect();
-        // the first data volume defines the archive
+        // the first data volume defines the archive. A compressed one is decompressed
+        // on a thread of its own while the metadata and index are read and decoded
+        // here; errors are still reported in the order of reading them one by one.
         let first = &volumes[0];
-        let (vbytes, label) = load_labelled(&first.fref, first.num as i32)?;
+        let (first_loaded, mut side) = if first.fref.compression.is_some() {
+            std::thread::scope(|s| {
+                let h = s.spawn(|| load_labelled(&first.fref, first.num as i32));
+                let side = SideFiles::load(&files);
+                let first = h.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
+                (first, Some(side))
+            })
+        } else {
+            (load_labelled(&first.fref, first.num as i32), None)
+        };
+        let (vbytes, label) = first_loaded?;
         check_features(&label, &first.fref.path, opts)?;
         let label_len = label.record_len() as u64;
         if vbytes.len() as u64 <= label_len {
@@ -249,11 +288,15 @@ impl Archive {
                 && other.pid == label.pid
                 && other.hostname == label.hostname
         };
+        let side = match side.take() {
+            Some(side) => side,
+            None => SideFiles::load(&files),
+        };
         let meta_ref = files
             .meta
             .clone()
             .ok_or_else(|| Error::pcp(crate::error::PM_ERR_LOGFILE, "no .meta"))?;
-        let (mbytes, mlabel) = load_labelled(&meta_ref, VOL_META)?;
+        let (mbytes, mlabel) = side.meta?;
         if !same(&mlabel) {
             return Err(Error::pcp(
                 PM_ERR_LABEL,
@@ -265,8 +308,8 @@ impl Archive {
             return Err(nodata(&meta_ref.path));
         }
         let mut index = Vec::new();
-        if let Some(iref) = &files.index {
-            let (ibytes, ilabel) = load_labelled(iref, VOL_INDEX)?;
+        if let (Some(iref), Some(loaded)) = (&files.index, side.index) {
+            let (ibytes, ilabel) = loaded?;
             if !same(&ilabel) {
                 return Err(Error::pcp(
                     PM_ERR_LABEL,
@@ -280,8 +323,12 @@ impl Archive {
             index = decode_index(&ibytes[label_len as usize..], label_len, label.version)
                 .map_err(|e| Error::decode(&iref.path, e))?;
         }
-        let meta =
-            Metadata::load(&mbytes, label_len).map_err(|e| Error::decode(&meta_ref.path, e))?;
+        let meta = match side.decoded {
+            // decoded with the length of its own label, which is the volume's here
+            Some(decoded) if mlabel.record_len() as u64 == label_len => decoded,
+            _ => Metadata::load(&mbytes, label_len),
+        }
+        .map_err(|e| Error::decode(&meta_ref.path, e))?;
         let meta_size = mbytes.len() as u64;
         for v in &mut volumes {
             v.version = label.version;

@@ -137,3 +137,56 @@ fn compressed_volumes_read_in_order_while_the_next_decompresses() {
     back.reverse();
     assert_eq!(back, want);
 }
+
+/// A compressed first volume is decompressed while the metadata and index are read:
+/// errors still come in the order of reading the files one by one (the volume's
+/// first, then the metadata's, then the index's).
+#[cfg(feature = "xz")]
+#[test]
+fn errors_of_an_archive_with_a_compressed_volume_come_in_file_order() {
+    use archive_format::compress::compress;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let base = dir.path().join("e");
+    let copy = |ext: &str| {
+        std::fs::copy(
+            testdata(&format!("archives/sample_v2.{ext}")),
+            format!("{}.{ext}", base.display()),
+        )
+        .expect("copy");
+    };
+    let volume = std::fs::read(testdata("archives/sample_v2.0")).expect("volume");
+    let xz = compress(Compression::Xz, &volume).expect("xz");
+    let open = || {
+        Archive::open(base.to_string_lossy())
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+    };
+    let write = |ext: &str, b: &[u8]| {
+        std::fs::write(format!("{}.{ext}", base.display()), b).expect("write")
+    };
+    copy("meta");
+    copy("index");
+    write("0.xz", &xz);
+    open().expect("a sound archive opens");
+    // every file damaged: the volume's error
+    write("0.xz", &xz[..xz.len() / 2]);
+    write("meta", b"junk");
+    write("index", b"junk");
+    let e = open().expect_err("damaged volume");
+    assert!(e.contains("e.0.xz"), "{e}");
+    // the volume sound: the metadata's error, not the index's
+    write("0.xz", &xz);
+    let e = open().expect_err("damaged metadata");
+    assert!(e.contains("e.meta"), "{e}");
+    copy("meta");
+    let e = open().expect_err("damaged index");
+    assert!(e.contains("e.index"), "{e}");
+    // metadata that does not decode, past a sound label: its decoding error
+    copy("index");
+    let mut meta = std::fs::read(testdata("archives/sample_v2.meta")).expect("meta");
+    let n = meta.len();
+    meta.truncate(n - 5);
+    write("meta", &meta);
+    let e = open().expect_err("metadata cut short");
+    assert!(e.contains("e.meta"), "{e}");
+}
