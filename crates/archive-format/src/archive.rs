@@ -829,13 +829,24 @@ impl Archive {
         size: u64,
     ) -> Result<usize> {
         let end = off + need;
-        if w.vol != Some(vol) || off < w.start || end > w.start + w.len as u64 {
+        let held_end = w.start + w.len as u64;
+        if w.vol != Some(vol) || off < w.start || end > held_end {
             let n = need.max(WINDOW).min(size - off) as usize;
             if w.buf.len() < n {
                 w.buf.resize(n, 0);
             }
+            // what the window holds from `off` on moves to its front and is not
+            // read again (a large record's head was read with the one before it)
+            let keep = if w.vol == Some(vol) && off >= w.start && off < held_end {
+                let from = (off - w.start) as usize;
+                w.buf.copy_within(from..w.len, 0);
+                (held_end - off) as usize
+            } else {
+                0
+            }
+            .min(n);
             w.vol = None;
-            self.vol_read_at(vol, off, &mut w.buf[..n])
+            self.vol_read_at(vol, off + keep as u64, &mut w.buf[keep..n])
                 .map_err(|e| Error::io(self.vol_path(vol), &e))?;
             w.len = n;
             w.vol = Some(vol);

@@ -197,6 +197,17 @@ pub struct Replay<'a> {
     eof_known_after: Option<f64>,
     /// The newest `<mark>` such scans read.
     last_mark: Option<f64>,
+    /// The record last decoded for interpolation (the record after one request
+    /// time is mostly the one before the next): where it was asked for, with
+    /// which metrics kept.
+    last_decoded: Option<Decoded<'a>>,
+}
+
+/// A record decoded keeping the values of `tracked`, read at `asked`.
+struct Decoded<'a> {
+    asked: Position,
+    tracked: Vec<PmId>,
+    read: (Position, std::sync::Arc<ResultRecord<'a>>, Position),
 }
 
 /// What `PCP_IGNORE_MARK_RECORDS` asks for.
@@ -233,6 +244,7 @@ impl<'a> Replay<'a> {
             released: a.start(),
             eof_known_after: None,
             last_mark: None,
+            last_decoded: None,
         }
     }
 
@@ -719,7 +731,6 @@ impl<'a> Replay<'a> {
         }
         let seek_start = pos;
         let tracked: Vec<PmId> = self.metrics.keys().copied().collect();
-        let keep = |p: PmId| tracked.contains(&p);
         // Roll forward to t_req. Only the newest record holding an instance (or a
         // newer <mark>) can be its prior, so skim the records' headers, then decode
         // from the newest back until every instance has its bound.
@@ -751,7 +762,7 @@ impl<'a> Replay<'a> {
         let total: usize = self.metrics.values().map(|m| m.insts.len()).sum();
         let mut touched = 0;
         for &(at, t, _) in span.iter().rev() {
-            let Some((_, rec, _)) = self.a.read_forward_for(at, &keep)? else {
+            let Some((_, rec, _)) = self.read_kept(at, &tracked)? else {
                 break;
             };
             touched += self.update(&rec, t, t_req, true, t >= t_req, gen)?;
@@ -824,7 +835,7 @@ impl<'a> Replay<'a> {
             let mut fpos = pos;
             let mut kept = pos;
             while remaining > 0 {
-                let Some((at, rec, after)) = self.a.read_forward_for(fpos, &keep)? else {
+                let Some((at, rec, after)) = self.read_kept(fpos, &tracked)? else {
                     break;
                 };
                 fpos = after;
@@ -857,6 +868,32 @@ impl<'a> Replay<'a> {
         }
 
         Ok(self.interp_result(pmids, &known, t_req, seen_mark))
+    }
+
+    /// [`Archive::read_forward_for`] keeping the values of `tracked`, the last
+    /// record read this way kept for the next call that asks for it.
+    #[allow(clippy::type_complexity)]
+    fn read_kept(
+        &mut self,
+        at: Position,
+        tracked: &[PmId],
+    ) -> Result<Option<(Position, std::sync::Arc<ResultRecord<'a>>, Position)>> {
+        if let Some(d) = &self.last_decoded {
+            if d.asked == at && d.tracked == tracked {
+                return Ok(Some(d.read.clone()));
+            }
+        }
+        let keep = |p: PmId| tracked.contains(&p);
+        let Some((found, rec, after)) = self.a.read_forward_for(at, &keep)? else {
+            return Ok(None);
+        };
+        let read = (found, std::sync::Arc::new(rec), after);
+        self.last_decoded = Some(Decoded {
+            asked: at,
+            tracked: tracked.to_vec(),
+            read: read.clone(),
+        });
+        Ok(Some(read))
     }
 
     fn interp_result(

@@ -6,7 +6,7 @@ use jiff::tz::TimeZone;
 /// Parses a `TZ` value as glibc does:
 /// 1. empty means UTC;
 /// 2. a leading `:` is dropped; an absolute path is a TZif file;
-/// 3. a name in the system zoneinfo database;
+/// 3. the name of a file in the system zoneinfo directory;
 /// 4. a POSIX TZ string (`EST-10`, `AEST-10AEDT,M10.1.0,M4.1.0/3`, `EST-11EST-10,87/2:00,297/2:00`);
 /// 5. a POSIX string with a DST name but no rules gets glibc's default rules
 ///    (`posixrules`, i.e. America/New_York: `M3.2.0,M11.1.0`).
@@ -26,7 +26,7 @@ pub fn parse_tz(tz: &str) -> TimeZone {
         return TimeZone::UTC;
     }
     if !tz.starts_with(':') || !name.is_empty() {
-        if let Ok(z) = TimeZone::get(name) {
+        if let Some(z) = from_zoneinfo(name) {
             return z;
         }
     }
@@ -38,6 +38,23 @@ pub fn parse_tz(tz: &str) -> TimeZone {
     }
     // glibc: an unparsable offset part means UTC under the given name
     TimeZone::UTC
+}
+
+/// The zone file `name` in the zoneinfo directory (`$TZDIR`, else
+/// `/usr/share/zoneinfo`), read as glibc reads it: the file of that name, if there
+/// is one (not a look-up in an index of every zone, which means reading every
+/// directory of the database first).
+fn from_zoneinfo(name: &str) -> Option<TimeZone> {
+    use std::path::{Component, Path};
+    let rel = Path::new(name);
+    if name.is_empty() || !rel.components().all(|c| matches!(c, Component::Normal(_))) {
+        return None;
+    }
+    let dir = std::env::var_os("TZDIR")
+        .filter(|d| !d.is_empty())
+        .unwrap_or_else(|| "/usr/share/zoneinfo".into());
+    let data = std::fs::read(Path::new(&dir).join(rel)).ok()?;
+    TimeZone::tzif(name, &data).ok()
 }
 
 /// The zone the process runs in: `$TZ` if set, else the system zone.

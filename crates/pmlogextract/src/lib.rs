@@ -33,8 +33,10 @@ const PROG: &str = "pmlogextract";
 const PMCD_PID: PmId = PmId((2 << 22) | 23);
 const PMCD_SEQNUM: PmId = PmId((2 << 22) | 24);
 const DAY: i64 = 86_400;
-/// Input pages behind the reader are let go of every this many bytes.
-const RELEASE_STEP: u64 = 512 << 10;
+/// Input pages behind the reader are let go of every this many bytes (records are
+/// read through a window, so few pages of the map are ever touched: a release per
+/// large record would be a system call for nothing).
+const RELEASE_STEP: u64 = 16 << 20;
 /// A data volume grows by this much between temporal index entries.
 const FLUSH_SIZE: u64 = 100_000;
 
@@ -131,6 +133,10 @@ struct Extract<'e> {
     /// The metrics of the last record whose metadata was all written (and which
     /// have no instance domain).
     settled_shape: Vec<PmId>,
+    /// The metrics of a record handled when nothing was left to write for any
+    /// record (labels, help text, instance domains): a record of the same metrics
+    /// needs nothing before it while that lasts.
+    done_shape: Vec<PmId>,
     old_log_offset: u64,
     old_meta_offset: u64,
     flushsize: u64,
@@ -168,6 +174,7 @@ impl<'e> Extract<'e> {
             first_datarec: true,
             last_full: HashMap::new(),
             settled_shape: Vec::new(),
+            done_shape: Vec::new(),
             old_log_offset: 0,
             old_meta_offset: 0,
             flushsize: FLUSH_SIZE,
@@ -830,7 +837,9 @@ impl<'e> Extract<'e> {
         let mut same_shape = false;
         if let Some((at, pmids)) = &rec.raw {
             same_shape = !pmids.is_empty() && same_pmids(pmids, &self.settled_shape);
-            let known = same_shape || pmids.iter().all(|p| self.g.descs.contains_key(p));
+            let known = same_shape
+                || (!pmids.is_empty() && same_pmids(pmids, &self.done_shape))
+                || pmids.iter().all(|p| self.g.descs.contains_key(p));
             if !known {
                 // some value sets will be culled: decode after all
                 let input = &mut self.inputs[ilog];
@@ -941,6 +950,16 @@ impl<'e> Extract<'e> {
         needti: &mut bool,
     ) -> Result<(), Stop> {
         let stamp = rec.stamp;
+        let nothing_left = |g: &meta::Gathered| {
+            g.unwritten_labels == 0 && g.unwritten_texts == 0 && g.unwritten_indoms == 0
+        };
+        let shape_is = |rec: &Rec, shape: &[PmId]| match &rec.raw {
+            Some((_, pmids)) => same_pmids(pmids, shape),
+            None => rec.vsets.iter().map(|v| v.pmid).eq(shape.iter().copied()),
+        };
+        if nothing_left(&self.g) && !self.done_shape.is_empty() && shape_is(rec, &self.done_shape) {
+            return Ok(());
+        }
         // a record of the same metrics as one fully handled before, when nothing is
         // left to write for them, needs nothing
         if self.g.unwritten_labels == 0 && self.g.unwritten_texts == 0 {
@@ -1018,6 +1037,7 @@ impl<'e> Extract<'e> {
                     continue;
                 }
                 r.written = true;
+                self.g.unwritten_indoms = self.g.unwritten_indoms.saturating_sub(1);
                 let r = r.clone();
                 *needti = true;
                 self.write_indom(indom, stamp, &r)?;
@@ -1026,6 +1046,12 @@ impl<'e> Extract<'e> {
             self.write_labels(0x20, indom.0, stamp)?;
             self.write_text(8 | 1, indom.0)?;
             self.write_text(8 | 2, indom.0)?;
+        }
+        if nothing_left(&self.g) {
+            self.done_shape = match &rec.raw {
+                Some((_, pmids)) => pmids.clone(),
+                None => rec.vsets.iter().map(|v| v.pmid).collect(),
+            };
         }
         if settled {
             self.settled_shape = match &rec.raw {

@@ -71,6 +71,8 @@ pub struct Gathered {
     /// need no lookups for them).
     pub unwritten_labels: usize,
     pub unwritten_texts: usize,
+    /// Instance domain records not written yet.
+    pub unwritten_indoms: usize,
 }
 
 /// What `-c` keeps: metrics (with their instances, `None` for all) and the
@@ -229,6 +231,7 @@ impl Gathered {
         }
         self.unwritten_labels = n;
         self.unwritten_texts = self.texts.len();
+        self.unwritten_indoms = self.indoms.values().map(|l| l.recs.len()).sum();
     }
 
     pub fn add_text(&mut self, ttype: u32, ident: u32, text: String) {
