@@ -2,7 +2,8 @@
 # Times pmlogcheck ours vs the reference (PCP 6.0.3) on the largest QA corpus
 # archives (xz- and bzip2-compressed), on uncompressed copies of two of them and on
 # a synthetic day (one sample a second of 100 metrics, made by the synth_archive
-# example); checks both print the same (stderr and exit status), and prints the
+# example) and on the wide archive (scripts/wide-archive.sh: 2,000 metrics as
+# pmlogger writes them, 196 MB); checks both print the same (stderr and exit status), and prints the
 # speed ratio and peak memory. Our time on a compressed archive is bounded below by
 # decompressing it (pass 0 reads every file whole, as PCP's does): the last column
 # says how long `xz -dc` (or bzip2) alone takes on its files.
@@ -32,7 +33,7 @@ if [ $# -eq 0 ]; then
     "$PWD/target/release/examples/synth_archive" "$synth" 1 100
   fi
   set -- 20180416.10.00 pcp-pidstat-process-args 20130706 bozo-20170904 20201109 \
-    "$work/20180416.10.00" "$work/pcp-pidstat-process-args" "$synth"
+    "$work/20180416.10.00" "$work/pcp-pidstat-process-args" "$synth" "$(scripts/wide-archive.sh)"
 fi
 printf '%-48s %9s %9s %8s %9s %9s %s\n' archive "ref s" "ours s" ratio "ref KB" "ours KB" "same / decompress s"
 for a in "$@"; do

@@ -3,7 +3,10 @@
 #  1. interpolation of 100 metrics at 1-minute steps over a synthetic archive of one
 #     sample a second for 7 days (made by the synth_archive example), ours
 #     (interp_bench example) vs libpcp through its Python API (bench-replay.py);
-#  2. pmval on the largest QA corpus archives.
+#  2. pmval on the largest QA corpus archives;
+#  3. pmval -t 1 over the wide archive (scripts/wide-archive.sh: 2,000 metrics as
+#     pmlogger writes them, a sample every 10 s, 196 MB), a singular metric and one
+#     with instances, against the reference and against reading its files (cat).
 # Prints times, peak memory and the ratio. Usage: scripts/bench-replay.sh [WORKDIR]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -43,4 +46,18 @@ for spec in "20180416.10.00 kernel.percpu.cpu.user" "20180416.10.00 proc.psinfo.
   r=$(cd "$corpus" && timed pmval-ref "$work/pmval-ref.txt" pmval -a "$a" -t 10 "$m")
   o=$(cd "$corpus" && timed pmval-ours "$work/pmval-ours.txt" "$ours_pmval" -a "$a" -t 10 "$m")
   report "pmval -a $a -t 10 $m" "$r" "$o" "$work/pmval-ref.txt" "$work/pmval-ours.txt"
+done
+
+wide=$(scripts/wide-archive.sh)
+best_of3() { # label, output file, command... -> the best "wall KB" of three runs
+  local label=$1 out=$2; shift 2
+  for _ in 1 2 3; do timed "$label" "$out" "$@"; done | sort -n | head -1
+}
+read -r cat_t _ < <(best_of3 cat /dev/null cat "$wide".*)
+for m in wide.group0.metric0 wide.group0.metric1; do
+  r=$(best_of3 pmval-ref "$work/pmval-ref.txt" pmval -a "$wide" -t 1 "$m")
+  o=$(best_of3 pmval-ours "$work/pmval-ours.txt" "$ours_pmval" -a "$wide" -t 1 "$m")
+  report "pmval -a wide -t 1 $m" "$r" "$o" "$work/pmval-ref.txt" "$work/pmval-ours.txt"
+  read -r ot _ <<<"$o"
+  echo "  reading the wide archive's files (cat) ${cat_t}s: pmval takes $(awk -v a="$ot" -v b="$cat_t" 'BEGIN { if (b > 0) printf "%.1f", a / b; else print "inf" }')x that"
 done

@@ -59,7 +59,7 @@ fn write_archive(base: &Path) -> Vec<u64> {
             let vals: Vec<(i32, OwnedValue)> = ids
                 .iter()
                 .map(|&i| {
-                    let x = (r as u64) * 1_000_003 + (i as u64) * 17 + d.pmid.0 as u64;
+                    let x = (r as u64) * 1_000_003 + (i.max(0) as u64) * 17 + d.pmid.0 as u64;
                     let v = match d.vtype {
                         vtype::U32 => OwnedValue::Insitu(x as u32),
                         vtype::STRING => OwnedValue::Block {
