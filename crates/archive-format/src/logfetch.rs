@@ -83,6 +83,27 @@ impl RecordPlace {
     pub fn decode<'p>(&self, a: &Archive, payload: &'p [u8]) -> Result<ResultRecord<'p>> {
         decode_result(payload, self.data_at, self.version).map_err(|e| decode_error(a, self.vol, e))
     }
+
+    /// Checks `payload` as [`RecordPlace::decode`] would (the same errors) without
+    /// collecting its values; its number of value sets.
+    pub fn check(&self, a: &Archive, payload: &[u8]) -> Result<usize> {
+        crate::codec::result::decode_result_for(payload, self.data_at, self.version, |_| false)
+            .map(|r| r.vsets.len())
+            .map_err(|e| decode_error(a, self.vol, e))
+    }
+
+    /// The value sets at places `sets` of a record [`RecordPlace::check`] found
+    /// sound (see [`crate::codec::result::decode_result_part`]).
+    pub fn decode_part<'p>(
+        &self,
+        a: &Archive,
+        payload: &'p [u8],
+        sets: std::ops::Range<usize>,
+    ) -> Result<ResultRecord<'p>> {
+        crate::codec::result::decode_result_part(payload, self.data_at, self.version, sets)
+            .map(|(r, _)| r)
+            .map_err(|e| decode_error(a, self.vol, e))
+    }
 }
 
 /// Bytes of one volume read into memory. Records are read through this window

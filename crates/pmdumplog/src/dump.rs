@@ -664,23 +664,57 @@ fn dump_values(
         if windowed && ((o.reverse && rec.stamp < wstart) || (!o.reverse && rec.stamp > wend)) {
             return out.write_all(&line).map(|_| 0);
         }
-        dump_record(a, &rec, o, wanted, c, &mut cache, &mut line)?;
+        if !splits(o, wanted) || rec.vsets.len() <= PART_SETS {
+            dump_record(a, &rec, None, o, wanted, c, &mut cache, &mut line)?;
+            continue;
+        }
+        // a large record a part at a time, its text written as it grows
+        for from in (0..rec.vsets.len()).step_by(PART_SETS) {
+            let part = Part {
+                sets: from..(from + PART_SETS).min(rec.vsets.len()),
+                first_slot: from,
+                total: rec.vsets.len(),
+                heading: from == 0,
+                size: rec.size(a.version()),
+            };
+            dump_record(a, &rec, Some(part), o, wanted, c, &mut cache, &mut line)?;
+            if line.len() >= OUT_BATCH {
+                out.write_all(&line)?;
+                line.clear();
+            }
+        }
     }
+}
+
+/// Value sets of a large record dumped in one go by the one-thread dump.
+const PART_SETS: usize = 64;
+
+/// Whether records may be dumped a part at a time: not with metric arguments (a
+/// part would not know which sets of the whole the heading counts).
+fn splits(_o: &Opts, wanted: &[PmId]) -> bool {
+    wanted.is_empty()
 }
 
 /// Payload bytes of the records of one job of [`dump_values_on`] (about 4 times as
 /// many bytes of text).
 const JOB_BYTES: usize = 64 * 1024;
 
-/// Records fetched in order, their payloads copied out of the read window.
+/// Records fetched in order, their payloads copied out of the read window; or a
+/// part of one large record.
 #[derive(Default)]
 struct Job {
     payloads: Vec<u8>,
     /// Each record's end in `payloads` and where it was read.
     recs: Vec<(usize, RecordPlace)>,
+    /// A part of a large record (checked whole by the producer), shared by its parts.
+    part: Option<(std::sync::Arc<[u8]>, RecordPlace, Part)>,
     /// The fetch error that ends the run after these records.
     fail: Option<archive_format::Error>,
 }
+
+/// A record of more payload bytes than this is cut into parts of about this many
+/// (about 4 times as many bytes of text each), so that no job holds its whole text.
+const PART_BYTES: usize = 64 * 1024;
 
 /// A job's text, and the error that ends the run after it.
 struct Done {
@@ -725,6 +759,42 @@ fn dump_values_on(
                         job.fail = r.place.decode(a, r.payload).err();
                         break;
                     }
+                    if r.payload.len() > PART_BYTES && splits(o, wanted) {
+                        // the records before it go first
+                        if !job.recs.is_empty() && !jobs.send(std::mem::take(&mut job)) {
+                            return;
+                        }
+                        // checked whole here, as fetch checks it; decoded in parts
+                        let total = match r.place.check(a, r.payload) {
+                            Ok(n) => n,
+                            Err(e) => {
+                                job.fail = Some(e);
+                                break;
+                            }
+                        };
+                        let payload: std::sync::Arc<[u8]> = r.payload.into();
+                        let parts = r.payload.len().div_ceil(PART_BYTES).min(total.max(1));
+                        let per = total.div_ceil(parts).max(1);
+                        for from in (0..total.max(1)).step_by(per) {
+                            let part = Part {
+                                sets: 0..(from + per).min(total) - from,
+                                first_slot: from,
+                                total,
+                                heading: from == 0,
+                                // a record that decodes is its value lists and
+                                // blocks exactly, between its two length words
+                                size: r.payload.len() + 8,
+                            };
+                            let piece = Job {
+                                part: Some((payload.clone(), r.place, part)),
+                                ..Job::default()
+                            };
+                            if !jobs.send(piece) {
+                                return;
+                            }
+                        }
+                        continue;
+                    }
                     job.payloads.extend_from_slice(r.payload);
                     job.recs.push((job.payloads.len(), r.place));
                     if job.payloads.len() >= JOB_BYTES && !jobs.send(std::mem::take(&mut job)) {
@@ -743,6 +813,16 @@ fn dump_values_on(
     let work = |cache: &mut MetricCache, job: Job| {
         let mut text = text_pool.take();
         let mut fail = job.fail;
+        if let Some((payload, place, part)) = job.part {
+            let sets = part.first_slot..part.first_slot + part.sets.len();
+            match place.decode_part(a, &payload, sets) {
+                Ok(rec) => {
+                    let _ = dump_record(a, &rec, Some(part), o, wanted, c, cache, &mut text);
+                }
+                Err(e) => fail = Some(e),
+            }
+            return Done { text, fail };
+        }
         let mut from = 0;
         for &(end, place) in &job.recs {
             let rec = match place.decode(a, &job.payloads[from..end]) {
@@ -755,7 +835,7 @@ fn dump_values_on(
             from = end;
             if picked(o, wanted, &rec) {
                 // writing to a Vec does not fail
-                let _ = dump_record(a, &rec, o, wanted, c, cache, &mut text);
+                let _ = dump_record(a, &rec, None, o, wanted, c, cache, &mut text);
             }
         }
         payload_pool.give(job.payloads);
@@ -1024,6 +1104,7 @@ fn push_text(line: &mut Vec<u8>, ty: i32, valfmt: i32, v: &Value<'_>) {
 fn dump_record(
     a: &Archive,
     rec: &ResultRecord<'_>,
+    part: Option<Part>,
     o: &Opts,
     wanted: &[PmId],
     c: &Clock,
@@ -1031,18 +1112,32 @@ fn dump_record(
     line: &mut Vec<u8>,
 ) -> io::Result<()> {
     // dump_values has skipped the records with nothing wanted; a <mark> has no sets
-    let vsets: Vec<&archive_format::ValueSet> = if wanted.is_empty() {
-        rec.vsets.iter().collect()
-    } else {
-        wanted
+    let vsets: Vec<&archive_format::ValueSet> = match &part {
+        Some(p) => rec
+            .vsets
+            .get(p.sets.clone())
+            .unwrap_or_default()
+            .iter()
+            .collect(),
+        None if wanted.is_empty() => rec.vsets.iter().collect(),
+        None => wanted
             .iter()
             .filter_map(|p| rec.vsets.iter().find(|vs| vs.pmid == *p))
-            .collect()
+            .collect(),
     };
+    let first_slot = part.as_ref().map_or(0, |p| p.first_slot);
+    if let Some(p) = &part {
+        if !p.heading {
+            return dump_sets(a, rec, vsets, first_slot, c, cache, line);
+        }
+    }
+    let count = part.as_ref().map_or(vsets.len(), |p| p.total);
     // the record is appended to `line`
     writeln!(line)?;
     if o.sizes {
-        let size = if wanted.is_empty() {
+        let size = if let Some(p) = &part {
+            p.size
+        } else if wanted.is_empty() {
             rec.size(a.version())
         } else {
             record_size(a.version(), vsets.iter().copied())
@@ -1050,18 +1145,47 @@ fn dump_record(
         writeln!(line, "[{size} bytes]")?;
     }
     let ts = c.ts(rec.stamp);
-    if vsets.is_empty() {
+    if count == 0 {
         writeln!(line, "{ts}  <mark>")?;
         return Ok(());
     }
     writeln!(
         line,
-        "{ts} {} metric{}",
-        vsets.len(),
-        if vsets.len() == 1 { "" } else { "s" }
+        "{ts} {count} metric{}",
+        if count == 1 { "" } else { "s" }
     )?;
+    dump_sets(a, rec, vsets, first_slot, c, cache, line)
+}
+
+/// Which of a large record's value sets one call of [`dump_record`] dumps (a large
+/// record is dumped a part at a time, so that its text is never held whole).
+#[derive(Clone, Debug)]
+struct Part {
+    /// Places in the record's `vsets` (of the record as decoded for this part).
+    sets: std::ops::Range<usize>,
+    /// The place of the first of them in the whole record.
+    first_slot: usize,
+    /// The whole record's number of value sets.
+    total: usize,
+    /// Whether this part starts the record (and prints its heading).
+    heading: bool,
+    /// The whole record's size, for `-s`.
+    size: usize,
+}
+
+/// The lines of value sets `vsets`, the first being set `first_slot` of `rec`.
+fn dump_sets(
+    a: &Archive,
+    rec: &ResultRecord<'_>,
+    vsets: Vec<&archive_format::ValueSet<'_>>,
+    first_slot: usize,
+    c: &Clock,
+    cache: &mut MetricCache,
+    line: &mut Vec<u8>,
+) -> io::Result<()> {
     let m = a.metadata();
-    for (slot, vs) in vsets.into_iter().enumerate() {
+    for (k, vs) in vsets.into_iter().enumerate() {
+        let slot = first_slot + k;
         let (mt, heads) = cache.get(a, slot, vs.pmid);
         if vs.numval == 0 {
             writeln!(line, "    {} ({}): No values returned!", vs.pmid, mt.names)?;

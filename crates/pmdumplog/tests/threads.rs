@@ -42,6 +42,20 @@ fn write_archive(base: &Path) -> Vec<u64> {
         w.put_desc(d, &[format!("threads.m{k}")]).expect("desc");
         descs.push(d);
     }
+    // and now and then a record with a metric of 6,000 instances: a record of more
+    // than one job, dumped a part at a time
+    let big_indom = InDom(0x0f00_0002);
+    let big = Desc {
+        pmid: PmId::new(60, 2, 0),
+        vtype: vtype::U64,
+        indom: big_indom,
+        sem: sem::COUNTER,
+        units: Units(0),
+    };
+    w.put_desc(big, &["threads.big".into()]).expect("desc");
+    let big_insts: Vec<(i32, String)> = (0..6000).map(|i| (i, format!("big {i}"))).collect();
+    w.put_indom(Timestamp::new(1_700_000_000, 0), big_indom, &big_insts)
+        .expect("indom");
     let mut starts = Vec::new();
     for r in 0..3000u32 {
         let t = Timestamp::new(1_700_000_000 + r as i64, (r % 1000) * 1000);
@@ -81,6 +95,28 @@ fn write_archive(base: &Path) -> Vec<u64> {
                 valfmt: if block { VAL_DPTR } else { 0 },
                 values: vals,
             });
+        }
+        if r % 250 == 3 {
+            sets.insert(
+                sets.len() / 2,
+                OwnedValueSet {
+                    pmid: big.pmid,
+                    numval: 6000,
+                    valfmt: VAL_DPTR,
+                    values: (0..6000)
+                        .map(|i| {
+                            let x = r as u64 * 7 + i as u64;
+                            (
+                                i,
+                                OwnedValue::Block {
+                                    vtype: vtype::U64 as u8,
+                                    data: x.to_le_bytes().as_slice().into(),
+                                },
+                            )
+                        })
+                        .collect(),
+                },
+            );
         }
         starts.push(w.write_result(t, &sets).expect("result"));
     }
@@ -128,9 +164,15 @@ fn output_does_not_depend_on_the_number_of_threads() {
     assert!(out.len() > 1 << 20, "a small dump: {} bytes", out.len());
     let values = out.windows(7).filter(|w| w == b" value ").count();
     // six singular metrics, six over the domain of 3, 4, 5, 6, 3 and 4 instances
-    assert_eq!(values, 3000 * 6 + 6 * 500 * (3 + 4 + 5 + 6 + 3 + 4));
+    assert_eq!(
+        values,
+        3000 * 6 + 6 * 500 * (3 + 4 + 5 + 6 + 3 + 4) + 12 * 6000
+    );
     for args in [
+        vec!["-a", b],
         vec!["-m", "-s", "-x", b],
+        vec!["-m", "-s", "-r", b],
+        vec!["-m", b, "threads.big", "threads.m2"],
         vec![
             "-m",
             "-S",
@@ -163,6 +205,25 @@ fn output_does_not_depend_on_the_number_of_threads() {
     );
     let records = out.windows(9).filter(|w| w == b" metrics\n").count();
     assert_eq!(records, 1700);
+    // a large record (dumped in parts) whose value block points outside it
+    let mut bad = good.clone();
+    let big_rec = starts[1503] as usize;
+    // the first pointer of the big set: find its pmid in the record
+    let pmid = PmId::new(60, 2, 0).0.to_be_bytes();
+    let at = big_rec
+        + bad[big_rec..big_rec + 4096]
+            .windows(4)
+            .position(|w| w == pmid)
+            .expect("the big set");
+    // pmid, numval, valfmt, then (inst, pointer) pairs: the 3rd pointer
+    let ptr = at + 12 + 2 * 8 + 4;
+    bad[ptr..ptr + 4].copy_from_slice(&0x7fff_fff0u32.to_be_bytes());
+    std::fs::write(&vol, &bad).expect("damage");
+    let (out, err, status) = same_on_every_thread_count(&["-m", b]);
+    assert_eq!(status, Some(1));
+    assert!(String::from_utf8_lossy(&err).contains("pmFetch"));
+    let records = out.windows(9).filter(|w| w == b" metrics\n").count();
+    assert_eq!(records, 1503);
     // cut short in the middle of a record: the same, a framing error this time
     std::fs::write(&vol, &good[..starts[2200] as usize + 40]).expect("truncate");
     let (out, err, status) = same_on_every_thread_count(&["-m", b]);

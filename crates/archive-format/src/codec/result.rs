@@ -420,6 +420,70 @@ pub fn decode_result(
     decode_result_for(payload, base, version, |_| true)
 }
 
+/// The value sets at places `sets` of a data record payload, with their values:
+/// a large record decoded in parts (on several threads, say) once it has been
+/// checked whole by [`decode_result`] or [`decode_result_for`]. The parts are not
+/// checked against each other again; anything out of place is still an error,
+/// never a panic. Also gives the record's number of value sets.
+pub fn decode_result_part(
+    payload: &[u8],
+    base: u64,
+    version: u32,
+    sets: std::ops::Range<usize>,
+) -> Result<(ResultRecord<'_>, usize), DecodeError> {
+    let stamp = decode_stamp(payload, base, version)?;
+    let mut c = Cursor::new(payload, base);
+    c.skip(if version >= 3 { 12 } else { 8 })?;
+    let numpmid = c.i32()?;
+    if numpmid < 0 || numpmid as usize > c.remaining() / 8 {
+        return Err(logrec(
+            c.offset() - 4,
+            "illegal number of metrics in record",
+        ));
+    }
+    let numpmid = numpmid as usize;
+    let mut vsets = Vec::with_capacity(sets.len().min(numpmid));
+    for k in 0..numpmid.min(sets.end) {
+        let (pmid, numval, valfmt, list) = value_list(&mut c)?;
+        if k < sets.start {
+            continue;
+        }
+        let mut values = Values::new();
+        if numval > 1 {
+            values.reserve(numval as usize);
+        }
+        for pair in list.chunks_exact(8) {
+            let inst = i32::from_be_bytes([pair[0], pair[1], pair[2], pair[3]]);
+            let w = u32::from_be_bytes([pair[4], pair[5], pair[6], pair[7]]);
+            if valfmt == VAL_INSITU {
+                values.push((inst, Value::Insitu(w)));
+                continue;
+            }
+            let block = usize::try_from(w as i64 * 4 - 12).ok().and_then(|at| {
+                let hdr = payload.get(at..at.checked_add(4)?)?;
+                let hdr = u32::from_be_bytes([hdr[0], hdr[1], hdr[2], hdr[3]]);
+                let vlen = (hdr & 0x00ff_ffff) as usize;
+                let data = payload.get(at.checked_add(4)?..at.checked_add(vlen)?)?;
+                Some(Value::Block {
+                    vtype: (hdr >> 24) as u8,
+                    data,
+                })
+            });
+            match block {
+                Some(v) => values.push((inst, v)),
+                None => return Err(logrec(c.offset(), "value block outside its record")),
+            }
+        }
+        vsets.push(ValueSet {
+            pmid,
+            numval,
+            valfmt,
+            values,
+        });
+    }
+    Ok((ResultRecord { stamp, vsets }, numpmid))
+}
+
 /// Like [`decode_result`], but the values of metrics `keep` rejects are not
 /// collected (their value sets are there, with `numval` and `valfmt`, and no
 /// values). The record is validated the same way.
@@ -880,6 +944,33 @@ mod tests {
             if let Some(f) = fast {
                 proptest::prop_assert_eq!(Some(f), careful.ok());
             }
+        }
+    }
+
+    proptest::proptest! {
+        /// A record decoded in parts gives the value sets of the whole, in order,
+        /// and its number of sets.
+        #[test]
+        fn parts_put_together_are_the_whole(
+            sets in sets_strategy(),
+            v3 in proptest::prelude::any::<bool>(),
+            cuts in proptest::collection::vec(0usize..8, 0..4),
+        ) {
+            let version = if v3 { 3 } else { 2 };
+            let p = encode_result(Timestamp::new(9, 0), &sets, version);
+            let whole = decode_result(&p, 4, version).expect("sound");
+            let mut cuts = cuts;
+            cuts.push(0);
+            cuts.push(whole.vsets.len());
+            cuts.sort_unstable();
+            let mut joined = Vec::new();
+            for w in cuts.windows(2) {
+                let (part, n) = decode_result_part(&p, 4, version, w[0]..w[1].max(w[0])).expect("part");
+                proptest::prop_assert_eq!(n, whole.vsets.len());
+                proptest::prop_assert_eq!(part.stamp, whole.stamp);
+                joined.extend(part.vsets);
+            }
+            proptest::prop_assert_eq!(joined, whole.vsets);
         }
     }
 
