@@ -92,16 +92,22 @@ impl RecordPlace {
             .map_err(|e| decode_error(a, self.vol, e))
     }
 
-    /// The value sets at places `sets` of a record [`RecordPlace::check`] found
-    /// sound (see [`crate::codec::result::decode_result_part`]).
+    /// `payload`'s number of value sets and where they start when cut into `parts`
+    /// runs (see [`crate::codec::result::value_set_starts`]).
+    pub fn set_starts(&self, payload: &[u8], parts: usize) -> (usize, Vec<(usize, usize)>) {
+        crate::codec::result::value_set_starts(payload, self.version, parts)
+    }
+
+    /// `count` value sets of a record [`RecordPlace::check`] found sound, from the
+    /// one at `start` (see [`crate::codec::result::decode_result_part`]).
     pub fn decode_part<'p>(
         &self,
         a: &Archive,
         payload: &'p [u8],
-        sets: std::ops::Range<usize>,
+        start: (usize, usize),
+        count: usize,
     ) -> Result<ResultRecord<'p>> {
-        crate::codec::result::decode_result_part(payload, self.data_at, self.version, sets)
-            .map(|(r, _)| r)
+        crate::codec::result::decode_result_part(payload, self.data_at, self.version, start, count)
             .map_err(|e| decode_error(a, self.vol, e))
     }
 }

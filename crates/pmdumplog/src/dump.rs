@@ -669,13 +669,14 @@ fn dump_values(
             continue;
         }
         // a large record a part at a time, its text written as it grows
+        let size = if o.sizes { rec.size(a.version()) } else { 0 };
         for from in (0..rec.vsets.len()).step_by(PART_SETS) {
             let part = Part {
                 sets: from..(from + PART_SETS).min(rec.vsets.len()),
                 first_slot: from,
                 total: rec.vsets.len(),
                 heading: from == 0,
-                size: rec.size(a.version()),
+                size,
             };
             dump_record(a, &rec, Some(part), o, wanted, c, &mut cache, &mut line)?;
             if line.len() >= OUT_BATCH {
@@ -707,7 +708,8 @@ struct Job {
     /// Each record's end in `payloads` and where it was read.
     recs: Vec<(usize, RecordPlace)>,
     /// A part of a large record (checked whole by the producer), shared by its parts.
-    part: Option<(std::sync::Arc<[u8]>, RecordPlace, Part)>,
+    /// The offset of its first set's value list with it.
+    part: Option<(std::sync::Arc<[u8]>, RecordPlace, Part, usize)>,
     /// The fetch error that ends the run after these records.
     fail: Option<archive_format::Error>,
 }
@@ -764,29 +766,30 @@ fn dump_values_on(
                         if !job.recs.is_empty() && !jobs.send(std::mem::take(&mut job)) {
                             return;
                         }
-                        // checked whole here, as fetch checks it; decoded in parts
-                        let total = match r.place.check(a, r.payload) {
-                            Ok(n) => n,
-                            Err(e) => {
-                                job.fail = Some(e);
-                                break;
-                            }
-                        };
+                        // checked whole by the worker of its first part, as fetch
+                        // checks it (a damaged record ends the dump there)
                         let payload: std::sync::Arc<[u8]> = r.payload.into();
-                        let parts = r.payload.len().div_ceil(PART_BYTES).min(total.max(1));
-                        let per = total.div_ceil(parts).max(1);
-                        for from in (0..total.max(1)).step_by(per) {
+                        let parts = r.payload.len().div_ceil(PART_BYTES);
+                        let (total, starts) = r.place.set_starts(r.payload, parts);
+                        // (a record of no sets that reads: the first part shows it)
+                        let starts = if starts.is_empty() {
+                            vec![(0, 0)]
+                        } else {
+                            starts
+                        };
+                        for (j, &(from, at)) in starts.iter().enumerate() {
+                            let to = starts.get(j + 1).map_or(total, |s| s.0);
                             let part = Part {
-                                sets: 0..(from + per).min(total) - from,
+                                sets: 0..to.saturating_sub(from),
                                 first_slot: from,
                                 total,
-                                heading: from == 0,
+                                heading: j == 0,
                                 // a record that decodes is its value lists and
                                 // blocks exactly, between its two length words
                                 size: r.payload.len() + 8,
                             };
                             let piece = Job {
-                                part: Some((payload.clone(), r.place, part)),
+                                part: Some((payload.clone(), r.place, part, at)),
                                 ..Job::default()
                             };
                             if !jobs.send(piece) {
@@ -813,9 +816,14 @@ fn dump_values_on(
     let work = |cache: &mut MetricCache, job: Job| {
         let mut text = text_pool.take();
         let mut fail = job.fail;
-        if let Some((payload, place, part)) = job.part {
-            let sets = part.first_slot..part.first_slot + part.sets.len();
-            match place.decode_part(a, &payload, sets) {
+        if let Some((payload, place, part, at)) = job.part {
+            let checked = if part.heading {
+                place.check(a, &payload).map(|_| ())
+            } else {
+                Ok(())
+            };
+            let start = (part.first_slot, at);
+            match checked.and_then(|_| place.decode_part(a, &payload, start, part.sets.len())) {
                 Ok(rec) => {
                     let _ = dump_record(a, &rec, Some(part), o, wanted, c, cache, &mut text);
                 }
@@ -841,7 +849,7 @@ fn dump_values_on(
         payload_pool.give(job.payloads);
         Done { text, fail }
     };
-    cli_common::parallel::ordered(threads, threads + 1, produce, work, |done: Done| {
+    cli_common::parallel::ordered(threads, 4 * threads, produce, work, |done: Done| {
         let wrote = out.write_all(&done.text);
         text_pool.give(done.text);
         let Some(e) = done.fail else {

@@ -420,34 +420,54 @@ pub fn decode_result(
     decode_result_for(payload, base, version, |_| true)
 }
 
-/// The value sets at places `sets` of a data record payload, with their values:
+/// A data record payload's number of value sets, and where its sets start when
+/// they are cut into `parts` runs of equal length (the last shorter): each run's
+/// first set's place and the offset of its value list in the payload, for
+/// [`decode_result_part`]. Reads only the value lists' heads; stops where they
+/// stop making sense (the record's check names the fault).
+pub fn value_set_starts(
+    payload: &[u8],
+    version: u32,
+    parts: usize,
+) -> (usize, Vec<(usize, usize)>) {
+    let mut out = Vec::new();
+    let mut c = Cursor::new(payload, 0);
+    if c.skip(if version >= 3 { 12 } else { 8 }).is_err() {
+        return (0, out);
+    }
+    let numpmid = c.i32().map_or(0, |n| usize::try_from(n).unwrap_or(0));
+    let numpmid = numpmid.min(payload.len() / 8);
+    let every = numpmid.div_ceil(parts.max(1)).max(1);
+    for k in 0..numpmid {
+        if k % every == 0 {
+            out.push((k, c.pos()));
+        }
+        if value_list(&mut c).is_err() {
+            break;
+        }
+    }
+    (numpmid, out)
+}
+
+/// `count` value sets of a data record payload, with their values, from the one at
+/// `start` (its place and the offset of its value list, from [`value_set_starts`]):
 /// a large record decoded in parts (on several threads, say) once it has been
 /// checked whole by [`decode_result`] or [`decode_result_for`]. The parts are not
 /// checked against each other again; anything out of place is still an error,
-/// never a panic. Also gives the record's number of value sets.
+/// never a panic.
 pub fn decode_result_part(
     payload: &[u8],
     base: u64,
     version: u32,
-    sets: std::ops::Range<usize>,
-) -> Result<(ResultRecord<'_>, usize), DecodeError> {
+    start: (usize, usize),
+    count: usize,
+) -> Result<ResultRecord<'_>, DecodeError> {
     let stamp = decode_stamp(payload, base, version)?;
     let mut c = Cursor::new(payload, base);
-    c.skip(if version >= 3 { 12 } else { 8 })?;
-    let numpmid = c.i32()?;
-    if numpmid < 0 || numpmid as usize > c.remaining() / 8 {
-        return Err(logrec(
-            c.offset() - 4,
-            "illegal number of metrics in record",
-        ));
-    }
-    let numpmid = numpmid as usize;
-    let mut vsets = Vec::with_capacity(sets.len().min(numpmid));
-    for k in 0..numpmid.min(sets.end) {
+    c.skip(start.1)?;
+    let mut vsets = Vec::with_capacity(count.min(payload.len() / 8));
+    for _ in 0..count {
         let (pmid, numval, valfmt, list) = value_list(&mut c)?;
-        if k < sets.start {
-            continue;
-        }
         let mut values = Values::new();
         if numval > 1 {
             values.reserve(numval as usize);
@@ -481,7 +501,7 @@ pub fn decode_result_part(
             values,
         });
     }
-    Ok((ResultRecord { stamp, vsets }, numpmid))
+    Ok(ResultRecord { stamp, vsets })
 }
 
 /// Like [`decode_result`], but the values of metrics `keep` rejects are not
@@ -954,19 +974,18 @@ mod tests {
         fn parts_put_together_are_the_whole(
             sets in sets_strategy(),
             v3 in proptest::prelude::any::<bool>(),
-            cuts in proptest::collection::vec(0usize..8, 0..4),
+            parts in 1usize..5,
         ) {
             let version = if v3 { 3 } else { 2 };
             let p = encode_result(Timestamp::new(9, 0), &sets, version);
             let whole = decode_result(&p, 4, version).expect("sound");
-            let mut cuts = cuts;
-            cuts.push(0);
-            cuts.push(whole.vsets.len());
-            cuts.sort_unstable();
+            let (total, starts) = value_set_starts(&p, version, parts);
+            proptest::prop_assert_eq!(total, whole.vsets.len());
+            proptest::prop_assert!(starts.len() <= parts);
             let mut joined = Vec::new();
-            for w in cuts.windows(2) {
-                let (part, n) = decode_result_part(&p, 4, version, w[0]..w[1].max(w[0])).expect("part");
-                proptest::prop_assert_eq!(n, whole.vsets.len());
+            for (j, &(k, at)) in starts.iter().enumerate() {
+                let n = starts.get(j + 1).map_or(total, |s| s.0) - k;
+                let part = decode_result_part(&p, 4, version, (k, at), n).expect("part");
                 proptest::prop_assert_eq!(part.stamp, whole.stamp);
                 joined.extend(part.vsets);
             }
