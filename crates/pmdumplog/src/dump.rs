@@ -716,7 +716,7 @@ struct Job {
 
 /// A record of more payload bytes than this is cut into parts of about this many
 /// (about 4 times as many bytes of text each), so that no job holds its whole text.
-const PART_BYTES: usize = 64 * 1024;
+const PART_BYTES: usize = 256 * 1024;
 
 /// A job's text, and the error that ends the run after it.
 struct Done {
@@ -849,7 +849,7 @@ fn dump_values_on(
         payload_pool.give(job.payloads);
         Done { text, fail }
     };
-    cli_common::parallel::ordered(threads, 4 * threads, produce, work, |done: Done| {
+    cli_common::parallel::ordered(threads, 2 * threads + 1, produce, work, |done: Done| {
         let wrote = out.write_all(&done.text);
         text_pool.give(done.text);
         let Some(e) = done.fail else {
