@@ -45,70 +45,119 @@ pub enum Stmt {
 #[derive(Debug, Clone, PartialEq)]
 enum Tok {
     Word(String),
+    /// A word with a `-` in it: a host name, never a metric's.
+    Host(String),
     Num(f64),
     Str(String),
     Sym(char),
 }
 
-fn lex(s: &str) -> Result<Vec<Tok>, ()> {
+/// A statement's tokens as PCP's pmlc lexer (lex.l) cuts them: a word starts with
+/// a letter and goes on with letters, digits, `_` and `.` (with a `-`, a host
+/// name); a number is digits only; a string is one or more characters between
+/// double quotes on one line. Any other character where a token starts is one the
+/// lexer does not take: lexing stops there.
+struct Lexed {
+    toks: Vec<Tok>,
+    /// For each token, the character right after it when the lexer had to read
+    /// it to see the token end (words and numbers): what it holds when the parser
+    /// fails at that token.
+    after: Vec<Option<char>>,
+    /// The character no token starts with, if any, after `toks`.
+    bad: Option<char>,
+}
+
+fn lex(s: &str) -> Lexed {
     let b: Vec<char> = s.chars().collect();
-    let mut out = Vec::new();
+    let mut out = Lexed {
+        toks: Vec::new(),
+        after: Vec::new(),
+        bad: None,
+    };
     let mut i = 0;
     while i < b.len() {
         let c = b[i];
         if c.is_whitespace() {
             i += 1;
         } else if "{}[],@".contains(c) {
-            out.push(Tok::Sym(c));
+            out.toks.push(Tok::Sym(c));
+            out.after.push(None);
+            i += 1;
+        } else if c == '?' {
+            out.toks.push(Tok::Word("?".into()));
+            out.after.push(None);
             i += 1;
         } else if c == '"' {
             let start = i + 1;
             let mut j = start;
-            while j < b.len() && b[j] != c {
+            while j < b.len() && b[j] != c && b[j] != '\n' {
                 j += 1;
             }
-            if j >= b.len() {
-                return Err(());
+            if j >= b.len() || b[j] != c || j == start {
+                out.bad = Some(c);
+                return out;
             }
-            out.push(Tok::Str(b[start..j].iter().collect()));
+            out.toks.push(Tok::Str(b[start..j].iter().collect()));
+            out.after.push(None);
             i = j + 1;
-        } else {
+        } else if c.is_ascii_alphabetic() {
             let start = i;
-            while i < b.len() && !b[i].is_whitespace() && !"{}[],@\"".contains(b[i]) {
+            while i < b.len() && (b[i].is_ascii_alphanumeric() || "_.-".contains(b[i])) {
+                i += 1;
+            }
+            // `name:rest`, a URL (`local:`, `unix:/path`): one colon, then letters,
+            // digits and `_./-`
+            let url = b.get(i) == Some(&':');
+            if url {
+                i += 1;
+                while i < b.len() && (b[i].is_ascii_alphanumeric() || "_./-".contains(b[i])) {
+                    i += 1;
+                }
+            }
+            let w: String = b[start..i].iter().collect();
+            out.toks.push(if url || w.contains('-') {
+                Tok::Host(w)
+            } else {
+                Tok::Word(w)
+            });
+            out.after.push(b.get(i).copied());
+        } else if c.is_ascii_digit() {
+            let start = i;
+            while i < b.len() && b[i].is_ascii_digit() {
                 i += 1;
             }
             let w: String = b[start..i].iter().collect();
-            match w.parse::<f64>() {
-                Ok(n)
-                    if w.chars()
-                        .next()
-                        .is_some_and(|c| c.is_ascii_digit() || c == '.') =>
-                {
-                    out.push(Tok::Num(n))
-                }
-                _ => out.push(Tok::Word(w)),
-            }
+            out.toks.push(Tok::Num(w.parse().unwrap_or(f64::MAX)));
+            out.after.push(b.get(i).copied());
+        } else {
+            out.bad = Some(c);
+            return out;
         }
     }
-    Ok(out)
+    out
 }
 
 struct P {
     t: Vec<Tok>,
     k: usize,
+    /// The furthest token looked at: where a syntax error is found.
+    seen: std::cell::Cell<usize>,
 }
 
 impl P {
     fn peek(&self) -> Option<&Tok> {
+        self.seen.set(self.seen.get().max(self.k));
         self.t.get(self.k)
     }
     fn next(&mut self) -> Option<Tok> {
+        self.seen.set(self.seen.get().max(self.k));
         let t = self.t.get(self.k).cloned();
         self.k += 1;
         t
     }
+    /// Keyword `w` (PCP's keywords are lower case and case matters).
     fn word(&mut self, w: &str) -> bool {
-        if matches!(self.peek(), Some(Tok::Word(x)) if x.eq_ignore_ascii_case(w)) {
+        if matches!(self.peek(), Some(Tok::Word(x)) if x == w) {
             self.k += 1;
             true
         } else {
@@ -130,7 +179,7 @@ impl P {
     fn host(&mut self) -> Result<Option<String>, ()> {
         if self.sym('@') || self.word("at") {
             return match self.next() {
-                Some(Tok::Word(h)) | Some(Tok::Str(h)) => Ok(Some(h)),
+                Some(Tok::Word(h)) | Some(Tok::Host(h)) | Some(Tok::Str(h)) => Ok(Some(h)),
                 Some(Tok::Num(n)) => Ok(Some(n.to_string())),
                 _ => Err(()),
             };
@@ -186,7 +235,7 @@ impl P {
         let Some(Tok::Word(u)) = self.next() else {
             return Err(());
         };
-        let scale = match u.to_ascii_lowercase().as_str() {
+        let scale = match u.as_str() {
             "msec" | "msecs" | "millisecond" | "milliseconds" => 1.0,
             "sec" | "secs" | "second" | "seconds" => 1000.0,
             "min" | "mins" | "minute" | "minutes" => 60_000.0,
@@ -197,30 +246,40 @@ impl P {
     }
 }
 
-/// The first character PCP's pmlc lexer does not accept (outside double quotes):
-/// it reports "Unexpected character" for it.
-pub fn bad_char(text: &str) -> Option<char> {
-    let mut quoted = false;
-    for c in text.chars() {
-        if c == '"' {
-            quoted = !quoted;
-        } else if !(quoted
-            || c.is_ascii_alphanumeric()
-            || c.is_whitespace()
-            || "_.-?{}[],@".contains(c))
-        {
-            return Some(c);
-        }
-    }
-    None
+/// How a statement fails, as PCP's pmlc reports it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Fault {
+    /// A character no token starts with, before anything the parser refused:
+    /// "Unexpected character", and the parser's recovery loses the statement after
+    /// it (or reports one more syntax error at the end of the input). With the
+    /// statement, when it was whole before the character (PCP has looked its
+    /// metrics up by then; it is not carried out).
+    BadChar(char, Option<Box<Stmt>>),
+    /// "syntax error" at a token; with the character the lexer had read past that
+    /// token (which it lexes after the recovery has skipped the rest of the line).
+    Syntax(Option<char>),
 }
 
 /// Parses one statement.
-pub fn parse(text: &str) -> Result<Stmt, ()> {
+pub fn parse(text: &str) -> Result<Stmt, Fault> {
+    let l = lex(text);
     let mut p = P {
-        t: lex(text)?,
+        t: l.toks,
         k: 0,
+        seen: std::cell::Cell::new(0),
     };
+    let parsed = parse_tokens(&mut p);
+    let at = p.seen.get();
+    match (parsed, l.bad) {
+        (Ok(stmt), None) => Ok(stmt),
+        // the tokens ran out at the character the lexer did not take
+        (Ok(stmt), Some(c)) => Err(Fault::BadChar(c, Some(Box::new(stmt)))),
+        (Err(()), Some(c)) if at >= p.t.len() => Err(Fault::BadChar(c, None)),
+        (Err(()), _) => Err(Fault::Syntax(l.after.get(at).copied().flatten())),
+    }
+}
+
+fn parse_tokens(p: &mut P) -> Result<Stmt, ()> {
     let stmt = if p.word("quit") || p.word("q") {
         Stmt::Quit
     } else if p.word("help") || p.word("h") || p.sym_q() {
@@ -237,7 +296,7 @@ pub fn parse(text: &str) -> Result<Stmt, ()> {
         }
         Stmt::NewVolume
     } else if p.word("show") {
-        p.word("loggers");
+        let _ = p.word("loggers") || p.word("logger");
         Stmt::ShowLoggers(p.host()?)
     } else if p.word("connect") {
         let t = if p.word("primary") {
@@ -288,6 +347,7 @@ pub fn parse(text: &str) -> Result<Stmt, ()> {
         Stmt::Log(ctl, st, freq, p.metrics()?)
     };
     if !p.done() {
+        p.peek();
         return Err(());
     }
     Ok(stmt)
@@ -312,7 +372,7 @@ mod tests {
             Ok(Stmt::Connect(Target::Port(4330), Some("local:".into())))
         );
         assert_eq!(
-            parse("log mandatory on every 1.5 sec { a.b c [\"x y\", 3] }"),
+            parse("log mandatory on every 1500 msec { a.b c [\"x y\", 3] }"),
             Ok(Stmt::Log(
                 control::MANDATORY,
                 state::ON,

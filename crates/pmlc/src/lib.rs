@@ -14,7 +14,7 @@ pub mod pmcd;
 
 use cli_common::getopt::{getopt, LongOpt};
 use client::{connect, Conn, Target};
-use lang::{Freq, Spec, Stmt};
+use lang::{Fault, Freq, Spec, Stmt};
 use pdu::{control, request, state, Pdu, ValueList};
 use sources::MetricSource;
 use std::io::{BufRead, Write};
@@ -294,26 +294,56 @@ pub fn run(
             let _ = writeln!(s.err, "Error [<stdin>, line {line_no}]\nsyntax error");
             continue;
         }
-        if let Some(c) = lang::bad_char(&text) {
-            let _ = writeln!(
-                s.err,
-                "Error [<stdin>, line {line_no}]\nUnexpected character '{c}'"
-            );
-            s.failed = true;
-            swallow = true;
-            continue;
-        }
         match lang::parse(&text) {
             Ok(Stmt::Quit) => {
                 let _ = writeln!(s.out, "Goodbye");
                 break;
             }
             Ok(stmt) => s.exec(stmt, line_no),
-            Err(()) => {
+            Err(Fault::BadChar(c, whole)) => {
+                // a metric list closed before the character: its names were looked
+                // up (and any failure reported) as they were read
+                if let Some(Stmt::Query(specs) | Stmt::Log(_, _, _, specs)) = whole.map(|b| *b) {
+                    if s.conn.is_some() {
+                        let _ = s.resolve(&specs, line_no);
+                    }
+                }
+                let _ = writeln!(
+                    s.err,
+                    "Error [<stdin>, line {line_no}]\nUnexpected character '{c}'"
+                );
+                s.failed = true;
+                swallow = true;
+            }
+            Err(Fault::Syntax(after)) => {
                 let _ = writeln!(s.err, "Error [<stdin>, line {line_no}]\nsyntax error");
                 s.failed = true;
+                // the character PCP's lexer read past the refused token is lexed
+                // after its recovery has skipped the rest of the line
+                match after {
+                    // a token no statement starts with
+                    Some(c) if "{}[],@".contains(c) => {
+                        let _ = writeln!(s.err, "Error [<stdin>, line {line_no}]\nsyntax error");
+                    }
+                    // a word that runs on into the next line
+                    Some(c) if c.is_ascii_alphanumeric() || c == '"' || c == '?' => {
+                        swallow = true;
+                    }
+                    Some(c) if !c.is_whitespace() => {
+                        let _ = writeln!(
+                            s.err,
+                            "Error [<stdin>, line {line_no}]\nUnexpected character '{c}'"
+                        );
+                    }
+                    _ => {}
+                }
             }
         }
+    }
+    // the parser's recovery was still waiting for the statement it would lose:
+    // the end of the input is that syntax error, on the line after the last
+    if swallow {
+        let _ = writeln!(s.err, "Error [<stdin>, line {}]\nsyntax error", line_no + 1);
     }
     if strict && s.failed {
         1

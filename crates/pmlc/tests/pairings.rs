@@ -262,3 +262,45 @@ fn illegal_characters_as_pcps() {
         }
     }
 }
+
+/// Metric names PCP's pmlc lexer does not take as names (a leading `_` or `.`, a
+/// digit, a `-`), numbers with a point, odd characters after a whole statement,
+/// host URLs: the errors, their lines and their order as PCP's pmlc gives them
+/// (some come from the character its lexer read past the refused token, lexed
+/// after the recovery skipped the line; a statement can be lost to that recovery).
+#[test]
+fn metric_name_errors_as_pcps() {
+    let Some(reference) = reference_pmlogger("kernel.all.load") else {
+        return;
+    };
+    let script = "query { _x }\nstatus\nquery { 60.2 }\nquery { kernel.all.load }\n\
+        query { .x }\nquery { x- }\nquery { a-b.c }\nquery { 60 .2 }\n\
+        query { kernel.all.load [ 1a ] }\nquery { 60}\nquery hinv.ncpu\n\
+        query { 60x }\nquery hinv.ncpu\nquery { x } $\nquery { y }\nquery { 60$ }\n\
+        query { x-$ }\nQUERY x\nquery { 60.2.0 }\nquery kernel..all\n\
+        query { kernel.all.load } $\nshow loggers @local:x$\n\
+        log mandatory on 1.5 sec { x }\nquery { $x }\n";
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("config"), CONFIG).expect("config");
+    let mut child = spawn_pcp_logger(
+        reference,
+        &dir.path().join("config"),
+        &dir.path().join("log"),
+        40,
+        &dir.path().join("arch"),
+    );
+    wait_for_logger(child.id(), CONFIG_METRICS);
+    let pid = child.id().to_string();
+    let theirs = pcp_pmlc(&[&pid], script.as_bytes());
+    let (out, err, _) = our_pmlc(&[&pid], script.as_bytes());
+    let _ = child.kill();
+    let _ = child.wait();
+    let (t_out, t_err) = theirs.expect("PCP's pmlc is installed with pmlogger");
+    assert!(t_err.contains("Unexpected character '_'"), "{t_err}");
+    assert_eq!(
+        mask(&out),
+        mask(&t_out),
+        "stdout: ours (left) vs PCP's pmlc"
+    );
+    assert_eq!(err, t_err, "stderr: ours (left) vs PCP's pmlc");
+}
