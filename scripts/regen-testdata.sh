@@ -74,5 +74,28 @@ for arch in sample_v2 sample_v3 pmi_v2; do
     n=$((n + 1))
   done
 done
+# time specs libpcp parses its own way (arguments separated by |, each may hold
+# spaces): the error text of its ctime and interval parsers, getdate's one-letter
+# military zones (the T of an ISO date is zone T, UTC+7)
+pmval_time_cases=(
+  "-t|0.5|-S|@garbage|sample.long.one" "-t|0.5|-S|@Nov 22 25:00|sample.long.one"
+  "-t|0.5|-S|@2026-11-22 25:00:00|sample.long.one" "-t|0.5|-S|+5 zz|sample.long.one"
+  "-t|0.5|-T|-3 qq|sample.long.one" "-t|0.5|-S|@12:61|sample.long.one"
+  "-t|0.5|-S|@2026-11-22T07:27:39|sample.long.one" "-t|0.5|-S|@2023-11-15T05:13:30|pmi.load"
+  "-t|0.5|-S|@Nov 22 00:27:39 2026 z|sample.long.one" "-t|0.5|-S|@2026-11-22T00:27:39Z|sample.long.one"
+  "-t|0.5|-S|@ 2023-11-14 22:13:40 Z|pmi.load"
+)
+for arch in sample_v2 sample_v3 pmi_v2; do
+  n=0
+  for c in "${pmval_time_cases[@]}"; do
+    d="$P/$arch/t$(printf '%02d' $n)"
+    mkdir -p "$d"
+    IFS='|' read -r -a argv <<<"-a|$arch|$c"
+    printf '%s\n' "${argv[@]}" > "$d/args"
+    echo "${argv[*]}" > "$d/cmd"
+    (cd "$A" && TZ=UTC pmval "${argv[@]}" >"../../$d/stdout" 2>"../../$d/stderr"; echo $? >"../../$d/status") || true
+    n=$((n + 1))
+  done
+done
 scripts/regen-golden-pmlogextract.sh
 echo "testdata regenerated"

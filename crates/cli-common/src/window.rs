@@ -119,6 +119,83 @@ pub fn parse_absolute(s: &str, tz: &TimeZone, at_date: Option<Timestamp>) -> Opt
         Some(r) => (r.trim(), true),
         None => (s, false),
     };
+    // getdate(3)'s one-letter military zones: `2020-11-09T09:30:00` (the T is
+    // zone T, UTC+7), `2020-11-08x`, `Nov 8 22:30:00 2020 x`
+    if let Some((rest, zone)) = military_zone(s) {
+        return parse_absolute_in(&rest, &zone, at, at_date);
+    }
+    parse_absolute_in(s, tz, at, at_date)
+}
+
+/// The zone of a one-letter military zone name, as getdate(3) takes them: `a` to
+/// `m` (no `j`) are 1 to 12 hours west of UTC, `n` to `y` 1 to 12 hours east, `z`
+/// is UTC.
+fn military_offset(c: char) -> Option<i32> {
+    let c = c.to_ascii_lowercase();
+    let hours = match c {
+        'a'..='i' => -(c as i32 - 'a' as i32 + 1),
+        'k'..='m' => -(c as i32 - 'k' as i32 + 10),
+        'n'..='y' => c as i32 - 'n' as i32 + 1,
+        'z' => 0,
+        _ => return None,
+    };
+    Some(hours * 3600)
+}
+
+/// An absolute time with one military zone letter (and only one): the text
+/// without it, and the zone.
+fn military_zone(s: &str) -> Option<(String, TimeZone)> {
+    let zone = |c: char| {
+        let off = jiff::tz::Offset::from_seconds(military_offset(c)?).ok()?;
+        Some(TimeZone::fixed(off))
+    };
+    let words: Vec<&str> = s.split_whitespace().collect();
+    // a last word of one letter
+    if let Some((last, before)) = words.split_last() {
+        let mut cs = last.chars();
+        if let (Some(c), None) = (cs.next(), cs.next()) {
+            if c.is_ascii_alphabetic() && !before.is_empty() {
+                return Some((before.join(" "), zone(c)?));
+            }
+        }
+    }
+    // a letter right after an ISO date: `YYYY-MM-DDx` or `YYYY-MM-DDThh:mm:ss`
+    let first = *words.first()?;
+    let date_len = first
+        .char_indices()
+        .find(|(_, c)| c.is_ascii_alphabetic())
+        .map(|(k, _)| k)?;
+    let (date, tail) = first.split_at(date_len);
+    let mut t = tail.chars();
+    let c = t.next()?;
+    let time: String = t.collect();
+    if date.split('-').count() != 3
+        || date
+            .split('-')
+            .any(|p| p.is_empty() || !p.bytes().all(|b| b.is_ascii_digit()))
+    {
+        return None;
+    }
+    if !time
+        .bytes()
+        .all(|b| b.is_ascii_digit() || b == b':' || b == b'.')
+    {
+        return None;
+    }
+    let mut rest = vec![date.to_string()];
+    if !time.is_empty() {
+        rest.push(time);
+    }
+    rest.extend(words[1..].iter().map(|w| w.to_string()));
+    Some((rest.join(" "), zone(c)?))
+}
+
+fn parse_absolute_in(
+    s: &str,
+    tz: &TimeZone,
+    at: bool,
+    at_date: Option<Timestamp>,
+) -> Option<Timestamp> {
     let words: Vec<&str> = s.split_whitespace().collect();
     let today = match at_date.filter(|_| at) {
         Some(t) => jiff::Timestamp::new(t.sec, 0)
@@ -248,6 +325,237 @@ fn getdate_relative(rest: &str, start: Timestamp) -> Option<Timestamp> {
     ))
 }
 
+/// The text libpcp's `__pmParseTime` gives for a time spec it cannot take: the
+/// spec (after a leading `@`, `-` or `+`, which the parser has taken), then a caret
+/// under where its ctime or interval parser stopped, and what it wanted. With
+/// `end_known`, a leading `-` counts back from the end (archives).
+pub fn time_error(spec: &str, end_known: bool) -> String {
+    let s = spec.trim_start();
+    let (text, (at, msg)) = if let Some(r) = s.strip_prefix('@') {
+        (r, ctime_stop(r))
+    } else if let Some(r) = s.strip_prefix('-').filter(|_| end_known) {
+        (r, (interval_stop(r), WHAT))
+    } else {
+        let r = s.strip_prefix('+').unwrap_or(s);
+        (r, (interval_stop(r), WHAT))
+    };
+    let pad: String = text[..at]
+        .chars()
+        .map(|c| if c.is_ascii_graphic() { ' ' } else { c })
+        .collect();
+    format!("{text}\n{pad}^ -- {msg}\n")
+}
+
+const WHAT: &str = "unexpected value";
+const MORE: &str = "more information expected";
+
+/// Skips blanks from byte `i` of `b`.
+fn blanks(b: &[u8], mut i: usize) -> usize {
+    while i < b.len() && b[i].is_ascii_whitespace() {
+        i += 1;
+    }
+    i
+}
+
+/// strtol's reach from `i` (blanks, a sign, digits): the value and where it ends,
+/// or `None` when no digits follow.
+fn int_at(b: &[u8], i: usize) -> Option<(i64, usize)> {
+    let mut j = blanks(b, i);
+    let neg = matches!(b.get(j), Some(b'-'));
+    if matches!(b.get(j), Some(b'+' | b'-')) {
+        j += 1;
+    }
+    let d = j;
+    let mut v: i64 = 0;
+    while j < b.len() && b[j].is_ascii_digit() {
+        v = v.saturating_mul(10).saturating_add((b[j] - b'0') as i64);
+        j += 1;
+    }
+    (j > d).then_some((if neg { -v } else { v }, j))
+}
+
+/// strtod's reach from `i` (blanks, sign, digits with one point, an exponent).
+fn double_at(b: &[u8], i: usize) -> Option<(f64, usize)> {
+    let start = blanks(b, i);
+    let mut j = start;
+    if matches!(b.get(j), Some(b'+' | b'-')) {
+        j += 1;
+    }
+    let digits = |mut k: usize| {
+        while k < b.len() && b[k].is_ascii_digit() {
+            k += 1;
+        }
+        k
+    };
+    let int_end = digits(j);
+    let mut end = int_end;
+    if b.get(end) == Some(&b'.') {
+        end = digits(end + 1);
+    }
+    if end == j || (end == j + 1 && b.get(j) == Some(&b'.')) {
+        return None;
+    }
+    if matches!(b.get(end), Some(b'e' | b'E')) {
+        let mut k = end + 1;
+        if matches!(b.get(k), Some(b'+' | b'-')) {
+            k += 1;
+        }
+        if digits(k) > k {
+            end = digits(k);
+        }
+    }
+    let v = std::str::from_utf8(&b[start..end]).ok()?.parse().ok()?;
+    Some((v, end))
+}
+
+/// Where `__pmParseCtime` stops on `s`, and its complaint.
+fn ctime_stop(s: &str) -> (usize, &'static str) {
+    let b = s.as_bytes();
+    // a three-letter code (day or month name) at `i`: where it ends
+    let code = |i: usize, names: &[&str]| -> Option<usize> {
+        let i = blanks(b, i);
+        if !b.get(i).is_some_and(|c| c.is_ascii_alphabetic()) {
+            return None;
+        }
+        let mut j = i;
+        let mut word = String::new();
+        while j < b.len() && word.len() < 3 && b[j].is_ascii_alphabetic() {
+            word.push(b[j].to_ascii_lowercase() as char);
+            j += 1;
+        }
+        names.contains(&word.as_str()).then_some(j)
+    };
+    let ranged = |i: usize, lo: i64, hi: i64| int_at(b, i).filter(|(v, _)| (lo..=hi).contains(v));
+    let mut i = 0;
+    let day = code(i, &DAYS);
+    if let Some(j) = day {
+        i = j;
+    }
+    let mut mon = None;
+    if let Some(j) = code(i, &MONTHS) {
+        mon = Some(());
+        i = j;
+    }
+    let mut mday = None;
+    if let Some((v, j)) = ranged(i, 0, 31) {
+        mday = Some(v);
+        i = j;
+    }
+    let mut hour = None;
+    if let Some((v, j)) = ranged(i, 0, 23) {
+        hour = Some(v);
+        i = j;
+    }
+    if mday == Some(0) && hour.is_some() {
+        mday = None;
+    }
+    let colon = |i: usize| {
+        let k = blanks(b, i);
+        (b.get(k) == Some(&b':')).then_some(k + 1)
+    };
+    if hour.is_none()
+        && mday.is_some_and(|d| d <= 23)
+        && (mon.is_none() || b.get(blanks(b, i)) == Some(&b':'))
+    {
+        hour = mday;
+        mday = None;
+    }
+    let mut min = None;
+    if let Some(j) = colon(i) {
+        i = j;
+        min = Some(0);
+        if let Some((v, j)) = ranged(i, 0, 59) {
+            min = Some(v);
+            i = j;
+        }
+        if let Some(j) = colon(i) {
+            i = j;
+            if let Some((_, j)) = double_at(b, i).filter(|(v, _)| (0.0..=61.0).contains(v)) {
+                i = j;
+            }
+        }
+        if hour.is_none() {
+            hour = Some(0);
+        }
+    }
+    if let Some(j) = code(i, &["am", "pm"]).or_else(|| {
+        // two-letter codes end at a non-letter
+        let k = blanks(b, i);
+        let w = b.get(k..k + 2)?;
+        let ok = (w.eq_ignore_ascii_case(b"am") || w.eq_ignore_ascii_case(b"pm"))
+            && !b.get(k + 2).is_some_and(|c| c.is_ascii_alphabetic());
+        ok.then_some(k + 2)
+    }) {
+        i = if hour.is_none_or(|h| h > 12) {
+            j - 2
+        } else {
+            j
+        };
+    }
+    let mut year = None;
+    if let Some((v, j)) = ranged(i, 1900, 9999) {
+        year = Some(v);
+        i = j;
+    }
+    let i = blanks(b, i);
+    if i < b.len() {
+        return (i, WHAT);
+    }
+    let more = (day.is_some() && mon.is_none() && mday.is_none())
+        || (hour.is_some() && min.is_none() && mday.is_none() && mon.is_none() && year.is_none());
+    (i, if more { MORE } else { WHAT })
+}
+
+/// Where `pmParseInterval` stops on `s`.
+fn interval_stop(s: &str) -> usize {
+    const UNITS: [&str; 13] = [
+        "millisecond",
+        "second",
+        "minute",
+        "hour",
+        "day",
+        "msec",
+        "sec",
+        "min",
+        "hr",
+        "s",
+        "m",
+        "h",
+        "d",
+    ];
+    let b = s.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        let Some((_, j)) = double_at(b, i).filter(|(v, _)| (0.0..=i32::MAX as f64).contains(v))
+        else {
+            // (stopped past the blanks it skipped)
+            i = blanks(b, i);
+            break;
+        };
+        i = blanks(b, j);
+        if i >= b.len() {
+            break;
+        }
+        let mut k = i;
+        while k < b.len() && b[k].is_ascii_alphabetic() {
+            k += 1;
+        }
+        let mut word = &s[i..k];
+        if word.len() > 1 && (word.ends_with('s') || word.ends_with('S')) {
+            word = &word[..word.len() - 1];
+        }
+        if !word.is_empty() && !UNITS.iter().any(|u| u.eq_ignore_ascii_case(word)) {
+            break;
+        }
+        i = k;
+    }
+    if s.is_empty() {
+        0
+    } else {
+        i.min(s.len())
+    }
+}
+
 /// Resolves `-S start` and `-T finish` against an archive's bounds.
 pub fn parse_window(
     start: Option<&str>,
@@ -325,6 +633,50 @@ pub fn resolve_window(w: WindowArgs<'_>, b: Bounds, tz: &TimeZone) -> Result<Win
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn military_zones_are_getdates() {
+        // a to m (no j) west of UTC, n to y east, z UTC: T is UTC+7
+        assert_eq!(military_offset('a'), Some(-3600));
+        assert_eq!(military_offset('M'), Some(-12 * 3600));
+        assert_eq!(military_offset('t'), Some(7 * 3600));
+        assert_eq!(military_offset('y'), Some(12 * 3600));
+        assert_eq!(military_offset('z'), Some(0));
+        assert_eq!(military_offset('j'), None);
+        let utc = TimeZone::UTC;
+        let t = parse_absolute("@2020-11-09T09:30:00", &utc, None).expect("ISO with T");
+        assert_eq!(t.sec, 1_604_889_000); // 2020-11-09 02:30:00 UTC
+        let z = parse_absolute("@Nov 9 02:30:00 2020 z", &utc, None).expect("ctime with z");
+        assert_eq!(z, t);
+        // two zones: neither parser takes it
+        assert_eq!(parse_absolute("@2020-11-09T09:30:00Z", &utc, None), None);
+    }
+
+    #[test]
+    fn error_text_points_where_libpcp_stops() {
+        assert_eq!(
+            time_error("@garbage", true),
+            "garbage\n^ -- unexpected value\n"
+        );
+        assert_eq!(
+            time_error("@2020-11-08 25:00:00", true),
+            "2020-11-08 25:00:00\n    ^ -- unexpected value\n"
+        );
+        assert_eq!(
+            time_error("@Nov 8 25:00", true),
+            "Nov 8 25:00\n      ^ -- unexpected value\n"
+        );
+        assert_eq!(
+            time_error("@12:61", true),
+            "12:61\n   ^ -- unexpected value\n"
+        );
+        assert_eq!(time_error("+5 zz", true), "5 zz\n  ^ -- unexpected value\n");
+        assert_eq!(time_error("-3 qq", true), "3 qq\n  ^ -- unexpected value\n");
+        assert_eq!(
+            time_error("@Mon", true),
+            "Mon\n   ^ -- more information expected\n"
+        );
+    }
 
     #[test]
     fn minus_with_unknown_end_needs_a_unit_word() {

@@ -259,7 +259,8 @@ pub fn dump(o: &Opts, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<i3
             Err(spec) => {
                 writeln!(
                     err,
-                    "{PROG}: invalid time window.\n{spec}\n^ -- unexpected value\n"
+                    "{PROG}: invalid time window.\n{}",
+                    cli_common::window::time_error(&spec, true)
                 )?;
                 return Ok(1);
             }

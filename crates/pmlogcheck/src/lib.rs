@@ -472,7 +472,8 @@ fn check(
         Err(spec) => {
             writeln!(
                 err,
-                "{PROG}: invalid time window.\n{spec}\n^ -- unexpected value\n"
+                "{PROG}: invalid time window.\n{}",
+                cli_common::window::time_error(&spec, true)
             )?;
             return Ok(1);
         }

@@ -213,7 +213,8 @@ impl<'a> Pmval<'a> {
                 out.flush()?;
                 writeln!(
                     err,
-                    "{PROG}: invalid time window.\n{spec}\n^ -- unexpected value\n"
+                    "{PROG}: invalid time window.\n{}",
+                    cli_common::window::time_error(&spec, true)
                 )?;
                 return Ok(1);
             }

@@ -31,7 +31,11 @@ fn matches_reference_goldens() {
     let mut failures = Vec::new();
     for case in &cases {
         let cmd = std::fs::read_to_string(case.join("cmd")).expect("cmd");
-        let args: Vec<String> = cmd.split_whitespace().map(String::from).collect();
+        // `args` (one argument a line) where an argument holds spaces
+        let args: Vec<String> = match std::fs::read_to_string(case.join("args")) {
+            Ok(lines) => lines.lines().map(String::from).collect(),
+            Err(_) => cmd.split_whitespace().map(String::from).collect(),
+        };
         let want_out = std::fs::read(case.join("stdout")).expect("stdout");
         let want_err = std::fs::read(case.join("stderr")).expect("stderr");
         let want_status: i32 = std::fs::read_to_string(case.join("status"))
