@@ -69,7 +69,16 @@ pub fn parse_interval(s: &str) -> Option<i128> {
 #[derive(Debug, Clone, Copy)]
 pub struct Bounds {
     pub start: Timestamp,
+    /// The archive's end; `i32::MAX` seconds when it could not be found (libpcp's
+    /// sentinel: a leading `-` then does not count back from it).
     pub end: Timestamp,
+}
+
+impl Bounds {
+    /// Whether the end is known (see [`Bounds::end`]).
+    pub fn end_known(&self) -> bool {
+        self.end.sec < i32::MAX as i64
+    }
 }
 
 const MONTHS: [&str; 12] = [

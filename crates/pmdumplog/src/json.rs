@@ -268,7 +268,7 @@ pub fn dump(o: &Opts, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<i3
             writeln!(
                 err,
                 "{PROG}: invalid time window.\n{}",
-                cli_common::window::time_error(&spec, true)
+                cli_common::window::time_error(&spec, bounds.end_known())
             )?;
             return Ok(1);
         }

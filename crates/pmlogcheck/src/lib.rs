@@ -473,7 +473,7 @@ fn check(
             writeln!(
                 err,
                 "{PROG}: invalid time window.\n{}",
-                cli_common::window::time_error(&spec, true)
+                cli_common::window::time_error(&spec, bounds.end_known())
             )?;
             return Ok(1);
         }

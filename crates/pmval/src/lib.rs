@@ -214,7 +214,7 @@ impl<'a> Pmval<'a> {
                 writeln!(
                     err,
                     "{PROG}: invalid time window.\n{}",
-                    cli_common::window::time_error(&spec, true)
+                    cli_common::window::time_error(&spec, end.sec < i32::MAX as i64)
                 )?;
                 return Ok(1);
             }
