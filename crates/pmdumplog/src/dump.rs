@@ -665,7 +665,7 @@ fn dump_values(
         if windowed && ((o.reverse && rec.stamp < wstart) || (!o.reverse && rec.stamp > wend)) {
             return out.write_all(&line).map(|_| 0);
         }
-        if !splits(o, wanted) || rec.vsets.len() <= PART_SETS {
+        if !splits(wanted) || rec.vsets.len() <= PART_SETS {
             dump_record(a, &rec, None, o, wanted, c, &mut cache, &mut line)?;
             continue;
         }
@@ -693,7 +693,7 @@ const PART_SETS: usize = 64;
 
 /// Whether records may be dumped a part at a time: not with metric arguments (a
 /// part would not know which sets of the whole the heading counts).
-fn splits(_o: &Opts, wanted: &[PmId]) -> bool {
+fn splits(wanted: &[PmId]) -> bool {
     wanted.is_empty()
 }
 
@@ -762,7 +762,7 @@ fn dump_values_on(
                         job.fail = r.place.decode(a, r.payload).err();
                         break;
                     }
-                    if r.payload.len() > PART_BYTES && splits(o, wanted) {
+                    if r.payload.len() > PART_BYTES && splits(wanted) {
                         // the records before it go first
                         if !job.recs.is_empty() && !jobs.send(std::mem::take(&mut job)) {
                             return;
@@ -1090,7 +1090,7 @@ fn push_value(line: &mut Vec<u8>, ty: i32, valfmt: i32, v: &Value<'_>) {
         }
         // the bytes as they are (what format_value's text turns back into on output)
         (vtype::STRING, Value::Block { data, .. }) => {
-            let end = memchr_zero(data);
+            let end = string_end(data);
             line.push(b'"');
             line.extend_from_slice(&data[..end]);
             line.extend_from_slice(b"\"\n");
@@ -1100,7 +1100,7 @@ fn push_value(line: &mut Vec<u8>, ty: i32, valfmt: i32, v: &Value<'_>) {
 }
 
 /// Where a string value ends: its first NUL, or its end.
-fn memchr_zero(data: &[u8]) -> usize {
+fn string_end(data: &[u8]) -> usize {
     data.iter().position(|&b| b == 0).unwrap_or(data.len())
 }
 

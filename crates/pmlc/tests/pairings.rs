@@ -42,6 +42,20 @@ fn wait_for_logger(pid: u32, metrics: &str) {
     common::wait_logged(&[&pid.to_string()], metrics);
 }
 
+/// PCP's pmlogger logging [`CONFIG`] for `samples` samples in `dir`, ready.
+fn config_logger(reference: &Path, dir: &Path, samples: u32) -> std::process::Child {
+    std::fs::write(dir.join("config"), CONFIG).expect("config");
+    let child = spawn_pcp_logger(
+        reference,
+        &dir.join("config"),
+        &dir.join("log"),
+        samples,
+        &dir.join("arch"),
+    );
+    wait_for_logger(child.id(), CONFIG_METRICS);
+    child
+}
+
 /// The transcript PCP's pmlc gives for PCP's pmlogger on this script (masked).
 const WANT: &str = "Connected to ...
 kernel.all.load
@@ -197,15 +211,7 @@ fn pid_at_a_host_through_its_pmcd() {
         return;
     };
     let dir = tempfile::tempdir().expect("tempdir");
-    std::fs::write(dir.path().join("config"), CONFIG).expect("config");
-    let mut child = spawn_pcp_logger(
-        reference,
-        &dir.path().join("config"),
-        &dir.path().join("log"),
-        12,
-        &dir.path().join("arch"),
-    );
-    wait_for_logger(child.id(), CONFIG_METRICS);
+    let mut child = config_logger(reference, dir.path(), 12);
     let pid = child.id().to_string();
     let script = b"query hinv.ncpu\nquit\n";
     let (ours, err, _) = our_pmlc(&["-h", "127.0.0.1", &pid], script);
@@ -281,15 +287,7 @@ fn metric_name_errors_as_pcps() {
         query { kernel.all.load } $\nshow loggers @local:x$\n\
         log mandatory on 1.5 sec { x }\nquery { $x }\n";
     let dir = tempfile::tempdir().expect("tempdir");
-    std::fs::write(dir.path().join("config"), CONFIG).expect("config");
-    let mut child = spawn_pcp_logger(
-        reference,
-        &dir.path().join("config"),
-        &dir.path().join("log"),
-        40,
-        &dir.path().join("arch"),
-    );
-    wait_for_logger(child.id(), CONFIG_METRICS);
+    let mut child = config_logger(reference, dir.path(), 40);
     let pid = child.id().to_string();
     let theirs = pcp_pmlc(&[&pid], script.as_bytes());
     let (out, err, _) = our_pmlc(&[&pid], script.as_bytes());

@@ -479,18 +479,8 @@ pub fn decode_result_part(
                 values.push((inst, Value::Insitu(w)));
                 continue;
             }
-            let block = usize::try_from(w as i64 * 4 - 12).ok().and_then(|at| {
-                let hdr = payload.get(at..at.checked_add(4)?)?;
-                let hdr = u32::from_be_bytes([hdr[0], hdr[1], hdr[2], hdr[3]]);
-                let vlen = (hdr & 0x00ff_ffff) as usize;
-                let data = payload.get(at.checked_add(4)?..at.checked_add(vlen)?)?;
-                Some(Value::Block {
-                    vtype: (hdr >> 24) as u8,
-                    data,
-                })
-            });
-            match block {
-                Some(v) => values.push((inst, v)),
+            match block_at(payload, w, 12) {
+                Some((_, _, v)) => values.push((inst, v)),
                 None => return Err(logrec(c.offset(), "value block outside its record")),
             }
         }
@@ -579,20 +569,10 @@ fn value_sets_in_one_pass<'a>(
             let v = if valfmt == VAL_INSITU {
                 Value::Insitu(w)
             } else {
-                let at = usize::try_from((w as i64) * 4 - shift).ok()?;
-                let hdr = payload.get(at..at.checked_add(4)?)?;
-                let hdr = u32::from_be_bytes([hdr[0], hdr[1], hdr[2], hdr[3]]);
-                let vlen = (hdr & 0x00ff_ffff) as usize;
-                if vlen < 4 {
-                    return None;
-                }
-                let data = payload.get(at + 4..at.checked_add(vlen)?)?;
+                let (at, padded, v) = block_at(payload, w, shift)?;
                 first_block = first_block.min(at);
-                blocks += vlen.div_ceil(4) * 4;
-                Value::Block {
-                    vtype: (hdr >> 24) as u8,
-                    data,
-                }
+                blocks += padded;
+                v
             };
             if kept {
                 let inst = i32::from_be_bytes([pair[0], pair[1], pair[2], pair[3]]);
@@ -609,6 +589,22 @@ fn value_sets_in_one_pass<'a>(
     // every block after the value lists, and together they fill the rest
     let vlist_end = c.pos();
     (first_block == vlist_end && vlist_end + blocks == payload.len()).then_some(vsets)
+}
+
+/// The value block a pointer value names (`w` counts words; the block is at byte
+/// `w * 4 - shift` of `payload`): where it starts, its length padded to a word,
+/// and the value. `None` unless it lies whole inside `payload`.
+fn block_at(payload: &[u8], w: u32, shift: i64) -> Option<(usize, usize, Value<'_>)> {
+    let at = usize::try_from(w as i64 * 4 - shift).ok()?;
+    let hdr = payload.get(at..at.checked_add(4)?)?;
+    let hdr = u32::from_be_bytes([hdr[0], hdr[1], hdr[2], hdr[3]]);
+    let vlen = (hdr & 0x00ff_ffff) as usize;
+    if vlen < 4 {
+        return None;
+    }
+    let data = payload.get(at + 4..at.checked_add(vlen)?)?;
+    let vtype = (hdr >> 24) as u8;
+    Some((at, vlen.div_ceil(4) * 4, Value::Block { vtype, data }))
 }
 
 /// [`decode_value_sets`] checking each thing in libpcp's order, for its error.
