@@ -209,18 +209,31 @@ struct Series {
     mark: bool,
 }
 
-/// A held value: its series, the index of its time, what it is and the number.
+/// A held value: its series, the index of its time and what it is, in 16
+/// bytes (the rows written a row group at a time are as long as the memory
+/// holds them, and the longer a series' run the better it compresses).
 #[derive(Clone, Copy)]
 struct Cell {
     s: u32,
+    /// The index of the time; [`NOT_NUMBER`] set when `v` is not a number's
+    /// bits but the index of a text ([`NO_VALUE`] for no value at all). A
+    /// buffer never holds 2^31 times: it is written out at its budget, which
+    /// is far below 2^31 cells.
     t: u32,
-    /// 0: the number; 1: none; 2 and on: the text `kind - 2`.
-    kind: u32,
-    v: f64,
+    v: u64,
 }
 
-/// Memory a held value takes: its cell and its place in the write order.
-const CELL_BYTES: usize = size_of::<Cell>() + size_of::<u32>();
+const NOT_NUMBER: u32 = 1 << 31;
+const NO_VALUE: u64 = u64::MAX;
+
+impl Cell {
+    fn time(&self) -> u32 {
+        self.t & !NOT_NUMBER
+    }
+}
+
+/// Memory a held value takes.
+const CELL_BYTES: usize = size_of::<Cell>();
 
 /// `values` rows held in the order they come, each naming its series.
 ///
@@ -261,16 +274,16 @@ impl Buffer for ValueBuffer {
             self.times.push(r.time);
         }
         let t = (self.times.len() - 1) as u32;
-        let (kind, v) = match (r.value, r.text) {
+        let (t, v) = match (r.value, r.text) {
             (_, Some(txt)) => {
                 self.text_bytes += txt.len() + 2 * size_of::<Box<str>>();
                 self.texts.push(txt);
-                (self.texts.len() as u32 + 1, 0.0)
+                (t | NOT_NUMBER, self.texts.len() as u64 - 1)
             }
-            (Some(v), None) => (0, v),
-            (None, None) => (1, 0.0),
+            (Some(v), None) => (t, v.to_bits()),
+            (None, None) => (t | NOT_NUMBER, NO_VALUE),
         };
-        self.cells.push(Cell { s, t, kind, v });
+        self.cells.push(Cell { s, t, v });
     }
 
     fn reserve(&mut self, bytes: usize) {
@@ -284,42 +297,38 @@ impl Buffer for ValueBuffer {
     }
 
     fn write(&mut self, part: &mut Part, names: &Names, row_group: usize) -> io::Result<()> {
-        // series by metric name, instance name and instance id (nulls first),
-        // each in the order its values came (time order): a counting sort
-        let mut count = vec![0u32; self.series.len()];
-        for c in &self.cells {
-            if let Some(n) = count.get_mut(c.s as usize) {
-                *n += 1;
-            }
-        }
-        let mut order: Vec<usize> = (0..self.series.len()).filter(|&s| count[s] > 0).collect();
+        // series by metric name, instance name and instance id (nulls first)
         let key = |s: &Series| (!s.mark, names.str(s.metric), names.str(s.iname), s.inst);
-        order.sort_unstable_by(|&a, &b| key(&self.series[a]).cmp(&key(&self.series[b])));
-        let mut next = vec![0u32; self.series.len()];
-        let mut at = 0u32;
-        for &s in &order {
-            next[s] = at;
-            at += count[s];
-        }
-        let mut perm = vec![0u32; self.cells.len()];
-        for (i, c) in self.cells.iter().enumerate() {
-            let slot = &mut next[c.s as usize];
-            perm[*slot as usize] = i as u32;
-            *slot += 1;
-        }
+        let ends = series_runs(&mut self.cells, self.series.len(), |a, b| {
+            key(&self.series[a]).cmp(&key(&self.series[b]))
+        });
         let mut out = ValueCols::default();
-        for i in perm {
-            let c = self.cells[i as usize];
-            let series = self.series[c.s as usize];
-            let time = self.times.get(c.t as usize).copied().unwrap_or_default();
-            let (value, txt) = match c.kind {
-                0 => (Some(c.v), None),
-                1 => (None, None),
-                k => (None, self.texts.get(k as usize - 2).map(|t| text(t))),
-            };
-            out.push(&series, time, value, txt, names);
-            if out.len() == BATCH {
-                part.write_grouped(&out.take(), row_group)?;
+        let mut from = 0;
+        for end in ends {
+            let run = &mut self.cells[from..end];
+            from = end;
+            // each series in the order its values came, which is time order
+            // (a record's time index grows as records come)
+            run.sort_unstable_by_key(Cell::time);
+            for c in run.iter() {
+                let series = self.series[c.s as usize];
+                let time = self
+                    .times
+                    .get(c.time() as usize)
+                    .copied()
+                    .unwrap_or_default();
+                let (value, txt) = if c.t & NOT_NUMBER == 0 {
+                    (Some(f64::from_bits(c.v)), None)
+                } else if c.v == NO_VALUE {
+                    (None, None)
+                } else {
+                    let txt = usize::try_from(c.v).ok().and_then(|k| self.texts.get(k));
+                    (None, txt.map(|t| text(t)))
+                };
+                out.push(&series, time, value, txt, names);
+                if out.len() == BATCH {
+                    part.write_grouped(&out.take(), row_group)?;
+                }
             }
         }
         part.write(&out.take())?;
@@ -332,6 +341,50 @@ impl Buffer for ValueBuffer {
         self.text_bytes = 0;
         Ok(())
     }
+}
+
+/// Puts `cells` in place into runs of one series each, the series in the
+/// order `cmp` gives (a counting sort that moves each cell at most once, with
+/// no second array: the cells are most of the memory); the end of each run.
+/// The order within a run is not kept.
+fn series_runs(
+    cells: &mut [Cell],
+    nseries: usize,
+    cmp: impl Fn(usize, usize) -> std::cmp::Ordering,
+) -> Vec<usize> {
+    let mut count = vec![0usize; nseries];
+    for c in cells.iter() {
+        if let Some(n) = count.get_mut(c.s as usize) {
+            *n += 1;
+        }
+    }
+    let mut order: Vec<usize> = (0..nseries).filter(|&s| count[s] > 0).collect();
+    order.sort_unstable_by(|&a, &b| cmp(a, b));
+    // where each series' run starts and ends, and how far it is filled
+    let mut next = vec![0usize; nseries];
+    let mut end = vec![0usize; nseries];
+    let mut at = 0;
+    let mut ends = Vec::with_capacity(order.len());
+    for &s in &order {
+        next[s] = at;
+        at += count[s];
+        end[s] = at;
+        ends.push(at);
+    }
+    for &s in &order {
+        while next[s] < end[s] {
+            let i = next[s];
+            let to = cells[i].s as usize;
+            if to == s {
+                next[s] += 1;
+            } else {
+                // the cell goes to its own run, and the one there comes here
+                cells.swap(i, next[to]);
+                next[to] += 1;
+            }
+        }
+    }
+    ends
 }
 
 /// The columns of `values` being filled.

@@ -302,14 +302,15 @@ impl Part {
 }
 
 /// The most a column's page (and dictionary) holds before it is compressed.
-const PAGE: usize = 1 << 20;
+const PAGE: usize = 2 << 20;
 /// zstd's level: 6 makes files a tenth smaller than 3 for a few percent more
 /// time (higher levels gain little more and take more memory).
 const ZSTD: i32 = 6;
 /// Rows in a page, at most: long pages let zstd find the repeats of one series
-/// in the next, but a dictionary-encoded column keeps 8 bytes a row of its page
-/// until the page is written.
-const PAGE_ROWS: usize = 1 << 17;
+/// in the next (262,144 rows and 2 MB pages make 20180416.10.00's export 8%
+/// smaller than half that), but a dictionary-encoded column keeps 8 bytes a
+/// row of its page until the page is written.
+const PAGE_ROWS: usize = 1 << 18;
 
 /// Writes a column that may hold nulls: the present values and, for an optional
 /// column, the definition levels (a required one takes a default for a null).
