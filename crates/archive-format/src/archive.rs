@@ -8,7 +8,7 @@ use crate::error::{
     DecodeError, DecodeErrorKind, Error, Result, PM_ERR_LABEL, PM_ERR_LOGHOST, PM_ERR_LOGOVERLAP,
     PM_ERR_NODATA,
 };
-use crate::metadata::Metadata;
+use crate::metadata::{InDomRecord, Metadata};
 use crate::types::Timestamp;
 use crate::volume::{self, ArchiveFiles, Bytes, FileRef};
 use std::path::Path;
@@ -497,6 +497,38 @@ impl Archive {
             out.push(rec);
             off = frame.end();
         }
+        Ok(out)
+    }
+
+    /// The instance-domain records of the `.meta` file, in file order, as
+    /// written (deltas stay deltas; for `pmdumplog -I`). Reads the file again:
+    /// the metadata held in memory keeps only the instance sets they make.
+    pub fn indom_records(&self) -> Result<Vec<InDomRecord>> {
+        let meta_ref = self
+            .files
+            .meta
+            .as_ref()
+            .ok_or_else(|| Error::pcp(crate::error::PM_ERR_LOGFILE, "no .meta"))?;
+        let (bytes, label) = load_labelled(meta_ref, VOL_META)?;
+        let mut out = Vec::new();
+        crate::metadata::each_record(&bytes, label.record_len() as u64, |_, rec| {
+            if let crate::codec::meta::MetaRecord::InDom {
+                kind,
+                stamp,
+                indom,
+                instances,
+            } = rec
+            {
+                out.push(InDomRecord {
+                    kind,
+                    stamp,
+                    indom,
+                    instances,
+                });
+            }
+            Ok(())
+        })
+        .map_err(|e| Error::decode(&meta_ref.path, e))?;
         Ok(out)
     }
 

@@ -56,7 +56,6 @@ pub struct Metadata {
     desc_idx: HashMap<PmId, usize>,
     /// Names per descriptor as listed in its (first) record.
     pub pmns: Pmns,
-    indom_records: Vec<InDomRecord>,
     snapshots: HashMap<InDom, Vec<Snapshot>>,
     indom_order: Vec<InDom>,
     labels: Vec<LabelRecord>,
@@ -67,30 +66,43 @@ fn rec_err(off: u64, code: i32, what: &'static str) -> DecodeError {
     DecodeError::new(off, DecodeErrorKind::Pcp(code, what))
 }
 
+/// Calls `f` with each record of a `.meta` file after its label (`start`) and
+/// the record's offset, in file order, as libpcp reads them: a record's length
+/// and type are read together, so fewer than those 8 bytes left after a record
+/// is a clean end (a record cut 1 to 7 bytes in is not read); straight after
+/// the label it is a corrupted record.
+pub fn each_record(
+    file: &[u8],
+    start: u64,
+    mut f: impl FnMut(u64, MetaRecord) -> Result<(), DecodeError>,
+) -> Result<(), DecodeError> {
+    let mut off = start;
+    let mut records = 0usize;
+    while (file.len() as u64).saturating_sub(off) >= 8 {
+        let Some(frame) = frame_at(file, off)? else {
+            break;
+        };
+        f(
+            frame.start,
+            decode_meta(frame.payload(file), frame.payload_start())?,
+        )?;
+        off = frame.end();
+        records += 1;
+    }
+    if records == 0 && (file.len() as u64) > off {
+        return Err(DecodeError::new(
+            off,
+            DecodeErrorKind::Record("partial record after the label"),
+        ));
+    }
+    Ok(())
+}
+
 impl Metadata {
     /// Loads every record of a `.meta` file; `start` is the offset after its label.
     pub fn load(file: &[u8], start: u64) -> Result<Metadata, DecodeError> {
         let mut m = Metadata::default();
-        let mut off = start;
-        // libpcp reads a record's length and type together: fewer than those 8
-        // bytes left after a record is a clean end (a record cut 1 to 7 bytes in
-        // is not read); straight after the label it is a corrupted record
-        let mut records = 0usize;
-        while (file.len() as u64).saturating_sub(off) >= 8 {
-            let Some(frame) = frame_at(file, off)? else {
-                break;
-            };
-            let rec = decode_meta(frame.payload(file), frame.payload_start())?;
-            m.add(rec, frame.start)?;
-            off = frame.end();
-            records += 1;
-        }
-        if records == 0 && (file.len() as u64) > off {
-            return Err(DecodeError::new(
-                off,
-                DecodeErrorKind::Record("partial record after the label"),
-            ));
-        }
+        each_record(file, start, |off, rec| m.add(rec, off))?;
         m.pmns.finish();
         m.drop_repeated_labels();
         Ok(m)
@@ -175,12 +187,6 @@ impl Metadata {
                 indom,
                 instances,
             } => {
-                self.indom_records.push(InDomRecord {
-                    kind,
-                    stamp,
-                    indom,
-                    instances: instances.clone(),
-                });
                 if instances.is_empty() {
                     return Ok(());
                 }
@@ -271,7 +277,6 @@ impl Metadata {
             v.extend(snaps);
             v.sort_by_key(|s| s.stamp);
         }
-        self.indom_records.extend(other.indom_records);
         self.labels.extend(other.labels);
         self.drop_repeated_labels();
         for (k, t) in other.texts {
@@ -298,10 +303,6 @@ impl Metadata {
     /// All names of a metric, in libpcp's order.
     pub fn names(&self, pmid: PmId) -> &[String] {
         self.pmns.names(pmid)
-    }
-    /// Instance-domain records in file order.
-    pub fn indom_records(&self) -> &[InDomRecord] {
-        &self.indom_records
     }
     /// Instance domains in the order first seen.
     pub fn indoms(&self) -> &[InDom] {

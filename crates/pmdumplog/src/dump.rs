@@ -469,7 +469,8 @@ fn dump_help(a: &Archive, out: &mut dyn Write) -> io::Result<()> {
 
 fn dump_ondisk(a: &Archive, c: &Clock, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out, "\nInstance Domains on-disk ...")?;
-    for r in a.metadata().indom_records() {
+    let records = a.indom_records().map_err(io::Error::other)?;
+    for r in &records {
         let delta = if r.kind == InDomKind::Delta {
             " delta"
         } else {
