@@ -11,7 +11,8 @@ use crate::error::{
 use crate::pmns::Pmns;
 use crate::types::{Desc, InDom, PmId, Timestamp};
 use serde::Serialize;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::Arc;
 
 /// An instance-domain record as stored on disk (for `pmdumplog -I`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -26,8 +27,10 @@ pub struct InDomRecord {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Snapshot {
     pub stamp: Timestamp,
-    /// `(instance id, name)`, sorted by id.
-    pub instances: Vec<(i32, String)>,
+    /// `(instance id, name)`, sorted by id. A name is held once for all the
+    /// snapshots of the metadata that have it (an instance domain written again
+    /// at each change repeats most of its names).
+    pub instances: Vec<(i32, Arc<str>)>,
 }
 
 impl Snapshot {
@@ -35,7 +38,7 @@ impl Snapshot {
         self.instances
             .binary_search_by_key(&inst, |(i, _)| *i)
             .ok()
-            .map(|k| self.instances[k].1.as_str())
+            .map(|k| &*self.instances[k].1)
     }
 }
 
@@ -57,6 +60,8 @@ pub struct Metadata {
     /// Names per descriptor as listed in its (first) record.
     pub pmns: Pmns,
     snapshots: HashMap<InDom, Vec<Snapshot>>,
+    /// Every instance name of the snapshots, once.
+    inst_names: HashSet<Arc<str>>,
     indom_order: Vec<InDom>,
     labels: Vec<LabelRecord>,
     texts: BTreeMap<(u32, u32), String>,
@@ -64,6 +69,16 @@ pub struct Metadata {
 
 fn rec_err(off: u64, code: i32, what: &'static str) -> DecodeError {
     DecodeError::new(off, DecodeErrorKind::Pcp(code, what))
+}
+
+/// The shared copy of `name`.
+fn intern(names: &mut HashSet<Arc<str>>, name: String) -> Arc<str> {
+    if let Some(n) = names.get(name.as_str()) {
+        return n.clone();
+    }
+    let n: Arc<str> = Arc::from(name);
+    names.insert(n.clone());
+    n
 }
 
 /// Calls `f` with each record of a `.meta` file after its label (`start`) and
@@ -194,7 +209,7 @@ impl Metadata {
                 if snaps.is_empty() && !self.indom_order.contains(&indom) {
                     self.indom_order.push(indom);
                 }
-                let mut set: Vec<(i32, String)> = if kind == InDomKind::Delta {
+                let mut set: Vec<(i32, Arc<str>)> = if kind == InDomKind::Delta {
                     // apply to the latest snapshot at or before this time
                     let base = snaps
                         .iter()
@@ -202,17 +217,18 @@ impl Metadata {
                         .find(|s| s.stamp <= stamp)
                         .or(snaps.last());
                     let mut set = base.map(|s| s.instances.clone()).unwrap_or_default();
-                    for i in &instances {
+                    for i in instances {
                         set.retain(|(id, _)| *id != i.inst);
-                        if let Some(n) = &i.name {
-                            set.push((i.inst, n.clone()));
+                        if let Some(n) = i.name {
+                            set.push((i.inst, intern(&mut self.inst_names, n)));
                         }
                     }
                     set
                 } else {
+                    let names = &mut self.inst_names;
                     instances
                         .into_iter()
-                        .map(|i| (i.inst, i.name.unwrap_or_default()))
+                        .map(|i| (i.inst, intern(names, i.name.unwrap_or_default())))
                         .collect()
                 };
                 set.sort_by_key(|(i, _)| *i);
@@ -337,8 +353,8 @@ impl Metadata {
         k.checked_sub(1).and_then(|k| s.get(k))
     }
     /// Every instance ever in the domain (newest name wins), sorted by id.
-    pub fn indom_union(&self, indom: InDom) -> Vec<(i32, String)> {
-        let mut m: BTreeMap<i32, String> = BTreeMap::new();
+    pub fn indom_union(&self, indom: InDom) -> Vec<(i32, Arc<str>)> {
+        let mut m: BTreeMap<i32, Arc<str>> = BTreeMap::new();
         for s in self.snapshots(indom).iter().rev() {
             for (i, n) in &s.instances {
                 m.entry(*i).or_insert_with(|| n.clone());

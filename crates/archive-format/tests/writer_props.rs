@@ -86,7 +86,7 @@ proptest! {
         prop_assert_eq!(m.text(4 | 1, p1.0), Some(text.as_str()));
         prop_assert_eq!(m.labels().len(), 1);
         prop_assert_eq!(&m.labels()[0].sets[0].json, &json);
-        let snaps: Vec<Vec<(i32, String)>> = m.snapshots(INDOM).iter().map(|s| s.instances.clone()).collect();
+        let snaps: Vec<Vec<(i32, String)>> = m.snapshots(INDOM).iter().map(|s| s.instances.iter().map(|(i, n)| (*i, n.to_string())).collect()).collect();
         prop_assert_eq!(&snaps, &expect_snaps);
         // the records as written (v3 writes a change as a delta), read again
         // from the file and applied in turn, give the same sets

@@ -272,7 +272,7 @@ impl pass3::Lookup for ArchiveLookup<'_> {
             .into_iter()
             .chain(all.iter().rev())
             .find_map(|s| s.instances.iter().find(|(i, _)| *i == inst))
-            .map(|(_, n)| n.clone())
+            .map(|(_, n)| n.to_string())
     }
 }
 

@@ -185,7 +185,7 @@ pub fn load(
                             let id = match s {
                                 InstSpec::Id(i) => union.iter().find(|(x, _)| x == i),
                                 InstSpec::Name(n) => {
-                                    union.iter().find(|(_, x)| x == n).or_else(|| {
+                                    union.iter().find(|(_, x)| **x == **n).or_else(|| {
                                         union.iter().find(|(_, x)| x.split(' ').next() == Some(n))
                                     })
                                 }

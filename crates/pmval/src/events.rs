@@ -34,7 +34,7 @@ pub struct EventMetric<'a> {
     pub name: &'a str,
     pub desc: Desc,
     /// `-i` instances (id, name as given); empty means all.
-    pub selected: &'a [(i32, String)],
+    pub selected: &'a [(i32, std::sync::Arc<str>)],
     pub meta: &'a Metadata,
     pub tz: &'a TimeZone,
 }
@@ -62,7 +62,7 @@ pub fn print_events(
                             .indom_union(em.desc.indom)
                             .into_iter()
                             .find(|(i, _)| i == inst)
-                            .map(|(_, n)| n)
+                            .map(|(_, n)| n.to_string())
                     }) {
                     Some(n) => n,
                     None => {
@@ -74,7 +74,7 @@ pub fn print_events(
                 }
             } else {
                 match em.selected.iter().find(|(i, _)| i == inst) {
-                    Some((_, n)) => n.clone(),
+                    Some((_, n)) => n.to_string(),
                     None => continue,
                 }
             };

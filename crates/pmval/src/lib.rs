@@ -22,6 +22,7 @@ use cli_common::{zone, TimeZone};
 use opts::{Format, Opts, Parse};
 use print::{pad_left, printreal};
 use std::io::{self, Write};
+use std::sync::Arc;
 
 const PROG: &str = "pmval";
 
@@ -108,7 +109,7 @@ struct Pmval<'a> {
     cols: usize,
     fixed: Option<usize>,
     /// `(id, name)` of the reported instances, by id.
-    ipairs: Vec<(i32, String)>,
+    ipairs: Vec<(i32, Arc<str>)>,
     iall: bool,
     scale: f64,
     label_style: Option<u8>,
@@ -278,7 +279,7 @@ impl<'a> Pmval<'a> {
         let mut wanted: Vec<String> = o.instances.clone();
         wanted.extend(spec.insts.iter().cloned());
         let iall = wanted.is_empty();
-        let mut ipairs: Vec<(i32, String)> = Vec::new();
+        let mut ipairs: Vec<(i32, Arc<str>)> = Vec::new();
         let mut profile: Vec<i32> = Vec::new();
         if !desc.indom.is_null() {
             if m.snapshots(desc.indom).is_empty() {
@@ -298,7 +299,7 @@ impl<'a> Pmval<'a> {
                 for name in &wanted {
                     match lookup_instance(&union, name) {
                         Some(id) => {
-                            ipairs.push((id, name.clone()));
+                            ipairs.push((id, Arc::from(name.as_str())));
                             profile.push(id);
                         }
                         None => {
@@ -679,7 +680,7 @@ impl<'a> Pmval<'a> {
             return Ok(None);
         };
         write!(out, "{}  ", self.stamp(res.stamp))?;
-        let selected: Vec<(i32, String)> = if self.iall {
+        let selected: Vec<(i32, Arc<str>)> = if self.iall {
             Vec::new()
         } else {
             self.ipairs.clone()
@@ -706,7 +707,7 @@ impl<'a> Pmval<'a> {
             if self.desc.indom.is_null() {
                 names.push(self.metric.clone());
             } else {
-                names.extend(self.ipairs.iter().map(|(_, n)| n.clone()));
+                names.extend(self.ipairs.iter().map(|(_, n)| n.to_string()));
             }
             csv_row(out, &names)?;
         }
@@ -907,7 +908,7 @@ impl<'a> Pmval<'a> {
                 } else {
                     let mut m = serde_json::Map::new();
                     for ((_, n), v) in self.ipairs.iter().zip(vals) {
-                        m.insert(n.clone(), v.unwrap_or(serde_json::Value::Null));
+                        m.insert(n.to_string(), v.unwrap_or(serde_json::Value::Null));
                     }
                     obj.insert("instances".into(), serde_json::Value::Object(m));
                 }
@@ -1039,8 +1040,8 @@ fn csv_row(out: &mut dyn Write, fields: &[String]) -> io::Result<()> {
 }
 
 /// `pmLookupInDomArchive`: an exact name, else a name whose first word matches.
-fn lookup_instance(union: &[(i32, String)], name: &str) -> Option<i32> {
-    if let Some((id, _)) = union.iter().find(|(_, n)| n == name) {
+fn lookup_instance(union: &[(i32, Arc<str>)], name: &str) -> Option<i32> {
+    if let Some((id, _)) = union.iter().find(|(_, n)| &**n == name) {
         return Some(*id);
     }
     union
