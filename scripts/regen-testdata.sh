@@ -84,6 +84,9 @@ pmval_time_cases=(
   "-t|0.5|-S|@2026-11-22T07:27:39|sample.long.one" "-t|0.5|-S|@2023-11-15T05:13:30|pmi.load"
   "-t|0.5|-S|@Nov 22 00:27:39 2026 z|sample.long.one" "-t|0.5|-S|@2026-11-22T00:27:39Z|sample.long.one"
   "-t|0.5|-S|@ 2023-11-14 22:13:40 Z|pmi.load"
+  "-t|1.5.3|-s|3|sample.long.one" "-t|2ms|-s|2|sample.long.one" "-t|0x10|-s|2|sample.long.one"
+  "-t|1us|sample.long.one" "-t|0.5|-S|+1.5.3|-s|2|sample.long.one"
+  "-t|0.5|-S|@9:30:15pm|-s|2|sample.long.one" "-t|0.5|-S|@12:00am|-T|+2|sample.long.one"
 )
 for arch in sample_v2 sample_v3 pmi_v2; do
   n=0

@@ -13,56 +13,74 @@
 use archive_format::Timestamp;
 use jiff::tz::TimeZone;
 
-/// Parses an interval into nanoseconds.
+/// Parses an interval into nanoseconds, as `pmParseInterval` reads one: numbers
+/// as `strtod` reads them (`1.5`, `.5`, `2.`, `1e2`, `0x10`; not negative), each
+/// with an optional unit word (`millisecond`, `msec`, `microsecond`, `usec`,
+/// `nanosecond`, `nsec`, `second`, `sec`, `s`, `minute`, `min`, `m`, `hour`, `hr`,
+/// `h`, `day`, `d`, in any case, one trailing `s` dropped: so `ms` is minutes),
+/// seconds without one, all summed (`1h30m`, `1 2 3`, `1.5.3` is 1.5 + 0.3).
 pub fn parse_interval(s: &str) -> Option<i128> {
-    let s = s.trim();
-    if s.is_empty() {
-        return None;
-    }
+    scan_interval(s)
+        .ok()
+        .map(|secs| (secs * 1e9).round() as i128)
+}
+
+/// How `pmParseInterval` reads `s`: the interval in seconds, or the byte where it
+/// stopped (see [`parse_interval`]).
+fn scan_interval(s: &str) -> Result<f64, usize> {
+    const UNITS: [(&str, f64); 17] = [
+        ("millisecond", 1e-3),
+        ("msec", 1e-3),
+        ("microsecond", 1e-6),
+        ("usec", 1e-6),
+        ("nanosecond", 1e-9),
+        ("nsec", 1e-9),
+        ("second", 1.0),
+        ("sec", 1.0),
+        ("s", 1.0),
+        ("minute", 60.0),
+        ("min", 60.0),
+        ("m", 60.0),
+        ("hour", 3600.0),
+        ("hr", 3600.0),
+        ("h", 3600.0),
+        ("day", 86400.0),
+        ("d", 86400.0),
+    ];
     let b = s.as_bytes();
-    let mut i = 0;
-    let mut total: f64 = 0.0;
-    let mut any = false;
+    let mut i = blanks(b, 0);
+    if i >= b.len() {
+        return Err(0);
+    }
+    let mut total = 0.0;
     while i < b.len() {
-        while i < b.len() && b[i].is_ascii_whitespace() {
-            i += 1;
-        }
-        if i >= b.len() {
-            break;
-        }
-        let start = i;
-        while i < b.len() && (b[i].is_ascii_digit() || b[i] == b'.') {
-            i += 1;
-        }
-        if start == i {
-            return None;
-        }
-        let num: f64 = s[start..i].parse().ok()?;
-        while i < b.len() && b[i].is_ascii_whitespace() {
-            i += 1;
-        }
-        let ustart = i;
-        while i < b.len() && b[i].is_ascii_alphabetic() {
-            i += 1;
-        }
-        let unit = s[ustart..i].to_ascii_lowercase();
-        let mult = match unit.as_str() {
-            "" | "s" | "sec" | "secs" | "second" | "seconds" => 1.0,
-            "ms" | "msec" | "msecs" | "millisecond" | "milliseconds" => 1e-3,
-            "us" | "usec" | "usecs" | "microsecond" | "microseconds" => 1e-6,
-            "ns" | "nsec" | "nsecs" | "nanosecond" | "nanoseconds" => 1e-9,
-            "m" | "min" | "mins" | "minute" | "minutes" => 60.0,
-            "h" | "hr" | "hrs" | "hour" | "hours" => 3600.0,
-            "d" | "day" | "days" => 86400.0,
-            _ => return None,
+        let Some((v, j)) = double_at(b, i).filter(|(v, _)| *v >= 0.0 && v.is_finite()) else {
+            return Err(i);
         };
-        total += num * mult;
-        any = true;
+        i = blanks(b, j);
+        let mut k = i;
+        while k < b.len() && b[k].is_ascii_alphabetic() {
+            k += 1;
+        }
+        let mut mult = 1.0;
+        if k > i {
+            let mut word = &s[i..k];
+            if word.len() > 1 && (word.ends_with('s') || word.ends_with('S')) {
+                word = &word[..word.len() - 1];
+            }
+            match UNITS.iter().find(|(u, _)| u.eq_ignore_ascii_case(word)) {
+                Some((_, m)) => mult = *m,
+                None => return Err(i),
+            }
+            i = blanks(b, k);
+        }
+        total += v * mult;
     }
-    if !any {
-        return None;
+    if total.is_finite() {
+        Ok(total)
+    } else {
+        Err(i)
     }
-    Some((total * 1e9).round() as i128)
 }
 
 /// A time-window bound relative to which a spec is resolved.
@@ -86,7 +104,10 @@ const MONTHS: [&str; 12] = [
 ];
 const DAYS: [&str; 7] = ["sun", "mon", "tue", "wed", "thu", "fri", "sat"];
 
-fn parse_hms(s: &str) -> Option<(i8, i8, i8, u32)> {
+/// Hours, minutes, seconds and nanoseconds.
+type Hms = (i8, i8, i8, u32);
+
+fn parse_hms(s: &str) -> Option<Hms> {
     let parts: Vec<&str> = s.split(':').collect();
     if parts.len() < 2 || parts.len() > 3 {
         return None;
@@ -219,53 +240,63 @@ fn parse_absolute_in(
             let y: i16 = p[0].parse().ok()?;
             let mo: i8 = p[1].parse().ok()?;
             let d: i8 = p[2].parse().ok()?;
-            let hms = match words.get(1) {
+            let (hms, used) = match words.get(1) {
                 Some(t) => {
-                    let h = parse_hms(t)?;
+                    let ((h, _), used) = time_word(t, words.get(2).copied())?;
                     if h.3 != 0 {
                         return None;
                     }
-                    h
+                    (h, 1 + used)
                 }
-                None => (0, 0, 0, 0),
+                None => ((0, 0, 0, 0), 1),
             };
-            if words.len() > 2 {
+            if words.len() > used {
                 return None;
             }
             return to_ts(y, mo, d, hms, tz);
         }
         return None;
     }
-    let mut w = words.as_slice();
-    if let Some(first) = w.first() {
-        if DAYS.contains(&first.to_ascii_lowercase().get(..3).unwrap_or(""))
-            && first.len() >= 3
-            && first.chars().all(|c| c.is_ascii_alphabetic())
-        {
-            w = &w[1..];
+    let p = date_words(&words)?;
+    // __pmParseCtime takes three-letter names, a month before its day, and a time
+    // with its minutes unless a date is given; what it refuses libpcp hands to
+    // getdate(3), whose missing fields come from now (a weekday alone is the next
+    // such day, today included; a year is not moved on)
+    let ctime = !p.long_names
+        && !p.day_first
+        && (p.mon.is_some() || p.wday.is_none())
+        && (p.mon.is_some() || p.hms.is_some_and(|(_, whole)| whole));
+    let hms = p.hms.map_or((0, 0, 0, 0), |(t, _)| t);
+    if !ctime {
+        let now = jiff::Zoned::now().with_time_zone(tz.clone());
+        let mut date = now.date();
+        if let (Some(wd), None) = (p.wday, p.mon) {
+            let ahead = (wd + 7 - now.weekday().to_sunday_zero_offset() as u32) % 7;
+            date = date
+                .checked_add(jiff::Span::new().days(ahead as i64))
+                .ok()?;
         }
+        let (mut y, mut mo, mut d) = (date.year(), date.month(), date.day());
+        if let Some(m) = p.mon {
+            mo = m;
+            d = p.mday?;
+        }
+        if let Some(year) = p.year {
+            y = year;
+        }
+        return to_ts(y, mo, d, hms, tz);
     }
     let (mut y, mut mo, mut d) = (today.year(), today.month(), today.day());
-    let mut month_given = false;
-    if let Some(first) = w.first() {
-        let l = first.to_ascii_lowercase();
-        if let Some(k) = MONTHS.iter().position(|m| l.starts_with(m)) {
-            mo = k as i8 + 1;
-            d = w.get(1)?.parse().ok()?;
-            w = &w[2..];
-            month_given = true;
-        }
+    if let Some(m) = p.mon {
+        mo = m;
+        d = p.mday?;
     }
-    let hms = parse_hms(w.first()?)?;
-    if let Some(year) = w.get(1) {
-        y = year.parse().ok()?;
-        if w.len() > 2 {
-            return None;
-        }
+    if let Some(year) = p.year {
+        y = year;
     } else if at {
         // __pmConvertTime: a partial time earlier than the origin in its most
         // significant given field means the next such time
-        if month_given {
+        if p.mon.is_some() {
             if mo < today.month() {
                 y += 1;
             }
@@ -275,6 +306,134 @@ fn parse_absolute_in(
         }
     }
     to_ts(y, mo, d, hms, tz)
+}
+
+/// The fields of a ctime-like or getdate-like date: `[weekday] [month day | day
+/// month] [time] [year]`, a time `H:M[:S[.frac]]` or an hour, either with `am` or
+/// `pm` (joined or a word of its own).
+struct DateWords {
+    /// 0 for Sunday.
+    wday: Option<u32>,
+    mon: Option<i8>,
+    mday: Option<i8>,
+    /// The time, and whether it has its minutes.
+    hms: Option<(Hms, bool)>,
+    year: Option<i16>,
+    /// A day or month named in full (`Monday`, `November`).
+    long_names: bool,
+    /// The day before the month (`9 Nov 2020`).
+    day_first: bool,
+}
+
+fn date_words(w: &[&str]) -> Option<DateWords> {
+    // a day or month name: three letters or the whole name
+    fn name(word: &str, names: &[&str], full: &[&str]) -> Option<(usize, bool)> {
+        let l = word.to_ascii_lowercase();
+        if let Some(k) = names.iter().position(|n| *n == l) {
+            return Some((k, false));
+        }
+        full.iter().position(|n| *n == l).map(|k| (k, true))
+    }
+    const FULL_DAYS: [&str; 7] = [
+        "sunday",
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+    ];
+    const FULL_MONTHS: [&str; 12] = [
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+    ];
+    let mday = |s: &str| s.parse::<i8>().ok().filter(|d| (1..=31).contains(d));
+    let mut p = DateWords {
+        wday: None,
+        mon: None,
+        mday: None,
+        hms: None,
+        year: None,
+        long_names: false,
+        day_first: false,
+    };
+    let mut i = 0;
+    if let Some((k, long)) = w.first().and_then(|x| name(x, &DAYS, &FULL_DAYS)) {
+        p.wday = Some(k as u32);
+        p.long_names |= long;
+        i += 1;
+    }
+    if let Some((k, long)) = w.get(i).and_then(|x| name(x, &MONTHS, &FULL_MONTHS)) {
+        p.mon = Some(k as i8 + 1);
+        p.long_names |= long;
+        p.mday = Some(mday(w.get(i + 1)?)?);
+        i += 2;
+    } else if let (Some(d), Some((k, long))) = (
+        w.get(i).and_then(|x| mday(x)),
+        w.get(i + 1).and_then(|x| name(x, &MONTHS, &FULL_MONTHS)),
+    ) {
+        p.mday = Some(d);
+        p.mon = Some(k as i8 + 1);
+        p.long_names |= long;
+        p.day_first = true;
+        i += 2;
+    }
+    if let Some(word) = w.get(i) {
+        let is_year = word.len() == 4 && word.bytes().all(|c| c.is_ascii_digit());
+        if !is_year || p.mon.is_none() {
+            let (t, used) = time_word(word, w.get(i + 1).copied())?;
+            p.hms = Some(t);
+            i += used;
+        }
+    }
+    if let Some(word) = w.get(i) {
+        p.year = Some(word.parse().ok().filter(|y| (1900..=9999).contains(y))?);
+        i += 1;
+    }
+    (i == w.len()).then_some(p)
+}
+
+/// A time word (`10:30`, `10:30:15.5`, `10pm`, `10:30pm`, or `10` `pm` in two
+/// words), and how many words it took; the flag tells whether it has minutes.
+fn time_word(word: &str, next: Option<&str>) -> Option<((Hms, bool), usize)> {
+    let meridian = |s: &str| match s.to_ascii_lowercase().as_str() {
+        "am" => Some(false),
+        "pm" => Some(true),
+        _ => None,
+    };
+    let (core, pm, used) = match word.len().checked_sub(2).and_then(|k| {
+        let (a, b) = (word.get(..k)?, word.get(k..)?);
+        meridian(b).filter(|_| !a.is_empty()).map(|m| (a, m))
+    }) {
+        Some((a, m)) => (a, Some(m), 1),
+        None => match next.and_then(meridian) {
+            Some(m) => (word, Some(m), 2),
+            None => (word, None, 1),
+        },
+    };
+    let (mut t, whole) = if core.contains(':') {
+        (parse_hms(core)?, true)
+    } else {
+        let h: i8 = core.parse().ok().filter(|h| (0..24).contains(h))?;
+        ((h, 0, 0, 0), false)
+    };
+    if let Some(pm) = pm {
+        if t.0 > 12 {
+            return None;
+        }
+        t.0 = t.0 % 12 + if pm { 12 } else { 0 };
+    }
+    Some(((t, whole), used))
 }
 
 /// Resolves a `-S`/`-T`/`-O` spec as libpcp's `__pmParseTime` does.
@@ -383,12 +542,16 @@ fn int_at(b: &[u8], i: usize) -> Option<(i64, usize)> {
     (j > d).then_some((if neg { -v } else { v }, j))
 }
 
-/// strtod's reach from `i` (blanks, sign, digits with one point, an exponent).
+/// strtod's reach from `i` (blanks, sign, digits with one point, an exponent; or
+/// hexadecimal, `0x` digits with one point and a binary exponent).
 fn double_at(b: &[u8], i: usize) -> Option<(f64, usize)> {
     let start = blanks(b, i);
     let mut j = start;
     if matches!(b.get(j), Some(b'+' | b'-')) {
         j += 1;
+    }
+    if let Some((v, end)) = hex_at(b, j) {
+        return Some((if b[start] == b'-' { -v } else { v }, end));
     }
     let digits = |mut k: usize| {
         while k < b.len() && b[k].is_ascii_digit() {
@@ -415,6 +578,50 @@ fn double_at(b: &[u8], i: usize) -> Option<(f64, usize)> {
     }
     let v = std::str::from_utf8(&b[start..end]).ok()?.parse().ok()?;
     Some((v, end))
+}
+
+/// A hexadecimal number at `j` as strtod reads one (`0x1A`, `0x1.8p3`): the
+/// value and where it ends; `None` unless `0x` is followed by a hex digit.
+fn hex_at(b: &[u8], j: usize) -> Option<(f64, usize)> {
+    if b.get(j) != Some(&b'0') || !matches!(b.get(j + 1), Some(b'x' | b'X')) {
+        return None;
+    }
+    let digit = |k: usize| b.get(k).and_then(|c| (*c as char).to_digit(16));
+    let mut k = j + 2;
+    let mut v = 0.0f64;
+    let mut any = false;
+    while let Some(d) = digit(k) {
+        v = v * 16.0 + d as f64;
+        any = true;
+        k += 1;
+    }
+    if b.get(k) == Some(&b'.') {
+        let mut scale = 1.0 / 16.0;
+        let mut f = k + 1;
+        while let Some(d) = digit(f) {
+            v += d as f64 * scale;
+            scale /= 16.0;
+            any = true;
+            f += 1;
+        }
+        if any {
+            k = f;
+        }
+    }
+    if !any {
+        return None;
+    }
+    // a binary exponent: digits right after the p (strtod skips no blanks there)
+    if matches!(b.get(k), Some(b'p' | b'P'))
+        && b.get(k + 1)
+            .is_some_and(|c| c.is_ascii_digit() || *c == b'+' || *c == b'-')
+    {
+        if let Some((e, end)) = int_at(b, k + 1) {
+            v *= 2f64.powi(e.clamp(-2000, 2000) as i32);
+            k = end;
+        }
+    }
+    Some((v, k))
 }
 
 /// Where `__pmParseCtime` stops on `s`, and its complaint.
@@ -515,54 +722,10 @@ fn ctime_stop(s: &str) -> (usize, &'static str) {
     (i, if more { MORE } else { WHAT })
 }
 
-/// Where `pmParseInterval` stops on `s`.
-fn interval_stop(s: &str) -> usize {
-    const UNITS: [&str; 13] = [
-        "millisecond",
-        "second",
-        "minute",
-        "hour",
-        "day",
-        "msec",
-        "sec",
-        "min",
-        "hr",
-        "s",
-        "m",
-        "h",
-        "d",
-    ];
-    let b = s.as_bytes();
-    let mut i = 0;
-    while i < b.len() {
-        let Some((_, j)) = double_at(b, i).filter(|(v, _)| (0.0..=i32::MAX as f64).contains(v))
-        else {
-            // (stopped past the blanks it skipped)
-            i = blanks(b, i);
-            break;
-        };
-        i = blanks(b, j);
-        if i >= b.len() {
-            break;
-        }
-        let mut k = i;
-        while k < b.len() && b[k].is_ascii_alphabetic() {
-            k += 1;
-        }
-        let mut word = &s[i..k];
-        if word.len() > 1 && (word.ends_with('s') || word.ends_with('S')) {
-            word = &word[..word.len() - 1];
-        }
-        if !word.is_empty() && !UNITS.iter().any(|u| u.eq_ignore_ascii_case(word)) {
-            break;
-        }
-        i = k;
-    }
-    if s.is_empty() {
-        0
-    } else {
-        i.min(s.len())
-    }
+/// Where `pmParseInterval` stops on `s` (the byte its error's caret is under;
+/// the length of `s` when it reads all of it).
+pub fn interval_stop(s: &str) -> usize {
+    scan_interval(s).err().unwrap_or(s.len()).min(s.len())
 }
 
 /// Resolves `-S start` and `-T finish` against an archive's bounds.
@@ -573,7 +736,10 @@ pub fn parse_window(
     tz: &TimeZone,
 ) -> Result<(Timestamp, Timestamp), String> {
     let s = match start {
-        Some(spec) => resolve(spec, b.start, b.end, tz).ok_or_else(|| spec.to_string())?,
+        // a start before the archive's is its start (and -T counts from there)
+        Some(spec) => resolve(spec, b.start, b.end, tz)
+            .ok_or_else(|| spec.to_string())?
+            .max(b.start),
         None => b.start,
     };
     let e = match finish {
@@ -756,6 +922,19 @@ mod tests {
         assert_eq!(parse_interval("250msec"), Some(250_000_000));
         assert_eq!(parse_interval("2"), Some(2_000_000_000));
         assert_eq!(parse_interval("xyz"), None);
+        // pmParseInterval's reading: strtod's numbers, summed, a trailing s of a
+        // unit dropped (ms is minutes), no negative numbers
+        assert_eq!(parse_interval("1.5.3"), Some(1_800_000_000));
+        assert_eq!(parse_interval("1.5.3m"), Some(19_500_000_000));
+        assert_eq!(parse_interval("0x1p4"), Some(16_000_000_000));
+        assert_eq!(parse_interval("1 2 3"), Some(6_000_000_000));
+        assert_eq!(parse_interval("2ms"), Some(120_000_000_000));
+        assert_eq!(parse_interval("1 usecs"), Some(1_000));
+        assert_eq!(parse_interval("1us"), None);
+        assert_eq!(parse_interval("-1"), None);
+        assert_eq!(parse_interval("4.."), None);
+        assert_eq!(interval_stop("4.."), 2);
+        assert_eq!(interval_stop("1e"), 1);
     }
 
     #[test]

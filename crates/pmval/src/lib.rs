@@ -57,10 +57,6 @@ pub fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
             }
             return 1;
         }
-        Parse::Fail(msg) => {
-            let _ = writeln!(err, "{PROG}: {msg}");
-            return 1;
-        }
         Parse::Run(o) => o,
     };
     // as pmval does before it opens anything: the argument, where it is wrong,
@@ -319,6 +315,7 @@ impl<'a> Pmval<'a> {
             .interval
             .as_deref()
             .and_then(cli_common::window::parse_interval)
+            .filter(|n| *n > 0)
             .unwrap_or(1_000_000_000);
         // pmTimeStateMode hands libpcp a whole number of milliseconds and a
         // microsecond origin

@@ -143,8 +143,6 @@ pub enum Parse {
     Version,
     /// Print the message (if any) then the usage; exit 1.
     Usage(Option<String>),
-    /// Print the message only; exit 1.
-    Fail(String),
 }
 
 /// Adds an archive to the comma-separated list `-a` and `-U` build (a name given
@@ -283,10 +281,13 @@ pub fn parse(args: &[String]) -> Parse {
         _ => return Parse::Usage(Some("error - too many arguments".into())),
     }
     if let Some(t) = &o.interval {
-        if cli_common::window::parse_interval(t).is_none_or(|n| n <= 0) {
-            return Parse::Fail(format!(
-                "-t argument not in pmParseHighResInterval(3) format:\n{t}\n^ -- unexpected value\n"
-            ));
+        // (an interval of 0 is read, and leaves pmval's default of a second)
+        if cli_common::window::parse_interval(t).is_none() {
+            let at = cli_common::window::interval_stop(t);
+            return Parse::Usage(Some(format!(
+                "-t argument not in pmParseHighResInterval(3) format:\n{t}\n{:at$}^ -- unexpected value\n",
+                ""
+            )));
         }
     }
     Parse::Run(Box::new(o))
