@@ -8,7 +8,7 @@
 #  3. on the wide archive (scripts/wide-archive.sh: 2,000 metrics as pmlogger writes
 #     them, 196 MB): a full copy, and a merge of its two halves, each against `cp`
 #     of the same files (the floor of a job that writes every byte once).
-# Usage: scripts/bench-pmlogextract.sh [WORKDIR]
+# Usage: [ROUNDS=5] scripts/bench-pmlogextract.sh [WORKDIR]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 work=${1:-/tmp/pcp-bench-extract}
@@ -32,20 +32,31 @@ same() { # base1 base2: identical apart from the labels' pid
   done
   echo identical
 }
-run() { # label, args...: the best of three runs of each, alternating
+# timed FILE CMD...: runs CMD, writes "seconds peak-KB" to FILE (wall time to the
+# millisecond: /usr/bin/time's hundredths are too coarse beside cp's 0.06 s)
+timed() {
+  local f=$1; shift
+  local s e
+  s=$(date +%s%N)
+  /usr/bin/time -f "%M" -o "$f.m" "$@"
+  e=$(date +%s%N)
+  echo "$(awk -v n=$((e - s)) 'BEGIN { printf "%.3f", n / 1e9 }') $(tail -n 1 "$f.m")" >"$f"
+}
+rounds=${ROUNDS:-5}
+run() { # label, args...: the best of $ROUNDS (5) runs of each, alternating
   local label=$1; shift
   local r o
   rt=999 ot=999 rm=0 om=0
-  for _ in 1 2 3; do
+  for _ in $(seq "$rounds"); do
     rm -f "$work"/ref.* "$work"/ours.*
     cat "$work"/week.* "$work"/half*.* "$@" >/dev/null 2>&1 || true # the page cache warm for both
     # each run starts with no dirty pages of the other's output (neither fsyncs its
     # output: both leave writeback to the kernel)
     sync
-    /usr/bin/time -f "%e %M" -o "$work/time.ref" pmlogextract "$@" "$work/ref"
+    timed "$work/time.ref" pmlogextract "$@" "$work/ref"
     rm -f "$work"/ours.*
     sync
-    /usr/bin/time -f "%e %M" -o "$work/time.ours" "$ours" "$@" "$work/ours"
+    timed "$work/time.ours" "$ours" "$@" "$work/ours"
     read -r r r_m <"$work/time.ref"
     read -r o o_m <"$work/time.ours"
     rt=$(awk -v a="$rt" -v b="$r" 'BEGIN { print (b < a) ? b : a }')
@@ -63,13 +74,13 @@ if [ ! -f "$work/whalf2.0" ]; then
   pmlogextract -T +1750s "$wide" "$work/whalf1"
   pmlogextract -S +1750s "$wide" "$work/whalf2"
 fi
-copy_floor() { # label, files...: best of three `cp` of the files, and ours against it
+copy_floor() { # label, files...: best of $ROUNDS `cp` of the files, and ours against it
   local label=$1; shift
   local best=999 t
-  for _ in 1 2 3; do
+  for _ in $(seq "$rounds"); do
     rm -rf "$work/cp"; mkdir -p "$work/cp"; sync
-    /usr/bin/time -f "%e" -o "$work/time.cp" cp "$@" "$work/cp/"
-    t=$(cat "$work/time.cp")
+    timed "$work/time.cp" cp "$@" "$work/cp/"
+    read -r t _ <"$work/time.cp"
     best=$(awk -v a="$best" -v b="$t" 'BEGIN { print (b < a) ? b : a }')
   done
   rm -rf "$work/cp"
