@@ -4,7 +4,9 @@
 
 use crate::meta::Selection;
 use archive_format::{Archive, PmId};
-use std::collections::HashMap;
+// foldhash: the metadata of every metric of every input is looked up per
+// record and per metric; SipHash's cost showed in a merge of wide archives
+use foldhash::HashMap;
 
 #[derive(Debug, Clone, PartialEq)]
 enum Tok {
@@ -166,7 +168,7 @@ pub fn load(
     }
     let mut sel = Selection::default();
     let mut warnings = Vec::new();
-    let mut all: HashMap<PmId, Option<Vec<i32>>> = HashMap::new();
+    let mut all: HashMap<PmId, Option<Vec<i32>>> = HashMap::default();
     for (name, line, insts) in specs {
         let mut found = false;
         for (_, a) in inputs {

@@ -25,7 +25,9 @@ use archive_format::{Archive, InDom, PmId, Position, ReadWindow, Timestamp};
 use cli_common::window::{parse_window, Bounds};
 use jiff::tz::TimeZone;
 use meta::{Gathered, InDomRec, Selection};
-use std::collections::HashMap;
+// foldhash: the metadata of every metric of every input is looked up per
+// record and per metric; SipHash's cost showed in a merge of wide archives
+use foldhash::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -172,7 +174,7 @@ impl<'e> Extract<'e> {
             tmp_base: PathBuf::new(),
             written: 0,
             first_datarec: true,
-            last_full: HashMap::new(),
+            last_full: HashMap::default(),
             settled_shape: Vec::new(),
             done_shape: Vec::new(),
             old_log_offset: 0,
@@ -761,7 +763,7 @@ impl<'e> Extract<'e> {
                 None => Vec::new(),
             };
             queues.push(recs.into());
-            currents.push(HashMap::new());
+            currents.push(HashMap::default());
         }
         let to_v3 = self.version >= 3;
         loop {

@@ -8,7 +8,9 @@ use archive_format::codec::meta::{InDomKind, Instance, LabelSet, MetaRecord};
 use archive_format::hashorder::ChainTable;
 use archive_format::types::{sem, vtype};
 use archive_format::{Desc, InDom, PmId, Timestamp};
-use std::collections::HashMap;
+// foldhash: the metadata of every metric of every input is looked up per
+// record and per metric; SipHash's cost showed in a merge of wide archives
+use foldhash::HashMap;
 
 /// A descriptor with its names.
 #[derive(Debug, Clone)]
@@ -80,7 +82,7 @@ pub struct Gathered {
 #[derive(Debug, Clone, Default)]
 pub struct Selection {
     pub metrics: HashMap<PmId, Option<Vec<i32>>>,
-    pub indoms: std::collections::HashSet<u32>,
+    pub indoms: foldhash::HashSet<u32>,
     /// The configuration named metrics the inputs have (even when none of the
     /// instances it named exist, which leaves nothing to extract).
     pub named: bool,
