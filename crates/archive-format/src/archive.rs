@@ -476,17 +476,22 @@ impl Archive {
     pub fn files(&self) -> &ArchiveFiles {
         &self.files
     }
-    /// Size of the (decompressed) `.meta` file.
-    /// Every `.meta` record after the label, in file order, as written (delta
-    /// instance domains stay deltas). Reads the file again; for tools that copy
-    /// metadata (pmlogextract) rather than look it up.
-    pub fn meta_records(&self) -> Result<Vec<crate::codec::meta::MetaRecord>> {
+    /// The `.meta` file read again (decompressed), its label, and where it is.
+    fn reread_meta(&self) -> Result<(Bytes, Label, &FileRef)> {
         let meta_ref = self
             .files
             .meta
             .as_ref()
             .ok_or_else(|| Error::pcp(crate::error::PM_ERR_LOGFILE, "no .meta"))?;
         let (bytes, label) = load_labelled(meta_ref, VOL_META)?;
+        Ok((bytes, label, meta_ref))
+    }
+
+    /// Every `.meta` record after the label, in file order, as written (delta
+    /// instance domains stay deltas). Reads the file again; for tools that copy
+    /// metadata (pmlogextract) rather than look it up.
+    pub fn meta_records(&self) -> Result<Vec<crate::codec::meta::MetaRecord>> {
+        let (bytes, label, meta_ref) = self.reread_meta()?;
         let mut off = label.record_len() as u64;
         let mut out = Vec::new();
         loop {
@@ -504,12 +509,7 @@ impl Archive {
     /// written (deltas stay deltas; for `pmdumplog -I`). Reads the file again:
     /// the metadata held in memory keeps only the instance sets they make.
     pub fn indom_records(&self) -> Result<Vec<InDomRecord>> {
-        let meta_ref = self
-            .files
-            .meta
-            .as_ref()
-            .ok_or_else(|| Error::pcp(crate::error::PM_ERR_LOGFILE, "no .meta"))?;
-        let (bytes, label) = load_labelled(meta_ref, VOL_META)?;
+        let (bytes, label, meta_ref) = self.reread_meta()?;
         let mut out = Vec::new();
         crate::metadata::each_record(&bytes, label.record_len() as u64, |_, rec| {
             if let crate::codec::meta::MetaRecord::InDom {
@@ -554,6 +554,7 @@ impl Archive {
         best
     }
 
+    /// Size of the (decompressed) `.meta` file.
     pub fn meta_size(&self) -> u64 {
         self.meta_size
     }

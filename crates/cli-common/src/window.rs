@@ -267,33 +267,30 @@ fn parse_absolute_in(
         && (p.mon.is_some() || p.wday.is_none())
         && (p.mon.is_some() || p.hms.is_some_and(|(_, whole)| whole));
     let hms = p.hms.map_or((0, 0, 0, 0), |(t, _)| t);
-    if !ctime {
+    // the date the given fields complete: the origin's for ctime, now's for
+    // getdate (moved on to the weekday named alone)
+    let base = if ctime {
+        today.date()
+    } else {
         let now = jiff::Zoned::now().with_time_zone(tz.clone());
-        let mut date = now.date();
-        if let (Some(wd), None) = (p.wday, p.mon) {
-            let ahead = (wd + 7 - now.weekday().to_sunday_zero_offset() as u32) % 7;
-            date = date
-                .checked_add(jiff::Span::new().days(ahead as i64))
-                .ok()?;
+        match (p.wday, p.mon) {
+            (Some(wd), None) => {
+                let ahead = (wd + 7 - now.weekday().to_sunday_zero_offset() as u32) % 7;
+                now.date()
+                    .checked_add(jiff::Span::new().days(ahead as i64))
+                    .ok()?
+            }
+            _ => now.date(),
         }
-        let (mut y, mut mo, mut d) = (date.year(), date.month(), date.day());
-        if let Some(m) = p.mon {
-            mo = m;
-            d = p.mday?;
-        }
-        if let Some(year) = p.year {
-            y = year;
-        }
-        return to_ts(y, mo, d, hms, tz);
-    }
-    let (mut y, mut mo, mut d) = (today.year(), today.month(), today.day());
+    };
+    let (mut y, mut mo, mut d) = (base.year(), base.month(), base.day());
     if let Some(m) = p.mon {
         mo = m;
         d = p.mday?;
     }
     if let Some(year) = p.year {
         y = year;
-    } else if at {
+    } else if ctime && at {
         // __pmConvertTime: a partial time earlier than the origin in its most
         // significant given field means the next such time
         if p.mon.is_some() {

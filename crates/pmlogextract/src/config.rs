@@ -4,8 +4,6 @@
 
 use crate::meta::Selection;
 use archive_format::{Archive, PmId};
-// foldhash: the metadata of every metric of every input is looked up per
-// record and per metric; SipHash's cost showed in a merge of wide archives
 use foldhash::HashMap;
 
 #[derive(Debug, Clone, PartialEq)]

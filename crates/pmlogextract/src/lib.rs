@@ -23,11 +23,9 @@ use archive_format::error::PM_ERR_NODATA;
 use archive_format::writer::{ArchiveWriter, FlushPolicy, WriterOptions};
 use archive_format::{Archive, InDom, PmId, Position, ReadWindow, Timestamp};
 use cli_common::window::{parse_window, Bounds};
+use foldhash::HashMap;
 use jiff::tz::TimeZone;
 use meta::{Gathered, InDomRec, Selection};
-// foldhash: the metadata of every metric of every input is looked up per
-// record and per metric; SipHash's cost showed in a merge of wide archives
-use foldhash::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 

@@ -8,8 +8,7 @@ use archive_format::codec::meta::{InDomKind, Instance, LabelSet, MetaRecord};
 use archive_format::hashorder::ChainTable;
 use archive_format::types::{sem, vtype};
 use archive_format::{Desc, InDom, PmId, Timestamp};
-// foldhash: the metadata of every metric of every input is looked up per
-// record and per metric; SipHash's cost showed in a merge of wide archives
+// (foldhash: these tables are looked up per record and metric; see Cargo.toml)
 use foldhash::HashMap;
 
 /// A descriptor with its names.
