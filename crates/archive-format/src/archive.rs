@@ -1058,6 +1058,26 @@ impl Archive {
     /// it: for the highest volume downwards, the last record read backwards from the
     /// physical end; failing that, a forward scan from the last index entry of that
     /// volume (backing up one record first). `PM_ERR_LOGREC` when nothing is found.
+    /// The time of volume `i`'s last record when the volume ends with a whole,
+    /// sound one. Read into a buffer of its own (not through the volume's map,
+    /// whose pages would stay in the process's memory for as long as it runs).
+    fn last_stamp(&self, i: usize, physend: u64, lab: u64, v: u32) -> Option<Timestamp> {
+        let mut word = [0u8; 4];
+        self.vol_read_at(i, physend.checked_sub(4)?, &mut word)
+            .ok()?;
+        let len = u32::from_be_bytes(word) as u64;
+        if len < 8 || len > physend.saturating_sub(lab) {
+            return None;
+        }
+        let at = physend - len;
+        let mut rec = vec![0u8; usize::try_from(len).ok()?];
+        self.vol_read_at(i, at, &mut rec).ok()?;
+        let f = frame_before(&rec, len, 0).ok()??;
+        decode_result(f.payload(&rec), at + f.payload_start(), v)
+            .ok()
+            .map(|r| r.stamp)
+    }
+
     pub fn end_time(&self) -> Result<Timestamp> {
         let fail = |i: usize, off: u64| {
             Error::pcp(
@@ -1076,7 +1096,7 @@ impl Archive {
             let Some(b) = self.vol_bytes(i) else { continue };
             let (lab, v) = (self.vol_label_len(i), self.vol_version(i));
             let physend = b.len() as u64;
-            if let Some((_, t)) = back(b, physend, lab, v) {
+            if let Some(t) = self.last_stamp(i, physend, lab, v) {
                 return Ok(t);
             }
             let num = self.volumes[i].num as i32;

@@ -161,6 +161,9 @@ pub struct LogCursor<'a> {
     origin: Timestamp,
     dir: Direction,
     win: Window,
+    /// Where the payload of the record [`LogCursor::fetch_raw`] handed out last is
+    /// in the window, while it is there.
+    last_raw: Option<Range<usize>>,
     /// Position as if there were no temporal index (pmlogcheck's answer to a bad one).
     no_index: bool,
 }
@@ -182,6 +185,7 @@ impl<'a> LogCursor<'a> {
             origin: a.label().start,
             dir: Direction::Forward,
             win: Window::default(),
+            last_raw: None,
             no_index: false,
         }
     }
@@ -233,11 +237,12 @@ impl<'a> LogCursor<'a> {
             data_at: span.data_at,
             version: self.version(),
         };
-        let payload = &self.win.buf[span.range];
+        let payload = &self.win.buf[span.range.clone()];
         match decode_stamp(payload, span.data_at, place.version) {
             Ok(stamp) => {
                 self.origin = stamp;
                 self.saved = self.cur;
+                self.last_raw = Some(span.range);
                 Ok(Some(RawFetched {
                     stamp,
                     payload,
@@ -252,9 +257,35 @@ impl<'a> LogCursor<'a> {
         }
     }
 
+    /// The read buffer holding the payload of the record [`LogCursor::fetch_raw`]
+    /// handed out last, and where the payload is in it: taken, not copied, for a
+    /// caller that keeps a large record (which is read into a buffer of its own)
+    /// while the cursor reads on into `spare` (a buffer taken earlier and done
+    /// with, say, so that the same few buffers go round). `None` once the cursor
+    /// has been asked for anything since.
+    pub fn take_payload(&mut self, spare: Vec<u8>) -> Option<(Vec<u8>, Range<usize>)> {
+        let range = self.last_raw.take()?;
+        self.win.vol = None;
+        Some((std::mem::replace(&mut self.win.buf, spare), range))
+    }
+
+    /// Gives the cursor `buf` to read into when it has no buffer of its own (it
+    /// has given it away to [`LogCursor::take_payload`] for an empty spare);
+    /// else hands `buf` back.
+    pub fn lend_buffer(&mut self, buf: Vec<u8>) -> Option<Vec<u8>> {
+        if self.win.buf.capacity() > 0 {
+            return Some(buf);
+        }
+        self.win.vol = None;
+        self.win.buf = buf;
+        self.win.buf.clear();
+        None
+    }
+
     /// The framed record fetch hands out next (records against the direction of
     /// travel skipped, as libpcp skips them), its payload in the window.
     fn next_fetchable(&mut self) -> Result<Option<Span>> {
+        self.last_raw = None;
         // re-establish the position of the last fetch
         let saved = self.saved;
         match saved.vol {
@@ -351,6 +382,7 @@ impl<'a> LogCursor<'a> {
         let have =
             w.vol == Some(v) && off >= w.start && off + len as u64 <= w.start + w.buf.len() as u64;
         if !have {
+            self.last_raw = None;
             let size = self.a.vol_bytes(v).map_or(0, |b| b.len() as u64);
             let want = len.max(CHUNK) as u64;
             let (start, end) = match dir {
@@ -802,6 +834,42 @@ mod tests {
         let re = raw.place.decode(&a, &payload).expect_err("damaged");
         assert_eq!(re.to_string(), fe.to_string());
         assert!(re.to_string().contains(&format!("{}", at)), "{re}");
+    }
+
+    #[test]
+    fn a_raw_payload_taken_is_the_one_handed_out_and_reading_goes_on() {
+        let (_d, base, _) = archive(&[100, 101, 102, 103], &[]);
+        let a = Archive::open(&base).expect("open");
+        let mut r = LogCursor::new(&a);
+        r.set_mode(Direction::Forward, a.label().start);
+        let mut c = LogCursor::new(&a);
+        c.set_mode(Direction::Forward, a.label().start);
+        assert!(
+            r.take_payload(Vec::new()).is_none(),
+            "nothing handed out yet"
+        );
+        for (k, want) in [100, 101, 102, 103].into_iter().enumerate() {
+            let raw = r.fetch_raw().expect("raw").expect("record");
+            let (copy, place) = (raw.payload.to_vec(), raw.place);
+            assert_eq!(raw.stamp.sec, want);
+            if k == 0 {
+                // an empty spare, and the buffer taken lent back to read into
+                let (buf, range) = r.take_payload(Vec::new()).expect("taken");
+                assert_eq!(&buf[range], &copy[..]);
+                assert!(r.take_payload(Vec::new()).is_none(), "taken once");
+                assert_eq!(r.lend_buffer(buf), None, "lent");
+                assert_eq!(r.lend_buffer(vec![1]), Some(vec![1]), "has one");
+            }
+            if k == 2 {
+                // a spare holding old bytes
+                let (buf, range) = r.take_payload(vec![0xee; 7]).expect("taken");
+                assert_eq!(&buf[range], &copy[..]);
+            }
+            let f = c.fetch().expect("fetch").expect("record");
+            assert_eq!(place.decode(&a, &copy).expect("decode"), f);
+        }
+        assert!(r.fetch_raw().expect("end").is_none());
+        assert!(r.take_payload(Vec::new()).is_none(), "nothing at the end");
     }
 
     #[test]

@@ -22,8 +22,9 @@ struct Node {
 pub struct Pmns {
     nodes: Vec<Node>,
     /// Names per PMID, in pmNameAll order (built by [`Pmns::finish`]).
-    by_pmid: HashMap<PmId, Vec<String>>,
-    leaves: HashMap<String, PmId>,
+    /// (Boxed slices: most metrics have one name, and a `Vec` would keep room
+    /// for four.)
+    by_pmid: HashMap<PmId, Box<[String]>>,
 }
 
 impl Default for Pmns {
@@ -45,13 +46,12 @@ impl Pmns {
         Pmns {
             nodes: vec![Node::default()],
             by_pmid: HashMap::new(),
-            leaves: HashMap::new(),
         }
     }
 
     /// Adds `name` for `pmid`. A name already in the tree is left as it is.
     pub fn insert(&mut self, name: &str, pmid: PmId) {
-        if name.is_empty() || self.leaves.contains_key(name) {
+        if name.is_empty() {
             return;
         }
         let mut cur = 0usize;
@@ -83,7 +83,6 @@ impl Pmns {
                     return;
                 }
                 self.nodes[next].pmid = Some(pmid);
-                self.leaves.insert(name.to_string(), pmid);
             }
             cur = next;
         }
@@ -93,10 +92,14 @@ impl Pmns {
     pub fn finish(&mut self) {
         let mut visit: Vec<(PmId, String)> = Vec::new();
         self.walk(0, &mut String::new(), &mut visit);
-        self.by_pmid.clear();
+        let mut by_pmid: HashMap<PmId, Vec<String>> = HashMap::new();
         for (pmid, name) in visit.into_iter().rev() {
-            self.by_pmid.entry(pmid).or_default().push(name);
+            by_pmid.entry(pmid).or_default().push(name);
         }
+        self.by_pmid = by_pmid
+            .into_iter()
+            .map(|(pmid, names)| (pmid, names.into_boxed_slice()))
+            .collect();
     }
 
     fn walk(&self, node: usize, prefix: &mut String, out: &mut Vec<(PmId, String)>) {
@@ -117,7 +120,7 @@ impl Pmns {
 
     /// All names of `pmid`, in libpcp's `pmNameAll` order.
     pub fn names(&self, pmid: PmId) -> &[String] {
-        self.by_pmid.get(&pmid).map(|v| v.as_slice()).unwrap_or(&[])
+        self.by_pmid.get(&pmid).map(|v| &v[..]).unwrap_or(&[])
     }
 
     fn find(&self, name: &str) -> Option<usize> {
@@ -457,5 +460,22 @@ mod tests {
             t,
             ["sample.bin", "sample.dupnames.four.colour", "sample.colour"]
         );
+    }
+
+    #[test]
+    fn a_name_added_again_keeps_its_first_pmid() {
+        let mut p = Pmns::new();
+        let (first, second) = (PmId::new(29, 0, 5), PmId::new(29, 0, 6));
+        p.insert("sample.colour", first);
+        p.insert("sample.colour", second);
+        // a leaf grows no children, and a non-leaf becomes no leaf
+        p.insert("sample.colour.red", second);
+        p.insert("sample", second);
+        p.finish();
+        assert_eq!(p.lookup("sample.colour"), Lookup::Leaf(first));
+        assert_eq!(p.lookup("sample.colour.red"), Lookup::Unknown);
+        assert_eq!(p.lookup("sample"), Lookup::NonLeaf);
+        assert_eq!(p.names(first), ["sample.colour"]);
+        assert!(p.names(second).is_empty());
     }
 }

@@ -1,12 +1,17 @@
-//! Work cut into jobs by one thread, done on several, and used in the order the
-//! jobs were made: how the tools format a long run of records on every core and
-//! still write it in order. Memory stays bounded: at most `depth` jobs are between
-//! being made and being used.
+//! Work cut into jobs, done on several threads, and used in the order the jobs
+//! were made: how the tools format a long run of records on every core and still
+//! write it in order. Memory stays bounded: at most `depth` jobs are between being
+//! made and being used.
+//!
+//! There is no thread of its own for making jobs or for using them: whichever
+//! thread is free makes the next job (under a lock) and does it, and the calling
+//! thread, which also does jobs, uses the outputs in order as they become ready.
+//! Threads wait only when `depth` jobs are out, or when the caller has nothing to
+//! do but wait for the next output, so a run of thousands of jobs costs few
+//! thread switches.
 
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{self, Receiver, SyncSender};
-use std::sync::Mutex;
+use std::sync::{Condvar, Mutex, MutexGuard};
 
 /// The environment variable that sets how many threads the tools use for one job
 /// (at least 1); without it, the machine's available parallelism.
@@ -22,134 +27,191 @@ pub fn threads() -> usize {
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
-/// What the producer sends jobs through.
-pub struct Jobs<'s, J> {
+/// Where the jobs come from: the producer and the number of the next job.
+struct Source<P> {
+    produce: P,
     next: u64,
-    jobs: SyncSender<(u64, J)>,
-    permits: SyncSender<()>,
-    stopped: &'s AtomicBool,
 }
 
-impl<J> Jobs<'_, J> {
-    /// Hands a job to the workers, waiting while `depth` jobs are in flight.
-    /// `false` once the consumer has stopped: the producer should stop too.
-    pub fn send(&mut self, job: J) -> bool {
-        if self.stopped.load(Ordering::Relaxed) || self.permits.send(()).is_err() {
-            return false;
+/// What the threads share about the run, under one lock.
+struct State<O> {
+    /// Outputs done and not yet used, by job number.
+    done: BTreeMap<u64, O>,
+    /// Jobs whose output has been used.
+    consumed: u64,
+    /// The number of jobs, once the producer has run out.
+    total: Option<u64>,
+    /// The consumer stopped the run, or a thread panicked.
+    stopped: bool,
+}
+
+struct Shared<P, O> {
+    source: Mutex<Source<P>>,
+    state: Mutex<State<O>>,
+    /// Signalled when an output is done or used, and when the run stops or ends.
+    changed: Condvar,
+    depth: u64,
+}
+
+/// What a thread gets when it asks for work.
+enum Take<J> {
+    Job(u64, J),
+    /// `depth` jobs are out: wait until job number `.0 - depth` has been used.
+    Full(u64),
+    /// The producer has run out, or the run has stopped.
+    End,
+}
+
+/// A lock whose holder may have panicked: the data is still sound here (every
+/// change is made whole), and a panic stops the run anyway.
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl<J, O, P: FnMut() -> Option<J>> Shared<P, O> {
+    fn take(&self) -> Take<J> {
+        let mut src = lock(&self.source);
+        {
+            let st = lock(&self.state);
+            if st.stopped || st.total.is_some() {
+                return Take::End;
+            }
+            if src.next >= st.consumed + self.depth {
+                return Take::Full(src.next);
+            }
         }
-        let seq = self.next;
-        self.next += 1;
-        self.jobs.send((seq, job)).is_ok()
+        match (src.produce)() {
+            Some(job) => {
+                src.next += 1;
+                Take::Job(src.next - 1, job)
+            }
+            None => {
+                lock(&self.state).total = Some(src.next);
+                self.changed.notify_all();
+                Take::End
+            }
+        }
     }
 
-    /// Whether the consumer has stopped.
-    pub fn stopped(&self) -> bool {
-        self.stopped.load(Ordering::Relaxed)
+    /// Waits until job `seq` may be made (or the run stops).
+    fn wait_for_room(&self, seq: u64) {
+        let mut st = lock(&self.state);
+        while !st.stopped && seq >= st.consumed + self.depth {
+            st = self.changed.wait(st).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
+    fn put(&self, seq: u64, out: O) {
+        let mut st = lock(&self.state);
+        if !st.stopped {
+            st.done.insert(seq, out);
+        }
+        self.changed.notify_all();
     }
 }
 
-enum Msg<O> {
-    Done(u64, O),
-    /// A worker panicked: the consumer stops waiting (the panic is raised again
-    /// when the threads are joined).
-    Panicked,
-}
+/// Stops the run when dropped: always at the end of the caller's part (`.1`), and
+/// when any thread unwinds, so that no thread is left waiting.
+struct StopOnDrop<'a, P, O>(&'a Shared<P, O>, bool);
 
-/// Sends [`Msg::Panicked`] if the worker unwinds.
-struct PanicGuard<'a, O>(&'a mpsc::Sender<Msg<O>>);
-
-impl<O> Drop for PanicGuard<'_, O> {
+impl<P, O> Drop for StopOnDrop<'_, P, O> {
     fn drop(&mut self) {
-        if std::thread::panicking() {
-            let _ = self.0.send(Msg::Panicked);
+        if self.1 || std::thread::panicking() {
+            lock(&self.0.state).stopped = true;
+            self.0.changed.notify_all();
         }
     }
 }
 
-/// Runs `produce` on a thread of its own, `work` on `workers` threads (each with
-/// its own state `S`), and `consume` on the calling thread, which gets every job's
-/// output in the order the jobs were sent. `consume` returning `false` stops the
-/// whole run (the producer's next send says so). At most `depth` jobs (at least
-/// 1) are sent and not yet consumed.
+/// Runs `produce` and `work` on `threads` threads (the calling thread one of them;
+/// each has its own state, made by `init`) and `consume` on the calling thread, which gets
+/// every job's output in the order the jobs were made. `produce` returning `None`
+/// ends the jobs; `consume` returning `false` stops the whole run (no job is made
+/// or used after it). At most `depth` jobs (at least 1) are made and not yet used.
+/// A panic in any of them stops the run and reaches the caller.
 pub fn ordered<J, O, S>(
-    workers: usize,
+    threads: usize,
     depth: usize,
-    produce: impl FnOnce(&mut Jobs<'_, J>) + Send,
+    init: impl Fn() -> S + Sync,
+    produce: impl FnMut() -> Option<J> + Send,
     work: impl Fn(&mut S, J) -> O + Sync,
     mut consume: impl FnMut(O) -> bool,
 ) where
     J: Send,
     O: Send,
-    S: Default,
 {
-    let depth = depth.max(1);
-    let stopped = AtomicBool::new(false);
-    let (job_tx, job_rx) = mpsc::sync_channel::<(u64, J)>(depth);
-    let (permit_tx, permit_rx) = mpsc::sync_channel::<()>(depth);
-    let (done_tx, done_rx) = mpsc::channel::<Msg<O>>();
-    let job_rx = Mutex::new(job_rx);
+    let shared = Shared {
+        source: Mutex::new(Source { produce, next: 0 }),
+        state: Mutex::new(State {
+            done: BTreeMap::new(),
+            consumed: 0,
+            total: None,
+            stopped: false,
+        }),
+        changed: Condvar::new(),
+        depth: depth.max(1) as u64,
+    };
+    let (shared, work, init) = (&shared, &work, &init);
     std::thread::scope(|s| {
-        let stopped = &stopped;
-        s.spawn(move || {
-            let mut jobs = Jobs {
-                next: 0,
-                jobs: job_tx,
-                permits: permit_tx,
-                stopped,
-            };
-            produce(&mut jobs);
-        });
-        for _ in 0..workers.max(1) {
-            let (job_rx, done_tx, work) = (&job_rx, done_tx.clone(), &work);
+        for _ in 1..threads.max(1) {
             s.spawn(move || {
-                let _guard = PanicGuard(&done_tx);
-                let mut state = S::default();
+                let _stop = StopOnDrop(shared, false);
+                let mut state = init();
                 loop {
-                    // the lock is held only while taking a job
-                    let next = job_rx.lock().map(|rx| rx.recv());
-                    let Ok(Ok((seq, job))) = next else {
-                        return;
-                    };
-                    if stopped.load(Ordering::Relaxed) {
-                        return;
-                    }
-                    if done_tx.send(Msg::Done(seq, work(&mut state, job))).is_err() {
-                        return;
+                    match shared.take() {
+                        Take::Job(seq, job) => shared.put(seq, work(&mut state, job)),
+                        Take::Full(seq) => shared.wait_for_room(seq),
+                        Take::End => break,
                     }
                 }
             });
         }
-        drop(done_tx);
-        consume_in_order(&done_rx, &permit_rx, stopped, &mut consume);
-        // unblock and end the others: no more permits or outputs are taken
-        stopped.store(true, Ordering::Relaxed);
-        drop(permit_rx);
-        drop(done_rx);
-    });
-}
-
-fn consume_in_order<O>(
-    done: &Receiver<Msg<O>>,
-    permits: &Receiver<()>,
-    stopped: &AtomicBool,
-    consume: &mut impl FnMut(O) -> bool,
-) {
-    let mut waiting = BTreeMap::new();
-    let mut next = 0u64;
-    while let Ok(msg) = done.recv() {
-        let Msg::Done(seq, out) = msg else {
-            return;
-        };
-        waiting.insert(seq, out);
-        while let Some(out) = waiting.remove(&next) {
-            next += 1;
-            let _ = permits.recv();
-            if !consume(out) {
-                stopped.store(true, Ordering::Relaxed);
-                return;
+        let _stop = StopOnDrop(shared, true);
+        let mut state = init();
+        loop {
+            // use what is ready, in order
+            let mut st = lock(&shared.state);
+            if st.stopped || st.total == Some(st.consumed) {
+                break;
+            }
+            let next = st.consumed;
+            if let Some(out) = st.done.remove(&next) {
+                st.consumed += 1;
+                drop(st);
+                shared.changed.notify_all();
+                if !consume(out) {
+                    break;
+                }
+                continue;
+            }
+            drop(st);
+            // else do a job, or wait for the next output
+            match shared.take() {
+                Take::Job(seq, job) => {
+                    let out = work(&mut state, job);
+                    if seq == next {
+                        // nobody else can use it: straight out, without a lock
+                        lock(&shared.state).consumed += 1;
+                        shared.changed.notify_all();
+                        if !consume(out) {
+                            break;
+                        }
+                    } else {
+                        shared.put(seq, out);
+                    }
+                }
+                Take::Full(_) | Take::End => {
+                    let mut st = lock(&shared.state);
+                    while !st.stopped
+                        && st.total != Some(st.consumed)
+                        && !st.done.contains_key(&st.consumed)
+                    {
+                        st = shared.changed.wait(st).unwrap_or_else(|e| e.into_inner());
+                    }
+                }
             }
         }
-    }
+    });
 }
 
 #[cfg(test)]
@@ -165,10 +227,10 @@ mod tests {
             ordered(
                 workers,
                 depth,
-                |jobs: &mut Jobs<'_, u64>| {
-                    for k in 0..200u64 {
-                        assert!(jobs.send(k));
-                    }
+                || 0u64,
+                {
+                    let mut k = 0u64..200;
+                    move || k.next()
                 },
                 |calls: &mut u64, k| {
                     *calls += 1;
@@ -191,22 +253,21 @@ mod tests {
         }
     }
 
-    /// A consumer that stops ends the run: the producer's sends fail and nothing
-    /// after the stop is consumed.
+    /// A consumer that stops ends the run: no more jobs are made (at most `depth`
+    /// past the stop) and nothing after the stop is consumed.
     #[test]
     fn a_consumer_that_stops_stops_the_producer() {
         let mut got = Vec::new();
         let mut refused = false;
+        let made = std::sync::atomic::AtomicU32::new(0);
         ordered(
             2,
             3,
-            |jobs: &mut Jobs<'_, u32>| {
-                for k in 0..1_000_000u32 {
-                    if !jobs.send(k) {
-                        return;
-                    }
-                }
-                panic!("the producer was never told to stop");
+            || (),
+            || {
+                let k = made.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                assert!(k < 1_000_000, "the producer was never told to stop");
+                Some(k)
             },
             |_: &mut (), k| k,
             |k| {
@@ -217,6 +278,7 @@ mod tests {
         );
         assert!(refused);
         assert_eq!(got, (0..=10).collect::<Vec<_>>());
+        assert!(made.into_inner() <= 11 + 3);
     }
 
     /// A worker that panics does not leave the consumer waiting: the run ends and
@@ -227,12 +289,10 @@ mod tests {
             ordered(
                 2,
                 2,
-                |jobs: &mut Jobs<'_, u32>| {
-                    for k in 0..100 {
-                        if !jobs.send(k) {
-                            return;
-                        }
-                    }
+                || (),
+                {
+                    let mut k = 0u32..100;
+                    move || k.next()
                 },
                 |_: &mut (), k: u32| {
                     assert!(k != 5, "job 5 fails");
@@ -242,6 +302,46 @@ mod tests {
             )
         });
         assert!(r.is_err());
+    }
+
+    /// A panic in the producer or in the consumer leaves no thread waiting either.
+    #[test]
+    fn a_producer_or_consumer_panic_reaches_the_caller() {
+        for threads in [1, 2, 4] {
+            let r = std::panic::catch_unwind(|| {
+                let mut k = 0u32;
+                ordered(
+                    threads,
+                    2,
+                    || (),
+                    move || {
+                        k += 1;
+                        assert!(k != 50, "the producer fails");
+                        Some(k)
+                    },
+                    |_: &mut (), k: u32| k,
+                    |_| true,
+                )
+            });
+            assert!(r.is_err(), "producer, {threads} threads");
+            let r = std::panic::catch_unwind(|| {
+                ordered(
+                    threads,
+                    2,
+                    || (),
+                    {
+                        let mut k = 0u32..100;
+                        move || k.next()
+                    },
+                    |_: &mut (), k: u32| k,
+                    |k| {
+                        assert!(k != 7, "the consumer fails");
+                        true
+                    },
+                )
+            });
+            assert!(r.is_err(), "consumer, {threads} threads");
+        }
     }
 
     #[test]

@@ -612,10 +612,11 @@ fn dump_values(
     // pmSetMode(FORW, start) or pmSetMode(BACK, finish), then pmFetchArchive until
     // the end, as the reference does (so damaged archives end as they do there)
     let windowed = o.start.is_some() || o.finish.is_some();
-    let threads = cli_common::parallel::threads();
-    if !o.reverse && threads > 1 {
+    // forward: on as many threads as there are (one included: records are
+    // decoded a part at a time there too)
+    if !o.reverse {
         return dump_values_on(
-            threads,
+            cli_common::parallel::threads(),
             a,
             o,
             wanted,
@@ -626,16 +627,14 @@ fn dump_values(
             err,
         );
     }
+    // backward, on this thread
     let mut cur = LogCursor::new(a);
-    if o.reverse {
-        cur.set_mode(Direction::Backward, wend);
-    } else {
-        cur.set_mode(Direction::Forward, wstart);
-    }
+    cur.set_mode(Direction::Backward, wend);
     let mut first = true;
     // each metric's text, built once; records are built in one buffer that goes out
     // when it holds OUT_BATCH bytes (as one write, past the output's buffer)
-    let mut cache = MetricCache::default();
+    let texts = MetricTexts::of_archive(a);
+    let mut cache = MetricCache::new(&texts);
     let mut line = Vec::with_capacity(OUT_BATCH + 64 * 1024);
     loop {
         if line.len() >= OUT_BATCH {
@@ -655,7 +654,7 @@ fn dump_values(
         if !picked(o, wanted, &rec) {
             continue;
         }
-        if first && o.reverse {
+        if first {
             first = false;
             writeln!(
                 line,
@@ -663,7 +662,7 @@ fn dump_values(
                 ctime(rec.stamp.sec, &c.tz)
             )?;
         }
-        if windowed && ((o.reverse && rec.stamp < wstart) || (!o.reverse && rec.stamp > wend)) {
+        if windowed && rec.stamp < wstart {
             return out.write_all(&line).map(|_| 0);
         }
         if !splits(wanted) || rec.vsets.len() <= PART_SETS {
@@ -689,7 +688,7 @@ fn dump_values(
     }
 }
 
-/// Value sets of a large record dumped in one go by the one-thread dump.
+/// Value sets of a large record dumped in one go by the backward dump.
 const PART_SETS: usize = 64;
 
 /// Whether records may be dumped a part at a time: not with metric arguments (a
@@ -700,7 +699,10 @@ fn splits(wanted: &[PmId]) -> bool {
 
 /// Payload bytes of the records of one job of [`dump_values_on`] (about 4 times as
 /// many bytes of text).
-const JOB_BYTES: usize = 64 * 1024;
+const JOB_BYTES: usize = 32 * 1024;
+
+/// Room a text buffer starts with: a job's text, mostly.
+const TEXT_ROOM: usize = 5 * JOB_BYTES;
 
 /// Records fetched in order, their payloads copied out of the read window; or a
 /// part of one large record.
@@ -709,19 +711,24 @@ struct Job {
     payloads: Vec<u8>,
     /// Each record's end in `payloads` and where it was read.
     recs: Vec<(usize, RecordPlace)>,
-    /// A part of a large record (checked whole by the producer), shared by its parts.
+    /// A part of a large record (checked whole by the job of its first part),
+    /// shared by its parts.
     /// The offset of its first set's value list with it.
-    part: Option<(std::sync::Arc<[u8]>, RecordPlace, Part, usize)>,
+    part: Option<(std::sync::Arc<Record>, RecordPlace, Part, usize)>,
     /// The fetch error that ends the run after these records.
     fail: Option<archive_format::Error>,
 }
 
 /// A record of more payload bytes than this is cut into parts of about this many
 /// (about 4 times as many bytes of text each), so that no job holds its whole text.
-/// On the wide archive (560 KB records) 128 KB parts and 2 jobs in flight per
-/// worker peak at 11.7 MB on 2 cores against 16 MB with 256 KB and 2n+1, for 2.5%
-/// more time.
-const PART_BYTES: usize = 128 * 1024;
+/// Small jobs cost little time because threads seldom wait for each other (see
+/// [`cli_common::parallel::ordered`]): on the wide archive (560 KB records) 32 KB
+/// parts take the same time as 128 KB parts, in 2 MB less memory.
+const PART_BYTES: usize = 32 * 1024;
+
+/// Jobs made and not yet written, beyond one per thread: enough that a thread
+/// seldom waits for the writer.
+const SPARE_JOBS: usize = 2;
 
 /// A job's text, and the error that ends the run after it.
 struct Done {
@@ -729,10 +736,11 @@ struct Done {
     fail: Option<archive_format::Error>,
 }
 
-/// [`dump_values`] forward on `threads` threads: one fetches the records (framing
-/// them and checking their times, as pmFetch does) and cuts them into jobs, the
-/// others decode and format a job each, and this one writes their text in order.
-/// The output is the same byte for byte, a fetch or decoding error included.
+/// [`dump_values`] forward on `threads` threads (this one among them): whichever
+/// is free fetches the next records (framing them and checking their times, as
+/// pmFetch does) into a job and decodes and formats it, and this one writes the
+/// jobs' text in order. The output is the same byte for byte as one thread's, a
+/// fetch or decoding error included.
 #[allow(clippy::too_many_arguments)]
 fn dump_values_on(
     threads: usize,
@@ -750,89 +758,42 @@ fn dump_values_on(
     let mut failed: Option<io::Result<()>> = None;
     // buffers go round (payloads: producer to worker and back; text: worker to
     // writer and back), so memory stays at what is in flight
-    let (payload_pool, text_pool) = (Pool::default(), Pool::default());
-    let (payload_pool, text_pool) = (&payload_pool, &text_pool);
-    let produce = move |jobs: &mut cli_common::parallel::Jobs<'_, Job>| {
-        let mut job = Job::default();
-        loop {
-            if job.recs.is_empty() && job.payloads.capacity() == 0 {
-                job.payloads = payload_pool.take();
-            }
-            match cur.fetch_raw() {
-                Ok(Some(r)) => {
-                    if wend.is_some_and(|w| r.stamp > w) {
-                        // past the window: the end, unless the record is one that
-                        // fetch would have failed on
-                        job.fail = r.place.decode(a, r.payload).err();
-                        break;
-                    }
-                    if r.payload.len() > PART_BYTES && splits(wanted) {
-                        // the records before it go first
-                        if !job.recs.is_empty() && !jobs.send(std::mem::take(&mut job)) {
-                            return;
-                        }
-                        // checked whole by the worker of its first part, as fetch
-                        // checks it (a damaged record ends the dump there)
-                        let payload: std::sync::Arc<[u8]> = r.payload.into();
-                        let parts = r.payload.len().div_ceil(PART_BYTES);
-                        let (total, starts) = r.place.set_starts(r.payload, parts);
-                        // (a record of no sets that reads: the first part shows it)
-                        let starts = if starts.is_empty() {
-                            vec![(0, 0)]
-                        } else {
-                            starts
-                        };
-                        for (j, &(from, at)) in starts.iter().enumerate() {
-                            let to = starts.get(j + 1).map_or(total, |s| s.0);
-                            let part = Part {
-                                sets: 0..to.saturating_sub(from),
-                                first_slot: from,
-                                total,
-                                heading: j == 0,
-                                // a record that decodes is its value lists and
-                                // blocks exactly, between its two length words
-                                size: r.payload.len() + 8,
-                            };
-                            let piece = Job {
-                                part: Some((payload.clone(), r.place, part, at)),
-                                ..Job::default()
-                            };
-                            if !jobs.send(piece) {
-                                return;
-                            }
-                        }
-                        continue;
-                    }
-                    job.payloads.extend_from_slice(r.payload);
-                    job.recs.push((job.payloads.len(), r.place));
-                    if job.payloads.len() >= JOB_BYTES && !jobs.send(std::mem::take(&mut job)) {
-                        return;
-                    }
-                }
-                Ok(None) => break,
-                Err(e) => {
-                    job.fail = Some(e);
-                    break;
-                }
-            }
-        }
-        jobs.send(job);
+    // (and the read buffers of large records: reader to workers and back; in the
+    // same few buffers, allocated once, not in every thread's arena in turn)
+    let pools = (Pool::default(), Pool::default(), Pool::default());
+    let (payload_pool, text_pool, record_pool) = (&pools.0, &pools.1, &pools.2);
+    let mut source = Source {
+        a,
+        cur,
+        wend,
+        split: splits(wanted),
+        pool: payload_pool,
+        records: record_pool,
+        lend: false,
+        parts: std::collections::VecDeque::new(),
+        ended: false,
     };
-    let work = |cache: &mut MetricCache, job: Job| {
-        let mut text = text_pool.take();
+    let texts = MetricTexts::of_archive(a);
+    let work = |cache: &mut MetricCache<'_>, job: Job| {
+        let mut text = text_pool.take(TEXT_ROOM);
         let mut fail = job.fail;
-        if let Some((payload, place, part, at)) = job.part {
+        if let Some((record, place, part, at)) = job.part {
+            let payload = record.payload();
             let checked = if part.heading {
-                place.check(a, &payload).map(|_| ())
+                place.check(a, payload).map(|_| ())
             } else {
                 Ok(())
             };
             let start = (part.first_slot, at);
-            match checked.and_then(|_| place.decode_part(a, &payload, start, part.sets.len())) {
+            match checked.and_then(|_| place.decode_part(a, payload, start, part.sets.len())) {
                 Ok(rec) => {
                     let _ = dump_record(a, &rec, Some(part), o, wanted, c, cache, &mut text);
                 }
                 Err(e) => fail = Some(e),
+            }
+            // the last part done gives the read buffer back
+            if let Ok(r) = std::sync::Arc::try_unwrap(record) {
+                record_pool.give(r.buf);
             }
             return Done { text, fail };
         }
@@ -854,26 +815,163 @@ fn dump_values_on(
         payload_pool.give(job.payloads);
         Done { text, fail }
     };
-    cli_common::parallel::ordered(threads, 2 * threads, produce, work, |done: Done| {
-        let wrote = out.write_all(&done.text);
-        text_pool.give(done.text);
-        let Some(e) = done.fail else {
-            if wrote.is_err() {
-                failed = Some(wrote);
-                return false;
-            }
-            return true;
-        };
-        failed = Some(wrote.and_then(|_| {
-            out.flush()?;
-            writeln!(err, "{PROG}: pmFetch: {}", e.pm_message())
-        }));
-        false
-    });
+    let produce = move || source.next();
+    cli_common::parallel::ordered(
+        threads,
+        threads + SPARE_JOBS,
+        || MetricCache::new(&texts),
+        produce,
+        work,
+        |done: Done| {
+            let wrote = out.write_all(&done.text);
+            text_pool.give(done.text);
+            let Some(e) = done.fail else {
+                if wrote.is_err() {
+                    failed = Some(wrote);
+                    return false;
+                }
+                return true;
+            };
+            failed = Some(wrote.and_then(|_| {
+                out.flush()?;
+                writeln!(err, "{PROG}: pmFetch: {}", e.pm_message())
+            }));
+            false
+        },
+    );
     match failed {
         None => Ok(0),
         Some(Ok(())) => Ok(1),
         Some(Err(e)) => Err(e),
+    }
+}
+
+/// Where [`dump_values_on`]'s jobs come from: records fetched in order (framed,
+/// and their times checked, as pmFetch does), their payloads copied out of the
+/// read window into jobs of about [`JOB_BYTES`], and a large record cut into parts.
+struct Source<'a, 'p> {
+    a: &'a Archive,
+    cur: LogCursor<'a>,
+    wend: Option<Timestamp>,
+    /// Whether a large record may be cut into parts.
+    split: bool,
+    pool: &'p Pool,
+    /// Read buffers of large records done with, to read into again.
+    records: &'p Pool,
+    /// Whether the cursor has given its buffer away and could use one of those.
+    lend: bool,
+    /// The parts of a large record not yet handed out.
+    parts: std::collections::VecDeque<Job>,
+    /// Whether the last job (the one that ends the run) has been handed out.
+    ended: bool,
+}
+
+impl Source<'_, '_> {
+    fn next(&mut self) -> Option<Job> {
+        if let Some(part) = self.parts.pop_front() {
+            return Some(part);
+        }
+        if self.ended {
+            return None;
+        }
+        let mut job = Job {
+            payloads: self.pool.take(JOB_BYTES + PART_BYTES),
+            ..Job::default()
+        };
+        loop {
+            if self.lend {
+                // a read buffer done with, if there is one by now, for the
+                // cursor, which has given its own away
+                if let Some(buf) = self.records.try_take() {
+                    self.lend = false;
+                    if let Some(back) = self.cur.lend_buffer(buf) {
+                        self.records.give(back);
+                    }
+                }
+            }
+            match self.cur.fetch_raw() {
+                Ok(Some(r)) => {
+                    if self.wend.is_some_and(|w| r.stamp > w) {
+                        // past the window: the end, unless the record is one that
+                        // fetch would have failed on
+                        job.fail = r.place.decode(self.a, r.payload).err();
+                        break;
+                    }
+                    if r.payload.len() > PART_BYTES && self.split {
+                        // kept as read, without a copy (the cursor reads on into a
+                        // new buffer)
+                        let place = r.place;
+                        // (always there: an empty payload would fail to decode)
+                        let (buf, range) = self.cur.take_payload(Vec::new()).unwrap_or_default();
+                        self.lend = true;
+                        Self::cut(Record { buf, range }, place, &mut self.parts);
+                        // the records before it go first
+                        if job.recs.is_empty() {
+                            self.pool.give(std::mem::take(&mut job.payloads));
+                            return self.parts.pop_front();
+                        }
+                        return Some(job);
+                    }
+                    job.payloads.extend_from_slice(r.payload);
+                    job.recs.push((job.payloads.len(), r.place));
+                    if job.payloads.len() >= JOB_BYTES {
+                        return Some(job);
+                    }
+                }
+                Ok(None) => break,
+                Err(e) => {
+                    job.fail = Some(e);
+                    break;
+                }
+            }
+        }
+        self.ended = true;
+        Some(job)
+    }
+
+    /// Cuts large record `r`, read at `place`, into parts of about [`PART_BYTES`].
+    fn cut(r: Record, place: RecordPlace, parts: &mut std::collections::VecDeque<Job>) {
+        // checked whole by the worker of its first part, as fetch checks it (a
+        // damaged record ends the dump there)
+        let payload = r.payload();
+        let count = payload.len().div_ceil(PART_BYTES);
+        let (total, starts) = place.set_starts(payload, count);
+        // (a record of no sets that reads: the first part shows it)
+        let starts = if starts.is_empty() {
+            vec![(0, 0)]
+        } else {
+            starts
+        };
+        // a record that decodes is its value lists and blocks exactly, between
+        // its two length words
+        let size = payload.len() + 8;
+        let r = std::sync::Arc::new(r);
+        for (j, &(from, at)) in starts.iter().enumerate() {
+            let to = starts.get(j + 1).map_or(total, |s| s.0);
+            let part = Part {
+                sets: 0..to.saturating_sub(from),
+                first_slot: from,
+                total,
+                heading: j == 0,
+                size,
+            };
+            parts.push_back(Job {
+                part: Some((r.clone(), place, part, at)),
+                ..Job::default()
+            });
+        }
+    }
+}
+
+/// A large record's payload, in the buffer it was read into.
+struct Record {
+    buf: Vec<u8>,
+    range: std::ops::Range<usize>,
+}
+
+impl Record {
+    fn payload(&self) -> &[u8] {
+        self.buf.get(self.range.clone()).unwrap_or_default()
     }
 }
 
@@ -883,9 +981,14 @@ struct Pool(std::sync::Mutex<Vec<Vec<u8>>>);
 
 impl Pool {
     /// A buffer handed back earlier (emptied), or a new one.
-    fn take(&self) -> Vec<u8> {
+    fn take(&self, room: usize) -> Vec<u8> {
         let got = self.0.lock().map(|mut p| p.pop()).unwrap_or_default();
-        got.unwrap_or_else(|| Vec::with_capacity(OUT_BATCH))
+        got.unwrap_or_else(|| Vec::with_capacity(room))
+    }
+
+    /// A buffer handed back earlier, if there is one.
+    fn try_take(&self) -> Option<Vec<u8>> {
+        self.0.lock().ok()?.pop()
     }
 
     fn give(&self, mut b: Vec<u8>) {
@@ -907,35 +1010,32 @@ fn picked(o: &Opts, wanted: &[PmId], rec: &ResultRecord<'_>) -> bool {
         }
 }
 
-/// Bytes of records collected before they are written (the output's buffer size,
-/// so that a batch is written straight through).
-pub(crate) const OUT_BATCH: usize = 256 * 1024;
+/// Bytes of records the backward dump collects before it writes them (in one
+/// write, straight through the output's buffer).
+const OUT_BATCH: usize = 128 * 1024;
+
+/// The output's buffer: a batch of records, or a job's text, is larger and goes
+/// straight through (copying it into the buffer would cost as much as making it).
+pub(crate) const OUT_BUF: usize = 64 * 1024;
 
 /// What the lines of one metric's values need, worked out once per metric.
 struct MetricText {
-    /// `name or name` (`<nonames>` when there is none).
-    names: String,
-    /// `    PMID (names):`, the start of its first line (in the cache's heads).
-    head: Piece,
-    /// The same with ` value `, for a single value without an instance.
+    /// `    PMID (names): value ` (`<nonames>` when there is none), in the heads of
+    /// its [`MetricTexts`]; without its last 7 bytes, the start of any of the
+    /// metric's lines.
     head_value: Piece,
     /// Type and instance domain from the descriptor, if there is one.
     desc: Option<(i32, InDom)>,
 }
 
+/// The length of ` value ` at the end of a `head_value`.
+const VALUE_WORD: usize = 7;
+
 impl MetricText {
-    fn new(a: &Archive, pmid: PmId, heads: &mut Padded) -> MetricText {
-        let names = names_str(a, pmid, "<nonames>");
-        MetricText {
-            head: heads.add(|b| {
-                let _ = write!(b, "    {pmid} ({names}):");
-            }),
-            head_value: heads.add(|b| {
-                let _ = write!(b, "    {pmid} ({names}): value ");
-            }),
-            names,
-            desc: a.metadata().desc(pmid).map(|d| (d.vtype, d.indom)),
-        }
+    /// `    PMID (names):`.
+    fn head(&self) -> Piece {
+        self.head_value
+            .prefix(self.head_value.len().saturating_sub(VALUE_WORD))
     }
 
     /// Type and instance domain of a value set; without a descriptor, the
@@ -945,6 +1045,50 @@ impl MetricText {
             (vtype::I32, InDom::NULL)
         } else {
             (vtype::AGGREGATE, InDom::NULL)
+        })
+    }
+}
+
+/// Metrics' texts: those of every metric of the archive's metadata are built once
+/// and shared by the threads of a dump; each thread adds those of metrics it meets
+/// that the metadata does not have.
+#[derive(Default)]
+struct MetricTexts {
+    texts: Vec<MetricText>,
+    heads: Padded,
+    index: std::collections::HashMap<PmId, u32, std::hash::BuildHasherDefault<PmIdHasher>>,
+}
+
+impl MetricTexts {
+    /// The texts of every metric with a descriptor or a name.
+    fn of_archive(a: &Archive) -> MetricTexts {
+        let m = a.metadata();
+        let mut t = MetricTexts::default();
+        for d in m.descs() {
+            t.find_or_add(a, d.pmid);
+        }
+        // (names of metrics without a descriptor are not in the name tree's
+        // order of descriptors; a record of one is rare and built when met)
+        t.heads.shrink_to_fit();
+        t.texts.shrink_to_fit();
+        t
+    }
+
+    fn find(&self, pmid: PmId) -> Option<u32> {
+        self.index.get(&pmid).copied()
+    }
+
+    fn find_or_add(&mut self, a: &Archive, pmid: PmId) -> u32 {
+        let (texts, heads) = (&mut self.texts, &mut self.heads);
+        *self.index.entry(pmid).or_insert_with(|| {
+            let names = names_str(a, pmid, "<nonames>");
+            texts.push(MetricText {
+                head_value: heads.add(|b| {
+                    let _ = write!(b, "    {pmid} ({names}): value ");
+                }),
+                desc: a.metadata().desc(pmid).map(|d| (d.vtype, d.indom)),
+            });
+            texts.len() as u32 - 1
         })
     }
 }
@@ -979,32 +1123,44 @@ impl std::hash::Hasher for PmIdHasher {
     }
 }
 
-/// Each metric's text, built once. Records of an archive mostly hold the same
-/// metrics in the same order, so the metric at each place in the last record is
-/// remembered and tried before the hash table.
-#[derive(Default)]
-struct MetricCache {
-    texts: Vec<MetricText>,
-    /// Every metric's `head` and `head_value`.
-    heads: Padded,
+/// Each metric's text, built once (most in the shared texts), and each instance's.
+/// Records of an archive mostly hold the same metrics in the same order, so the
+/// metric at each place in the last record is remembered and tried before the
+/// hash table.
+struct MetricCache<'t> {
+    shared: &'t MetricTexts,
+    /// Texts of metrics that are not in the shared ones.
+    own: MetricTexts,
     /// By instance domain and instance: the instance's text.
     insts: std::collections::HashMap<(u32, i32), InstText, foldhash::fast::RandomState>,
     inst_text: Padded,
-    index: std::collections::HashMap<PmId, usize, std::hash::BuildHasherDefault<PmIdHasher>>,
-    /// (PMID, text) at each place of the last record.
-    slots: Vec<(PmId, usize)>,
+    /// (PMID, text) at each place of the last record; a text of `own` has
+    /// [`OWN`] set.
+    slots: Vec<(PmId, u32)>,
 }
 
-impl MetricCache {
-    fn get(&mut self, a: &Archive, slot: usize, pmid: PmId) -> (&mut MetricText, &Padded) {
+/// Marks a text of a cache's own texts in its slots.
+const OWN: u32 = 1 << 31;
+
+impl<'t> MetricCache<'t> {
+    fn new(shared: &'t MetricTexts) -> MetricCache<'t> {
+        MetricCache {
+            shared,
+            own: MetricTexts::default(),
+            insts: Default::default(),
+            inst_text: Padded::default(),
+            slots: Vec::new(),
+        }
+    }
+
+    fn get(&mut self, a: &Archive, slot: usize, pmid: PmId) -> (&MetricText, &Padded) {
         let k = match self.slots.get(slot) {
             Some(&(p, k)) if p == pmid => k,
             _ => {
-                let (texts, heads) = (&mut self.texts, &mut self.heads);
-                let k = *self.index.entry(pmid).or_insert_with(|| {
-                    texts.push(MetricText::new(a, pmid, heads));
-                    texts.len() - 1
-                });
+                let k = match self.shared.find(pmid) {
+                    Some(k) => k,
+                    None => self.own.find_or_add(a, pmid) | OWN,
+                };
                 if slot < self.slots.len() {
                     self.slots[slot] = (pmid, k);
                 } else {
@@ -1013,7 +1169,8 @@ impl MetricCache {
                 k
             }
         };
-        (&mut self.texts[k], &self.heads)
+        let t = if k & OWN != 0 { &self.own } else { self.shared };
+        (&t.texts[(k & !OWN) as usize], &t.heads)
     }
 
     /// Appends the text of instance `inst` of `indom` as snapshot `snap` names it
@@ -1121,7 +1278,7 @@ fn dump_record(
     o: &Opts,
     wanted: &[PmId],
     c: &Clock,
-    cache: &mut MetricCache,
+    cache: &mut MetricCache<'_>,
     line: &mut Vec<u8>,
 ) -> io::Result<()> {
     // dump_values has skipped the records with nothing wanted; a <mark> has no sets
@@ -1193,20 +1350,20 @@ fn dump_sets(
     vsets: Vec<&archive_format::ValueSet<'_>>,
     first_slot: usize,
     c: &Clock,
-    cache: &mut MetricCache,
+    cache: &mut MetricCache<'_>,
     line: &mut Vec<u8>,
 ) -> io::Result<()> {
     let m = a.metadata();
     for (k, vs) in vsets.into_iter().enumerate() {
         let slot = first_slot + k;
         let (mt, heads) = cache.get(a, slot, vs.pmid);
-        if vs.numval == 0 {
-            writeln!(line, "    {} ({}): No values returned!", vs.pmid, mt.names)?;
-            continue;
-        }
-        if vs.numval < 0 {
-            let e = pm_err_str(vs.numval);
-            writeln!(line, "    {} ({}): {e}", vs.pmid, mt.names)?;
+        if vs.numval <= 0 {
+            heads.push_to(mt.head(), line);
+            if vs.numval == 0 {
+                line.extend_from_slice(b" No values returned!\n");
+            } else {
+                writeln!(line, " {}", pm_err_str(vs.numval))?;
+            }
             continue;
         }
         let (ty, indom) = mt.kind(vs.valfmt);
@@ -1217,8 +1374,10 @@ fn dump_sets(
             m.indom_in_force(indom, rec.stamp)
         };
         if ty == vtype::EVENT || ty == vtype::HIGHRES_EVENT {
+            // the head without its closing "):"
+            let open = mt.head().prefix(mt.head().len().saturating_sub(2));
             for (inst, v) in &vs.values {
-                write!(line, "    {} ({}", vs.pmid, mt.names)?;
+                heads.push_to(open, line);
                 if !indom.is_null() {
                     match snap.and_then(|s| s.name_of(*inst)) {
                         Some(n) => write!(line, "[{inst} or \"{n}\"])")?,
@@ -1238,7 +1397,7 @@ fn dump_sets(
         if plain {
             heads.push_to(mt.head_value, line);
         } else {
-            heads.push_to(mt.head, line);
+            heads.push_to(mt.head(), line);
             if many {
                 line.push(b'\n');
             }

@@ -80,6 +80,21 @@ pub struct Piece {
     len: u32,
 }
 
+impl Piece {
+    /// The first `len` bytes of this text (all of it if it is shorter).
+    pub fn prefix(self, len: usize) -> Piece {
+        Piece {
+            at: self.at,
+            len: self.len.min(len as u32),
+        }
+    }
+
+    /// Its length in bytes.
+    pub fn len(self) -> usize {
+        self.len as usize
+    }
+}
+
 impl Padded {
     /// Adds the text `build` writes; where it is.
     pub fn add(&mut self, build: impl FnOnce(&mut Vec<u8>)) -> Piece {
@@ -96,6 +111,11 @@ impl Padded {
     /// Bytes held.
     pub fn len(&self) -> usize {
         self.bytes.len()
+    }
+
+    /// Gives back the room not used.
+    pub fn shrink_to_fit(&mut self) {
+        self.bytes.shrink_to_fit();
     }
 
     /// Keeps the texts up to `p` (none with `None`) and forgets those after it.
@@ -155,6 +175,11 @@ mod tests {
             }
             let want: String = texts.iter().rev().map(String::as_str).collect();
             prop_assert_eq!(String::from_utf8(line).unwrap(), format!(">{want}"));
+            // a prefix of a text: its first bytes
+            let mut line = Vec::new();
+            let k = pieces[0];
+            p.push_to(k.prefix(k.len() / 2), &mut line);
+            prop_assert_eq!(&line[..], &texts[0].as_bytes()[..k.len() / 2]);
             // cut back: the texts before the cut stay, the next added follows them
             let cut = cut.min(texts.len());
             p.truncate_to(cut.checked_sub(1).map(|k| pieces[k]));

@@ -38,7 +38,7 @@ pub fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
         }
         opts::Parse::Run(o) => o,
     };
-    let mut buf = std::io::BufWriter::with_capacity(dump::OUT_BATCH, out);
+    let mut buf = std::io::BufWriter::with_capacity(dump::OUT_BUF, out);
     let status = if let Some(f) = &o.raw {
         raw::dump(f, &mut buf, err)
     } else if o.json {
