@@ -1073,9 +1073,12 @@ impl Archive {
         let mut rec = vec![0u8; usize::try_from(len).ok()?];
         self.vol_read_at(i, at, &mut rec).ok()?;
         let f = frame_before(&rec, len, 0).ok()??;
-        decode_result(f.payload(&rec), at + f.payload_start(), v)
-            .ok()
-            .map(|r| r.stamp)
+        // checked as a whole record, its values not collected
+        crate::codec::result::decode_result_for(f.payload(&rec), at + f.payload_start(), v, |_| {
+            false
+        })
+        .ok()
+        .map(|r| r.stamp)
     }
 
     pub fn end_time(&self) -> Result<Timestamp> {
