@@ -214,6 +214,23 @@ fn nodata(path: &Path) -> Error {
     Error::pcp(PM_ERR_NODATA, "file holds only a label").at(path, None)
 }
 
+/// Decodes a `.meta` file's records after its label (at `start`), letting the
+/// mapped pages of what has been decoded go as it goes: a `.meta` of hundreds of
+/// MB (an instance domain of processes written again at each change) is not held
+/// whole beside what it decodes to.
+fn load_metadata(bytes: &Bytes, start: u64) -> std::result::Result<Metadata, DecodeError> {
+    const STEP: u64 = 4 << 20;
+    let mut released = 0u64;
+    let meta = Metadata::load_reporting(bytes, start, |done| {
+        if done >= released + STEP {
+            bytes.release(released as usize, done as usize);
+            released = done;
+        }
+    });
+    bytes.release(released as usize, bytes.len());
+    meta
+}
+
 /// The metadata and index of an archive as read from their files, each with its
 /// outcome, and the metadata decoded (when it was read).
 struct SideFiles {
@@ -231,7 +248,7 @@ impl SideFiles {
         let decoded = meta
             .as_ref()
             .ok()
-            .map(|(b, l)| Metadata::load(b, l.record_len() as u64));
+            .map(|(b, l)| load_metadata(b, l.record_len() as u64));
         let index = files.index.as_ref().map(|i| load_labelled(i, VOL_INDEX));
         SideFiles {
             meta,
@@ -326,7 +343,7 @@ impl Archive {
         let meta = match side.decoded {
             // decoded with the length of its own label, which is the volume's here
             Some(decoded) if mlabel.record_len() as u64 == label_len => decoded,
-            _ => Metadata::load(&mbytes, label_len),
+            _ => load_metadata(&mbytes, label_len),
         }
         .map_err(|e| Error::decode(&meta_ref.path, e))?;
         let meta_size = mbytes.len() as u64;

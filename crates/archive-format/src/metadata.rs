@@ -116,8 +116,23 @@ pub fn each_record(
 impl Metadata {
     /// Loads every record of a `.meta` file; `start` is the offset after its label.
     pub fn load(file: &[u8], start: u64) -> Result<Metadata, DecodeError> {
+        Self::load_reporting(file, start, |_| {})
+    }
+
+    /// [`Metadata::load`], telling `read_up_to` after each record that the bytes
+    /// before the next one are done with (a caller reading a memory map lets their
+    /// pages go, so a large `.meta` is not held beside what it decodes to).
+    pub fn load_reporting(
+        file: &[u8],
+        start: u64,
+        mut read_up_to: impl FnMut(u64),
+    ) -> Result<Metadata, DecodeError> {
         let mut m = Metadata::default();
-        each_record(file, start, |off, rec| m.add(rec, off))?;
+        each_record(file, start, |off, rec| {
+            m.add(rec, off)?;
+            read_up_to(off);
+            Ok(())
+        })?;
         m.pmns.finish();
         m.drop_repeated_labels();
         Ok(m)
@@ -232,6 +247,9 @@ impl Metadata {
                         .collect()
                 };
                 set.sort_by_key(|(i, _)| *i);
+                // (a set collected in place of the decoded instances keeps their
+                // larger allocation; a delta's may have grown)
+                set.shrink_to_fit();
                 let snap = Snapshot {
                     stamp,
                     instances: set,

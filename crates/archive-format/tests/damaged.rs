@@ -123,6 +123,27 @@ mod libpcp_verdicts {
     }
 
     #[test]
+    fn loading_reports_each_record_done_in_file_order() {
+        let (f, lab, n) = meta_file();
+        let mut g = f.clone();
+        g.extend(&f[lab as usize..]);
+        g.extend(&f[lab as usize..]);
+        let mut seen = Vec::new();
+        let m = Metadata::load_reporting(&g, lab, |off| seen.push(off)).expect("loads");
+        let want: Vec<u64> = (0..3).map(|k| lab + (k * n) as u64).collect();
+        assert_eq!(seen, want);
+        let whole = Metadata::load(&g, lab).expect("loads");
+        assert_eq!(m.descs(), whole.descs());
+        assert_eq!(m.names(PmId::new(29, 0, 1)), ["a.b"]);
+        // a damaged record: reported up to the one before it, then the error
+        let mut h = g.clone();
+        h.truncate(g.len() - 1);
+        let mut seen = Vec::new();
+        assert!(Metadata::load_reporting(&h, lab, |off| seen.push(off)).is_err());
+        assert_eq!(seen, want[..2]);
+    }
+
+    #[test]
     fn a_descriptor_with_bytes_after_its_names_is_corrupt() {
         let (f, lab, _) = meta_file();
         let mut g = f.clone();
