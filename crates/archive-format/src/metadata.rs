@@ -27,18 +27,141 @@ pub struct InDomRecord {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Snapshot {
     pub stamp: Timestamp,
-    /// `(instance id, name)`, sorted by id. A name is held once for all the
-    /// snapshots of the metadata that have it (an instance domain written again
-    /// at each change repeats most of its names).
-    pub instances: Vec<(i32, Arc<str>)>,
+    /// `(instance id, name)`, sorted by id.
+    pub instances: Instances,
 }
 
 impl Snapshot {
     pub fn name_of(&self, inst: i32) -> Option<&str> {
-        self.instances
-            .binary_search_by_key(&inst, |(i, _)| *i)
+        self.instances.find(inst).map(|(_, n)| &**n)
+    }
+}
+
+/// Instances kept in one run at most.
+const RUN: usize = 64;
+
+/// An instance: its id and name.
+type Entry = (i32, Arc<str>);
+
+/// A run of an [`Instances`], shared by the sets that hold it.
+type Run = Arc<[Entry]>;
+
+/// An instance set, sorted by id, held as runs of at most [`RUN`] instances. An
+/// instance domain written again at each change (the processes of a host, say)
+/// mostly repeats the set before it, so a run the set before it holds whole is
+/// shared with it rather than copied, and a name is held once for every set that
+/// has it: a set that changed in a few places costs the runs that changed.
+#[derive(Clone, Default)]
+pub struct Instances {
+    runs: Vec<Run>,
+    len: usize,
+}
+
+impl Instances {
+    /// `set` (sorted by id) as runs, sharing those of `like` that it holds whole.
+    fn build(set: &[Entry], like: Option<&Instances>) -> Instances {
+        let starts: HashMap<i32, &Run> = like
+            .map(|l| {
+                l.runs
+                    .iter()
+                    .filter_map(|r| Some((r.first()?.0, r)))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let same = |a: &Entry, b: &Entry| a.0 == b.0 && (Arc::ptr_eq(&a.1, &b.1) || a.1 == b.1);
+        let mut runs = Vec::new();
+        let mut pos = 0;
+        while pos < set.len() {
+            if let Some(r) = starts.get(&set[pos].0) {
+                let end = pos + r.len();
+                if set
+                    .get(pos..end)
+                    .is_some_and(|s| s.iter().zip(r.iter()).all(|(a, b)| same(a, b)))
+                {
+                    runs.push(Arc::clone(r));
+                    pos = end;
+                    continue;
+                }
+            }
+            // a new run, up to the next instance that starts a run of `like`
+            let mut end = pos + 1;
+            while end < set.len() && end - pos < RUN && !starts.contains_key(&set[end].0) {
+                end += 1;
+            }
+            runs.push(Arc::from(&set[pos..end]));
+            pos = end;
+        }
+        runs.shrink_to_fit();
+        Instances {
+            runs,
+            len: set.len(),
+        }
+    }
+
+    /// The number of instances.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The instances in id order.
+    pub fn iter(&self) -> impl Iterator<Item = &(i32, Arc<str>)> + '_ {
+        self.runs.iter().flat_map(|r| r.iter())
+    }
+
+    /// The instances as one list.
+    pub fn to_vec(&self) -> Vec<(i32, Arc<str>)> {
+        self.iter().cloned().collect()
+    }
+
+    /// Instance `inst`, if the set has it.
+    pub fn find(&self, inst: i32) -> Option<&(i32, Arc<str>)> {
+        let k = self
+            .runs
+            .partition_point(|r| r.first().is_some_and(|f| f.0 <= inst));
+        let run = self.runs.get(k.checked_sub(1)?)?;
+        run.binary_search_by_key(&inst, |(i, _)| *i)
             .ok()
-            .map(|k| &*self.instances[k].1)
+            .map(|j| &run[j])
+    }
+}
+
+impl From<Vec<(i32, Arc<str>)>> for Instances {
+    /// `set`, which must be sorted by id.
+    fn from(set: Vec<(i32, Arc<str>)>) -> Instances {
+        Instances::build(&set, None)
+    }
+}
+
+impl<'a> IntoIterator for &'a Instances {
+    type Item = &'a (i32, Arc<str>);
+    type IntoIter =
+        std::iter::FlatMap<std::slice::Iter<'a, Run>, &'a [Entry], fn(&'a Run) -> &'a [Entry]>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.runs.iter().flat_map(|r| &r[..])
+    }
+}
+
+impl PartialEq for Instances {
+    fn eq(&self, other: &Instances) -> bool {
+        self.len == other.len && self.iter().eq(other.iter())
+    }
+}
+
+impl Eq for Instances {}
+
+impl std::fmt::Debug for Instances {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl Serialize for Instances {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.iter())
     }
 }
 
@@ -224,14 +347,15 @@ impl Metadata {
                 if snaps.is_empty() && !self.indom_order.contains(&indom) {
                     self.indom_order.push(indom);
                 }
+                // the latest snapshot at or before this time: a delta applies to
+                // it, and a full set shares the runs it holds of it
+                let base = snaps
+                    .iter()
+                    .rev()
+                    .find(|s| s.stamp <= stamp)
+                    .or(snaps.last());
                 let mut set: Vec<(i32, Arc<str>)> = if kind == InDomKind::Delta {
-                    // apply to the latest snapshot at or before this time
-                    let base = snaps
-                        .iter()
-                        .rev()
-                        .find(|s| s.stamp <= stamp)
-                        .or(snaps.last());
-                    let mut set = base.map(|s| s.instances.clone()).unwrap_or_default();
+                    let mut set = base.map(|s| s.instances.to_vec()).unwrap_or_default();
                     for i in instances {
                         set.retain(|(id, _)| *id != i.inst);
                         if let Some(n) = i.name {
@@ -247,12 +371,9 @@ impl Metadata {
                         .collect()
                 };
                 set.sort_by_key(|(i, _)| *i);
-                // (a set collected in place of the decoded instances keeps their
-                // larger allocation; a delta's may have grown)
-                set.shrink_to_fit();
                 let snap = Snapshot {
                     stamp,
-                    instances: set,
+                    instances: Instances::build(&set, base.map(|s| &s.instances)),
                 };
                 // libpcp keeps an indom's records newest first; a record goes to the
                 // head of its time slot (records with the same timestamp), so among
@@ -444,8 +565,85 @@ fn same_label_set(a: &LabelSet, b: &LabelSet) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     type Labels<'a> = &'a [(&'a str, &'a str, bool)];
+
+    /// A sorted instance set from ids (names made from the ids, interned).
+    fn set_of(ids: &[i32], names: &mut HashSet<Arc<str>>) -> Vec<Entry> {
+        let mut ids = ids.to_vec();
+        ids.sort();
+        ids.iter()
+            .map(|&i| (i, intern(names, format!("inst {i}"))))
+            .collect()
+    }
+
+    proptest! {
+        /// A set held as runs reads back as the set, finds what a binary search
+        /// of it finds, and shares every run of the set it is built like that
+        /// it holds whole.
+        #[test]
+        fn instance_runs_read_back_and_share(
+            before in proptest::collection::vec(0i32..3000, 0..400),
+            gone in proptest::collection::vec(any::<prop::sample::Index>(), 0..6),
+            added in proptest::collection::vec(0i32..3000, 0..6),
+            probes in proptest::collection::vec(-5i32..3005, 0..40),
+        ) {
+            let mut names = HashSet::new();
+            let old = set_of(&before, &mut names);
+            let like = Instances::build(&old, None);
+            prop_assert_eq!(like.to_vec(), old.clone());
+            prop_assert_eq!(like.len(), old.len());
+            // the next set: a few instances gone, a few come
+            let mut ids = before.clone();
+            for g in &gone {
+                if !ids.is_empty() {
+                    ids.remove(g.index(ids.len()));
+                }
+            }
+            ids.extend(&added);
+            let new = set_of(&ids, &mut names);
+            let next = Instances::build(&new, Some(&like));
+            prop_assert_eq!(next.to_vec(), new.clone());
+            prop_assert_eq!(&next, &Instances::from(new.clone()));
+            for p in probes {
+                let want = new.binary_search_by_key(&p, |(i, _)| *i).is_ok();
+                prop_assert_eq!(next.find(p).is_some(), want);
+                if let Some((i, n)) = next.find(p) {
+                    prop_assert_eq!(*i, p);
+                    let want = format!("inst {p}");
+                    prop_assert_eq!(&**n, want.as_str());
+                }
+            }
+            // (sharing is looked for by a run's first id: an instance domain has
+            // each id once, except in a damaged archive)
+            let unique = new.windows(2).all(|w| w[0].0 != w[1].0);
+            // the same set again shares all of its runs
+            let again = Instances::build(&new, Some(&next));
+            prop_assert_eq!(again.to_vec(), new.clone());
+            if unique {
+                prop_assert_eq!(again.runs.len(), next.runs.len());
+                for (a, b) in again.runs.iter().zip(&next.runs) {
+                    prop_assert!(Arc::ptr_eq(a, b));
+                }
+            }
+            // a set that changed in a few places shares the rest of the runs of the
+            // one before: a change costs a run or two
+            let old_unique = old.windows(2).all(|w| w[0].0 != w[1].0);
+            if unique && old_unique {
+                let fresh = next
+                    .runs
+                    .iter()
+                    .filter(|r| !like.runs.iter().any(|l| Arc::ptr_eq(r, l)))
+                    .count();
+                prop_assert!(fresh <= 2 * (gone.len() + added.len()) + 1, "{} new runs", fresh);
+            }
+            // an unchanged set shares every run of the one before
+            if unique && gone.is_empty() && added.is_empty() {
+                prop_assert!(next.runs.iter().zip(&like.runs).all(|(a, b)| Arc::ptr_eq(a, b)));
+            }
+        }
+    }
 
     fn rec(sec: i64, ident: u32, sets: &[(i32, Labels<'_>)]) -> LabelRecord {
         LabelRecord {
