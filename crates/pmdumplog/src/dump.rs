@@ -756,10 +756,11 @@ fn dump_values_on(
     let mut cur = LogCursor::new(a);
     cur.set_mode(Direction::Forward, wstart);
     let mut failed: Option<io::Result<()>> = None;
-    // buffers go round (payloads: producer to worker and back; text: worker to
-    // writer and back), so memory stays at what is in flight
-    // (and the read buffers of large records: reader to workers and back; in the
-    // same few buffers, allocated once, not in every thread's arena in turn)
+    // buffers go round, so memory stays at what is in flight: a job's payloads
+    // (from the fetch into the job and back once it is done), its text (from the
+    // job to the writer and back), and the read buffers of large records (from the
+    // cursor to the record's parts and back); the same few buffers, allocated
+    // once, not in every thread's memory arena in turn
     let pools = (Pool::default(), Pool::default(), Pool::default());
     let (payload_pool, text_pool, record_pool) = (&pools.0, &pools.1, &pools.2);
     let mut source = Source {
@@ -931,7 +932,7 @@ impl Source<'_, '_> {
 
     /// Cuts large record `r`, read at `place`, into parts of about [`PART_BYTES`].
     fn cut(r: Record, place: RecordPlace, parts: &mut std::collections::VecDeque<Job>) {
-        // checked whole by the worker of its first part, as fetch checks it (a
+        // checked whole by the job of its first part, as fetch checks it (a
         // damaged record ends the dump there)
         let payload = r.payload();
         let count = payload.len().div_ceil(PART_BYTES);
