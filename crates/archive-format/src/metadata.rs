@@ -184,7 +184,7 @@ pub struct Metadata {
     pub pmns: Pmns,
     snapshots: HashMap<InDom, Vec<Snapshot>>,
     /// Every instance name of the snapshots, once.
-    inst_names: HashSet<Arc<str>>,
+    inst_names: Names,
     indom_order: Vec<InDom>,
     labels: Vec<LabelRecord>,
     texts: BTreeMap<(u32, u32), String>,
@@ -194,8 +194,11 @@ fn rec_err(off: u64, code: i32, what: &'static str) -> DecodeError {
     DecodeError::new(off, DecodeErrorKind::Pcp(code, what))
 }
 
+/// Instance names held once (a fast hasher: a large `.meta` has millions of them).
+type Names = HashSet<Arc<str>, foldhash::fast::RandomState>;
+
 /// The shared copy of `name`.
-fn intern(names: &mut HashSet<Arc<str>>, name: String) -> Arc<str> {
+fn intern(names: &mut Names, name: String) -> Arc<str> {
     if let Some(n) = names.get(name.as_str()) {
         return n.clone();
     }
@@ -494,9 +497,16 @@ impl Metadata {
     /// Every instance ever in the domain (newest name wins), sorted by id.
     pub fn indom_union(&self, indom: InDom) -> Vec<(i32, Arc<str>)> {
         let mut m: BTreeMap<i32, Arc<str>> = BTreeMap::new();
+        // a run shared by several sets is looked at once (its newest holder's)
+        let mut seen: HashSet<*const Entry, foldhash::fast::RandomState> = HashSet::default();
         for s in self.snapshots(indom).iter().rev() {
-            for (i, n) in &s.instances {
-                m.entry(*i).or_insert_with(|| n.clone());
+            for run in &s.instances.runs {
+                if !seen.insert(run.as_ptr()) {
+                    continue;
+                }
+                for (i, n) in run.iter() {
+                    m.entry(*i).or_insert_with(|| n.clone());
+                }
             }
         }
         m.into_iter().collect()
@@ -570,7 +580,7 @@ mod tests {
     type Labels<'a> = &'a [(&'a str, &'a str, bool)];
 
     /// A sorted instance set from ids (names made from the ids, interned).
-    fn set_of(ids: &[i32], names: &mut HashSet<Arc<str>>) -> Vec<Entry> {
+    fn set_of(ids: &[i32], names: &mut Names) -> Vec<Entry> {
         let mut ids = ids.to_vec();
         ids.sort();
         ids.iter()
@@ -589,7 +599,7 @@ mod tests {
             added in proptest::collection::vec(0i32..3000, 0..6),
             probes in proptest::collection::vec(-5i32..3005, 0..40),
         ) {
-            let mut names = HashSet::new();
+            let mut names = Names::default();
             let old = set_of(&before, &mut names);
             let like = Instances::build(&old, None);
             prop_assert_eq!(like.to_vec(), old.clone());
@@ -638,6 +648,19 @@ mod tests {
                     .count();
                 prop_assert!(fresh <= 2 * (gone.len() + added.len()) + 1, "{} new runs", fresh);
             }
+            // the union of the sets, newest name first, as a naive one
+            let mut m = Metadata::default();
+            let dom = InDom(7);
+            m.snapshots.insert(dom, vec![
+                Snapshot { stamp: Timestamp::new(1, 0), instances: like.clone() },
+                Snapshot { stamp: Timestamp::new(2, 0), instances: next.clone() },
+                Snapshot { stamp: Timestamp::new(3, 0), instances: again.clone() },
+            ]);
+            let mut naive: BTreeMap<i32, Arc<str>> = BTreeMap::new();
+            for (i, n) in again.iter().chain(next.iter()).chain(like.iter()) {
+                naive.entry(*i).or_insert_with(|| n.clone());
+            }
+            prop_assert_eq!(m.indom_union(dom), naive.into_iter().collect::<Vec<_>>());
             // an unchanged set shares every run of the one before
             if unique && gone.is_empty() && added.is_empty() {
                 prop_assert!(next.runs.iter().zip(&like.runs).all(|(a, b)| Arc::ptr_eq(a, b)));
