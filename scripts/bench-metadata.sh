@@ -11,15 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v pmdumplog >/dev/null || { echo "reference PCP not installed" >&2; exit 77; }
 cargo build --release -q -p pmdumplog -p pmval -p pcp2parquet
-dir=${BENCH_CHURN:-/tmp/pcp-bench-churn}
-base=$dir/churn
-if [ ! -f "$base.index" ]; then
-  mkdir -p "$dir"
-  rm -f "$base".*
-  echo "making the archive with pcp.pmi (about 10 s)" >&2
-  /usr/bin/python3 scripts/make-churn-archive.py "$base.tmp"
-  for f in "$base".tmp.*; do mv "$f" "$base.${f##*.tmp.}"; done
-fi
+base=$(scripts/bench-archive.sh churn)
 bin=$PWD/target/release
 work=$(mktemp -d /tmp/bench-metadata.XXXXXX)
 trap 'rm -rf "$work"' EXIT

@@ -1071,10 +1071,6 @@ impl Archive {
         }
     }
 
-    /// The time of the last complete record, found as libpcp's `pmGetArchiveEnd` finds
-    /// it: for the highest volume downwards, the last record read backwards from the
-    /// physical end; failing that, a forward scan from the last index entry of that
-    /// volume (backing up one record first). `PM_ERR_LOGREC` when nothing is found.
     /// The time of volume `i`'s last record when the volume ends with a whole,
     /// sound one. Read into a buffer of its own (not through the volume's map,
     /// whose pages would stay in the process's memory for as long as it runs).
@@ -1098,6 +1094,10 @@ impl Archive {
         .map(|r| r.stamp)
     }
 
+    /// The time of the last complete record, found as libpcp's `pmGetArchiveEnd` finds
+    /// it: for the highest volume downwards, the last record read backwards from the
+    /// physical end; failing that, a forward scan from the last index entry of that
+    /// volume (backing up one record first). `PM_ERR_LOGREC` when nothing is found.
     pub fn end_time(&self) -> Result<Timestamp> {
         let fail = |i: usize, off: u64| {
             Error::pcp(
