@@ -8,7 +8,7 @@ use crate::error::{
     DecodeError, DecodeErrorKind, Error, Result, PM_ERR_LABEL, PM_ERR_LOGHOST, PM_ERR_LOGOVERLAP,
     PM_ERR_NODATA,
 };
-use crate::metadata::{InDomRecord, Metadata};
+use crate::metadata::{InDomRecord, MetaProfile, Metadata, ProfileBuilder};
 use crate::types::Timestamp;
 use crate::volume::{self, ArchiveFiles, Bytes, FileRef};
 use std::path::Path;
@@ -20,6 +20,12 @@ pub struct OpenOptions {
     /// Accept unknown feature bits in a v3 label (pmdumplog retries this way after
     /// warning).
     pub ignore_features: bool,
+    /// Do not keep the instance domains: [`Metadata::snapshots`] and the other
+    /// lookups by instance domain find nothing, and a reader going forward takes
+    /// them from [`Archive::instance_stream`]. The memory of a `.meta` that
+    /// writes a domain of processes again at each change is then what one set of
+    /// each domain holds, not its history.
+    pub without_instances: bool,
 }
 
 struct Volume {
@@ -218,17 +224,100 @@ fn nodata(path: &Path) -> Error {
 /// mapped pages of what has been decoded go as it goes: a `.meta` of hundreds of
 /// MB (an instance domain of processes written again at each change) is not held
 /// whole beside what it decodes to.
-fn load_metadata(bytes: &Bytes, start: u64) -> std::result::Result<Metadata, DecodeError> {
+fn load_metadata(
+    bytes: &Bytes,
+    start: u64,
+    instances: bool,
+) -> std::result::Result<Metadata, DecodeError> {
     const STEP: u64 = 4 << 20;
     let mut released = 0u64;
-    let meta = Metadata::load_reporting(bytes, start, |done| {
+    let report = |done| {
         if done >= released + STEP {
             bytes.release(released as usize, done as usize);
             released = done;
         }
-    });
+    };
+    let meta = if instances {
+        Metadata::load_reporting(bytes, start, report)
+    } else {
+        Metadata::load_without_instances(bytes, start, report)
+    };
     bytes.release(released as usize, bytes.len());
     meta
+}
+
+/// What the `.meta` of the archive `name` holds (see [`MetaProfile`]), from the
+/// heads of its records, read once through (decompressed as it is read when it
+/// is compressed; nothing is kept): for a caller that must know what holding an
+/// archive's metadata costs before it opens it, and whether its instance
+/// domains can be read as a stream ([`OpenOptions::without_instances`]).
+pub fn meta_profile(name: &str) -> Result<MetaProfile> {
+    let files = volume::find_archive(name)?;
+    let meta = files
+        .meta
+        .as_ref()
+        .ok_or_else(|| Error::pcp(crate::error::PM_ERR_LOGFILE, "no .meta"))?;
+    let read = || -> std::io::Result<MetaProfile> {
+        let f = std::fs::File::open(&meta.path)?;
+        let r: Box<dyn std::io::Read> = match meta.compression {
+            Some(c) => crate::compress::decoder(c, std::io::BufReader::new(f))?,
+            None => Box::new(f),
+        };
+        profile_records(&mut std::io::BufReader::with_capacity(1 << 16, r))
+    };
+    read().map_err(|e| Error::io(&meta.path, &e))
+}
+
+/// Reads as many bytes as there are, up to `buf`'s length: how many.
+fn read_up_to(r: &mut impl std::io::Read, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match r.read(&mut buf[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(n)
+}
+
+/// The profile of the records read from `r` (a `.meta` file from its start: the
+/// label, then the records).
+fn profile_records(r: &mut impl std::io::BufRead) -> std::io::Result<MetaProfile> {
+    use crate::codec::meta::{indom_head, INDOM_HEAD_LEN};
+    let mut b = ProfileBuilder::default();
+    let mut label = true;
+    loop {
+        let mut len = [0u8; 4];
+        match read_up_to(r, &mut len)? {
+            0 => return Ok(b.finish(true)),
+            4 => {}
+            _ => return Ok(b.finish(false)),
+        }
+        let len = u64::from(u32::from_be_bytes(len));
+        // the smallest record: its length, a type word and its length again
+        if len < 12 {
+            return Ok(b.finish(false));
+        }
+        let mut head = [0u8; INDOM_HEAD_LEN];
+        let want = usize::try_from(len - 8).map_or(INDOM_HEAD_LEN, |n| n.min(INDOM_HEAD_LEN));
+        if read_up_to(r, &mut head[..want])? < want {
+            return Ok(b.finish(false));
+        }
+        let rest = len - 4 - want as u64;
+        if std::io::copy(
+            &mut std::io::Read::take(&mut *r, rest),
+            &mut std::io::sink(),
+        )? < rest
+        {
+            return Ok(b.finish(false));
+        }
+        if std::mem::take(&mut label) {
+            continue;
+        }
+        b.record(len, indom_head(&head[..want]).map(|(_, t, d)| (t, d)));
+    }
 }
 
 /// The metadata and index of an archive as read from their files, each with its
@@ -240,7 +329,7 @@ struct SideFiles {
 }
 
 impl SideFiles {
-    fn load(files: &volume::ArchiveFiles) -> SideFiles {
+    fn load(files: &volume::ArchiveFiles, instances: bool) -> SideFiles {
         let meta = match &files.meta {
             Some(m) => load_labelled(m, VOL_META),
             None => Err(Error::pcp(crate::error::PM_ERR_LOGFILE, "no .meta")),
@@ -248,7 +337,7 @@ impl SideFiles {
         let decoded = meta
             .as_ref()
             .ok()
-            .map(|(b, l)| load_metadata(b, l.record_len() as u64));
+            .map(|(b, l)| load_metadata(b, l.record_len() as u64, instances));
         let index = files.index.as_ref().map(|i| load_labelled(i, VOL_INDEX));
         SideFiles {
             meta,
@@ -285,7 +374,7 @@ impl Archive {
         let (first_loaded, mut side) = if first.fref.compression.is_some() {
             std::thread::scope(|s| {
                 let h = s.spawn(|| load_labelled(&first.fref, first.num as i32));
-                let side = SideFiles::load(&files);
+                let side = SideFiles::load(&files, !opts.without_instances);
                 let first = h.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
                 (first, Some(side))
             })
@@ -307,7 +396,7 @@ impl Archive {
         };
         let side = match side.take() {
             Some(side) => side,
-            None => SideFiles::load(&files),
+            None => SideFiles::load(&files, !opts.without_instances),
         };
         let meta_ref = files
             .meta
@@ -343,7 +432,7 @@ impl Archive {
         let meta = match side.decoded {
             // decoded with the length of its own label, which is the volume's here
             Some(decoded) if mlabel.record_len() as u64 == label_len => decoded,
-            _ => load_metadata(&mbytes, label_len),
+            _ => load_metadata(&mbytes, label_len, !opts.without_instances),
         }
         .map_err(|e| Error::decode(&meta_ref.path, e))?;
         let meta_size = mbytes.len() as u64;
@@ -547,6 +636,17 @@ impl Archive {
         })
         .map_err(|e| Error::decode(&meta_ref.path, e))?;
         Ok(out)
+    }
+
+    /// The instance domains of the archive's `.meta` as a stream, to be applied
+    /// as time goes forward (for an archive opened
+    /// [`OpenOptions::without_instances`]; in a multi-archive context, the first
+    /// archive's). Reads the file again.
+    pub fn instance_stream(&self) -> Result<crate::instances::InDomStream> {
+        let (bytes, label, meta_ref) = self.reread_meta()?;
+        let start = label.record_len() as u64;
+        let path = meta_ref.path.clone();
+        Ok(crate::instances::InDomStream::new(bytes, start, path))
     }
 
     /// A position at or before the first record whose time is `>= t`, from the

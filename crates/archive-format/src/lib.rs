@@ -36,6 +36,7 @@ pub mod error;
 mod errtab;
 pub mod format;
 pub mod hashorder;
+pub mod instances;
 pub mod logfetch;
 mod lzw;
 pub mod metadata;

@@ -239,6 +239,74 @@ pub fn each_record(
     Ok(())
 }
 
+/// What a `.meta` file holds, from the heads of its records alone (see
+/// [`crate::archive::meta_profile`]): what holding its metadata costs, and whether
+/// its instance domains can be read as a stream in time order.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct MetaProfile {
+    /// Bytes of every record after the label.
+    pub bytes: u64,
+    /// Bytes of the instance-domain records.
+    pub indom_bytes: u64,
+    /// The largest record of each instance domain, summed: about what holding
+    /// one set of each domain at a time costs.
+    pub current_bytes: u64,
+    /// Instance-domain records come in time order (none earlier than the one
+    /// before it), so the set in force at a time is the last one read up to it.
+    pub in_time_order: bool,
+    /// The file ended at a record's end (a damaged or cut file is read whole,
+    /// where its error is told as the whole is decoded).
+    pub clean: bool,
+}
+
+impl MetaProfile {
+    /// The bytes of records a reader holds that takes the instance domains as
+    /// a stream: every other record, and one set of each domain.
+    pub fn streamed_bytes(&self) -> u64 {
+        (self.bytes - self.indom_bytes.min(self.bytes)).saturating_add(self.current_bytes)
+    }
+
+    /// Whether the instance domains may be read as a stream.
+    pub fn streamable(&self) -> bool {
+        self.clean && self.in_time_order
+    }
+}
+
+/// Builds a [`MetaProfile`] from the records' lengths and heads, in file order.
+#[derive(Debug, Default)]
+pub struct ProfileBuilder {
+    p: MetaProfile,
+    largest: HashMap<InDom, u64>,
+    last: Option<Timestamp>,
+    disordered: bool,
+}
+
+impl ProfileBuilder {
+    /// A record of `len` bytes (framing included); `indom` its time and domain
+    /// when it is an instance-domain record.
+    pub fn record(&mut self, len: u64, indom: Option<(Timestamp, InDom)>) {
+        self.p.bytes = self.p.bytes.saturating_add(len);
+        let Some((stamp, indom)) = indom else {
+            return;
+        };
+        self.p.indom_bytes = self.p.indom_bytes.saturating_add(len);
+        let l = self.largest.entry(indom).or_default();
+        *l = (*l).max(len);
+        if self.last.is_some_and(|t| stamp < t) {
+            self.disordered = true;
+        }
+        self.last = Some(stamp);
+    }
+
+    /// The profile; `clean` when the file ended at a record's end.
+    pub fn finish(mut self, clean: bool) -> MetaProfile {
+        self.p.current_bytes = self.largest.values().sum();
+        self.p.in_time_order = !self.disordered;
+        self.p.clean = clean;
+        self.p
+    }
+}
+
 impl Metadata {
     /// Loads every record of a `.meta` file; `start` is the offset after its label.
     pub fn load(file: &[u8], start: u64) -> Result<Metadata, DecodeError> {
@@ -251,11 +319,35 @@ impl Metadata {
     pub fn load_reporting(
         file: &[u8],
         start: u64,
+        read_up_to: impl FnMut(u64),
+    ) -> Result<Metadata, DecodeError> {
+        Self::load_with(file, start, true, read_up_to)
+    }
+
+    /// [`Metadata::load_reporting`] without the instance domains: their records
+    /// are checked as they are read but not kept, so [`Metadata::snapshots`] and
+    /// the lookups by instance domain find nothing. For a reader that takes the
+    /// instance domains in time order as it goes ([`crate::instances`]), whose
+    /// memory is then what one set of each domain holds, not their history.
+    pub fn load_without_instances(
+        file: &[u8],
+        start: u64,
+        read_up_to: impl FnMut(u64),
+    ) -> Result<Metadata, DecodeError> {
+        Self::load_with(file, start, false, read_up_to)
+    }
+
+    fn load_with(
+        file: &[u8],
+        start: u64,
+        instances: bool,
         mut read_up_to: impl FnMut(u64),
     ) -> Result<Metadata, DecodeError> {
         let mut m = Metadata::default();
         each_record(file, start, |off, rec| {
-            m.add(rec, off)?;
+            if instances || !matches!(rec, MetaRecord::InDom { .. }) {
+                m.add(rec, off)?;
+            }
             read_up_to(off);
             Ok(())
         })?;

@@ -5,7 +5,8 @@ use archive_format::codec::event::{decode_events, EventArrayBuilder};
 use archive_format::codec::index::{decode_index, encode_index_entry, IndexEntry};
 use archive_format::codec::label::{decode_label, encode_label, Label};
 use archive_format::codec::meta::{
-    decode_meta, encode_meta, InDomKind, Instance, LabelEntry, LabelSet, MetaRecord,
+    decode_meta, encode_meta, indom_head, InDomKind, Instance, LabelEntry, LabelSet, MetaRecord,
+    INDOM_HEAD_LEN,
 };
 use archive_format::codec::result::{
     decode_result, encode_result, OwnedValue, OwnedValueSet, Value,
@@ -42,6 +43,7 @@ proptest! {
     #[test]
     fn desc_round_trip(pmid in any::<u32>(), ty in -1i32..11, indom in any::<u32>(), sem in 0i32..5, units in any::<u32>(), names in proptest::collection::vec(name(), 1..5)) {
         let r = MetaRecord::Desc { desc: Desc { pmid: PmId(pmid), vtype: ty, indom: InDom(indom), sem, units: Units(units) }, names };
+        prop_assert_eq!(indom_head(&encode_meta(&r)), None);
         prop_assert_eq!(decode_meta(&encode_meta(&r), 0).unwrap(), r);
     }
 
@@ -54,7 +56,11 @@ proptest! {
         }).collect();
         let stamp = if kind == InDomKind::V2 { Timestamp::new(t.sec, t.nsec / 1000 * 1000) } else { t };
         let r = MetaRecord::InDom { kind, stamp, indom: InDom(indom), instances };
-        prop_assert_eq!(decode_meta(&encode_meta(&r), 0).unwrap(), r);
+        let b = encode_meta(&r);
+        // the head alone says what the record is, from no more than its first bytes
+        let head = &b[..b.len().min(INDOM_HEAD_LEN)];
+        prop_assert_eq!(indom_head(head), Some((kind, stamp, InDom(indom))));
+        prop_assert_eq!(decode_meta(&b, 0).unwrap(), r);
     }
 
     #[test]

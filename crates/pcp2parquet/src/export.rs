@@ -8,13 +8,16 @@ use crate::table::{self, text, Col, Part};
 use archive_format::atom::{extract, Atom};
 use archive_format::codec::event::{decode_events, FLAG_MISSED};
 use archive_format::codec::result::{Value, VAL_INSITU};
+use archive_format::instances::InDomStream;
 use archive_format::replay::{Delta, Mode, Replay};
 use archive_format::types::{sem, vtype};
 use archive_format::{Archive, Desc, InDom, PmId, Position, Timestamp};
 use parquet::data_type::ByteArray;
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::io;
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 
 type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 
@@ -207,31 +210,24 @@ fn selected(a: &Archive, specs: &[String]) -> Vec<PmId> {
         .collect()
 }
 
-/// The bytes of the archive's metadata file, decompressed (counted as they are
-/// decompressed, when it is compressed); 0 when it cannot be read (opening the
-/// archive will say why).
-fn meta_bytes(base: &Path, files: &std::collections::BTreeMap<String, u64>) -> u64 {
-    let stem = base.file_name().map(|n| n.to_string_lossy().into_owned());
-    let Some(meta) = stem.map(|s| format!("{s}.meta")) else {
-        return 0;
-    };
+/// The values an archive asks to hold, from the sizes of its data volumes.
+fn wanted(files: &std::collections::BTreeMap<String, u64>) -> usize {
+    let (mut plain, mut packed) = (0u64, 0u64);
     for (name, &len) in files {
-        if *name == meta {
-            return len;
-        }
-        let Some(c) = name
-            .strip_prefix(meta.as_str())
-            .and_then(archive_format::compress::suffix)
-        else {
-            continue;
+        let (stem, compressed) = match archive_format::compress::strip_suffix(name) {
+            Some((stem, _)) => (stem, true),
+            None => (name.as_str(), false),
         };
-        let path = base.with_file_name(name);
-        let counted = std::fs::File::open(&path)
-            .and_then(|f| archive_format::compress::decoder(c, io::BufReader::new(f)))
-            .and_then(|mut d| io::copy(&mut d, &mut io::sink()));
-        return counted.unwrap_or(0);
+        let volume = stem
+            .rsplit_once('.')
+            .is_some_and(|(_, n)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+        match (volume, compressed) {
+            (true, true) => packed += len,
+            (true, false) => plain += len,
+            _ => {}
+        }
     }
-    0
+    crate::memory::wanted(plain, packed)
 }
 
 /// Exports the part of the archive at `base` that `prev` (the last run's state
@@ -244,17 +240,22 @@ pub fn export(
 ) -> io::Result<Outcome> {
     let files = crate::state::file_sizes(base);
     let name = base.to_string_lossy().into_owned();
+    // what holding the metadata costs: raw values take the instance domains as
+    // a stream when they come in time order (one set of each held, not their
+    // history); interpolation looks them up whole
+    let profile = archive_format::archive::meta_profile(&name).ok();
+    let stream = o.interval.is_none() && profile.is_some_and(|p| p.streamable());
+    let held = profile.map_or(0, |p| if stream { p.streamed_bytes() } else { p.bytes });
     // beside archives being exported, this one waits until it fits, before its
     // metadata is loaded; alone, it always fits
     let (grant, a) = {
         let _opening = mem.opening();
-        let early = if mem.busy() {
-            Some(mem.grant(meta_bytes(base, &files)))
-        } else {
-            None
+        let g = mem.grant(held, wanted(&files));
+        let opts = archive_format::OpenOptions {
+            without_instances: stream,
+            ..Default::default()
         };
-        let a = Archive::open(&name).map_err(|e| io::Error::other(e.to_string()))?;
-        let g = early.unwrap_or_else(|| mem.grant(a.meta_size()));
+        let a = Archive::open_with(&name, opts).map_err(|e| io::Error::other(e.to_string()))?;
         // (bindings drop in reverse order: the archive before its grant)
         (g, a)
     };
@@ -314,7 +315,27 @@ pub fn export(
             })?;
 
     let pmids = selected(&a, &o.metrics);
-    let mut names = Names::default();
+    // instance names the stream does not give at their time are found later,
+    // as the whole metadata would give them (see `missing_names`)
+    let missing: Missing = Default::default();
+    let mut names = if stream {
+        let keys = Rc::clone(&missing);
+        let a = &a;
+        Names::with_resolver(Box::new(move |idx: &[u64]| {
+            let found = {
+                let keys = keys.borrow();
+                let want: Vec<MissingKey> = idx
+                    .iter()
+                    .filter_map(|&i| usize::try_from(i).ok().and_then(|i| keys.get(i)).copied())
+                    .collect();
+                missing_names(a, &want)?
+            };
+            keys.borrow_mut().clear();
+            Ok(found)
+        }))
+    } else {
+        Names::default()
+    };
     let mut metrics: FastMap<PmId, Metric> = FastMap::default();
     for &p in &pmids {
         let Some(desc) = a.metadata().desc(p).copied() else {
@@ -334,6 +355,8 @@ pub fn export(
         metrics.insert(p, m);
     }
 
+    // the names of metrics and PMIDs are kept for good (the metadata's share)
+    names.pin();
     let from = match prev.and_then(|p| p.resume.clone()) {
         Some(Resume::Raw { volume, offset }) => format!("v{volume}o{offset}"),
         Some(Resume::Interp { next_ns }) => format!("t{next_ns}"),
@@ -351,16 +374,28 @@ pub fn export(
         Sink::new(hostdir("values"), table::VALUES, prefix.clone(), rg, budget);
     let mut events: Sink<EventBuffer> =
         Sink::new(hostdir("events"), table::EVENTS, prefix, rg, budget / 8);
+    let instances = if stream {
+        Some(
+            a.instance_stream()
+                .map_err(|e| io::Error::other(e.to_string()))?,
+        )
+    } else {
+        None
+    };
     let mut ex = Exporter {
         a: &a,
         names,
         metrics,
         dates: Dates::default(),
         insts: FastMap::default(),
+        stream: instances,
+        live: FastMap::default(),
+        missing,
+        placeholders: FastMap::default(),
     };
     let run = match o.interval {
         None => ex.raw(prev, wstart, wend, &mut values, &mut events),
-        Some(step) => ex.interp(prev, wstart, wend, step, &pmids, &mut values),
+        Some(step) => ex.interp(prev, (wstart, wend), step, &pmids, &mut values, &mut events),
     };
     let (resume, warning) = match run {
         Ok(r) => r,
@@ -370,8 +405,8 @@ pub fn export(
             return Err(e);
         }
     };
-    let (vfiles, vrows) = values.finish(&ex.names)?;
-    let (efiles, erows) = events.finish(&ex.names)?;
+    let (vfiles, vrows) = values.finish(&mut ex.names)?;
+    let (efiles, erows) = events.finish(&mut ex.names)?;
     for f in vfiles.iter().chain(&efiles) {
         let r = rel(f);
         if !outputs.contains(&r) {
@@ -396,12 +431,67 @@ pub fn export(
 
 struct Exporter<'a> {
     a: &'a Archive,
-    names: Names,
+    names: Names<'a>,
     metrics: FastMap<PmId, Metric>,
     dates: Dates,
     /// Instance names by instance domain, for the snapshot in force.
     insts: FastMap<InDom, InstCache>,
+    /// The instance domains as a stream, when they are not held whole.
+    stream: Option<InDomStream>,
+    /// Instance names by instance domain, for the stream's set in force: the
+    /// set's number of changes, and the names.
+    live: FastMap<InDom, (u64, FastMap<i32, u32>)>,
+    /// Instances the stream's set in force does not name, waiting for their
+    /// names (a placeholder's key is its place here).
+    missing: Missing,
+    placeholders: FastMap<MissingKey, u32>,
 }
+
+/// An instance the set in force does not name: its domain, its id, and whether
+/// the domain had no set in force yet.
+type MissingKey = (InDom, i32, bool);
+type Missing = Rc<RefCell<Vec<MissingKey>>>;
+
+/// The names of instances the set in force did not name, as the metadata held
+/// whole gives them: the newest set that names the instance, or, before the
+/// domain's first set, that first set's name if it has one. One pass over the
+/// `.meta`'s instance domains.
+fn missing_names(a: &Archive, keys: &[MissingKey]) -> io::Result<Vec<Option<String>>> {
+    let mut by_indom: FastMap<InDom, Vec<usize>> = FastMap::default();
+    for (k, key) in keys.iter().enumerate() {
+        by_indom.entry(key.0).or_default().push(k);
+    }
+    let mut newest: Vec<Option<String>> = vec![None; keys.len()];
+    let mut oldest: Vec<Option<String>> = vec![None; keys.len()];
+    let to_io = |e: archive_format::Error| io::Error::other(e.to_string());
+    let stream = a.instance_stream().map_err(to_io)?;
+    stream
+        .for_each_rest(|indom, set, first| {
+            for &k in by_indom.get(&indom).map_or(&[][..], Vec::as_slice) {
+                let name = set.name_of(keys[k].1);
+                if first {
+                    oldest[k] = name.map(String::from);
+                }
+                if let Some(n) = name {
+                    if newest[k].as_deref() != Some(n) {
+                        newest[k] = Some(n.to_string());
+                    }
+                }
+            }
+        })
+        .map_err(to_io)?;
+    Ok(keys
+        .iter()
+        .zip(oldest.into_iter().zip(newest))
+        .map(|(key, (old, new))| if key.2 { old.or(new) } else { new })
+        .collect())
+}
+
+/// Names held for rows beyond this many bytes (instance names of an archive
+/// whose processes come and go): the rows held are written, and the names
+/// forgotten. Every name is a row's, so a row group written so holds 25,000
+/// rows at least (a name costs 160 bytes and more).
+pub const NAMES_HELD: usize = 4 << 20;
 
 /// The names of one instance domain's snapshot in force from `from` until `until`.
 struct InstCache {
@@ -412,11 +502,65 @@ struct InstCache {
 }
 
 impl Exporter<'_> {
+    /// Keeps the names held within [`NAMES_HELD`]: beyond it, writes the rows
+    /// held, and forgets the names of instances (and what named them).
+    fn bound_names(
+        &mut self,
+        values: &mut Sink<ValueBuffer>,
+        events: &mut Sink<EventBuffer>,
+    ) -> io::Result<()> {
+        if self.names.bytes() <= NAMES_HELD {
+            return Ok(());
+        }
+        values.flush(&mut self.names)?;
+        events.flush(&mut self.names)?;
+        self.names.forget();
+        self.insts.clear();
+        self.live.clear();
+        self.placeholders.clear();
+        Ok(())
+    }
+
+    /// The interned name of an instance as the stream's set in force names it;
+    /// a placeholder when it does not.
+    fn streamed_inst_name(&mut self, indom: InDom, inst: i32) -> u32 {
+        let set = self.stream.as_ref().and_then(|s| s.set(indom));
+        let changes = set.map_or(0, |s| s.changes());
+        let cache = self.live.entry(indom).or_default();
+        if cache.0 != changes {
+            *cache = (changes, FastMap::default());
+        }
+        if let Some(&id) = cache.1.get(&inst) {
+            return id;
+        }
+        let id = match set.and_then(|s| s.name_of(inst)) {
+            Some(n) => self.names.id(n),
+            None => {
+                let key = (indom, inst, set.is_none());
+                match self.placeholders.get(&key) {
+                    Some(&id) => id,
+                    None => {
+                        let mut keys = self.missing.borrow_mut();
+                        keys.push(key);
+                        let id = self.names.placeholder(keys.len() as u64 - 1);
+                        self.placeholders.insert(key, id);
+                        id
+                    }
+                }
+            }
+        };
+        cache.1.insert(inst, id);
+        id
+    }
+
     /// The interned name of an instance as the instance domain in force at `t`
     /// names it (or any earlier or later version when that one does not).
     fn inst_name(&mut self, indom: InDom, inst: i32, t: Timestamp) -> u32 {
         if indom.is_null() {
             return NONE;
+        }
+        if self.stream.is_some() {
+            return self.streamed_inst_name(indom, inst);
         }
         let fresh = self
             .insts
@@ -483,7 +627,7 @@ impl Exporter<'_> {
         let mut released = pos;
         loop {
             // memory bounded by the work: the pages of what has been read go
-            if pos.vol != released.vol || pos.offset.saturating_sub(released.offset) > 4 << 20 {
+            if pos.vol != released.vol || pos.offset.saturating_sub(released.offset) > 1 << 20 {
                 a.release_before(pos);
                 released = pos;
             }
@@ -499,9 +643,14 @@ impl Exporter<'_> {
                 break;
             }
             pos = next;
+            if let Some(s) = &mut self.stream {
+                s.advance_to(rec.stamp)
+                    .map_err(|e| io::Error::other(e.to_string()))?;
+            }
             if rec.stamp < wstart {
                 continue;
             }
+            self.bound_names(values, events)?;
             let t = ns(rec.stamp);
             if rec.is_mark() {
                 let row = ValueRow {
@@ -515,7 +664,7 @@ impl Exporter<'_> {
                     mark: true,
                 };
                 let date = self.dates.of(t);
-                values.push(date, row, &self.names)?;
+                values.push(date, row, &mut self.names)?;
                 continue;
             }
             for vs in &rec.vsets {
@@ -543,7 +692,7 @@ impl Exporter<'_> {
                         mark: false,
                     };
                     let date = self.dates.of(t);
-                    values.push(date, row, &self.names)?;
+                    values.push(date, row, &mut self.names)?;
                 }
             }
         }
@@ -592,7 +741,7 @@ impl Exporter<'_> {
                 text: None,
             };
             if r.params.is_empty() {
-                out.push(&date, base, &self.names)?;
+                out.push(&date, base, &mut self.names)?;
                 continue;
             }
             for p in &r.params {
@@ -615,7 +764,7 @@ impl Exporter<'_> {
                     text: txt,
                     ..base
                 };
-                out.push(&date, row, &self.names)?;
+                out.push(&date, row, &mut self.names)?;
             }
         }
         Ok(recs.len())
@@ -624,11 +773,11 @@ impl Exporter<'_> {
     fn interp(
         &mut self,
         prev: Option<&ArchiveState>,
-        wstart: Timestamp,
-        wend: Timestamp,
+        (wstart, wend): (Timestamp, Timestamp),
         step: i128,
         pmids: &[PmId],
         values: &mut Sink<ValueBuffer>,
+        events: &mut Sink<EventBuffer>,
     ) -> io::Result<(Option<Resume>, Option<String>)> {
         let a = self.a;
         let pmids: Vec<PmId> = pmids
@@ -664,6 +813,7 @@ impl Exporter<'_> {
                 }
             };
             next = Timestamp::from_nanos(res.stamp.as_nanos() + step);
+            self.bound_names(values, events)?;
             let t = ns(res.stamp);
             let skip = first && resumed;
             first = false;
@@ -712,7 +862,7 @@ impl Exporter<'_> {
                         mark: false,
                     };
                     let date = self.dates.of(t);
-                    values.push(date, row, &self.names)?;
+                    values.push(date, row, &mut self.names)?;
                 }
             }
         }

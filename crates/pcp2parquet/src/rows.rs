@@ -22,30 +22,117 @@ type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 /// The name id of no name (a null).
 pub const NONE: u32 = u32::MAX;
 
+/// Finds the names of placeholders (see [`Names::placeholder`]) from their keys:
+/// a name each, or none (a null).
+pub type Resolver<'a> = Box<dyn FnMut(&[u64]) -> io::Result<Vec<Option<String>>> + 'a>;
+
 /// Names interned once per archive: a metric's name and PMID, instance names.
+///
+/// A name may be found only later: a placeholder stands for it in the rows, and
+/// the resolver gives the names of those waiting before any row is written.
 #[derive(Default)]
-pub struct Names {
-    text: Vec<ByteArray>,
-    by_text: FastMap<String, u32>,
+pub struct Names<'a> {
+    text: Vec<Option<ByteArray>>,
+    by_text: FastMap<Box<str>, u32>,
+    /// The names kept for good (see [`Names::pin`]).
+    pinned: usize,
+    /// Memory the names after those take, roughly.
+    bytes: usize,
+    /// Placeholders not yet resolved: their id and key.
+    waiting: Vec<(u32, u64)>,
+    resolver: Option<Resolver<'a>>,
 }
 
-impl Names {
+/// What an interned name costs besides its bytes, at most: two copies' headers
+/// and allocations, the list's entry (twice over as it doubles) and the map's
+/// (whose table is between 7/16 and 7/8 full).
+const NAME_OVERHEAD: usize = 160;
+
+impl<'a> Names<'a> {
+    /// Names whose placeholders `resolver` finds.
+    pub fn with_resolver(resolver: Resolver<'a>) -> Self {
+        Names {
+            resolver: Some(resolver),
+            ..Names::default()
+        }
+    }
+
     pub fn id(&mut self, s: &str) -> u32 {
         if let Some(&i) = self.by_text.get(s) {
             return i;
         }
         let i = self.text.len() as u32;
-        self.text.push(text(s));
-        self.by_text.insert(s.to_string(), i);
+        self.text.push(Some(text(s)));
+        self.by_text.insert(s.into(), i);
+        self.bytes += 2 * s.len() + NAME_OVERHEAD;
         i
     }
+
+    /// A name to be found later by its `key` (see [`Names::settle`]).
+    pub fn placeholder(&mut self, key: u64) -> u32 {
+        let i = self.text.len() as u32;
+        self.text.push(None);
+        self.waiting.push((i, key));
+        self.bytes += NAME_OVERHEAD;
+        i
+    }
+
+    /// Finds the names of the placeholders waiting (before rows holding them
+    /// are written or sorted).
+    pub fn settle(&mut self) -> io::Result<()> {
+        if self.waiting.is_empty() {
+            return Ok(());
+        }
+        let keys: Vec<u64> = self.waiting.iter().map(|&(_, k)| k).collect();
+        let found = match self.resolver.as_mut() {
+            Some(r) => r(&keys)?,
+            None => Vec::new(),
+        };
+        let mut found = found.into_iter();
+        for (i, _) in std::mem::take(&mut self.waiting) {
+            let name = found.next().flatten();
+            self.bytes += name.as_ref().map_or(0, String::len);
+            if let Some(slot) = self.text.get_mut(i as usize) {
+                *slot = name.as_deref().map(text);
+            }
+        }
+        Ok(())
+    }
+
+    /// Keeps the names known for good: [`Names::forget`] goes back to them, and
+    /// [`Names::bytes`] counts what comes after.
+    pub fn pin(&mut self) {
+        self.pinned = self.text.len();
+        self.bytes = 0;
+    }
+
+    /// Memory the names interned since they were pinned take, roughly.
+    pub fn bytes(&self) -> usize {
+        self.bytes
+    }
+
+    /// Forgets every name interned since they were pinned (once no row held
+    /// names them: their ids are given again).
+    pub fn forget(&mut self) {
+        let keep = self.pinned;
+        self.text.truncate(keep);
+        self.by_text.retain(|_, i| (*i as usize) < keep);
+        self.waiting.retain(|&(i, _)| (i as usize) < keep);
+        self.by_text.shrink_to_fit();
+        self.text.shrink_to_fit();
+        self.bytes = 0;
+    }
+
     /// The name; none (a null) for `NONE`.
     pub fn get(&self, i: u32) -> Option<ByteArray> {
-        self.text.get(i as usize).cloned()
+        self.text.get(i as usize).cloned().flatten()
     }
     /// The name's bytes (empty for `NONE`, so that nulls sort first).
     pub fn str(&self, i: u32) -> &[u8] {
-        self.text.get(i as usize).map_or(&[], |b| b.data())
+        self.text
+            .get(i as usize)
+            .and_then(Option::as_ref)
+            .map_or(&[], |b| b.data())
     }
 }
 
@@ -89,6 +176,9 @@ pub trait Buffer: Default {
     /// Writes what is held to `part` (row groups of `row_group` rows at most)
     /// and lets the memory go.
     fn write(&mut self, part: &mut Part, names: &Names, row_group: usize) -> io::Result<()>;
+    /// Forgets what it keeps from one write to the next that names hold ids of
+    /// (after a write, before the names are forgotten).
+    fn forget_names(&mut self) {}
 }
 
 /// Rows of one dataset on their way to part files, one open part per date.
@@ -128,7 +218,7 @@ impl<B: Buffer> Sink<B> {
         }
     }
 
-    pub fn push(&mut self, date: &str, row: B::Row, names: &Names) -> io::Result<()> {
+    pub fn push(&mut self, date: &str, row: B::Row, names: &mut Names) -> io::Result<()> {
         let k = match self.open.iter().position(|(d, _, _)| d == date) {
             Some(k) => k,
             None => self.open_part(date, names)?,
@@ -145,15 +235,30 @@ impl<B: Buffer> Sink<B> {
             }
         }
         if held > self.budget {
+            names.settle()?;
             let (_, part, buf) = &mut self.open[most.0];
             buf.write(part, names, self.row_group)?;
         }
         Ok(())
     }
 
+    /// Writes every row held, and forgets the ids of names kept for the rows
+    /// to come (so that the names may be forgotten).
+    pub fn flush(&mut self, names: &mut Names) -> io::Result<()> {
+        names.settle()?;
+        for (_, part, buf) in &mut self.open {
+            if buf.bytes() > 0 {
+                buf.write(part, names, self.row_group)?;
+            }
+            buf.forget_names();
+        }
+        Ok(())
+    }
+
     /// Opens the part of `date`; time having moved on to it, the parts of the
     /// days before close (a record that goes back in time opens a new part).
-    fn open_part(&mut self, date: &str, names: &Names) -> io::Result<usize> {
+    fn open_part(&mut self, date: &str, names: &mut Names) -> io::Result<usize> {
+        names.settle()?;
         let mut keep = Vec::new();
         for (d, mut p, mut b) in std::mem::take(&mut self.open) {
             if d.as_str() < date {
@@ -179,7 +284,8 @@ impl<B: Buffer> Sink<B> {
     }
 
     /// Writes what is held and closes the parts: the files written, the rows.
-    pub fn finish(mut self, names: &Names) -> io::Result<(Vec<PathBuf>, u64)> {
+    pub fn finish(mut self, names: &mut Names) -> io::Result<(Vec<PathBuf>, u64)> {
+        names.settle()?;
         for (_, mut p, mut b) in std::mem::take(&mut self.open) {
             b.write(&mut p, names, self.row_group)?;
             if let Some(f) = p.finish()? {
@@ -232,6 +338,16 @@ impl Cell {
     }
 }
 
+/// Series known from one write to the next, at most (about 4 MB).
+pub const SERIES_KEPT: usize = 1 << 15;
+
+/// Memory a known series takes at most: its key in the list (twice over as
+/// the list doubles) and in the map (whose table is between 7/16 and 7/8 full,
+/// a control byte a slot). The series new since the last write are counted
+/// with the values held: where processes come and go, a series may have a
+/// value or two.
+const SERIES_BYTES: usize = 2 * size_of::<Series>() + (size_of::<Series>() + 4 + 1) * 16 / 7;
+
 /// Memory a held value takes.
 const CELL_BYTES: usize = size_of::<Cell>();
 
@@ -244,6 +360,9 @@ const CELL_BYTES: usize = size_of::<Cell>();
 pub struct ValueBuffer {
     ids: FastMap<Series, u32>,
     series: Vec<Series>,
+    /// Series known from before the last write (not counted with the rows
+    /// held: at most [`SERIES_KEPT`]).
+    series_kept: usize,
     cells: Vec<Cell>,
     times: Vec<i64>,
     texts: Vec<Box<str>>,
@@ -293,7 +412,16 @@ impl Buffer for ValueBuffer {
     }
 
     fn bytes(&self) -> usize {
-        self.cells.len() * CELL_BYTES + self.times.len() * 8 + self.text_bytes
+        self.cells.len() * CELL_BYTES
+            + self.times.len() * 8
+            + self.text_bytes
+            + (self.series.len() - self.series_kept) * SERIES_BYTES
+    }
+
+    fn forget_names(&mut self) {
+        self.ids = FastMap::default();
+        self.series = Vec::new();
+        self.series_kept = 0;
     }
 
     fn write(&mut self, part: &mut Part, names: &Names, row_group: usize) -> io::Result<()> {
@@ -333,8 +461,12 @@ impl Buffer for ValueBuffer {
         }
         part.write(&out.take())?;
         part.close_group()?;
-        // the series stay known (the next rows are mostly theirs), and the
-        // cells' memory is kept for them
+        // the series stay known (the next rows are mostly theirs), unless they
+        // are many (processes come and go), and the cells' memory is kept
+        if self.series.len() > SERIES_KEPT {
+            self.forget_names();
+        }
+        self.series_kept = self.series.len();
         self.cells.clear();
         self.times.clear();
         self.texts = Vec::new();
@@ -536,9 +668,9 @@ mod tests {
                 text: None,
                 mark: false,
             };
-            sink.push("2020-01-01", row, &names).unwrap();
+            sink.push("2020-01-01", row, &mut names).unwrap();
         }
-        let (files, n) = sink.finish(&names).unwrap();
+        let (files, n) = sink.finish(&mut names).unwrap();
         assert_eq!(n, rows.len() as u64);
         let mut back = Vec::new();
         for f in files {

@@ -80,7 +80,8 @@ pub fn file_sizes(base: &Path) -> BTreeMap<String, u64> {
         for e in rd.flatten() {
             let n = e.file_name().to_string_lossy().into_owned();
             if crate::discover::base_of(&n).is_some_and(|b| b == name) {
-                if let Ok(md) = e.metadata() {
+                // through a symbolic link: the size of the file it names
+                if let Ok(md) = std::fs::metadata(e.path()) {
                     m.insert(n, md.len());
                 }
             }

@@ -117,6 +117,7 @@ fn open(name: &str, err: &mut dyn Write) -> io::Result<Result<Archive, i32>> {
                 name,
                 OpenOptions {
                     ignore_features: true,
+                    ..OpenOptions::default()
                 },
             ) {
                 Ok(a) => Ok(Ok(a)),

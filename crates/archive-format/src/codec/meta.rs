@@ -177,6 +177,26 @@ fn stamp(c: &mut Cursor, v3: bool) -> Result<Timestamp, DecodeError> {
     }
 }
 
+/// The bytes of a `.meta` payload that [`indom_head`] needs at most: the type
+/// word, a v3 timestamp and the instance domain.
+pub const INDOM_HEAD_LEN: usize = 20;
+
+/// The kind, time and instance domain of an instance-domain record, from the
+/// first bytes of its payload (at most [`INDOM_HEAD_LEN`]); `None` for a record
+/// of another type or a head too short to hold them.
+pub fn indom_head(head: &[u8]) -> Option<(InDomKind, Timestamp, InDom)> {
+    let mut c = Cursor::new(head, 0);
+    let kind = match c.i32().ok()? {
+        TYPE_INDOM_V2 => InDomKind::V2,
+        TYPE_INDOM => InDomKind::Full,
+        TYPE_INDOM_DELTA => InDomKind::Delta,
+        _ => return None,
+    };
+    let stamp = stamp(&mut c, kind != InDomKind::V2).ok()?;
+    let indom = InDom(c.u32().ok()?);
+    Some((kind, stamp, indom))
+}
+
 /// Decodes one `.meta` record payload; `base` is the file offset of `payload[0]`.
 pub fn decode_meta(payload: &[u8], base: u64) -> Result<MetaRecord, DecodeError> {
     let mut c = Cursor::new(payload, base);
