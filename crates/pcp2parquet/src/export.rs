@@ -914,6 +914,26 @@ mod tests {
     }
 
     #[test]
+    fn an_archive_asks_for_what_its_volumes_hold() {
+        use crate::memory::{LEAST, MOST};
+        let files = |v: &[(&str, u64)]| -> std::collections::BTreeMap<String, u64> {
+            v.iter().map(|(n, l)| (n.to_string(), *l)).collect()
+        };
+        // the .meta and .index are not values; 16 bytes a value, 8 bytes of volume
+        let f = files(&[("a.meta", 1 << 30), ("a.index", 1 << 30), ("a.0", 3 << 20)]);
+        assert_eq!(wanted(&f), 6 << 20);
+        // a compressed volume at ten times its size; several volumes add up
+        let f = files(&[
+            ("a.0.xz", 1 << 19),
+            ("a.1", 1 << 19),
+            ("a.meta.xz", 1 << 30),
+        ]);
+        assert_eq!(wanted(&f), 11 << 20);
+        assert_eq!(wanted(&files(&[("a.0", 10)])), LEAST);
+        assert_eq!(wanted(&files(&[("a.0.bz2", 1 << 30)])), MOST);
+    }
+
+    #[test]
     fn names_as_directories() {
         assert_eq!(path_safe("web01.example.com"), "web01.example.com");
         assert_eq!(path_safe("a/b=c"), "a_b_c");
