@@ -212,20 +212,30 @@ impl Bytes {
         }
     }
 
-    /// Tells the kernel the mapped pages wholly inside `start..end` are not needed
-    /// for now, so a long sequential read does not keep the whole file resident. The
-    /// bytes stay readable (they are read back from the file on the next access).
+    /// Tells the kernel the mapped pages of `start..end` are not needed for now, so
+    /// a long sequential read does not keep the whole file resident. The bytes stay
+    /// readable (they are read back from the file on the next access). The range
+    /// goes out to whole 64 KB blocks from the one holding `start`, so that readers
+    /// releasing as they go (each from where it last stopped) leave no block behind.
     pub fn release(&self, start: usize, end: usize) {
-        const ALIGN: usize = 64 * 1024; // a multiple of every page size in use
         let Inner::Map(m, _) = &self.inner else {
             return;
         };
-        let start = start.div_ceil(ALIGN) * ALIGN;
-        let end = end.min(m.len()) / ALIGN * ALIGN;
-        if end > start {
-            let _ = dont_need(m, start, end - start);
+        let span = release_span(start, end, m.len());
+        if !span.is_empty() {
+            let _ = dont_need(m, span.start, span.len());
         }
     }
+}
+
+/// The whole 64 KB blocks (a multiple of every page size in use) that
+/// [`Bytes::release`] of `start..end` lets go in a map of `len` bytes: from the
+/// block holding `start`, to the last block that ends by `end`.
+fn release_span(start: usize, end: usize, len: usize) -> std::ops::Range<usize> {
+    const ALIGN: usize = 64 * 1024;
+    let start = start / ALIGN * ALIGN;
+    let end = end.min(len) / ALIGN * ALIGN;
+    start..end.max(start)
 }
 
 #[allow(unsafe_code)]
@@ -436,6 +446,37 @@ fn load_uncached(fr: &FileRef, file: &File) -> Result<Bytes> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        /// A reader that lets pages go as it goes, each time from where it
+        /// stopped (at no block boundary), leaves no block behind: the spans let
+        /// go cover every whole block before its last stop.
+        #[test]
+        fn releasing_as_one_goes_leaves_no_block_behind(
+            steps in proptest::collection::vec(1usize..300_000, 1..40),
+            extra in 0usize..200_000,
+        ) {
+            let stops: Vec<usize> = steps
+                .iter()
+                .scan(0, |at, s| {
+                    *at += s;
+                    Some(*at)
+                })
+                .collect();
+            let len = stops.last().copied().unwrap_or(0) + extra;
+            let mut from = 0;
+            let mut covered = 0;
+            for &to in &stops {
+                let span = release_span(from, to, len);
+                proptest::prop_assert!(span.end <= to && span.start <= from);
+                // each span starts no later than the last one ended
+                proptest::prop_assert!(span.is_empty() || span.start <= covered);
+                covered = covered.max(span.end);
+                from = to;
+            }
+            proptest::prop_assert_eq!(covered, from / (64 * 1024) * (64 * 1024));
+        }
+    }
 
     /// The kept copies are the process's: one test at a time uses them.
     static KEPT_TESTS: std::sync::Mutex<()> = std::sync::Mutex::new(());

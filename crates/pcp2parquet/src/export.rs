@@ -518,6 +518,7 @@ impl Exporter<'_> {
         self.insts.clear();
         self.live.clear();
         self.placeholders.clear();
+        crate::memory::give_back();
         Ok(())
     }
 

@@ -157,10 +157,11 @@ impl Drop for Grant<'_> {
 
 /// Returns the memory freed by an archive's export to the system: glibc keeps
 /// what a thread freed for that thread, where the next archive, on another
-/// thread, does not find it.
+/// thread, does not find it. Also after instance names are forgotten: their many
+/// small blocks would leave the heap in pieces the next names do not fill.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 #[allow(unsafe_code)]
-fn give_back() {
+pub fn give_back() {
     // SAFETY: malloc_trim only releases free memory of the allocator's own
     // arenas (taking their locks); it touches no memory the program holds.
     unsafe {
@@ -169,7 +170,7 @@ fn give_back() {
 }
 
 #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
-fn give_back() {}
+pub fn give_back() {}
 
 /// Sets the allocator up for a run (a program's first step): allocations of a
 /// megabyte or more get their own mappings, unmapped when freed. Otherwise glibc
