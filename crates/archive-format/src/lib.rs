@@ -7,6 +7,8 @@
 //!   (memory-mapped, or decompressed into an unlinked temporary file).
 //! - [`Archive`]: an open archive: label, [`Metadata`], temporal index, and records
 //!   forward and backward across volumes.
+//! - [`instances`]: instance domains read as a stream as time goes forward, for
+//!   readers that need the set in force rather than the domains' history.
 //! - [`format`]: PCP's text forms of values and timestamps.
 //!
 //! ```no_run
