@@ -46,7 +46,7 @@ type Entry = (i32, Arc<str>);
 /// A run of an [`Instances`], shared by the sets that hold it.
 type Run = Arc<[Entry]>;
 
-/// An instance set, sorted by id, held as runs of at most [`RUN`] instances. An
+/// An instance set, sorted by id, held as runs of at most 64 instances (`RUN`). An
 /// instance domain written again at each change (the processes of a host, say)
 /// mostly repeats the set before it, so a run the set before it holds whole is
 /// shared with it rather than copied, and a name is held once for every set that
