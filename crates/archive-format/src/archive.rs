@@ -66,6 +66,10 @@ pub struct Archive {
     label: Label,
     meta: Metadata,
     meta_size: u64,
+    /// The `.meta` file's bytes and where its records start, kept when the
+    /// archive is opened without its instance domains (for
+    /// [`Archive::instance_stream`], which would otherwise read it again).
+    kept_meta: Option<(std::sync::Arc<Bytes>, u64)>,
     index: Vec<IndexEntry>,
     volumes: Vec<Volume>,
     /// The next compressed volume, being decompressed on another thread while this
@@ -229,20 +233,11 @@ fn load_metadata(
     start: u64,
     instances: bool,
 ) -> std::result::Result<Metadata, DecodeError> {
-    const STEP: u64 = 4 << 20;
-    let mut released = 0u64;
-    let report = |done| {
-        if done >= released + STEP {
-            bytes.release(released as usize, done as usize);
-            released = done;
-        }
-    };
-    let meta = if instances {
-        Metadata::load_reporting(bytes, start, report)
-    } else {
-        Metadata::load_without_instances(bytes, start, report)
-    };
-    bytes.release(released as usize, bytes.len());
+    let mut behind = volume::Behind::new(4 << 20);
+    let meta = Metadata::load_reporting(bytes, start, instances, |done| {
+        behind.passed(bytes, done);
+    });
+    behind.finish(bytes);
     meta
 }
 
@@ -268,24 +263,11 @@ pub fn meta_profile(name: &str) -> Result<MetaProfile> {
     read().map_err(|e| Error::io(&meta.path, &e))
 }
 
-/// Reads as many bytes as there are, up to `buf`'s length: how many.
-fn read_up_to(r: &mut impl std::io::Read, buf: &mut [u8]) -> std::io::Result<usize> {
-    let mut n = 0;
-    while n < buf.len() {
-        match r.read(&mut buf[n..]) {
-            Ok(0) => break,
-            Ok(k) => n += k,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(n)
-}
-
 /// The profile of the records read from `r` (a `.meta` file from its start: the
 /// label, then the records).
 fn profile_records(r: &mut impl std::io::BufRead) -> std::io::Result<MetaProfile> {
     use crate::codec::meta::{indom_head, INDOM_HEAD_LEN};
+    use crate::volume::read_up_to;
     let mut b = ProfileBuilder::default();
     let mut label = true;
     loop {
@@ -436,6 +418,9 @@ impl Archive {
         }
         .map_err(|e| Error::decode(&meta_ref.path, e))?;
         let meta_size = mbytes.len() as u64;
+        let kept_meta = opts
+            .without_instances
+            .then(|| (std::sync::Arc::new(mbytes), mlabel.record_len() as u64));
         for v in &mut volumes {
             v.version = label.version;
         }
@@ -445,6 +430,7 @@ impl Archive {
             label,
             meta,
             meta_size,
+            kept_meta,
             index,
             volumes,
             prefetch: Mutex::new(None),
@@ -641,10 +627,17 @@ impl Archive {
     /// The instance domains of the archive's `.meta` as a stream, to be applied
     /// as time goes forward (for an archive opened
     /// [`OpenOptions::without_instances`]; in a multi-archive context, the first
-    /// archive's). Reads the file again.
+    /// archive's). Each stream reads the file from its start; the file is read
+    /// again only when the archive was opened with its instance domains.
     pub fn instance_stream(&self) -> Result<crate::instances::InDomStream> {
-        let (bytes, label, meta_ref) = self.reread_meta()?;
-        let start = label.record_len() as u64;
+        let (bytes, start, meta_ref) = match (&self.kept_meta, &self.files.meta) {
+            (Some((b, start)), Some(meta_ref)) => (std::sync::Arc::clone(b), *start, meta_ref),
+            _ => {
+                let (bytes, label, meta_ref) = self.reread_meta()?;
+                let start = label.record_len() as u64;
+                (std::sync::Arc::new(bytes), start, meta_ref)
+            }
+        };
         let path = meta_ref.path.clone();
         Ok(crate::instances::InDomStream::new(bytes, start, path))
     }

@@ -12,9 +12,10 @@ use crate::codec::meta::{decode_meta, InDomKind, Instance, MetaRecord};
 use crate::codec::record::frame_at;
 use crate::error::{Error, Result};
 use crate::types::{InDom, Timestamp};
-use crate::volume::Bytes;
+use crate::volume::{Behind, Bytes};
 use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 
@@ -109,10 +110,10 @@ struct Pending {
 /// (see [`crate::Archive::instance_stream`]). The pages of what has been read
 /// are let go as it goes.
 pub struct InDomStream {
-    bytes: Bytes,
+    bytes: Arc<Bytes>,
     path: PathBuf,
     off: u64,
-    released: u64,
+    behind: Behind,
     next: Option<Pending>,
     ended: bool,
     tracker: Tracker,
@@ -124,12 +125,12 @@ const RELEASE_STEP: u64 = 1 << 20;
 impl InDomStream {
     /// The records of `bytes` (a `.meta` file's, at `path`) after its label,
     /// which ends at `start`.
-    pub(crate) fn new(bytes: Bytes, start: u64, path: PathBuf) -> InDomStream {
+    pub(crate) fn new(bytes: Arc<Bytes>, start: u64, path: PathBuf) -> InDomStream {
         InDomStream {
             bytes,
             path,
             off: start,
-            released: 0,
+            behind: Behind::new(RELEASE_STEP),
             next: None,
             ended: false,
             tracker: Tracker::default(),
@@ -152,11 +153,7 @@ impl InDomStream {
             let rec = decode_meta(frame.payload(&self.bytes), frame.payload_start())
                 .map_err(|e| Error::decode(&self.path, e))?;
             self.off = frame.end();
-            if self.off >= self.released + RELEASE_STEP {
-                self.bytes
-                    .release(self.released as usize, self.off as usize);
-                self.released = self.off;
-            }
+            self.behind.passed(&self.bytes, self.off);
             if let MetaRecord::InDom {
                 kind,
                 stamp,
@@ -174,7 +171,7 @@ impl InDomStream {
         }
         if !self.ended {
             self.ended = true;
-            self.bytes.release(self.released as usize, self.bytes.len());
+            self.behind.finish(&self.bytes);
         }
         Ok(None)
     }

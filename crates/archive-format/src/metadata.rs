@@ -310,34 +310,19 @@ impl ProfileBuilder {
 impl Metadata {
     /// Loads every record of a `.meta` file; `start` is the offset after its label.
     pub fn load(file: &[u8], start: u64) -> Result<Metadata, DecodeError> {
-        Self::load_reporting(file, start, |_| {})
+        Self::load_reporting(file, start, true, |_| {})
     }
 
     /// [`Metadata::load`], telling `read_up_to` after each record that the bytes
     /// before the next one are done with (a caller reading a memory map lets their
     /// pages go, so a large `.meta` is not held beside what it decodes to).
+    ///
+    /// Without `instances`, the instance domains' records are checked as they are
+    /// read but not kept, so [`Metadata::snapshots`] and the lookups by instance
+    /// domain find nothing: for a reader that takes them in time order as it goes
+    /// ([`crate::instances`]), whose memory is then what one set of each domain
+    /// holds, not their history.
     pub fn load_reporting(
-        file: &[u8],
-        start: u64,
-        read_up_to: impl FnMut(u64),
-    ) -> Result<Metadata, DecodeError> {
-        Self::load_with(file, start, true, read_up_to)
-    }
-
-    /// [`Metadata::load_reporting`] without the instance domains: their records
-    /// are checked as they are read but not kept, so [`Metadata::snapshots`] and
-    /// the lookups by instance domain find nothing. For a reader that takes the
-    /// instance domains in time order as it goes ([`crate::instances`]), whose
-    /// memory is then what one set of each domain holds, not their history.
-    pub fn load_without_instances(
-        file: &[u8],
-        start: u64,
-        read_up_to: impl FnMut(u64),
-    ) -> Result<Metadata, DecodeError> {
-        Self::load_with(file, start, false, read_up_to)
-    }
-
-    fn load_with(
         file: &[u8],
         start: u64,
         instances: bool,

@@ -228,6 +228,47 @@ impl Bytes {
     }
 }
 
+/// Lets a map's pages go behind a reader going forward, `step` bytes at a time
+/// (and the rest when it is done), so that reading a file through does not keep
+/// it resident.
+#[derive(Debug)]
+pub(crate) struct Behind {
+    done: u64,
+    step: u64,
+}
+
+impl Behind {
+    pub(crate) fn new(step: u64) -> Behind {
+        Behind { done: 0, step }
+    }
+    /// The reader is past `at`.
+    pub(crate) fn passed(&mut self, b: &Bytes, at: u64) {
+        if at >= self.done + self.step {
+            b.release(self.done as usize, at as usize);
+            self.done = at;
+        }
+    }
+    /// The reader is done with `b`.
+    pub(crate) fn finish(&mut self, b: &Bytes) {
+        b.release(self.done as usize, b.len());
+        self.done = b.len() as u64;
+    }
+}
+
+/// Reads from `r` until `buf` is full or the input ends: how many bytes.
+pub(crate) fn read_up_to(r: &mut impl io::Read, buf: &mut [u8]) -> io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match r.read(&mut buf[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(n)
+}
+
 /// The whole 64 KB blocks (a multiple of every page size in use) that
 /// [`Bytes::release`] of `start..end` lets go in a map of `len` bytes: from the
 /// block holding `start`, to the last block that ends by `end`.
@@ -416,15 +457,7 @@ fn load_uncached(fr: &FileRef, file: &File) -> Result<Bytes> {
             let mut buf = vec![0u8; 1 << 20];
             let mut n = 0u64;
             loop {
-                let mut got = 0;
-                while got < buf.len() {
-                    match dec.read(&mut buf[got..]) {
-                        Ok(0) => break,
-                        Ok(k) => got += k,
-                        Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                        Err(e) => return Err(logrec(e)),
-                    }
-                }
+                let got = read_up_to(&mut dec, &mut buf).map_err(logrec)?;
                 if got == 0 {
                     break;
                 }

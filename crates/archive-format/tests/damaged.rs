@@ -129,7 +129,7 @@ mod libpcp_verdicts {
         g.extend(&f[lab as usize..]);
         g.extend(&f[lab as usize..]);
         let mut seen = Vec::new();
-        let m = Metadata::load_reporting(&g, lab, |off| seen.push(off)).expect("loads");
+        let m = Metadata::load_reporting(&g, lab, true, |off| seen.push(off)).expect("loads");
         let want: Vec<u64> = (0..3).map(|k| lab + (k * n) as u64).collect();
         assert_eq!(seen, want);
         let whole = Metadata::load(&g, lab).expect("loads");
@@ -139,7 +139,7 @@ mod libpcp_verdicts {
         let mut h = g.clone();
         h.truncate(g.len() - 1);
         let mut seen = Vec::new();
-        assert!(Metadata::load_reporting(&h, lab, |off| seen.push(off)).is_err());
+        assert!(Metadata::load_reporting(&h, lab, true, |off| seen.push(off)).is_err());
         assert_eq!(seen, want[..2]);
     }
 

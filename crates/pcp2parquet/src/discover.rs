@@ -17,6 +17,12 @@ pub fn base_of(name: &str) -> Option<&str> {
     if let Some(b) = plain.strip_suffix(".index") {
         return Some(b);
     }
+    volume_base(name)
+}
+
+/// The base name of a data volume file (`/d/a` for `/d/a.0.xz`), or `None`.
+pub fn volume_base(name: &str) -> Option<&str> {
+    let plain = compress::strip_suffix(name).map_or(name, |(p, _)| p);
     let dot = plain.rfind('.')?;
     let digits = &plain[dot + 1..];
     (!digits.is_empty() && digits.bytes().all(|c| c.is_ascii_digit())).then(|| &plain[..dot])

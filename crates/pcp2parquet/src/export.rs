@@ -214,17 +214,12 @@ fn selected(a: &Archive, specs: &[String]) -> Vec<PmId> {
 fn wanted(files: &std::collections::BTreeMap<String, u64>) -> usize {
     let (mut plain, mut packed) = (0u64, 0u64);
     for (name, &len) in files {
-        let (stem, compressed) = match archive_format::compress::strip_suffix(name) {
-            Some((stem, _)) => (stem, true),
-            None => (name.as_str(), false),
-        };
-        let volume = stem
-            .rsplit_once('.')
-            .is_some_and(|(_, n)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
-        match (volume, compressed) {
-            (true, true) => packed += len,
-            (true, false) => plain += len,
-            _ => {}
+        if crate::discover::volume_base(name).is_none() {
+            continue;
+        }
+        match archive_format::compress::strip_suffix(name) {
+            Some(_) => packed += len,
+            None => plain += len,
         }
     }
     crate::memory::wanted(plain, packed)
