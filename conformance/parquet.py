@@ -11,7 +11,10 @@ and checks:
      pmval's rates;
   3. incremental: a rerun writes nothing; an archive that grew (volumes added)
      is exported only for what is new, with no duplicate rows;
-  4. the metrics dataset has every descriptor with its help text.
+  4. the metrics dataset has every descriptor with its help text;
+  5. an interpolated export (-t) of an archive whose processes come and go
+     equals the reference pmval's values (counters as rates), instance by
+     instance.
 Prints a scoreboard line and exits non-zero on any difference. Without the
 reference or the engines it skips (exit 0), unless REQUIRE_REFERENCE is set.
 """
@@ -158,6 +161,26 @@ def compare(name, got, want, problems):
     return bad
 
 
+def pmval_table(base, metric):
+    """{(HH:MM:SS, instance name): value} from the reference pmval -t 7 (a value
+    per column, columns named by its "full label" lines; "?" is no value)."""
+    out = subprocess.run(["pmval", "-z", "-f", "4", "-t", "7", "-a", base, metric],
+                         capture_output=True, text=True).stdout
+    names = {}
+    table = {}
+    for line in out.splitlines():
+        m = re.match(r"full label for instance\[(\d+)\]: (.*)$", line)
+        if m:
+            names[int(m.group(1))] = m.group(2)
+            continue
+        m = re.match(r"^(\d\d:\d\d:\d\d)\.\d+\s+(.*)$", line)
+        if m and names:
+            for k, v in enumerate(m.group(2).split()):
+                if v != "?" and k in names:
+                    table[(m.group(1), names[k])] = float(v)
+    return table
+
+
 def main():
     if not shutil.which("pmdumplog") or not os.path.isdir(CORPUS):
         skip("the reference (PCP 6.0.3) is not installed")
@@ -264,6 +287,35 @@ def main():
         if len(ref) != len(mine) or len(ref) < 100 or any(
                 abs(a - b) > 1e-3 * max(1.0, abs(b)) for x, y in zip(mine, ref) for a, b in zip(x, y)):
             problems.append(f"rates: {len(mine)} in SQL, {len(ref)} from pmval; first {mine[:2]} vs {ref[:2]}")
+
+        # 5. interpolated export (-t) against pmval, on a domain whose instances
+        # come and go (libpcp's time calipers): instant and discrete values,
+        # counters as rates
+        cdir = os.path.join(tmp, "churn")
+        os.makedirs(cdir)
+        cbase = os.path.join(cdir, "churn")
+        subprocess.run(["cargo", "run", "--release", "-q", "-p", "archive-format", "--example",
+                        "proc_churn", "--", cbase, "300", "40", "20"], cwd=ROOT, check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        cout = os.path.join(tmp, "churn-out")
+        r = subprocess.run([tool, "-t", "7", "-o", cout, cbase], capture_output=True, text=True)
+        checks += 1
+        if r.returncode != 0:
+            problems.append(f"-t export failed: {r.stderr.strip()}")
+        for metric in ("proc.psinfo.rss", "proc.psinfo.utime", "proc.psinfo.nice"):
+            want = pmval_table(cbase, metric)
+            rows = con.execute(f"""
+                SELECT strftime(time, '%H:%M:%S'), instance, value
+                FROM read_parquet('{cout}/values/**/*.parquet', hive_partitioning = true)
+                WHERE metric = '{metric}'""").fetchall()
+            got = {(t, i): v for t, i, v in rows}
+            checks += 1
+            wrong = [k for k in set(want) | set(got)
+                     if k not in want or k not in got
+                     or abs(want[k] - got[k]) > 1e-3 * max(1.0, abs(want[k]))]
+            if len(want) < 1000 or wrong:
+                problems.append(f"-t {metric}: {len(got)} values exported, {len(want)} from pmval, "
+                                f"{len(wrong)} differ, e.g. {sorted(wrong)[:3]}")
 
         # 4. descriptors and help text
         mrows = con.execute(f"""SELECT host, count(*), count(help_oneline)

@@ -13,7 +13,7 @@ then 1).
 
 Usage: conformance/pmval.py [--ours PATH] [--out DIR] [--jobs N] [--filter SUBSTR]
 """
-import argparse, concurrent.futures as cf, datetime, os, re, shutil, subprocess, sys
+import argparse, concurrent.futures as cf, datetime, os, re, shutil, subprocess, sys, tempfile
 
 CORPUS = "/var/lib/pcp/testsuite/archives"
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -46,6 +46,10 @@ EVENTS = [("20180102", "sample.event.records"), ("eventrec", "sample.event.recor
           ("pyapi", "sample.event.no_indom_records")]
 EVENT_SETS = [[], ["-s", "2"], ["-Z", "UTC"], ["-S", "+1"]]
 MAX_SAMPLES = "400"
+# archives written by the library's proc_churn example (samples, live processes,
+# replaced per sample): instance domains whose processes come and go, large enough
+# for libpcp's time calipers
+GENERATED = {"churn": ["300", "40", "20"], "churn-slow": ["120", "30", "3"]}
 
 
 def run(cmd, env):
@@ -162,6 +166,18 @@ def main():
             continue
         for opts in EVENT_SETS:
             jobs.append((base, m, opts, None))
+    gendir = tempfile.mkdtemp(prefix="pmval-conf-")
+    for gname, gargs in GENERATED.items():
+        if a.filter and a.filter not in gname:
+            continue
+        base = os.path.join(gendir, gname)
+        subprocess.run(["cargo", "run", "--release", "-q", "-p", "archive-format", "--example",
+                        "proc_churn", "--", base] + gargs, cwd=ROOT, check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        dur, metrics = archive_info(base, env)
+        for m in metrics:
+            for opts in option_sets(base, dur) + [["-t", "7"], ["-t", "25"]]:
+                jobs.append((base, m, opts, None))
     for src in MULTI:
         if a.filter and a.filter not in src:
             continue
@@ -175,6 +191,7 @@ def main():
     os.makedirs(diffdir)
     with cf.ThreadPoolExecutor(a.jobs) as ex:
         results = list(ex.map(lambda j: case(a.ours, j[0], j[1], j[2], env, j[3]), jobs))
+    shutil.rmtree(gendir, ignore_errors=True)
     ok = sum(1 for _, s, _ in results if s)
     lines = [f"pmval conformance: {ok} of {len(results)} identical"]
     bad = [(n, det) for n, s, det in results if not s]

@@ -1,7 +1,7 @@
 //! Writes an archive of a host whose processes come and go, as pmlogger records
 //! one (v2: the whole set of live processes written again at each change): `N`
 //! processes live at a time, `C` of them replaced at each sample, `S` samples 10 s
-//! apart, three metrics over the processes. With many samples and much churn its
+//! apart, three metrics over the processes (instant, counter and discrete). With many samples and much churn its
 //! `.meta` holds millions of distinct process names: the benchmarks use it to
 //! show what a reader holds of such a history.
 //!
@@ -31,13 +31,15 @@ fn main() -> archive_format::Result<()> {
     };
     let mut w = ArchiveWriter::create(base, opts)?;
     let indom = InDom::new(60, 1);
+    // an instant, a counter and a discrete metric
     let names = ["proc.psinfo.rss", "proc.psinfo.utime", "proc.psinfo.nice"];
+    let sems = [sem::INSTANT, sem::COUNTER, sem::DISCRETE];
     for (k, n) in names.iter().enumerate() {
         let d = Desc {
             pmid: PmId::new(60, 0, k as u32),
             vtype: vtype::U32,
             indom,
-            sem: sem::INSTANT,
+            sem: sems[k],
             units: Units(0),
         };
         w.put_desc(d, &[n.to_string()])?;
@@ -65,7 +67,14 @@ fn main() -> archive_format::Result<()> {
                 valfmt: VAL_INSITU,
                 values: live
                     .iter()
-                    .map(|&i| (i as i32, OwnedValue::Insitu(i.wrapping_mul(7) ^ s ^ k)))
+                    .map(|&i| {
+                        let v = match k {
+                            0 => i.wrapping_mul(7) ^ s,
+                            1 => s.wrapping_mul(i % 13 + 1).wrapping_mul(100),
+                            _ => i % 20,
+                        };
+                        (i as i32, OwnedValue::Insitu(v))
+                    })
                     .collect(),
             })
             .collect();

@@ -624,6 +624,12 @@ impl Archive {
         Ok(out)
     }
 
+    /// Whether the metadata holds the instance domains' history (the archive was
+    /// not opened [`OpenOptions::without_instances`]).
+    pub fn instances_held(&self) -> bool {
+        self.kept_meta.is_none()
+    }
+
     /// The instance domains of the archive's `.meta` as a stream, to be applied
     /// as time goes forward (for an archive opened
     /// [`OpenOptions::without_instances`]; in a multi-archive context, the first

@@ -39,6 +39,7 @@ mod errtab;
 pub mod format;
 pub mod hashorder;
 pub mod instances;
+pub mod lives;
 pub mod logfetch;
 mod lzw;
 pub mod metadata;

@@ -30,9 +30,12 @@
 use crate::archive::{Archive, Position};
 use crate::codec::result::{BlockData, ResultRecord, VAL_DPTR, VAL_INSITU, VAL_SPTR};
 use crate::error::{Error, Result, PM_ERR_EOL, PM_ERR_LOGREC, PM_ERR_PMID_LOG, PM_ERR_TYPE};
+use crate::lives::Lives;
 use crate::types::{sem, vtype, Desc, InDom, PmId, Timestamp};
 use foldhash::HashMap;
 use foldhash::HashMapExt;
+use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// The instance id of a singular metric's only value.
 pub const PM_IN_NULL: i32 = -1;
@@ -131,43 +134,189 @@ impl Bound {
 
 #[derive(Debug, Clone)]
 struct InstState {
-    inst: i32,
     prior: Bound,
     next: Bound,
     /// Scanned forward to the end of the archive without finding a next bound after
     /// this time.
     no_next_after: Option<f64>,
-    /// Scanned back to the start of the archive without finding a prior bound.
-    no_prior: bool,
-    /// From the instance domain's history (big domains only): when the instance
-    /// appears and disappears.
-    birth: Option<f64>,
+    /// Whether the instance domain's history allows a value at the time asked
+    /// for (always, for a small domain): libpcp's time calipers, as the sweep of
+    /// [`Lives`] has got to that time.
+    alive: bool,
+    /// When a large domain's instance dies (seconds from the start): no value
+    /// after it is looked for.
     death: Option<f64>,
     /// The roll that last gave this instance a bound (see `Replay::gen`).
     gen: u64,
     /// Being searched for in the current backward or forward scan.
     searching: bool,
+    /// Searched for in the current forward scan (found or not).
+    sought: bool,
     /// The newest record holding this instance among those read by forward scans
-    /// (complete for everything after `Replay::eof_known_after`).
+    /// while it was held here.
     last_seen: Option<f64>,
+    /// A forward scan read every record after this time to the end of the
+    /// archive while the instance was held here, so `last_seen` tells whether
+    /// anything holds it later.
+    witness: Option<f64>,
 }
 
 impl InstState {
-    /// Whether the instance domain's history allows a value at `t` (instances of
-    /// small domains always do).
-    fn alive(&self, t: f64) -> bool {
-        !(self.birth.is_some_and(|b| t < b) || self.death.is_some_and(|d| t > d))
+    /// An instance no record has given anything yet.
+    fn fresh(alive: bool) -> InstState {
+        InstState {
+            prior: Bound::None,
+            next: Bound::None,
+            no_next_after: None,
+            alive,
+            death: None,
+            gen: 0,
+            searching: false,
+            sought: false,
+            last_seen: None,
+            witness: None,
+        }
     }
+
+    /// A copy of a template for instance that comes to be held.
+    fn from_template(t: &InstState, alive: bool) -> InstState {
+        InstState {
+            alive,
+            death: None,
+            searching: false,
+            sought: false,
+            last_seen: None,
+            witness: None,
+            ..t.clone()
+        }
+    }
+}
+
+/// How far the births and deaths of a large domain's instances have been
+/// applied to a metric's instances.
+#[derive(Debug, Clone)]
+struct Sweep {
+    lives: Arc<Lives>,
+    /// The next set whose births are due.
+    born: usize,
+    /// The time swept to, in seconds from the start.
+    at: f64,
 }
 
 #[derive(Debug, Clone)]
 struct MetricState {
     desc: Desc,
-    insts: Vec<InstState>,
-    by_inst: HashMap<i32, usize>,
+    /// The instances held: for a small domain every instance it ever holds, for a
+    /// large one those alive (and those a record gave a bound while not alive).
+    insts: BTreeMap<i32, InstState>,
+    /// What an instance not held yet would be: resets and marks reach it too.
+    template: InstState,
+    /// A large (calipered) domain's lives, and how far they are applied.
+    sweep: Option<Sweep>,
+    /// The profile's instances of the domain (`None`: all).
+    profile: Option<Vec<i32>>,
     /// The valfmt of the first value seen, which must not change.
     valfmt: Option<i32>,
     last_numval: i32,
+}
+
+impl MetricState {
+    /// Every instance's state and the template's, for what reaches them all.
+    fn all_states(&mut self) -> impl Iterator<Item = &mut InstState> + '_ {
+        self.insts
+            .values_mut()
+            .chain(std::iter::once(&mut self.template))
+    }
+
+    /// The state of `inst` for a value a record holds: a singular metric's only
+    /// one; for a large domain, an instance it holds but that is not held here
+    /// yet is taken from the template (`true` with it when so).
+    fn state_for(&mut self, inst: i32) -> Option<(&mut InstState, bool)> {
+        if self.desc.indom.is_null() {
+            return self.insts.get_mut(&PM_IN_NULL).map(|s| (s, false));
+        }
+        let create = !self.insts.contains_key(&inst)
+            && self.sweep.as_ref().is_some_and(|w| w.lives.is_member(inst))
+            && self.profile.as_ref().is_none_or(|p| p.contains(&inst));
+        if create {
+            let s = InstState::from_template(&self.template, false);
+            return Some((self.insts.entry(inst).or_insert(s), true));
+        }
+        let key = if self.insts.contains_key(&inst) {
+            inst
+        } else {
+            PM_IN_NULL
+        };
+        self.insts.get_mut(&key).map(|s| (s, false))
+    }
+
+    /// Existing state only (for what a record shows, not a bound it gives).
+    fn held(&mut self, inst: i32) -> Option<&mut InstState> {
+        if self.desc.indom.is_null() {
+            return self.insts.get_mut(&PM_IN_NULL);
+        }
+        let key = if self.insts.contains_key(&inst) {
+            inst
+        } else {
+            PM_IN_NULL
+        };
+        self.insts.get_mut(&key)
+    }
+
+    /// Applies the births and deaths of a large domain's instances up to `t`
+    /// (seconds from `start`): born instances are held, alive until they die.
+    /// Instances not alive are let go unless a value after `t` bounds them
+    /// (records may hold instances their domain does not). Going back in time
+    /// starts again from the first set.
+    fn sweep_to(&mut self, t: f64, start: Timestamp) {
+        let Some(w) = &mut self.sweep else {
+            return;
+        };
+        if t < w.at {
+            self.insts.clear();
+            self.template = InstState::fresh(false);
+            w.born = 0;
+        }
+        w.at = t;
+        let times = w.lives.times();
+        let secs = |k: usize| times.get(k).map(|s| secs_between(start, *s));
+        while let Some(tb) = secs(w.born) {
+            if tb > t {
+                break;
+            }
+            for (inst, death) in w.lives.born_at(w.born) {
+                if self.profile.as_ref().is_some_and(|p| !p.contains(&inst)) {
+                    continue;
+                }
+                let death = death.and_then(secs);
+                let held = self.insts.get_mut(&inst);
+                if death.is_some_and(|d| d < t) && held.is_none() {
+                    continue;
+                }
+                let tpl = &self.template;
+                let s = match held {
+                    Some(s) => s,
+                    None => self
+                        .insts
+                        .entry(inst)
+                        .or_insert_with(|| InstState::from_template(tpl, true)),
+                };
+                s.death = death;
+                s.alive = true;
+            }
+            w.born += 1;
+        }
+        self.insts.retain(|_, s| {
+            if s.death.is_some_and(|d| d < t) {
+                s.alive = false;
+            }
+            s.alive || matches!(s.next, Bound::Value(tn, _) if tn >= t)
+        });
+    }
+}
+
+fn secs_between(start: Timestamp, t: Timestamp) -> f64 {
+    (t.sec - start.sec) as f64 + (t.nsec as f64 - start.nsec as f64) / 1e9
 }
 
 /// A replay context over one archive.
@@ -192,9 +341,11 @@ pub struct Replay<'a> {
     gen: u64,
     /// Mapped data before this position has been released.
     released: Position,
-    /// A forward scan once read every record after this time up to the end of the
-    /// archive, so each instance's `last_seen` tells whether anything follows.
-    eof_known_after: Option<f64>,
+    /// The lives of instance domains' instances, as they are asked for.
+    lives: HashMap<InDom, Arc<Lives>>,
+    /// Every domain's lives are in `lives` (read from the `.meta` as a stream,
+    /// when the metadata does not hold the domains' history).
+    lives_streamed: bool,
     /// The newest `<mark>` such scans read.
     last_mark: Option<f64>,
     /// The record last decoded for interpolation (the record after one request
@@ -242,7 +393,8 @@ impl<'a> Replay<'a> {
             end: 0.0,
             gen: 0,
             released: a.start(),
-            eof_known_after: None,
+            lives: HashMap::new(),
+            lives_streamed: false,
             last_mark: None,
             last_decoded: None,
         }
@@ -485,82 +637,73 @@ impl<'a> Replay<'a> {
         }
     }
 
-    fn track(&mut self, pmid: PmId) -> bool {
+    /// Starts following `pmid` (false when the archive does not describe it).
+    fn track(&mut self, pmid: PmId) -> Result<bool> {
         if self.metrics.contains_key(&pmid) {
-            return true;
+            return Ok(true);
         }
-        let m = self.a.metadata();
-        let Some(desc) = m.desc(pmid).cloned() else {
-            return false;
+        let Some(desc) = self.a.metadata().desc(pmid).cloned() else {
+            return Ok(false);
         };
-        let insts: Vec<i32> = if desc.indom.is_null() {
-            vec![PM_IN_NULL]
+        let profile = self.profile.get(&desc.indom).cloned();
+        let mut insts = BTreeMap::new();
+        let mut sweep = None;
+        if desc.indom.is_null() {
+            insts.insert(PM_IN_NULL, InstState::fresh(true));
         } else {
-            m.indom_union(desc.indom)
-                .into_iter()
-                .map(|(i, _)| i)
-                .filter(|&i| self.in_profile(desc.indom, i))
-                .collect()
-        };
-        let by_inst = insts.iter().enumerate().map(|(k, &i)| (i, k)).collect();
-        let calipers = if desc.indom.is_null() {
-            HashMap::new()
-        } else {
-            self.calipers(desc.indom)
-        };
-        let insts = insts
-            .into_iter()
-            .map(|inst| {
-                let (birth, death) = calipers.get(&inst).copied().unwrap_or((None, None));
-                InstState {
-                    inst,
-                    prior: Bound::None,
-                    next: Bound::None,
-                    no_next_after: None,
-                    no_prior: false,
-                    birth,
-                    death,
-                    gen: 0,
-                    searching: false,
-                    last_seen: None,
+            let lives = self.lives_of(desc.indom)?;
+            if lives.calipered() {
+                // instances are held as they are born (see MetricState::sweep_to)
+                sweep = Some(Sweep {
+                    lives,
+                    born: 0,
+                    at: f64::NEG_INFINITY,
+                });
+            } else {
+                for &i in lives.members() {
+                    if profile.as_ref().is_none_or(|p| p.contains(&i)) {
+                        insts.insert(i, InstState::fresh(true));
+                    }
                 }
-            })
-            .collect();
+            }
+        }
         self.metrics.insert(
             pmid,
             MetricState {
                 desc,
                 insts,
-                by_inst,
+                template: InstState::fresh(false),
+                sweep,
+                profile,
                 valfmt: None,
                 last_numval: 0,
             },
         );
         self.last_req = None;
-        true
+        Ok(true)
     }
 
-    /// libpcp's `time_caliper`: for an instance domain that ever holds 16 or more
-    /// instances, each instance's birth (the first snapshot holding it) and death
-    /// (the snapshot after the last one holding it; none if it is in the last).
-    fn calipers(&self, indom: InDom) -> HashMap<i32, (Option<f64>, Option<f64>)> {
-        const HASH_THRESHOLD: usize = 16;
-        let snaps = self.a.metadata().snapshots(indom);
-        let mut out: HashMap<i32, (Option<f64>, Option<f64>)> = HashMap::new();
-        if snaps.iter().all(|s| s.instances.len() < HASH_THRESHOLD) {
-            return out;
+    /// When the instances of `indom` come and go: from its snapshots when the
+    /// metadata holds them, else from one pass over the `.meta`'s domains.
+    fn lives_of(&mut self, indom: InDom) -> Result<Arc<Lives>> {
+        if let Some(l) = self.lives.get(&indom) {
+            return Ok(Arc::clone(l));
         }
-        let mut newer: Option<f64> = None;
-        for snap in snaps.iter().rev() {
-            let t = self.secs(snap.stamp);
-            for (inst, _) in &snap.instances {
-                out.entry(*inst)
-                    .and_modify(|e| e.0 = Some(t))
-                    .or_insert((Some(t), newer));
-            }
-            newer = Some(t);
+        if !self.a.instances_held() && !self.lives_streamed {
+            self.lives_streamed = true;
+            let all = crate::lives::of_stream(self.a.instance_stream()?)?;
+            self.lives = all.into_iter().map(|(d, l)| (d, Arc::new(l))).collect();
+            return Ok(self.lives.get(&indom).cloned().unwrap_or_default());
         }
-        out
+        if self.lives_streamed {
+            return Ok(Arc::default());
+        }
+        let l = Arc::new(crate::lives::of_snapshots(
+            indom,
+            self.a.metadata().snapshots(indom),
+        ));
+        self.lives.insert(indom, Arc::clone(&l));
+        Ok(l)
     }
 
     fn mark_ignored(&self, pos: Position, after: Position) -> Result<bool> {
@@ -594,12 +737,14 @@ impl<'a> Replay<'a> {
         let mut touched = 0;
         if rec.is_mark() {
             for m in self.metrics.values_mut() {
-                for s in &mut m.insts {
+                let held = m.insts.len();
+                for (k, s) in m.all_states().enumerate() {
                     if s.gen == gen {
                         continue;
                     }
                     s.gen = gen;
-                    touched += 1;
+                    // (the template is not an instance held)
+                    touched += usize::from(k < held);
                     if set_prior && t <= t_req {
                         s.prior = Bound::Mark(t);
                     }
@@ -642,14 +787,13 @@ impl<'a> Replay<'a> {
                 _ => {}
             }
             for (inst, v) in &vs.values {
-                let k = match m.by_inst.get(inst).or_else(|| m.by_inst.get(&PM_IN_NULL)) {
-                    Some(&k) => k,
-                    None => continue,
+                let Some((s, new)) = m.state_for(*inst) else {
+                    continue;
                 };
-                let s = &mut m.insts[k];
                 if s.gen != gen {
                     s.gen = gen;
-                    touched += 1;
+                    // an instance taken up now was not among those to touch
+                    touched += usize::from(!new);
                     if set_prior && t <= t_req {
                         s.prior = Bound::Value(t, OwnedValue::from_value(v));
                     }
@@ -676,7 +820,11 @@ impl<'a> Replay<'a> {
                 let end = self.secs(e);
                 if end > self.end {
                     // the archive grew: what scans learnt about its end is stale
-                    self.eof_known_after = None;
+                    for m in self.metrics.values_mut() {
+                        for s in m.insts.values_mut() {
+                            s.witness = None;
+                        }
+                    }
                 }
                 self.end = end;
             }
@@ -686,7 +834,7 @@ impl<'a> Replay<'a> {
         }
         let mut known = Vec::with_capacity(pmids.len());
         for &p in pmids {
-            known.push(self.track(p));
+            known.push(self.track(p)?);
         }
 
         let mut seen_mark = false;
@@ -697,27 +845,29 @@ impl<'a> Replay<'a> {
         };
         if reset {
             for m in self.metrics.values_mut() {
-                for s in &mut m.insts {
+                for s in m.all_states() {
                     s.prior = Bound::None;
                     s.next = Bound::None;
                     s.no_next_after = None;
-                    s.no_prior = false;
                 }
             }
+        }
+        let start = self.start;
+        for m in self.metrics.values_mut() {
+            m.sweep_to(t_req, start);
         }
         // Like libpcp, read the archive only when some instance lacks a bound around
         // t_req: bounds that still bracket it are kept, even a prior that is older
         // than a next exactly at t_req (which string and aggregate values then show).
         let need = reset
             || self.metrics.values().any(|m| {
-                m.insts.iter().any(|s| {
-                    if s.birth.is_some_and(|b| t_req < b) || s.death.is_some_and(|d| t_req > d) {
+                m.insts.values().any(|s| {
+                    if !s.alive {
                         return false;
                     }
-                    let prior_missing = match s.prior.time() {
-                        None => !s.no_prior,
-                        Some(tp) => tp > t_req,
-                    };
+                    // (an instance without a prior, even one searched for back to
+                    // the start, makes the roll: it may be born since)
+                    let prior_missing = s.prior.time().is_none_or(|tp| tp > t_req);
                     let next_missing = match s.next.time() {
                         None => s.no_next_after.is_none_or(|ta| ta > t_req),
                         Some(tn) => tn < t_req,
@@ -778,8 +928,8 @@ impl<'a> Replay<'a> {
         if reset {
             let mut remaining = 0usize;
             for m in self.metrics.values_mut() {
-                for s in &mut m.insts {
-                    s.searching = s.prior == Bound::None && s.alive(t_req);
+                for s in m.insts.values_mut() {
+                    s.searching = s.prior == Bound::None && s.alive;
                     remaining += usize::from(s.searching);
                 }
             }
@@ -798,31 +948,26 @@ impl<'a> Replay<'a> {
                 }
                 remaining -= self.update_missing(&rec, t, true);
             }
-            for m in self.metrics.values_mut() {
-                for s in &mut m.insts {
-                    if s.prior == Bound::None {
-                        s.no_prior = true;
-                    }
-                }
-            }
         }
 
         // instances without a next at or after t_req: search forwards
-        let eof_known = self
-            .eof_known_after
-            .filter(|_| self.last_mark.is_none_or(|m| m < t_req));
+        let no_mark_since = self.last_mark.is_none_or(|m| m < t_req);
         let mut remaining = 0usize;
         for m in self.metrics.values_mut() {
-            for s in &mut m.insts {
+            let held = m.insts.len();
+            for (k, s) in m.all_states().enumerate() {
                 if s.next.time().is_some_and(|tn| tn < t_req) {
                     s.next = Bound::None;
                 }
-                s.searching = s.next == Bound::None
+                s.searching = k < held
+                    && s.next == Bound::None
                     && s.no_next_after.is_none_or(|ta| ta > t_req)
-                    && s.alive(t_req);
+                    && s.alive;
+                s.sought = s.searching;
                 // a scan to the end already showed nothing holds it after t_req
                 if s.searching
-                    && eof_known.is_some_and(|t0| t0 <= t_req)
+                    && no_mark_since
+                    && s.witness.is_some_and(|t0| t0 <= t_req)
                     && s.last_seen.is_none_or(|l| l < t_req)
                 {
                     s.searching = false;
@@ -832,10 +977,39 @@ impl<'a> Replay<'a> {
             }
         }
         if remaining > 0 {
+            // a large domain's instance is not looked for past its death
+            let mut dying: Vec<(f64, PmId, i32)> = Vec::new();
+            for (&p, m) in &self.metrics {
+                for (&i, s) in &m.insts {
+                    if let (true, Some(d)) = (s.searching, s.death) {
+                        dying.push((d, p, i));
+                    }
+                }
+            }
+            dying.sort_by(|a, b| b.0.total_cmp(&a.0));
             let mut fpos = pos;
             let mut kept = pos;
             while remaining > 0 {
-                let Some((at, rec, after)) = self.read_kept(fpos, &tracked)? else {
+                let Some((at, stamp, _, _)) = self.a.peek_forward(fpos)? else {
+                    break;
+                };
+                let t = self.secs(stamp);
+                while let Some(&(d, p, i)) = dying.last() {
+                    if d >= t {
+                        break;
+                    }
+                    dying.pop();
+                    if let Some(s) = self.metrics.get_mut(&p).and_then(|m| m.insts.get_mut(&i)) {
+                        if s.searching {
+                            s.searching = false;
+                            remaining -= 1;
+                        }
+                    }
+                }
+                if remaining == 0 {
+                    break;
+                }
+                let Some((at, rec, after)) = self.read_kept(at, &tracked)? else {
                     break;
                 };
                 fpos = after;
@@ -852,14 +1026,16 @@ impl<'a> Replay<'a> {
                 self.note_seen(&rec, t);
             }
             if remaining > 0 {
-                // read to the end: remember what that showed
-                if self.eof_known_after.is_none_or(|t0| t0 > t_req) {
-                    self.eof_known_after = Some(t_req);
-                }
-                // the end of the archive: nothing later for these
+                // read to the end: remember what that showed, and nothing later
+                // for these
                 for m in self.metrics.values_mut() {
-                    for s in &mut m.insts {
-                        if s.next == Bound::None {
+                    for s in m.insts.values_mut() {
+                        if s.witness.is_none_or(|t0| t0 > t_req) {
+                            s.witness = Some(t_req);
+                        }
+                    }
+                    for s in m.insts.values_mut() {
+                        if s.sought && s.next == Bound::None {
                             s.no_next_after = Some(t_req);
                         }
                     }
@@ -942,8 +1118,7 @@ impl<'a> Replay<'a> {
                 continue;
             };
             for (inst, _) in &vs.values {
-                if let Some(&k) = m.by_inst.get(inst).or_else(|| m.by_inst.get(&PM_IN_NULL)) {
-                    let s = &mut m.insts[k];
+                if let Some(s) = m.held(*inst) {
                     s.last_seen = Some(s.last_seen.map_or(t, |l| l.max(t)));
                 }
                 if m.desc.indom.is_null() {
@@ -970,7 +1145,7 @@ impl<'a> Replay<'a> {
         };
         for m in self.metrics.values_mut() {
             if rec.is_mark() {
-                for s in &mut m.insts {
+                for s in m.all_states() {
                     fill(s, Bound::Mark(t));
                 }
                 continue;
@@ -979,8 +1154,8 @@ impl<'a> Replay<'a> {
                 continue;
             };
             for (inst, v) in &vs.values {
-                if let Some(&k) = m.by_inst.get(inst).or_else(|| m.by_inst.get(&PM_IN_NULL)) {
-                    fill(&mut m.insts[k], Bound::Value(t, OwnedValue::from_value(v)));
+                if let Some((s, _)) = m.state_for(*inst) {
+                    fill(s, Bound::Value(t, OwnedValue::from_value(v)));
                 }
                 if m.desc.indom.is_null() {
                     break;
@@ -1114,10 +1289,8 @@ fn interp_set(m: &MetricState, t_req: f64, seen_mark: bool, rule: InterpRule) ->
         vtype::FLOAT if m.valfmt == Some(VAL_INSITU) => VAL_INSITU,
         _ => VAL_DPTR,
     };
-    let mut insts: Vec<&InstState> = m.insts.iter().collect();
-    insts.sort_by_key(|s| s.inst);
     let mut values = Vec::new();
-    for s in insts {
+    for (&inst, s) in &m.insts {
         let prior = match &s.prior {
             Bound::Value(t, v) if *t <= t_req => Some((*t, v)),
             _ => None,
@@ -1128,7 +1301,7 @@ fn interp_set(m: &MetricState, t_req: f64, seen_mark: bool, rule: InterpRule) ->
         };
         if d.sem == sem::DISCRETE {
             let Some((tp, vp)) = prior else { continue };
-            if s.birth.is_some_and(|b| b > t_req) || s.death.is_some_and(|x| t_req > x) {
+            if !s.alive {
                 continue;
             }
             let v = match next {
@@ -1136,7 +1309,7 @@ fn interp_set(m: &MetricState, t_req: f64, seen_mark: bool, rule: InterpRule) ->
                 Some((tn, vn)) if rule == InterpRule::Nearest && tn - t_req < t_req - tp => vn,
                 _ => vp,
             };
-            values.push((s.inst, v.clone()));
+            values.push((inst, v.clone()));
             continue;
         }
         let (Some((tp, vp)), Some((tn, vn))) = (prior, next) else {
@@ -1174,7 +1347,7 @@ fn interp_set(m: &MetricState, t_req: f64, seen_mark: bool, rule: InterpRule) ->
                 _ => vp.clone(),
             }
         };
-        values.push((s.inst, v));
+        values.push((inst, v));
     }
     FetchedSet {
         pmid: d.pmid,
@@ -1231,21 +1404,16 @@ mod tests {
             units: crate::types::Units(0),
         };
         let st = InstState {
-            inst: PM_IN_NULL,
             prior: Bound::Value(0.0, u32v(1)),
             next: Bound::Value(10.0, u32v(2)),
-            no_next_after: None,
-            no_prior: false,
-            birth: None,
-            death: None,
-            gen: 0,
-            searching: false,
-            last_seen: None,
+            ..InstState::fresh(true)
         };
         let m = MetricState {
             desc,
-            insts: vec![st],
-            by_inst: [(PM_IN_NULL, 0)].into_iter().collect(),
+            insts: [(PM_IN_NULL, st)].into_iter().collect(),
+            template: InstState::fresh(false),
+            sweep: None,
+            profile: None,
             valfmt: Some(VAL_INSITU),
             last_numval: 0,
         };

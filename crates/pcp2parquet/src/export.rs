@@ -235,11 +235,11 @@ pub fn export(
 ) -> io::Result<Outcome> {
     let files = crate::state::file_sizes(base);
     let name = base.to_string_lossy().into_owned();
-    // what holding the metadata costs: raw values take the instance domains as
-    // a stream when they come in time order (one set of each held, not their
-    // history); interpolation looks them up whole
+    // what holding the metadata costs: the instance domains are taken as a
+    // stream when they come in time order (one set of each held, not their
+    // history; interpolation holds when each instance lives, not its names)
     let profile = archive_format::archive::meta_profile(&name).ok();
-    let stream = o.interval.is_none() && profile.is_some_and(|p| p.streamable());
+    let stream = profile.is_some_and(|p| p.streamable());
     let held = profile.map_or(0, |p| if stream { p.streamed_bytes() } else { p.bytes });
     // beside archives being exported, this one waits until it fits, before its
     // metadata is loaded; alone, it always fits
@@ -809,6 +809,10 @@ impl Exporter<'_> {
                 }
             };
             next = Timestamp::from_nanos(res.stamp.as_nanos() + step);
+            if let Some(s) = &mut self.stream {
+                s.advance_to(res.stamp)
+                    .map_err(|e| io::Error::other(e.to_string()))?;
+            }
             self.bound_names(values, events)?;
             let t = ns(res.stamp);
             let skip = first && resumed;
