@@ -25,6 +25,8 @@ pub struct CurrentSet {
     stamp: Timestamp,
     changes: u64,
     names: FastMap<i32, Box<str>>,
+    /// The instances the record that made the set took out, with their names.
+    left: FastMap<i32, Box<str>>,
 }
 
 impl CurrentSet {
@@ -39,6 +41,11 @@ impl CurrentSet {
     }
     pub fn name_of(&self, inst: i32) -> Option<&str> {
         self.names.get(&inst).map(|n| &**n)
+    }
+    /// The name an instance had in the set before this one, when the record
+    /// that made this one took it out.
+    pub fn left_name(&self, inst: i32) -> Option<&str> {
+        self.left.get(&inst).map(|n| &**n)
     }
     pub fn len(&self) -> usize {
         self.names.len()
@@ -76,15 +83,20 @@ impl Tracker {
         let set = self.sets.entry(indom).or_default();
         set.stamp = stamp;
         set.changes += 1;
+        set.left.clear();
         if kind != InDomKind::Delta {
-            set.names.clear();
+            // what the new set holds again is taken back out of `left` below
+            std::mem::swap(&mut set.names, &mut set.left);
         }
         for i in instances {
             match (kind, i.name) {
                 (InDomKind::Delta, None) => {
-                    set.names.remove(&i.inst);
+                    if let Some(n) = set.names.remove(&i.inst) {
+                        set.left.insert(i.inst, n);
+                    }
                 }
                 (_, name) => {
+                    set.left.remove(&i.inst);
                     set.names
                         .insert(i.inst, name.unwrap_or_default().into_boxed_str());
                 }
@@ -252,6 +264,7 @@ mod tests {
             vec![inst(1, None), inst(2, Some("b2")), inst(3, Some("c"))],
         );
         let s = t.set(d).expect("applied");
+        assert_eq!((s.left_name(1), s.left_name(2)), (Some("a"), None));
         let mut got: Vec<(i32, String)> = s.iter().map(|(i, n)| (i, n.to_string())).collect();
         got.sort();
         assert_eq!(got, [(2, "b2".to_string()), (3, "c".to_string())]);
@@ -267,5 +280,10 @@ mod tests {
         );
         let s = t.set(d).expect("applied");
         assert_eq!((s.len(), s.name_of(2), s.name_of(9)), (1, None, Some("z")));
+        // what the last record took out, by name
+        assert_eq!(
+            (s.left_name(2), s.left_name(3), s.left_name(9)),
+            (Some("b2"), Some("c"), None)
+        );
     }
 }

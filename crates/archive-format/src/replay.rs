@@ -421,6 +421,19 @@ impl<'a> Replay<'a> {
         self.last_req = None;
     }
 
+    /// Whether, at the last interpolated fetch's time, the domain of `pmid` has
+    /// taken `inst` out for good (a large domain: libpcp gives a discrete
+    /// metric's instance its last value until then, inclusive).
+    pub fn gone(&self, pmid: PmId, inst: i32) -> bool {
+        self.metrics.get(&pmid).is_some_and(|m| {
+            let at = m.sweep.as_ref().map_or(f64::NEG_INFINITY, |w| w.at);
+            m.insts
+                .get(&inst)
+                .and_then(|s| s.death)
+                .is_some_and(|d| d <= at)
+        })
+    }
+
     /// `pmSetMode`: `when == None` keeps the origin.
     pub fn set_mode(&mut self, mode: Mode, when: Option<Timestamp>, delta: Delta) {
         self.mode = mode;

@@ -183,3 +183,42 @@ fn an_instance_born_at_the_requested_time_has_its_value() {
         assert_eq!(v22.map(|(_, v)| v.clone()), Some(OwnedValue::Insitu(75)));
     }
 }
+
+/// A discrete metric's instance keeps its last value until the set that takes
+/// it out, inclusive (libpcp's calipers), and the replay then says it is gone.
+#[test]
+fn a_discrete_value_lasts_until_its_instance_is_taken_out() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let base = dir.path().join("a");
+    let old: Vec<i32> = (0..20).collect();
+    let new: Vec<i32> = (3..23).collect();
+    write(
+        &base,
+        &[
+            (0, old.clone(), old.clone(), false),
+            (10, old.clone(), old.clone(), false),
+            (10, new.clone(), new.clone(), false),
+        ],
+    );
+    for a in [
+        Archive::open(base.to_string_lossy()).expect("opens"),
+        lean(&base.to_string_lossy()),
+    ] {
+        let discrete = PmId::new(60, 0, 2);
+        let mut r = Replay::new(&a);
+        r.set_mode(
+            Mode::Interp,
+            Some(Timestamp::new(T0 + 15, 0)),
+            Delta::from_millis(5000),
+        );
+        let mid = r.fetch(&[discrete]).expect("t=15");
+        assert_eq!(mid.sets[0].values.len(), 20);
+        assert!(!r.gone(discrete, 0), "alive at 15");
+        let at = r.fetch(&[discrete]).expect("t=20");
+        let insts: Vec<i32> = at.sets[0].values.iter().map(|(i, _)| *i).collect();
+        assert_eq!(insts, (0..23).collect::<Vec<i32>>(), "0-2 until taken out");
+        // instance 0's value is the second record's (n = 1): 2 * 3 + 2
+        assert_eq!(at.sets[0].values[0].1, OwnedValue::Insitu(8));
+        assert!(r.gone(discrete, 0) && !r.gone(discrete, 5) && !r.gone(discrete, 22));
+    }
+}

@@ -517,9 +517,10 @@ impl Exporter<'_> {
         Ok(())
     }
 
-    /// The interned name of an instance as the stream's set in force names it;
-    /// a placeholder when it does not.
-    fn streamed_inst_name(&mut self, indom: InDom, inst: i32) -> u32 {
+    /// The interned name of an instance as the stream's set in force names it
+    /// (or, when `gone`, the set it left: the newest to name it); a placeholder
+    /// when it does not.
+    fn streamed_inst_name(&mut self, indom: InDom, inst: i32, gone: bool) -> u32 {
         let set = self.stream.as_ref().and_then(|s| s.set(indom));
         let changes = set.map_or(0, |s| s.changes());
         let cache = self.live.entry(indom).or_default();
@@ -529,7 +530,11 @@ impl Exporter<'_> {
         if let Some(&id) = cache.1.get(&inst) {
             return id;
         }
-        let id = match set.and_then(|s| s.name_of(inst)) {
+        let name = set.and_then(|s| {
+            s.name_of(inst)
+                .or_else(|| gone.then(|| s.left_name(inst)).flatten())
+        });
+        let id = match name {
             Some(n) => self.names.id(n),
             None => {
                 let key = (indom, inst, set.is_none());
@@ -551,12 +556,12 @@ impl Exporter<'_> {
 
     /// The interned name of an instance as the instance domain in force at `t`
     /// names it (or any earlier or later version when that one does not).
-    fn inst_name(&mut self, indom: InDom, inst: i32, t: Timestamp) -> u32 {
+    fn inst_name(&mut self, indom: InDom, inst: i32, t: Timestamp, gone: bool) -> u32 {
         if indom.is_null() {
             return NONE;
         }
         if self.stream.is_some() {
-            return self.streamed_inst_name(indom, inst);
+            return self.streamed_inst_name(indom, inst, gone);
         }
         let fresh = self
             .insts
@@ -668,7 +673,7 @@ impl Exporter<'_> {
                     continue;
                 };
                 for (inst, v) in &vs.values {
-                    let iname = self.inst_name(m.desc.indom, *inst, rec.stamp);
+                    let iname = self.inst_name(m.desc.indom, *inst, rec.stamp, false);
                     let inst = (!m.desc.indom.is_null()).then_some(*inst);
                     let (value, txt) =
                         if matches!(m.desc.vtype, vtype::EVENT | vtype::HIGHRES_EVENT) {
@@ -793,8 +798,10 @@ impl Exporter<'_> {
         let resumed = prev.is_some_and(|p| p.resume.is_some()) && t0 > wstart;
         let mut r = Replay::new(a);
         r.set_mode(Mode::Interp, Some(t0), Delta::from_nanos(step));
-        // the last fetch's counter values, for rates
+        // the last fetch's counter values, for rates (as pmval, a rate needs
+        // the value of the sample before), and this fetch's
         let mut last: FastMap<(PmId, i32), (f64, Timestamp)> = FastMap::default();
+        let mut now_values: FastMap<(PmId, i32), (f64, Timestamp)> = FastMap::default();
         let mut next = t0;
         let mut first = true;
         let mut warning = None;
@@ -840,7 +847,7 @@ impl Exporter<'_> {
                             _ => None,
                         };
                         if let Some(x) = now {
-                            last.insert(key, (x, res.stamp));
+                            now_values.insert(key, (x, res.stamp));
                         }
                         value = rate;
                         if value.is_none() {
@@ -850,7 +857,8 @@ impl Exporter<'_> {
                     if skip {
                         continue;
                     }
-                    let iname = self.inst_name(m.desc.indom, *inst, res.stamp);
+                    let gone = r.gone(set.pmid, *inst);
+                    let iname = self.inst_name(m.desc.indom, *inst, res.stamp, gone);
                     let row = ValueRow {
                         time: t,
                         metric: m.name,
@@ -865,6 +873,8 @@ impl Exporter<'_> {
                     values.push(date, row, &mut self.names)?;
                 }
             }
+            std::mem::swap(&mut last, &mut now_values);
+            now_values.clear();
         }
         Ok((Some(Resume::Interp { next_ns: ns(next) }), warning))
     }
