@@ -5,7 +5,8 @@
 # 500 to 5,500 instances, a 4 MB data volume) and procs (1,000 live processes, 500
 # replaced at each of 4,000 samples: 2 million names, a 182 MB .meta, a 96 MB data
 # volume). Prints wall time and peak RSS of `pmdumplog -a` (outputs compared by
-# hash), `pmval -s 5` and, ours only, pcp2parquet's export (alone, and two at once).
+# hash), `pmval -s 5` and, ours only, pcp2parquet's export (raw alone, interpolated
+# with -t 60, and raw two at once).
 # Usage: scripts/bench-metadata.sh [churn|procs]   (both by default)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,6 +30,8 @@ for kind in ${1:-churn procs}; do
   fi
   echo "pmval -s 5 $metric: reference $(t pmval -s 5 -a "$base" "$metric"); ours $(t "$bin/pmval" -s 5 -a "$base" "$metric")"
   echo "pcp2parquet (ours only): $(t "$bin/pcp2parquet" -o "$work/pq" "$base")"
+  rm -rf "$work/pq"
+  echo "pcp2parquet -t 60 (ours only): $(t "$bin/pcp2parquet" -t 60 -o "$work/pq" "$base")"
   # a second name for the same files: two archives at once share the run's memory
   for f in "$base".*; do ln -sf "$f" "$work/twin.${f##*.}"; done
   echo "pcp2parquet, two at once (-j 2): $(t "$bin/pcp2parquet" -j 2 -o "$work/pq2" "$base" "$work/twin")"
