@@ -1014,7 +1014,9 @@ impl<'a> Replay<'a> {
                     dying.pop();
                     if let Some(s) = self.metrics.get_mut(&p).and_then(|m| m.insts.get_mut(&i)) {
                         if s.searching {
+                            // nothing until it dies: not looked for again
                             s.searching = false;
+                            s.no_next_after = Some(t_req);
                             remaining -= 1;
                         }
                     }
