@@ -232,33 +232,24 @@ impl MetricState {
     /// one; for a large domain, an instance it holds but that is not held here
     /// yet is taken from the template (`true` with it when so).
     fn state_for(&mut self, inst: i32) -> Option<(&mut InstState, bool)> {
-        if self.desc.indom.is_null() {
-            return self.insts.get_mut(&PM_IN_NULL).map(|s| (s, false));
-        }
-        let create = !self.insts.contains_key(&inst)
+        let create = !self.desc.indom.is_null()
+            && !self.insts.contains_key(&inst)
             && self.sweep.as_ref().is_some_and(|w| w.lives.is_member(inst))
             && self.profile.as_ref().is_none_or(|p| p.contains(&inst));
         if create {
             let s = InstState::from_template(&self.template, false);
             return Some((self.insts.entry(inst).or_insert(s), true));
         }
-        let key = if self.insts.contains_key(&inst) {
-            inst
-        } else {
-            PM_IN_NULL
-        };
-        self.insts.get_mut(&key).map(|s| (s, false))
+        self.held(inst).map(|s| (s, false))
     }
 
-    /// Existing state only (for what a record shows, not a bound it gives).
+    /// The state held for a value of `inst` (a singular metric's only one),
+    /// none taken up: for what a record shows, not a bound it gives.
     fn held(&mut self, inst: i32) -> Option<&mut InstState> {
-        if self.desc.indom.is_null() {
-            return self.insts.get_mut(&PM_IN_NULL);
-        }
-        let key = if self.insts.contains_key(&inst) {
-            inst
-        } else {
+        let key = if self.desc.indom.is_null() || !self.insts.contains_key(&inst) {
             PM_IN_NULL
+        } else {
+            inst
         };
         self.insts.get_mut(&key)
     }
@@ -289,18 +280,14 @@ impl MetricState {
                     continue;
                 }
                 let death = death.and_then(secs);
-                let held = self.insts.get_mut(&inst);
-                if death.is_some_and(|d| d < t) && held.is_none() {
+                if death.is_some_and(|d| d < t) && !self.insts.contains_key(&inst) {
+                    // born and dead since the last sweep
                     continue;
                 }
-                let tpl = &self.template;
-                let s = match held {
-                    Some(s) => s,
-                    None => self
-                        .insts
-                        .entry(inst)
-                        .or_insert_with(|| InstState::from_template(tpl, true)),
-                };
+                let s = self
+                    .insts
+                    .entry(inst)
+                    .or_insert_with(|| InstState::from_template(&self.template, true));
                 s.death = death;
                 s.alive = true;
             }
@@ -315,6 +302,7 @@ impl MetricState {
     }
 }
 
+/// Seconds from `start` to `t`.
 fn secs_between(start: Timestamp, t: Timestamp) -> f64 {
     (t.sec - start.sec) as f64 + (t.nsec as f64 - start.nsec as f64) / 1e9
 }
@@ -463,7 +451,7 @@ impl<'a> Replay<'a> {
     }
 
     fn secs(&self, t: Timestamp) -> f64 {
-        (t.sec - self.start.sec) as f64 + (t.nsec as f64 - self.start.nsec as f64) / 1e9
+        secs_between(self.start, t)
     }
 
     /// origin += delta, normalised as libpcp does it: the sub-second part is only
@@ -702,14 +690,14 @@ impl<'a> Replay<'a> {
         if let Some(l) = self.lives.get(&indom) {
             return Ok(Arc::clone(l));
         }
-        if !self.a.instances_held() && !self.lives_streamed {
-            self.lives_streamed = true;
-            let all = crate::lives::of_stream(self.a.instance_stream()?)?;
-            self.lives = all.into_iter().map(|(d, l)| (d, Arc::new(l))).collect();
+        if !self.a.instances_held() {
+            // every domain's at once, the first time
+            if !self.lives_streamed {
+                self.lives_streamed = true;
+                let all = crate::lives::of_stream(self.a.instance_stream()?)?;
+                self.lives = all.into_iter().map(|(d, l)| (d, Arc::new(l))).collect();
+            }
             return Ok(self.lives.get(&indom).cloned().unwrap_or_default());
-        }
-        if self.lives_streamed {
-            return Ok(Arc::default());
         }
         let l = Arc::new(crate::lives::of_snapshots(
             indom,
@@ -1048,8 +1036,6 @@ impl<'a> Replay<'a> {
                         if s.witness.is_none_or(|t0| t0 > t_req) {
                             s.witness = Some(t_req);
                         }
-                    }
-                    for s in m.insts.values_mut() {
                         if s.sought && s.next == Bound::None {
                             s.no_next_after = Some(t_req);
                         }

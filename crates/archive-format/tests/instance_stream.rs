@@ -2,11 +2,12 @@
 //! `Archive::instance_stream`) name every value's instance as the metadata loaded
 //! whole does, and `meta_profile` tells which `.meta` files may be read so.
 
+mod common;
+
 use archive_format::archive::meta_profile;
 use archive_format::codec::meta::{InDomKind, Instance};
 use archive_format::codec::result::{OwnedValue, OwnedValueSet};
 use archive_format::types::{sem, vtype};
-use archive_format::writer::{ArchiveWriter, WriterOptions};
 use archive_format::{Archive, Desc, InDom, OpenOptions, PmId, Timestamp, Units};
 use proptest::prelude::*;
 use std::path::Path;
@@ -67,13 +68,7 @@ fn metric(k: u32) -> (Desc, String) {
 type Step = (i64, u32, bool, Vec<(i32, bool)>);
 
 fn write_steps(base: &Path, steps: &[Step]) {
-    let opts = WriterOptions {
-        version: 3,
-        hostname: "h".into(),
-        timezone: "UTC".into(),
-        ..WriterOptions::default()
-    };
-    let mut w = ArchiveWriter::create(base, opts).expect("create");
+    let mut w = common::v3_writer(base);
     for k in 0..3 {
         let (d, n) = metric(k);
         w.put_desc(d, &[n]).expect("desc");

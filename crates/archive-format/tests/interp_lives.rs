@@ -3,12 +3,13 @@
 //! replay gives the same results either way, and an instance born at a fetch's
 //! time has its value there.
 
+mod common;
+
 use archive_format::codec::meta::{InDomKind, Instance};
 use archive_format::codec::result::{OwnedValue, OwnedValueSet};
 use archive_format::lives;
 use archive_format::replay::{Delta, Mode, Replay};
 use archive_format::types::{sem, vtype};
-use archive_format::writer::{ArchiveWriter, WriterOptions};
 use archive_format::{Archive, Desc, InDom, OpenOptions, PmId, Timestamp, Units};
 use proptest::prelude::*;
 use std::path::Path;
@@ -30,13 +31,7 @@ fn desc(k: u32, semantics: i32) -> Desc {
 type Step = (i64, Vec<i32>, Vec<i32>, bool);
 
 fn write(base: &Path, steps: &[Step]) {
-    let opts = WriterOptions {
-        version: 3,
-        hostname: "h".into(),
-        timezone: "UTC".into(),
-        ..WriterOptions::default()
-    };
-    let mut w = ArchiveWriter::create(base, opts).expect("create");
+    let mut w = common::v3_writer(base);
     let sems = [sem::INSTANT, sem::COUNTER, sem::DISCRETE];
     for (k, s) in sems.iter().enumerate() {
         w.put_desc(desc(k as u32, *s), &[format!("m.k{k}")])
@@ -142,6 +137,25 @@ proptest! {
     }
 }
 
+/// An archive of 20 instances at 0 and 10 s, three of them replaced at 20 s
+/// (0-2 out, 20-22 in), each with its values: opened whole and without its
+/// instance domains.
+fn three_replaced(dir: &Path) -> [Archive; 2] {
+    let base = dir.join("a");
+    let old: Vec<i32> = (0..20).collect();
+    let new: Vec<i32> = (3..23).collect();
+    write(
+        &base,
+        &[
+            (0, old.clone(), old.clone(), false),
+            (10, old.clone(), old, false),
+            (10, new.clone(), new, false),
+        ],
+    );
+    let name = base.to_string_lossy();
+    [Archive::open(&name).expect("opens"), lean(&name)]
+}
+
 /// Instances first held by the last set, at the archive's last record, in a
 /// domain large enough for time calipers: interpolated at that very time, each
 /// has its recorded value (the replay must read the record for them although
@@ -149,21 +163,7 @@ proptest! {
 #[test]
 fn an_instance_born_at_the_requested_time_has_its_value() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let base = dir.path().join("a");
-    let old: Vec<i32> = (0..20).collect();
-    let new: Vec<i32> = (3..23).collect();
-    write(
-        &base,
-        &[
-            (0, old.clone(), old.clone(), false),
-            (10, old.clone(), old.clone(), false),
-            (10, new.clone(), new.clone(), false),
-        ],
-    );
-    for a in [
-        Archive::open(base.to_string_lossy()).expect("opens"),
-        lean(&base.to_string_lossy()),
-    ] {
+    for a in three_replaced(dir.path()) {
         let mut r = Replay::new(&a);
         // 0, 7, 14, 21 (no record) ... 20 is the last record: ask for it exactly
         r.set_mode(
@@ -177,7 +177,11 @@ fn an_instance_born_at_the_requested_time_has_its_value() {
         let last = r.fetch(&[pmid]).expect("t=20");
         assert_eq!(last.stamp, Timestamp::new(T0 + 20, 0));
         let insts: Vec<i32> = last.sets[0].values.iter().map(|(i, _)| *i).collect();
-        assert_eq!(insts, new, "instances at the last record");
+        assert_eq!(
+            insts,
+            (3..23).collect::<Vec<i32>>(),
+            "instances at the last record"
+        );
         // the value of instance 22 in the third record (n = 2): 3 * 25
         let v22 = last.sets[0].values.iter().find(|(i, _)| *i == 22);
         assert_eq!(v22.map(|(_, v)| v.clone()), Some(OwnedValue::Insitu(75)));
@@ -189,21 +193,7 @@ fn an_instance_born_at_the_requested_time_has_its_value() {
 #[test]
 fn a_discrete_value_lasts_until_its_instance_is_taken_out() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let base = dir.path().join("a");
-    let old: Vec<i32> = (0..20).collect();
-    let new: Vec<i32> = (3..23).collect();
-    write(
-        &base,
-        &[
-            (0, old.clone(), old.clone(), false),
-            (10, old.clone(), old.clone(), false),
-            (10, new.clone(), new.clone(), false),
-        ],
-    );
-    for a in [
-        Archive::open(base.to_string_lossy()).expect("opens"),
-        lean(&base.to_string_lossy()),
-    ] {
+    for a in three_replaced(dir.path()) {
         let discrete = PmId::new(60, 0, 2);
         let mut r = Replay::new(&a);
         r.set_mode(

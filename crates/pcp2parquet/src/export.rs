@@ -517,10 +517,18 @@ impl Exporter<'_> {
         Ok(())
     }
 
+    /// Applies the instance-domain records up to `t`, when they are a stream.
+    fn advance_stream(&mut self, t: Timestamp) -> io::Result<()> {
+        match &mut self.stream {
+            Some(s) => s.advance_to(t).map_err(|e| io::Error::other(e.to_string())),
+            None => Ok(()),
+        }
+    }
+
     /// The interned name of an instance as the stream's set in force names it
-    /// (or, when `gone`, the set it left: the newest to name it); a placeholder
-    /// when it does not.
-    fn streamed_inst_name(&mut self, indom: InDom, inst: i32, gone: bool) -> u32 {
+    /// (or, when it is `gone` for good, the set it left: the newest to name
+    /// it); a placeholder when it does not.
+    fn streamed_inst_name(&mut self, indom: InDom, inst: i32, gone: impl FnOnce() -> bool) -> u32 {
         let set = self.stream.as_ref().and_then(|s| s.set(indom));
         let changes = set.map_or(0, |s| s.changes());
         let cache = self.live.entry(indom).or_default();
@@ -532,7 +540,7 @@ impl Exporter<'_> {
         }
         let name = set.and_then(|s| {
             s.name_of(inst)
-                .or_else(|| gone.then(|| s.left_name(inst)).flatten())
+                .or_else(|| gone().then(|| s.left_name(inst)).flatten())
         });
         let id = match name {
             Some(n) => self.names.id(n),
@@ -556,7 +564,14 @@ impl Exporter<'_> {
 
     /// The interned name of an instance as the instance domain in force at `t`
     /// names it (or any earlier or later version when that one does not).
-    fn inst_name(&mut self, indom: InDom, inst: i32, t: Timestamp, gone: bool) -> u32 {
+    /// (`gone` is asked only when the stream's set in force lacks the instance.)
+    fn inst_name(
+        &mut self,
+        indom: InDom,
+        inst: i32,
+        t: Timestamp,
+        gone: impl FnOnce() -> bool,
+    ) -> u32 {
         if indom.is_null() {
             return NONE;
         }
@@ -644,10 +659,7 @@ impl Exporter<'_> {
                 break;
             }
             pos = next;
-            if let Some(s) = &mut self.stream {
-                s.advance_to(rec.stamp)
-                    .map_err(|e| io::Error::other(e.to_string()))?;
-            }
+            self.advance_stream(rec.stamp)?;
             if rec.stamp < wstart {
                 continue;
             }
@@ -673,7 +685,7 @@ impl Exporter<'_> {
                     continue;
                 };
                 for (inst, v) in &vs.values {
-                    let iname = self.inst_name(m.desc.indom, *inst, rec.stamp, false);
+                    let iname = self.inst_name(m.desc.indom, *inst, rec.stamp, || false);
                     let inst = (!m.desc.indom.is_null()).then_some(*inst);
                     let (value, txt) =
                         if matches!(m.desc.vtype, vtype::EVENT | vtype::HIGHRES_EVENT) {
@@ -816,10 +828,7 @@ impl Exporter<'_> {
                 }
             };
             next = Timestamp::from_nanos(res.stamp.as_nanos() + step);
-            if let Some(s) = &mut self.stream {
-                s.advance_to(res.stamp)
-                    .map_err(|e| io::Error::other(e.to_string()))?;
-            }
+            self.advance_stream(res.stamp)?;
             self.bound_names(values, events)?;
             let t = ns(res.stamp);
             let skip = first && resumed;
@@ -857,7 +866,7 @@ impl Exporter<'_> {
                     if skip {
                         continue;
                     }
-                    let gone = r.gone(set.pmid, *inst);
+                    let gone = || r.gone(set.pmid, *inst);
                     let iname = self.inst_name(m.desc.indom, *inst, res.stamp, gone);
                     let row = ValueRow {
                         time: t,

@@ -1,4 +1,5 @@
-//! Helpers shared by the integration tests.
+//! Helpers shared by the integration tests (each test file uses some of them).
+#![allow(dead_code)]
 
 use archive_format::codec::result::OwnedValueSet;
 use archive_format::types::{sem, Desc, InDom, PmId, Timestamp, Units};
@@ -37,4 +38,15 @@ pub fn write_one_metric(
         .expect("result");
     }
     w.close().expect("close");
+}
+
+/// A v3 archive at `base` of host `h` in UTC, for a test to fill.
+pub fn v3_writer(base: &Path) -> ArchiveWriter {
+    let opts = WriterOptions {
+        version: 3,
+        hostname: "h".into(),
+        timezone: "UTC".into(),
+        ..WriterOptions::default()
+    };
+    ArchiveWriter::create(base, opts).expect("create")
 }
