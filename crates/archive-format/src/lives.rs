@@ -8,16 +8,38 @@
 //! interpolation only looks for an instance's values while it lives (between its
 //! birth and its death, gaps included). Births are kept by set, in time order,
 //! each with its death, so a replay moving forward meets them as it goes and
-//! holds only the instances alive; the whole costs 12 bytes an instance.
+//! holds only the instances alive.
 //!
-//! No I/O: [`LivesBuilder`] takes the sets in time order, from the metadata held
-//! whole or from an instance-domain stream.
+//! A domain with few arrivals and departures keeps its lives in memory (12
+//! bytes an instance). One with more (a process table over days) sorts them in
+//! runs of [`RUN`] events and keeps the result in an unlinked temporary file: the
+//! members, then the births by set. Memory then holds a time and a count for
+//! each set and one instance in [`BLOCK`], whatever the number of instances.
+//!
+//! [`LivesBuilder`] takes the sets in time order, from the metadata held whole or
+//! from an instance-domain stream.
 
+use crate::error::Error;
 use crate::types::{InDom, Timestamp};
+use crate::Result;
 use foldhash::{HashMap, HashMapExt, HashSet};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::os::unix::fs::FileExt;
+use std::path::Path;
 
 /// A domain is calipered when one of its sets holds this many instances.
 pub const CALIPER_THRESHOLD: usize = 16;
+
+/// Arrivals and departures a domain holds in memory before they are sorted
+/// and written out as a run (4 MB).
+pub const RUN: usize = 1 << 19;
+
+/// Members a file-backed domain reads at once to tell whether an instance is
+/// one (one in each such block is held in memory).
+pub const BLOCK: usize = 1024;
 
 /// The instances born at each set, with the set each dies at: set `k`'s are
 /// `insts[starts[k]..starts[k + 1]]`.
@@ -32,14 +54,60 @@ struct Births {
 /// No death: the newest set holds the instance.
 const NEVER: u32 = u32::MAX;
 
+/// Lives kept in a temporary file: the members (`i32`, sorted), then each
+/// birth (`i32` instance, `u32` death set), by set; little-endian.
+#[derive(Debug)]
+struct OnDisk {
+    file: File,
+    members: u64,
+    /// Every [`BLOCK`]th member.
+    sparse: Vec<i32>,
+    /// Set `k`'s births are records `starts[k]..starts[k + 1]`.
+    starts: Vec<u64>,
+}
+
+#[derive(Debug)]
+enum Store {
+    Memory {
+        /// Every instance the domain ever holds, sorted.
+        members: Vec<i32>,
+        births: Births,
+    },
+    Disk(OnDisk),
+}
+
+impl Default for Store {
+    fn default() -> Store {
+        Store::Memory {
+            members: Vec::new(),
+            births: Births::default(),
+        }
+    }
+}
+
 /// The lives of one instance domain's instances.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Default)]
 pub struct Lives {
     times: Vec<Timestamp>,
     calipered: bool,
-    /// Every instance the domain ever holds, sorted.
-    members: Vec<i32>,
-    births: Births,
+    store: Store,
+}
+
+fn temp_err(e: &io::Error) -> Error {
+    Error::io(Path::new("temporary file"), e)
+}
+
+/// Reads `len` bytes at `at` of a temporary file.
+fn read_exact_at(file: &File, at: u64, len: usize) -> Result<Vec<u8>> {
+    let mut buf = vec![0u8; len];
+    file.read_exact_at(&mut buf, at)
+        .map_err(|e| temp_err(&e).at(Path::new("temporary file"), Some(at)))?;
+    Ok(buf)
+}
+
+fn words(b: &[u8]) -> impl Iterator<Item = u32> + '_ {
+    b.chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
 }
 
 impl Lives {
@@ -53,60 +121,288 @@ impl Lives {
         self.calipered
     }
 
-    /// Every instance of every set, sorted.
-    pub fn members(&self) -> &[i32] {
-        &self.members
+    /// Whether the lives are in a temporary file rather than in memory.
+    pub fn on_disk(&self) -> bool {
+        matches!(self.store, Store::Disk(_))
     }
 
-    pub fn is_member(&self, inst: i32) -> bool {
-        self.members.binary_search(&inst).is_ok()
+    /// Every instance of every set, sorted.
+    pub fn members(&self) -> Result<Vec<i32>> {
+        match &self.store {
+            Store::Memory { members, .. } => Ok(members.clone()),
+            Store::Disk(d) => {
+                let b = read_exact_at(&d.file, 0, d.members as usize * 4)?;
+                Ok(words(&b).map(|w| w as i32).collect())
+            }
+        }
+    }
+
+    pub fn is_member(&self, inst: i32) -> Result<bool> {
+        match &self.store {
+            Store::Memory { members, .. } => Ok(members.binary_search(&inst).is_ok()),
+            Store::Disk(d) => {
+                let block = d.sparse.partition_point(|&s| s <= inst);
+                if block == 0 {
+                    return Ok(false);
+                }
+                let lo = (block - 1) * BLOCK;
+                let hi = (lo + BLOCK).min(d.members as usize);
+                let b = read_exact_at(&d.file, lo as u64 * 4, (hi - lo) * 4)?;
+                let found = words(&b).any(|w| w as i32 == inst);
+                Ok(found)
+            }
+        }
     }
 
     /// The instances first held by set `k`, each with the set it dies at (the
     /// first not to hold it, none later holding it; `None`: never).
-    pub fn born_at(&self, k: usize) -> impl Iterator<Item = (i32, Option<usize>)> + '_ {
-        let b = &self.births;
-        let range = match (b.starts.get(k), b.starts.get(k + 1)) {
-            (Some(&lo), Some(&hi)) => lo as usize..hi as usize,
-            _ => 0..0,
-        };
-        let insts = b.insts.get(range.clone()).unwrap_or(&[]);
-        let deaths = b.deaths.get(range).unwrap_or(&[]);
-        insts
-            .iter()
-            .zip(deaths)
-            .map(|(&i, &d)| (i, (d != NEVER).then_some(d as usize)))
+    pub fn born_at(&self, k: usize) -> Result<Vec<(i32, Option<usize>)>> {
+        let life = |i: u32, d: u32| (i as i32, (d != NEVER).then_some(d as usize));
+        match &self.store {
+            Store::Memory { births: b, .. } => {
+                let range = match (b.starts.get(k), b.starts.get(k + 1)) {
+                    (Some(&lo), Some(&hi)) => lo as usize..hi as usize,
+                    _ => 0..0,
+                };
+                let insts = b.insts.get(range.clone()).unwrap_or(&[]);
+                let deaths = b.deaths.get(range).unwrap_or(&[]);
+                Ok(insts
+                    .iter()
+                    .zip(deaths)
+                    .map(|(&i, &d)| life(i as u32, d))
+                    .collect())
+            }
+            Store::Disk(d) => {
+                let (Some(&lo), Some(&hi)) = (d.starts.get(k), d.starts.get(k + 1)) else {
+                    return Ok(Vec::new());
+                };
+                let at = d.members * 4 + lo * 8;
+                let b = read_exact_at(&d.file, at, (hi - lo) as usize * 8)?;
+                let w: Vec<u32> = words(&b).collect();
+                Ok(w.chunks_exact(2).map(|p| life(p[0], p[1])).collect())
+            }
+        }
     }
 
-    /// Bytes held.
+    /// Bytes held in memory.
     pub fn bytes(&self) -> usize {
-        self.times.capacity() * std::mem::size_of::<Timestamp>()
-            + 4 * (self.members.capacity()
-                + self.births.starts.capacity()
-                + self.births.insts.capacity()
-                + self.births.deaths.capacity())
+        let held = match &self.store {
+            Store::Memory { members, births } => {
+                4 * (members.capacity()
+                    + births.starts.capacity()
+                    + births.insts.capacity()
+                    + births.deaths.capacity())
+            }
+            Store::Disk(d) => 4 * d.sparse.capacity() + 8 * d.starts.capacity(),
+        };
+        self.times.capacity() * std::mem::size_of::<Timestamp>() + held
+    }
+}
+
+/// A record of fixed width that runs are sorted by.
+trait Rec: Copy + Ord {
+    const WIDTH: usize;
+    fn put(self, out: &mut Vec<u8>);
+    fn get(b: &[u8]) -> Self;
+}
+
+impl Rec for u64 {
+    const WIDTH: usize = 8;
+    fn put(self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.to_le_bytes());
+    }
+    fn get(b: &[u8]) -> u64 {
+        let mut a = [0u8; 8];
+        a.copy_from_slice(&b[..8]);
+        u64::from_le_bytes(a)
+    }
+}
+
+impl Rec for u128 {
+    const WIDTH: usize = 16;
+    fn put(self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.to_le_bytes());
+    }
+    fn get(b: &[u8]) -> u128 {
+        let mut a = [0u8; 16];
+        a.copy_from_slice(&b[..16]);
+        u128::from_le_bytes(a)
+    }
+}
+
+/// Records gathered in memory and, past `run` of them, written to a temporary
+/// file as sorted runs; [`Spill::sorted`] gives them all in order.
+struct Spill<R: Rec> {
+    run: usize,
+    buf: Vec<R>,
+    file: Option<File>,
+    /// Where each run ends in the file.
+    ends: Vec<u64>,
+}
+
+impl<R: Rec> Spill<R> {
+    fn new(run: usize) -> Spill<R> {
+        Spill {
+            run: run.max(1),
+            buf: Vec::new(),
+            file: None,
+            ends: Vec::new(),
+        }
+    }
+
+    fn spilled(&self) -> bool {
+        self.file.is_some()
+    }
+
+    fn push(&mut self, r: R) -> io::Result<()> {
+        self.buf.push(r);
+        if self.buf.len() >= self.run {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    /// Sorts what is held and appends it to the file as a run.
+    fn flush(&mut self) -> io::Result<()> {
+        if self.buf.is_empty() {
+            return Ok(());
+        }
+        self.buf.sort_unstable();
+        let file = match &mut self.file {
+            Some(f) => f,
+            None => self.file.insert(tempfile::tempfile()?),
+        };
+        let mut at = self.ends.last().copied().unwrap_or(0);
+        let mut bytes = Vec::with_capacity(CHUNK);
+        for chunk in self.buf.chunks(CHUNK / R::WIDTH) {
+            bytes.clear();
+            for &r in chunk {
+                r.put(&mut bytes);
+            }
+            file.write_all_at(&bytes, at)?;
+            at += bytes.len() as u64;
+        }
+        self.ends.push(at);
+        self.buf.clear();
+        Ok(())
+    }
+
+    /// Every record, in order: what memory holds, sorted, when nothing was
+    /// written out, else a merge of the runs.
+    fn sorted(mut self) -> io::Result<Sorted<R>> {
+        if self.file.is_none() {
+            self.buf.sort_unstable();
+            return Ok(Sorted::Memory(self.buf.into_iter()));
+        }
+        self.flush()?;
+        let Some(file) = self.file else {
+            return Ok(Sorted::Memory(Vec::new().into_iter()));
+        };
+        let mut runs = Vec::with_capacity(self.ends.len());
+        let mut heap = BinaryHeap::with_capacity(self.ends.len());
+        let mut begin = 0;
+        for (k, &end) in self.ends.iter().enumerate() {
+            let mut r = Run {
+                at: begin,
+                end,
+                buf: Vec::new(),
+                off: 0,
+            };
+            if let Some(first) = r.next(&file)? {
+                heap.push(Reverse((first, k)));
+            }
+            runs.push(r);
+            begin = end;
+        }
+        Ok(Sorted::Merge { file, runs, heap })
+    }
+}
+
+/// Bytes read or written at once.
+const CHUNK: usize = 1 << 16;
+
+/// A run being read back.
+struct Run {
+    at: u64,
+    end: u64,
+    buf: Vec<u8>,
+    off: usize,
+}
+
+impl Run {
+    fn next<R: Rec>(&mut self, file: &File) -> io::Result<Option<R>> {
+        if self.off + R::WIDTH > self.buf.len() {
+            let left = self.end.saturating_sub(self.at);
+            if left == 0 {
+                return Ok(None);
+            }
+            let len = left.min((CHUNK / R::WIDTH * R::WIDTH) as u64) as usize;
+            self.buf.resize(len, 0);
+            file.read_exact_at(&mut self.buf, self.at)?;
+            self.at += len as u64;
+            self.off = 0;
+        }
+        let r = R::get(&self.buf[self.off..]);
+        self.off += R::WIDTH;
+        Ok(Some(r))
+    }
+}
+
+enum Sorted<R: Rec> {
+    Memory(std::vec::IntoIter<R>),
+    Merge {
+        file: File,
+        runs: Vec<Run>,
+        heap: BinaryHeap<Reverse<(R, usize)>>,
+    },
+}
+
+impl<R: Rec> Sorted<R> {
+    fn next(&mut self) -> io::Result<Option<R>> {
+        match self {
+            Sorted::Memory(it) => Ok(it.next()),
+            Sorted::Merge { file, runs, heap } => {
+                let Some(Reverse((r, k))) = heap.pop() else {
+                    return Ok(None);
+                };
+                if let Some(run) = runs.get_mut(k) {
+                    if let Some(n) = run.next(file)? {
+                        heap.push(Reverse((n, k)));
+                    }
+                }
+                Ok(Some(r))
+            }
+        }
     }
 }
 
 /// One domain's sets so far.
-#[derive(Default)]
 struct Building {
     times: Vec<Timestamp>,
     prev: HashSet<i32>,
     largest: usize,
     /// Every arrival and departure: the instance (high 32 bits, ordered as
     /// signed), the set's number and whether it leaves (low bit).
-    events: Vec<u64>,
+    events: Spill<u64>,
 }
 
 const LEAVES: u64 = 1;
 
+/// An instance as a key that sorts as the signed number does.
+fn key(inst: i32) -> u64 {
+    u64::from((inst as u32) ^ 0x8000_0000)
+}
+
+fn unkey(k: u64) -> i32 {
+    (k as u32 ^ 0x8000_0000) as i32
+}
+
 fn event(inst: i32, k: usize, leaves: bool) -> u64 {
-    (u64::from((inst as u32) ^ 0x8000_0000) << 32) | ((k as u64) << 1) | u64::from(leaves)
+    (key(inst) << 32) | ((k as u64) << 1) | u64::from(leaves)
 }
 
 fn event_inst(e: u64) -> i32 {
-    ((e >> 32) as u32 ^ 0x8000_0000) as i32
+    unkey(e >> 32)
 }
 
 fn event_set(e: u64) -> usize {
@@ -114,129 +410,229 @@ fn event_set(e: u64) -> usize {
 }
 
 /// Builds [`Lives`] from each domain's sets, given in time order.
-#[derive(Default)]
 pub struct LivesBuilder {
     domains: HashMap<InDom, Building>,
+    run: usize,
+    /// The first failure to write a run out, reported by [`LivesBuilder::finish`].
+    failed: Option<io::Error>,
+}
+
+impl Default for LivesBuilder {
+    fn default() -> LivesBuilder {
+        LivesBuilder::new()
+    }
 }
 
 impl LivesBuilder {
     pub fn new() -> LivesBuilder {
-        LivesBuilder::default()
+        LivesBuilder::with_run(RUN)
+    }
+
+    /// A builder that writes a domain's events out past `run` of them (tests
+    /// take small runs to exercise the file-backed lives).
+    pub fn with_run(run: usize) -> LivesBuilder {
+        LivesBuilder {
+            domains: HashMap::new(),
+            run,
+            failed: None,
+        }
     }
 
     /// The next set of `indom` (sets of a domain come in time order): its time
     /// and its instances.
     pub fn push(&mut self, indom: InDom, stamp: Timestamp, insts: impl IntoIterator<Item = i32>) {
-        let b = self.domains.entry(indom).or_default();
+        let run = self.run;
+        let b = self.domains.entry(indom).or_insert_with(|| Building {
+            times: Vec::new(),
+            prev: HashSet::default(),
+            largest: 0,
+            events: Spill::new(run),
+        });
         let k = b.times.len();
         b.times.push(stamp);
         let now: HashSet<i32> = insts.into_iter().collect();
         b.largest = b.largest.max(now.len());
+        let mut r = Ok(());
         for &i in &now {
-            if !b.prev.contains(&i) {
-                b.events.push(event(i, k, false));
+            if r.is_ok() && !b.prev.contains(&i) {
+                r = b.events.push(event(i, k, false));
             }
         }
         for &i in &b.prev {
-            if !now.contains(&i) {
-                b.events.push(event(i, k, true));
+            if r.is_ok() && !now.contains(&i) {
+                r = b.events.push(event(i, k, true));
             }
         }
         b.prev = now;
+        if let Err(e) = r {
+            self.failed.get_or_insert(e);
+        }
     }
 
     /// Each domain's lives.
-    pub fn finish(self) -> HashMap<InDom, Lives> {
+    pub fn finish(self) -> Result<HashMap<InDom, Lives>> {
+        if let Some(e) = &self.failed {
+            return Err(temp_err(e));
+        }
         let mut out = HashMap::with_capacity(self.domains.len());
         for (indom, b) in self.domains {
-            out.insert(indom, build(b));
+            out.insert(indom, build(b, self.run).map_err(|e| temp_err(&e))?);
         }
-        out
+        Ok(out)
     }
 }
 
-fn build(b: Building) -> Lives {
+/// One instance's life from its events (sorted): the set of the first arrival,
+/// and that of the last departure when it is the last event.
+fn life(first: u64, last: u64) -> (usize, u32) {
+    let death = if last & LEAVES == LEAVES {
+        event_set(last) as u32
+    } else {
+        NEVER
+    };
+    (event_set(first), death)
+}
+
+/// Gives each instance's life, in instance order, from the events sorted.
+fn each_life(
+    events: &mut Sorted<u64>,
+    mut f: impl FnMut(i32, usize, u32) -> io::Result<()>,
+) -> io::Result<()> {
+    let Some(mut first) = events.next()? else {
+        return Ok(());
+    };
+    let mut last = first;
+    loop {
+        let next = events.next()?;
+        if next.is_some_and(|e| event_inst(e) == event_inst(first)) {
+            last = next.unwrap_or(last);
+            continue;
+        }
+        let (birth, death) = life(first, last);
+        f(event_inst(first), birth, death)?;
+        match next {
+            Some(e) => {
+                first = e;
+                last = e;
+            }
+            None => return Ok(()),
+        }
+    }
+}
+
+fn build(b: Building, run: usize) -> io::Result<Lives> {
     let Building {
         times,
         largest,
-        mut events,
+        events,
         ..
     } = b;
-    events.sort_unstable();
+    let calipered = largest >= CALIPER_THRESHOLD;
     let n = times.len();
-    // Each instance's events, oldest first: the first arrives (its birth), and
-    // when the last leaves, that set is its death. The events are rewritten in
-    // place as one life an instance (birth, death or NEVER), then let go.
-    let mut members = Vec::new();
-    let mut born_count = vec![0u32; n + 1];
-    let (mut at, mut kept) = (0, 0);
-    while at < events.len() {
-        let inst = event_inst(events[at]);
-        let mut end = at;
-        while end < events.len() && event_inst(events[end]) == inst {
-            end += 1;
+    let spilled = events.spilled();
+    let mut events = events.sorted()?;
+    let mut born_count = vec![0u64; n + 1];
+    let store = if !spilled {
+        // in memory: each life (birth, death), in instance order, then by set
+        let mut members = Vec::new();
+        let mut lives = Vec::new();
+        each_life(&mut events, |inst, birth, death| {
+            born_count[birth] += 1;
+            members.push(inst);
+            lives.push(((birth as u64) << 32) | u64::from(death));
+            Ok(())
+        })?;
+        drop(events);
+        let starts: Vec<u32> = starts_of(&born_count).map(|s| s as u32).collect();
+        let mut fill = starts.clone();
+        let total = starts.last().copied().unwrap_or(0) as usize;
+        let mut insts = vec![0i32; total];
+        let mut deaths = vec![NEVER; total];
+        for (&inst, &life) in members.iter().zip(&lives) {
+            if let Some(f) = fill.get_mut((life >> 32) as usize) {
+                insts[*f as usize] = inst;
+                deaths[*f as usize] = life as u32;
+                *f += 1;
+            }
         }
-        let (first, last) = (events[at], events[end - 1]);
-        let birth = event_set(first);
-        let death = if last & LEAVES == LEAVES {
-            event_set(last) as u32
-        } else {
-            NEVER
-        };
-        born_count[birth] += 1;
-        members.push(inst);
-        events[kept] = ((birth as u64) << 32) | u64::from(death);
-        kept += 1;
-        at = end;
-    }
-    events.truncate(kept);
-    events.shrink_to_fit();
-    let mut starts = Vec::with_capacity(n + 1);
-    let mut total = 0u32;
-    for c in &born_count {
-        starts.push(total);
-        total += c;
-    }
-    let mut fill = starts.clone();
-    let mut insts = vec![0i32; total as usize];
-    let mut deaths = vec![NEVER; total as usize];
-    for (&inst, &life) in members.iter().zip(&events) {
-        if let Some(f) = fill.get_mut((life >> 32) as usize) {
-            insts[*f as usize] = inst;
-            deaths[*f as usize] = life as u32;
-            *f += 1;
+        Store::Memory {
+            members,
+            births: Births {
+                starts,
+                insts,
+                deaths,
+            },
         }
-    }
-    drop(events);
-    members.shrink_to_fit();
-    let births = Births {
-        starts,
-        insts,
-        deaths,
+    } else {
+        // on disk: the members as they come, the lives sorted again by birth
+        let file = tempfile::tempfile()?;
+        let mut w = BufWriter::with_capacity(CHUNK, &file);
+        let mut lives: Spill<u128> = Spill::new(run / 2);
+        let (mut members, mut sparse) = (0u64, Vec::new());
+        each_life(&mut events, |inst, birth, death| {
+            if members % BLOCK as u64 == 0 {
+                sparse.push(inst);
+            }
+            members += 1;
+            w.write_all(&inst.to_le_bytes())?;
+            born_count[birth] += 1;
+            let life = ((birth as u128) << 64) | (u128::from(key(inst)) << 32) | u128::from(death);
+            lives.push(life)
+        })?;
+        drop(events);
+        let mut lives = lives.sorted()?;
+        while let Some(l) = lives.next()? {
+            w.write_all(&unkey((l >> 32) as u64 & 0xffff_ffff).to_le_bytes())?;
+            w.write_all(&(l as u32).to_le_bytes())?;
+        }
+        w.flush()?;
+        drop(w);
+        Store::Disk(OnDisk {
+            file,
+            members,
+            sparse,
+            starts: starts_of(&born_count).collect(),
+        })
     };
-    Lives {
+    Ok(Lives {
         times,
-        calipered: largest >= CALIPER_THRESHOLD,
-        members,
-        births,
-    }
+        calipered,
+        store,
+    })
+}
+
+/// Where each set's births start, from their counts (one more than the sets).
+fn starts_of(counts: &[u64]) -> impl Iterator<Item = u64> + '_ {
+    counts.iter().scan(0u64, |total, c| {
+        let s = *total;
+        *total += c;
+        Some(s)
+    })
 }
 
 /// The lives of one domain's instances from its snapshots (the metadata held
-/// whole, [`crate::Metadata::snapshots`]).
-pub fn of_snapshots(indom: InDom, snaps: &[crate::metadata::Snapshot]) -> Lives {
-    let mut b = LivesBuilder::new();
+/// whole, [`crate::Metadata::snapshots`]); past `run` arrivals and departures
+/// ([`RUN`] by default), in a temporary file.
+pub fn of_snapshots(
+    indom: InDom,
+    snaps: &[crate::metadata::Snapshot],
+    run: usize,
+) -> Result<Lives> {
+    let mut b = LivesBuilder::with_run(run);
     for s in snaps {
         b.push(indom, s.stamp, s.instances.iter().map(|(i, _)| *i));
     }
-    b.finish().remove(&indom).unwrap_or_default()
+    Ok(b.finish()?.remove(&indom).unwrap_or_default())
 }
 
 /// The lives of every domain's instances, from a stream of the `.meta`'s
 /// instance-domain records (a record that changes nothing is no set, as when
-/// the metadata is loaded whole).
-pub fn of_stream(stream: crate::instances::InDomStream) -> crate::Result<HashMap<InDom, Lives>> {
-    let mut b = LivesBuilder::new();
+/// the metadata is loaded whole); `run` as for [`of_snapshots`].
+pub fn of_stream(
+    stream: crate::instances::InDomStream,
+    run: usize,
+) -> Result<HashMap<InDom, Lives>> {
+    let mut b = LivesBuilder::with_run(run);
     let mut changes: HashMap<InDom, u64> = HashMap::new();
     stream.for_each_rest(|indom, set, _| {
         let seen = changes.entry(indom).or_insert(0);
@@ -245,7 +641,7 @@ pub fn of_stream(stream: crate::instances::InDomStream) -> crate::Result<HashMap
             b.push(indom, set.stamp(), set.iter().map(|(i, _)| i));
         }
     })?;
-    Ok(b.finish())
+    b.finish()
 }
 
 #[cfg(test)]
@@ -265,13 +661,13 @@ mod tests {
         b.push(d, t(30), [3, 4]); // 2 leaves, to come back
         b.push(d, t(40), [2, 3, 4]);
         b.push(d, t(50), [4, -7]); // 2 and 3 leave for good
-        let l = b.finish().remove(&d).expect("built");
+        let l = b.finish().expect("built").remove(&d).expect("built");
         assert_eq!(l.times(), &[t(10), t(20), t(30), t(40), t(50)]);
-        assert_eq!(l.members(), &[-7, 1, 2, 3, 4]);
-        assert!(l.is_member(-7) && !l.is_member(5));
+        assert_eq!(l.members().expect("members"), [-7, 1, 2, 3, 4]);
+        assert!(l.is_member(-7).expect("read") && !l.is_member(5).expect("read"));
         let born: Vec<Vec<(i32, Option<usize>)>> = (0..5)
             .map(|k| {
-                let mut v: Vec<_> = l.born_at(k).collect();
+                let mut v = l.born_at(k).expect("births");
                 v.sort();
                 v
             })
@@ -287,7 +683,7 @@ mod tests {
             ]
         );
         assert!(!l.calipered());
-        assert_eq!(l.born_at(9).count(), 0);
+        assert_eq!(l.born_at(9).expect("births"), []);
     }
 
     #[test]
@@ -295,10 +691,10 @@ mod tests {
         let d = InDom::new(1, 1);
         let mut b = LivesBuilder::new();
         b.push(d, t(1), 0..15);
-        assert!(!b.finish()[&d].calipered());
+        assert!(!b.finish().expect("built")[&d].calipered());
         let mut b = LivesBuilder::new();
         b.push(d, t(1), 0..3);
         b.push(d, t(2), 0..16);
-        assert!(b.finish()[&d].calipered());
+        assert!(b.finish().expect("built")[&d].calipered());
     }
 }

@@ -231,16 +231,19 @@ impl MetricState {
     /// The state of `inst` for a value a record holds: a singular metric's only
     /// one; for a large domain, an instance it holds but that is not held here
     /// yet is taken from the template (`true` with it when so).
-    fn state_for(&mut self, inst: i32) -> Option<(&mut InstState, bool)> {
+    fn state_for(&mut self, inst: i32) -> Result<Option<(&mut InstState, bool)>> {
         let create = !self.desc.indom.is_null()
             && !self.insts.contains_key(&inst)
-            && self.sweep.as_ref().is_some_and(|w| w.lives.is_member(inst))
-            && self.profile.as_ref().is_none_or(|p| p.contains(&inst));
+            && self.profile.as_ref().is_none_or(|p| p.contains(&inst))
+            && match &self.sweep {
+                Some(w) => w.lives.is_member(inst)?,
+                None => false,
+            };
         if create {
             let s = InstState::from_template(&self.template, false);
-            return Some((self.insts.entry(inst).or_insert(s), true));
+            return Ok(Some((self.insts.entry(inst).or_insert(s), true)));
         }
-        self.held(inst).map(|s| (s, false))
+        Ok(self.held(inst).map(|s| (s, false)))
     }
 
     /// The state held for a value of `inst` (a singular metric's only one),
@@ -259,9 +262,9 @@ impl MetricState {
     /// Instances not alive are let go unless a value after `t` bounds them
     /// (records may hold instances their domain does not). Going back in time
     /// starts again from the first set.
-    fn sweep_to(&mut self, t: f64, start: Timestamp) {
+    fn sweep_to(&mut self, t: f64, start: Timestamp) -> Result<()> {
         let Some(w) = &mut self.sweep else {
-            return;
+            return Ok(());
         };
         if t < w.at {
             self.insts.clear();
@@ -275,7 +278,7 @@ impl MetricState {
             if tb > t {
                 break;
             }
-            for (inst, death) in w.lives.born_at(w.born) {
+            for (inst, death) in w.lives.born_at(w.born)? {
                 if self.profile.as_ref().is_some_and(|p| !p.contains(&inst)) {
                     continue;
                 }
@@ -299,6 +302,7 @@ impl MetricState {
             }
             s.alive || matches!(s.next, Bound::Value(tn, _) if tn >= t)
         });
+        Ok(())
     }
 }
 
@@ -334,6 +338,9 @@ pub struct Replay<'a> {
     /// Every domain's lives are in `lives` (read from the `.meta` as a stream,
     /// when the metadata does not hold the domains' history).
     lives_streamed: bool,
+    /// Arrivals and departures past which a domain's lives are kept in a
+    /// temporary file ([`crate::lives::RUN`]).
+    lives_run: usize,
     /// The newest `<mark>` such scans read.
     last_mark: Option<f64>,
     /// The record last decoded for interpolation (the record after one request
@@ -383,6 +390,7 @@ impl<'a> Replay<'a> {
             released: a.start(),
             lives: HashMap::new(),
             lives_streamed: false,
+            lives_run: crate::lives::RUN,
             last_mark: None,
             last_decoded: None,
         }
@@ -401,6 +409,13 @@ impl<'a> Replay<'a> {
     pub fn set_interp_rule(&mut self, rule: InterpRule) {
         self.rule = rule;
         self.last_req = None;
+    }
+
+    /// Sets past how many arrivals and departures an instance domain's lives
+    /// are sorted in runs and kept in a temporary file rather than in memory
+    /// (for a replay that has not asked for them yet).
+    pub fn set_lives_run(&mut self, run: usize) {
+        self.lives_run = run;
     }
 
     /// Sets how `<mark>` records are treated in INTERP mode.
@@ -661,7 +676,7 @@ impl<'a> Replay<'a> {
                     at: f64::NEG_INFINITY,
                 });
             } else {
-                for &i in lives.members() {
+                for i in lives.members()? {
                     if profile.as_ref().is_none_or(|p| p.contains(&i)) {
                         insts.insert(i, InstState::fresh(true));
                     }
@@ -694,15 +709,13 @@ impl<'a> Replay<'a> {
             // every domain's at once, the first time
             if !self.lives_streamed {
                 self.lives_streamed = true;
-                let all = crate::lives::of_stream(self.a.instance_stream()?)?;
+                let all = crate::lives::of_stream(self.a.instance_stream()?, self.lives_run)?;
                 self.lives = all.into_iter().map(|(d, l)| (d, Arc::new(l))).collect();
             }
             return Ok(self.lives.get(&indom).cloned().unwrap_or_default());
         }
-        let l = Arc::new(crate::lives::of_snapshots(
-            indom,
-            self.a.metadata().snapshots(indom),
-        ));
+        let snaps = self.a.metadata().snapshots(indom);
+        let l = Arc::new(crate::lives::of_snapshots(indom, snaps, self.lives_run)?);
         self.lives.insert(indom, Arc::clone(&l));
         Ok(l)
     }
@@ -788,7 +801,7 @@ impl<'a> Replay<'a> {
                 _ => {}
             }
             for (inst, v) in &vs.values {
-                let Some((s, new)) = m.state_for(*inst) else {
+                let Some((s, new)) = m.state_for(*inst)? else {
                     continue;
                 };
                 if s.gen != gen {
@@ -855,7 +868,7 @@ impl<'a> Replay<'a> {
         }
         let start = self.start;
         for m in self.metrics.values_mut() {
-            m.sweep_to(t_req, start);
+            m.sweep_to(t_req, start)?;
         }
         // Like libpcp, read the archive only when some instance lacks a bound around
         // t_req: bounds that still bracket it are kept, even a prior that is older
@@ -947,7 +960,7 @@ impl<'a> Replay<'a> {
                         continue;
                     }
                 }
-                remaining -= self.update_missing(&rec, t, true);
+                remaining -= self.update_missing(&rec, t, true)?;
             }
         }
 
@@ -1025,7 +1038,7 @@ impl<'a> Replay<'a> {
                 if rec.is_mark() && self.mark_ignored(at, after)? {
                     continue;
                 }
-                remaining -= self.update_missing(&rec, t, false);
+                remaining -= self.update_missing(&rec, t, false)?;
                 self.note_seen(&rec, t);
             }
             if remaining > 0 {
@@ -1132,7 +1145,7 @@ impl<'a> Replay<'a> {
     /// Fills missing prior (`prior == true`) or next bounds from one record: a mark
     /// bounds every instance, a value its instance. Returns how many of the instances
     /// being searched for were found.
-    fn update_missing(&mut self, rec: &ResultRecord<'_>, t: f64, prior: bool) -> usize {
+    fn update_missing(&mut self, rec: &ResultRecord<'_>, t: f64, prior: bool) -> Result<usize> {
         let mut found = 0;
         let mut fill = |s: &mut InstState, b: Bound| {
             let slot = if prior { &mut s.prior } else { &mut s.next };
@@ -1155,7 +1168,7 @@ impl<'a> Replay<'a> {
                 continue;
             };
             for (inst, v) in &vs.values {
-                if let Some((s, _)) = m.state_for(*inst) {
+                if let Some((s, _)) = m.state_for(*inst)? {
                     fill(s, Bound::Value(t, OwnedValue::from_value(v)));
                 }
                 if m.desc.indom.is_null() {
@@ -1163,7 +1176,7 @@ impl<'a> Replay<'a> {
                 }
             }
         }
-        found
+        Ok(found)
     }
 }
 

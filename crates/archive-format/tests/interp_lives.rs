@@ -1,7 +1,7 @@
 //! Interpolation over instance domains whose instances come and go: the lives
-//! read from a stream of the `.meta` equal those of the metadata held whole, a
-//! replay gives the same results either way, and an instance born at a fetch's
-//! time has its value there.
+//! read from a stream of the `.meta` equal those of the metadata held whole, and
+//! those kept in a temporary file those in memory; a replay gives the same
+//! results every way, and an instance born at a fetch's time has its value there.
 
 mod common;
 
@@ -99,10 +99,12 @@ fn lean(name: &str) -> Archive {
     Archive::open_with(name, opts).expect("opens without instances")
 }
 
-/// Every interpolated result from the start, `step_ms` apart, of the three metrics.
-fn replay(a: &Archive, step_ms: i64) -> Vec<String> {
+/// Every interpolated result from the start, `step_ms` apart, of the three
+/// metrics; lives past `run` arrivals and departures kept in a file.
+fn replay(a: &Archive, step_ms: i64, run: usize) -> Vec<String> {
     let pmids: Vec<PmId> = (0..3).map(|k| PmId::new(60, 0, k)).collect();
     let mut r = Replay::new(a);
+    r.set_lives_run(run);
     r.set_mode(
         Mode::Interp,
         Some(a.label().start),
@@ -130,11 +132,45 @@ proptest! {
         let whole = Archive::open(&name).expect("opens");
         let lean = lean(&name);
         let indom = InDom::new(60, 1);
-        let streamed = lives::of_stream(lean.instance_stream().expect("stream")).expect("lives");
-        let held = lives::of_snapshots(indom, whole.metadata().snapshots(indom));
-        prop_assert_eq!(streamed.get(&indom).cloned().unwrap_or_default(), held);
-        prop_assert_eq!(replay(&whole, step_ms), replay(&lean, step_ms));
+        let of_stream = |run| {
+            let mut all = lives::of_stream(lean.instance_stream().expect("stream"), run)
+                .expect("lives");
+            told(&all.remove(&indom).unwrap_or_default())
+        };
+        let snaps = whole.metadata().snapshots(indom);
+        let held = told(&lives::of_snapshots(indom, snaps, lives::RUN).expect("lives"));
+        prop_assert_eq!(&of_stream(lives::RUN), &held);
+        prop_assert_eq!(&of_stream(2), &held);
+        prop_assert_eq!(
+            &told(&lives::of_snapshots(indom, snaps, 1).expect("lives")),
+            &held
+        );
+        let want = replay(&whole, step_ms, lives::RUN);
+        prop_assert_eq!(&replay(&lean, step_ms, lives::RUN), &want);
+        prop_assert_eq!(&replay(&lean, step_ms, 1), &want);
+        prop_assert_eq!(&replay(&whole, step_ms, 3), &want);
     }
+}
+
+/// What a domain's lives tell, read back whole: the sets' times, whether it is
+/// calipered, its members, and the births (with deaths) of each set.
+type Told = (
+    Vec<Timestamp>,
+    bool,
+    Vec<i32>,
+    Vec<Vec<(i32, Option<usize>)>>,
+);
+
+fn told(l: &lives::Lives) -> Told {
+    let born = (0..l.times().len())
+        .map(|k| l.born_at(k).expect("births"))
+        .collect();
+    (
+        l.times().to_vec(),
+        l.calipered(),
+        l.members().expect("members"),
+        born,
+    )
 }
 
 /// An archive of 20 instances at 0 and 10 s, three of them replaced at 20 s
@@ -210,5 +246,50 @@ fn a_discrete_value_lasts_until_its_instance_is_taken_out() {
         // instance 0's value is the second record's (n = 1): 2 * 3 + 2
         assert_eq!(at.sets[0].values[0].1, OwnedValue::Insitu(8));
         assert!(r.gone(discrete, 0) && !r.gone(discrete, 5) && !r.gone(discrete, 22));
+    }
+}
+
+/// A process table: 40 to 60 processes, some ending and others starting at
+/// each set, some coming back, negative numbers too.
+fn churn(b: &mut lives::LivesBuilder, d: InDom) {
+    let mut live: Vec<i32> = (0..50).collect();
+    let mut next = 50;
+    for k in 0..400 {
+        let keep = live.len() - (k % 7);
+        live.drain(..k % 7);
+        live.truncate(keep.max(40));
+        for _ in 0..(k % 5) + 3 {
+            live.push(if next % 11 == 0 { -next } else { next });
+            next += 1;
+        }
+        if k % 50 == 49 {
+            live.push(3); // an early one returns, and lives on to the end
+        }
+        live.sort_unstable();
+        live.dedup();
+        b.push(d, Timestamp::new(T0 + k as i64, 0), live.iter().copied());
+    }
+}
+
+#[test]
+fn lives_in_a_file_tell_what_lives_in_memory_do() {
+    let d = InDom::new(3, 9);
+    let mut b = lives::LivesBuilder::new();
+    churn(&mut b, d);
+    let held = b.finish().expect("built").remove(&d).expect("built");
+    assert!(!held.on_disk());
+    let want = told(&held);
+    assert!(want.2.len() > 2 * lives::BLOCK, "{} members", want.2.len());
+    for run in [1, 2, 3, 100, 1000] {
+        let mut b = lives::LivesBuilder::with_run(run);
+        churn(&mut b, d);
+        let l = b.finish().expect("built").remove(&d).expect("built");
+        assert!(l.on_disk(), "run {run}");
+        assert_eq!(told(&l), want, "run {run}");
+        for i in -2000..2000 {
+            let m = held.is_member(i).expect("read");
+            assert_eq!(l.is_member(i).expect("read"), m, "run {run}, {i}");
+        }
+        assert!(l.bytes() < held.bytes() / 2, "run {run}");
     }
 }

@@ -237,7 +237,8 @@ pub fn export(
     let name = base.to_string_lossy().into_owned();
     // what holding the metadata costs: the instance domains are taken as a
     // stream when they come in time order (one set of each held, not their
-    // history; interpolation holds when each instance lives, not its names)
+    // history; interpolation holds when each instance lives, not its names, and
+    // a large domain's lives in a temporary file)
     let profile = archive_format::archive::meta_profile(&name).ok();
     let stream = profile.is_some_and(|p| p.streamable());
     let held = profile.map_or(0, |p| if stream { p.streamed_bytes() } else { p.bytes });
