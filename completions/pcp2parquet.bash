@@ -23,7 +23,7 @@ _pcp2parquet() {
 
     case "${cmd}" in
         pcp2parquet)
-            opts="-o -S -T -m -t -j -h -V --output --start --finish --metric --interval --jobs --row-group-size --completions --man --help --version"
+            opts="-o -S -T -m -t -j -h -V --output --start --finish --metric --interval --jobs --time-unit --row-group-size --completions --man --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -75,6 +75,10 @@ _pcp2parquet() {
                     ;;
                 -j)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --time-unit)
+                    COMPREPLY=($(compgen -W "ns us" -- "${cur}"))
                     return 0
                     ;;
                 --row-group-size)

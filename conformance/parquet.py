@@ -14,7 +14,12 @@ and checks:
   4. the metrics dataset has every descriptor with its help text;
   5. an interpolated export (-t) of an archive whose processes come and go
      equals the reference pmval's values (counters as rates), instance by
-     instance.
+     instance;
+  6. Spark (pyspark, a local session on Java) reads the export as it is: the
+     nanosecond times as numbers (spark.sql.legacy.parquet.nanosAsLong, as Spark
+     3.3 to 4.3 take them), and an export with --time-unit us as timestamps, with
+     no setting; its counts and sums equal pmdumplog's as in 1, its times
+     DuckDB's.
 Prints a scoreboard line and exits non-zero on any difference. Without the
 reference or the engines it skips (exit 0), unless REQUIRE_REFERENCE is set.
 """
@@ -181,6 +186,53 @@ def pmval_table(base, metric):
     return table
 
 
+def spark(values, values_us, q, want, con):
+    """Check 6: (checks made, problems found); none when Spark is missing and
+    not required."""
+    try:
+        from pyspark.sql import SparkSession
+    except ImportError as e:
+        why = f"pyspark not installed ({e})"
+    else:
+        why = None if shutil.which("java") else "no java for Spark"
+    if why:
+        if REQUIRED:
+            return 1, [f"spark: {why}"]
+        print(f"parquet conformance: spark check skipped: {why}")
+        return 0, []
+    s = (SparkSession.builder.master("local[2]").appName("pcp2parquet-conformance")
+         .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
+         .config("spark.sql.session.timeZone", "UTC")
+         .config("spark.sql.legacy.parquet.nanosAsLong", "true").getOrCreate())
+    s.sparkContext.setLogLevel("ERROR")
+    problems = []
+    try:
+        s.read.parquet(values_us).createOrReplaceTempView("vals_us")
+        rows = s.sql(q.format(t="vals_us")).collect()
+        got = {(r["host"], r["metric"], r["inst"]): [r["n"], r["s"]] for r in rows}
+        compare("spark", got, want, problems)
+        checks = len(want)
+        # times: per host, the first and last as nanoseconds and microseconds
+        s.read.parquet(values).createOrReplaceTempView("vals_ns")
+        ns = {r[0]: (r[1], r[2]) for r in s.sql(
+            "SELECT host, min(time), max(time) FROM vals_ns GROUP BY host").collect()}
+        micros = {r[0]: (r[1], r[2]) for r in s.sql(
+            "SELECT host, min(unix_micros(time)), max(unix_micros(time)) FROM vals_us GROUP BY host").collect()}
+        duck = {h: (a, b) for h, a, b in con.execute(f"""SELECT host, min(epoch_ns(time)), max(epoch_ns(time))
+            FROM read_parquet('{values}/**/*.parquet', hive_partitioning = true) GROUP BY host""").fetchall()}
+        checks += 2
+        if ns != duck:
+            problems.append(f"spark: nanosecond times {ns} against DuckDB's {duck}")
+        want_us = {h: (a // 1000, b // 1000) for h, (a, b) in duck.items()}
+        if micros != want_us:
+            problems.append(f"spark: microsecond times {micros} against {want_us}")
+    except Exception as e:  # a reader that fails is a finding, not a crash
+        return 1, [f"spark: {str(e).splitlines()[0][:300]}"]
+    finally:
+        s.stop()
+    return checks, problems
+
+
 def main():
     if not shutil.which("pmdumplog") or not os.path.isdir(CORPUS):
         skip("the reference (PCP 6.0.3) is not installed")
@@ -268,6 +320,17 @@ def main():
         checks += 1
         if dup:
             problems.append(f"{dup} (host, metric, instance, time) keys appear more than once")
+
+        # 6. Spark: the same counts and sums, over the export in microseconds;
+        # the times of both exports
+        us = os.path.join(tmp, "out-us")
+        r = subprocess.run([tool, "--time-unit", "us", "-o", us, fleet], capture_output=True, text=True)
+        checks += 1
+        if r.returncode != 0:
+            problems.append(f"export with --time-unit us failed: {r.stderr.strip()}")
+        spark_checks, spark_problems = spark(values, os.path.join(us, "values"), q, want, con)
+        checks += spark_checks
+        problems += spark_problems
 
         # 2. a rate in SQL against pmval
         pv = subprocess.run(["pmval", "-z", "-a", os.path.join(sd, "synth"), "-t", "10", "-f", "4",

@@ -4,7 +4,7 @@
 use crate::memory::Memory;
 use crate::rows::{EventBuffer, EventRow, Names, Sink, ValueBuffer, ValueRow, NONE};
 use crate::state::{ArchiveState, Resume};
-use crate::table::{self, text, Col, Part};
+use crate::table::{self, text, Col, Part, TimeUnit};
 use archive_format::atom::{extract, Atom};
 use archive_format::codec::event::{decode_events, FLAG_MISSED};
 use archive_format::codec::result::{Value, VAL_INSITU};
@@ -36,15 +36,22 @@ pub struct Options {
     pub row_group: usize,
     /// Bytes the run may hold, roughly (0: [`crate::memory::LIMIT`]).
     pub memory: usize,
+    /// The timestamps' unit.
+    pub time_unit: TimeUnit,
 }
 
 impl Options {
     /// The options that decide which rows exist (kept in the state).
     pub fn fingerprint(&self) -> String {
-        format!(
+        let mut f = format!(
             "start={:?} finish={:?} metrics={:?} interval={:?}",
             self.start, self.finish, self.metrics, self.interval
-        )
+        );
+        // (said only when not the default: states written before it stay valid)
+        if self.time_unit != TimeUnit::default() {
+            f += &format!(" time_unit={:?}", self.time_unit);
+        }
+        f
     }
 }
 
@@ -366,10 +373,21 @@ pub fn export(
         o.row_group
     };
     let budget = grant.budget;
-    let mut values: Sink<ValueBuffer> =
-        Sink::new(hostdir("values"), table::VALUES, prefix.clone(), rg, budget);
-    let mut events: Sink<EventBuffer> =
-        Sink::new(hostdir("events"), table::EVENTS, prefix, rg, budget / 8);
+    let unit = o.time_unit;
+    let mut values: Sink<ValueBuffer> = Sink::new(
+        hostdir("values"),
+        unit.schema(table::VALUES),
+        prefix.clone(),
+        rg,
+        budget,
+    );
+    let mut events: Sink<EventBuffer> = Sink::new(
+        hostdir("events"),
+        unit.schema(table::EVENTS),
+        prefix,
+        rg,
+        budget / 8,
+    );
     let instances = if stream {
         Some(
             a.instance_stream()

@@ -41,6 +41,10 @@ struct Cli {
     /// Archives exported at once (default: the number of cores)
     #[arg(short = 'j', long = "jobs", value_name = "N")]
     jobs: Option<usize>,
+    /// Unit of the timestamp columns: ns (as v3 archives hold them) or us (as v2
+    /// archives do; Spark before 4.3 takes only these as timestamps)
+    #[arg(long = "time-unit", value_name = "UNIT", default_value = "ns", value_parser = ["ns", "us"])]
+    time_unit: String,
     /// Rows per row group, at most
     #[arg(long = "row-group-size", value_name = "ROWS", default_value_t = 1 << 20)]
     row_group: usize,
@@ -90,6 +94,10 @@ fn main() -> ExitCode {
         interval,
         row_group: cli.row_group,
         memory: 0,
+        time_unit: match cli.time_unit.as_str() {
+            "us" => pcp2parquet::table::TimeUnit::Micros,
+            _ => pcp2parquet::table::TimeUnit::Nanos,
+        },
     };
     let jobs = cli
         .jobs

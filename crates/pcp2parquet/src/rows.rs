@@ -184,7 +184,7 @@ pub trait Buffer: Default {
 /// Rows of one dataset on their way to part files, one open part per date.
 pub struct Sink<B> {
     dir: PathBuf,
-    schema: &'static str,
+    schema: String,
     prefix: String,
     /// Rows in a row group, at most.
     row_group: usize,
@@ -200,7 +200,7 @@ pub struct Sink<B> {
 impl<B: Buffer> Sink<B> {
     pub fn new(
         dir: PathBuf,
-        schema: &'static str,
+        schema: String,
         prefix: String,
         row_group: usize,
         budget: usize,
@@ -279,7 +279,7 @@ impl<B: Buffer> Sink<B> {
         let mut buf = B::default();
         buf.reserve(self.budget);
         self.open
-            .push((date.to_string(), Part::create(path, self.schema)?, buf));
+            .push((date.to_string(), Part::create(path, &self.schema)?, buf));
         Ok(self.open.len() - 1)
     }
 
@@ -645,7 +645,7 @@ mod tests {
         let mut names = Names::default();
         let mut sink: Sink<ValueBuffer> = Sink::new(
             d.path().to_path_buf(),
-            VALUES,
+            VALUES.to_string(),
             "part".into(),
             row_group,
             budget,

@@ -4,7 +4,7 @@
 //! zstd in memory, and appends it to the file when it is full.
 
 use bytes::Bytes;
-use parquet::basic::{Compression, Encoding, ZstdLevel};
+use parquet::basic::{Compression, Encoding, LogicalType, TimeUnit as TimeUnitType, ZstdLevel};
 use parquet::column::page::{CompressedPage, PageWriteSpec, PageWriter};
 use parquet::column::writer::{get_column_writer, ColumnWriter, ColumnWriterImpl};
 use parquet::data_type::{ByteArray, DataType};
@@ -59,6 +59,28 @@ pub const METRICS: &str = "message metrics {
   optional binary help_text (STRING);
   optional binary labels (STRING);
 }";
+
+/// The unit of the timestamp columns (`time`, `record_time`). Rows carry
+/// nanoseconds; a file in microseconds gets them divided, rounded down.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum TimeUnit {
+    /// `TIMESTAMP(NANOS,true)`: every digit a v3 archive holds.
+    #[default]
+    Nanos,
+    /// `TIMESTAMP(MICROS,true)`: what a v2 archive holds, and what Spark before
+    /// its nanosecond types and other readers without them take as a timestamp.
+    Micros,
+}
+
+impl TimeUnit {
+    /// `schema` with its timestamps in this unit.
+    pub fn schema(self, schema: &str) -> String {
+        match self {
+            TimeUnit::Nanos => schema.to_string(),
+            TimeUnit::Micros => schema.replace("TIMESTAMP(NANOS,true)", "TIMESTAMP(MICROS,true)"),
+        }
+    }
+}
 
 /// One column's values for a row group.
 #[derive(Debug, Clone, PartialEq)]
@@ -148,6 +170,8 @@ pub struct Part {
     tmp: PathBuf,
     path: PathBuf,
     optional: Vec<bool>,
+    /// What each column's values (nanoseconds, for a timestamp) are divided by.
+    scale: Vec<i64>,
     w: SerializedFileWriter<File>,
     group: Option<Open>,
     rows: usize,
@@ -168,6 +192,18 @@ impl Part {
             .get_fields()
             .iter()
             .map(|f| f.get_basic_info().repetition() == parquet::basic::Repetition::OPTIONAL)
+            .collect();
+        let scale = schema
+            .get_fields()
+            .iter()
+            .map(|f| match f.get_basic_info().logical_type_ref() {
+                Some(LogicalType::Timestamp(t)) => match t.unit {
+                    TimeUnitType::MILLIS => 1_000_000,
+                    TimeUnitType::MICROS => 1_000,
+                    TimeUnitType::NANOS => 1,
+                },
+                _ => 1,
+            })
             .collect();
         // numbers: their bytes split into streams (the exponents of a series
         // line up for zstd), without a dictionary (most are counters, each new)
@@ -190,6 +226,7 @@ impl Part {
             tmp,
             path,
             optional,
+            scale,
             w,
             group: None,
             rows: 0,
@@ -240,8 +277,13 @@ impl Part {
         let Some(open) = self.group.as_mut() else {
             return Err(io::Error::other("no row group"));
         };
-        for ((cw, _), (col, &opt)) in open.cols.iter_mut().zip(cols.iter().zip(&self.optional)) {
+        let each = cols.iter().zip(&self.optional).zip(&self.scale);
+        for ((cw, _), ((col, &opt), &scale)) in open.cols.iter_mut().zip(each) {
             match (cw, col) {
+                (ColumnWriter::Int64ColumnWriter(w), Col::I64(v)) if scale != 1 => {
+                    let v: Vec<i64> = v.iter().map(|x| x.div_euclid(scale)).collect();
+                    w.write_batch(&v, None, None).map_err(e)?;
+                }
                 (ColumnWriter::Int64ColumnWriter(w), Col::I64(v)) => {
                     w.write_batch(v, None, None).map_err(e)?;
                 }
@@ -387,6 +429,54 @@ mod tests {
         assert!(rows[0].contains("value: 1.5"), "{}", rows[0]);
         // no hidden file left
         assert_eq!(std::fs::read_dir(d.path().join("x")).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn times_in_microseconds_are_rounded_down() {
+        let d = tempfile::tempdir().unwrap();
+        let path = d.path().join("p.parquet");
+        let schema = TimeUnit::Micros.schema(EVENTS);
+        assert_eq!(schema.matches("TIMESTAMP(MICROS,true)").count(), 2);
+        let mut p = Part::create(path.clone(), &schema).unwrap();
+        let times = vec![1_999, -1, 3_000_000_001];
+        let none = || Col::Str(vec![None, None, None]);
+        let cols = vec![
+            Col::I64(times.clone()),
+            Col::Str(vec![Some(text("m")); 3]),
+            none(),
+            Col::I32(vec![None; 3]),
+            Col::I32(vec![Some(0); 3]),
+            Col::I64(times.iter().map(|t| t + 1_000).collect()),
+            Col::I32(vec![Some(1); 3]),
+            none(),
+            none(),
+            none(),
+            Col::F64(vec![None; 3]),
+            none(),
+        ];
+        p.write(&cols).unwrap();
+        p.finish().unwrap();
+        let r = SerializedFileReader::new(File::open(&path).unwrap()).unwrap();
+        let got: Vec<(String, String)> = r
+            .get_row_iter(None)
+            .unwrap()
+            .map(|row| {
+                let row = row.unwrap();
+                let col = |n: &str| {
+                    let (_, f) = row.get_column_iter().find(|(k, _)| *k == n).unwrap();
+                    f.to_string()
+                };
+                (col("time"), col("record_time"))
+            })
+            .collect();
+        let want: Vec<(String, String)> = [(1, 2), (-1, 0), (3_000_000, 3_000_001)]
+            .iter()
+            .map(|&(t, rt)| {
+                let show = |us: i64| parquet::record::Field::TimestampMicros(us).to_string();
+                (show(t), show(rt))
+            })
+            .collect();
+        assert_eq!(got, want);
     }
 
     #[test]

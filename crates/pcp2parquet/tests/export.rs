@@ -107,18 +107,29 @@ fn every_value_once_and_a_rerun_adds_nothing() {
     assert_eq!(parquet_files(&out), before);
     assert_eq!(rows(&parquet_files(&out.join("values"))), archive_rows(&a));
 
-    // other options into the same directory are refused
-    let o = tool()
-        .args(["-t", "10"])
-        .arg("-o")
+    // other options into the same directory are refused, another time unit too
+    for other in [["-t", "10"], ["--time-unit", "us"]] {
+        let o = tool()
+            .args(other)
+            .arg("-o")
+            .arg(&out)
+            .arg(&a)
+            .output()
+            .unwrap();
+        assert!(!o.status.success(), "{other:?}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.starts_with("pcp2parquet: "), "{err}");
+        assert!(err.contains("other options"), "{err}");
+    }
+    // the default unit said again is the same options
+    let st = tool()
+        .args(["--time-unit", "ns", "-o"])
         .arg(&out)
         .arg(&a)
-        .output()
+        .status()
         .unwrap();
-    assert!(!o.status.success());
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.starts_with("pcp2parquet: "), "{err}");
-    assert!(err.contains("other options"), "{err}");
+    assert!(st.success());
+    assert_eq!(parquet_files(&out), before);
 }
 
 #[test]
