@@ -19,7 +19,8 @@ and checks:
      nanosecond times as numbers (spark.sql.legacy.parquet.nanosAsLong, as Spark
      3.3 to 4.3 take them), and an export with --time-unit us as timestamps, with
      no setting; its counts and sums equal pmdumplog's as in 1, its times
-     DuckDB's.
+     DuckDB's, and so do its counts of events (with their two times) and
+     descriptors.
 Prints a scoreboard line and exits non-zero on any difference. Without the
 reference or the engines it skips (exit 0), unless REQUIRE_REFERENCE is set.
 """
@@ -226,6 +227,26 @@ def spark(values, values_us, q, want, con):
         want_us = {h: (a // 1000, b // 1000) for h, (a, b) in duck.items()}
         if micros != want_us:
             problems.append(f"spark: microsecond times {micros} against {want_us}")
+        # the events (both timestamp columns) and the metrics, as DuckDB reads them
+        out_ns, out_us = os.path.dirname(values), os.path.dirname(values_us)
+        ev = s.read.parquet(os.path.join(out_us, "events"))
+        ev.createOrReplaceTempView("events_us")
+        got_ev = sorted((h, int(n), int(a), int(b)) for h, n, a, b in s.sql("""SELECT host, count(*), sum(unix_micros(record_time)),
+            max(unix_micros(time)) FROM events_us GROUP BY host""").collect())
+        want_ev = sorted((h, int(n), int(a), int(b)) for h, n, a, b in con.execute(f"""
+            SELECT host, count(*), sum(epoch_ns(record_time) // 1000), max(epoch_ns(time) // 1000)
+            FROM read_parquet('{out_ns}/events/**/*.parquet', hive_partitioning = true)
+            GROUP BY host""").fetchall())
+        got_m = sorted(tuple(r) for r in s.read.parquet(os.path.join(out_us, "metrics"))
+                       .groupBy("host").count().collect())
+        want_m = sorted(con.execute(f"""SELECT host, count(*)
+            FROM read_parquet('{out_ns}/metrics/**/*.parquet', hive_partitioning = true)
+            GROUP BY host""").fetchall())
+        checks += 2
+        if not want_ev or got_ev != want_ev:
+            problems.append(f"spark: events {got_ev} against DuckDB's {want_ev}")
+        if not want_m or got_m != want_m:
+            problems.append(f"spark: metrics {got_m} against DuckDB's {want_m}")
     except Exception as e:  # a reader that fails is a finding, not a crash
         return 1, [f"spark: {str(e).splitlines()[0][:300]}"]
     finally:

@@ -342,7 +342,13 @@ impl Run {
             self.at += len as u64;
             self.off = 0;
         }
-        let r = R::get(&self.buf[self.off..]);
+        let Some(bytes) = self.buf.get(self.off..self.off + R::WIDTH) else {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("a run ends inside a record at byte {}", self.at),
+            ));
+        };
+        let r = R::get(bytes);
         self.off += R::WIDTH;
         Ok(Some(r))
     }
