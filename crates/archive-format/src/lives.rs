@@ -13,8 +13,9 @@
 //! A domain with few arrivals and departures keeps its lives in memory (12
 //! bytes an instance). One with more (a process table over days) sorts them in
 //! runs of [`RUN`] events and keeps the result in an unlinked temporary file: the
-//! members, then the births by set. Memory then holds a time and a count for
-//! each set and one instance in [`BLOCK`], whatever the number of instances.
+//! members, the births by set, and each set's time and first birth. Memory then
+//! holds one instance in [`BLOCK`] and the sets near those last asked for,
+//! whatever the number of instances or sets.
 //!
 //! [`LivesBuilder`] takes the sets in time order, from the metadata held whole or
 //! from an instance-domain stream.
@@ -26,9 +27,10 @@ use foldhash::{HashMap, HashMapExt, HashSet};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::fs::File;
-use std::io::{self, BufWriter, Write};
+use std::io;
 use std::os::unix::fs::FileExt;
 use std::path::Path;
+use std::sync::Mutex;
 
 /// A domain is calipered when one of its sets holds this many instances.
 pub const CALIPER_THRESHOLD: usize = 16;
@@ -54,21 +56,76 @@ struct Births {
 /// No death: the newest set holds the instance.
 const NEVER: u32 = u32::MAX;
 
-/// Lives kept in a temporary file: the members (`i32`, sorted), then each
-/// birth (`i32` instance, `u32` death set), by set; little-endian.
+/// Lives kept in a temporary file, little-endian: the members (`i32`, sorted);
+/// each birth (`i32` instance, `u32` death set), by set; then one [`SET`]-byte
+/// entry a set (its time's seconds `i64` and nanoseconds `u32`, 4 bytes unused,
+/// and its first birth `u64`) and one more holding the number of births.
 #[derive(Debug)]
 struct OnDisk {
     file: File,
     members: u64,
     /// Every [`BLOCK`]th member.
     sparse: Vec<i32>,
-    /// Set `k`'s births are records `starts[k]..starts[k + 1]`.
-    starts: Vec<u64>,
+    sets: usize,
+    /// The blocks of set entries last read (the sweep's and those holding
+    /// deaths soon after it), each with its first set, newest last.
+    near: Mutex<Vec<SetBlock>>,
+}
+
+/// Set entries read together: the first set's number, and each set's time and
+/// first birth.
+type SetBlock = (usize, Vec<(Timestamp, u64)>);
+
+/// Bytes of a set's entry in a file-backed domain.
+const SET: usize = 24;
+/// Set entries read at once, and how many such blocks are kept.
+const SETS_READ: usize = 256;
+const SETS_KEPT: usize = 8;
+
+impl OnDisk {
+    fn table_at(&self) -> u64 {
+        self.members * 12
+    }
+
+    /// Set `k`'s time and first birth (`k` up to the number of sets: the last
+    /// holds the number of births).
+    fn set(&self, k: usize) -> Result<Option<(Timestamp, u64)>> {
+        if k > self.sets {
+            return Ok(None);
+        }
+        let lo = k - k % SETS_READ;
+        let mut near = self.near.lock().unwrap_or_else(|e| e.into_inner());
+        let held = match near.iter().position(|(first, _)| *first == lo) {
+            Some(i) => near.remove(i),
+            None => {
+                let hi = (lo + SETS_READ).min(self.sets + 1);
+                let at = self.table_at() + (lo * SET) as u64;
+                let b = read_exact_at(&self.file, at, (hi - lo) * SET)?;
+                let entries = b
+                    .chunks_exact(SET)
+                    .map(|e| {
+                        let w: Vec<u32> = words(e).collect();
+                        let sec = i64::from(w[0]) | (i64::from(w[1]) << 32);
+                        let start = u64::from(w[4]) | (u64::from(w[5]) << 32);
+                        (Timestamp::new(sec, w[2]), start)
+                    })
+                    .collect();
+                if near.len() >= SETS_KEPT {
+                    near.remove(0);
+                }
+                (lo, entries)
+            }
+        };
+        let e = held.1.get(k - lo).copied();
+        near.push(held);
+        Ok(e)
+    }
 }
 
 #[derive(Debug)]
 enum Store {
     Memory {
+        times: Vec<Timestamp>,
         /// Every instance the domain ever holds, sorted.
         members: Vec<i32>,
         births: Births,
@@ -79,6 +136,7 @@ enum Store {
 impl Default for Store {
     fn default() -> Store {
         Store::Memory {
+            times: Vec::new(),
             members: Vec::new(),
             births: Births::default(),
         }
@@ -88,7 +146,6 @@ impl Default for Store {
 /// The lives of one instance domain's instances.
 #[derive(Debug, Default)]
 pub struct Lives {
-    times: Vec<Timestamp>,
     calipered: bool,
     store: Store,
 }
@@ -111,9 +168,21 @@ fn words(b: &[u8]) -> impl Iterator<Item = u32> + '_ {
 }
 
 impl Lives {
-    /// The times of the domain's sets, oldest first.
-    pub fn times(&self) -> &[Timestamp] {
-        &self.times
+    /// How many sets the domain has.
+    pub fn sets(&self) -> usize {
+        match &self.store {
+            Store::Memory { times, .. } => times.len(),
+            Store::Disk(d) => d.sets,
+        }
+    }
+
+    /// The time of set `k` (sets in time order, oldest first).
+    pub fn time(&self, k: usize) -> Result<Option<Timestamp>> {
+        match &self.store {
+            Store::Memory { times, .. } => Ok(times.get(k).copied()),
+            Store::Disk(d) if k < d.sets => Ok(d.set(k)?.map(|(t, _)| t)),
+            Store::Disk(_) => Ok(None),
+        }
     }
 
     /// Whether some set holds [`CALIPER_THRESHOLD`] instances or more.
@@ -173,7 +242,10 @@ impl Lives {
                     .collect())
             }
             Store::Disk(d) => {
-                let (Some(&lo), Some(&hi)) = (d.starts.get(k), d.starts.get(k + 1)) else {
+                if k >= d.sets {
+                    return Ok(Vec::new());
+                }
+                let (Some((_, lo)), Some((_, hi))) = (d.set(k)?, d.set(k + 1)?) else {
                     return Ok(Vec::new());
                 };
                 let at = d.members * 4 + lo * 8;
@@ -186,16 +258,26 @@ impl Lives {
 
     /// Bytes held in memory.
     pub fn bytes(&self) -> usize {
-        let held = match &self.store {
-            Store::Memory { members, births } => {
-                4 * (members.capacity()
-                    + births.starts.capacity()
-                    + births.insts.capacity()
-                    + births.deaths.capacity())
+        match &self.store {
+            Store::Memory {
+                times,
+                members,
+                births,
+            } => {
+                times.capacity() * std::mem::size_of::<Timestamp>()
+                    + 4 * (members.capacity()
+                        + births.starts.capacity()
+                        + births.insts.capacity()
+                        + births.deaths.capacity())
             }
-            Store::Disk(d) => 4 * d.sparse.capacity() + 8 * d.starts.capacity(),
-        };
-        self.times.capacity() * std::mem::size_of::<Timestamp>() + held
+            Store::Disk(d) => {
+                let near = d
+                    .near
+                    .lock()
+                    .map_or(0, |n| n.iter().map(|b| b.1.capacity()).sum());
+                4 * d.sparse.capacity() + near * std::mem::size_of::<(Timestamp, u64)>()
+            }
+        }
     }
 }
 
@@ -384,7 +466,9 @@ impl<R: Rec> Sorted<R> {
 
 /// One domain's sets so far.
 struct Building {
-    times: Vec<Timestamp>,
+    sets: usize,
+    /// The sets' times (as [`time_key`]), in memory until there are `run`.
+    times: Spill<u128>,
     prev: HashSet<i32>,
     largest: usize,
     /// Every arrival and departure: the instance (high 32 bits, ordered as
@@ -393,6 +477,15 @@ struct Building {
 }
 
 const LEAVES: u64 = 1;
+
+/// Set `k`'s time as a key that sorts by the set's number.
+fn time_key(k: usize, t: Timestamp) -> u128 {
+    ((k as u128) << 96) | (u128::from(t.sec as u64) << 32) | u128::from(t.nsec)
+}
+
+fn key_time(k: u128) -> Timestamp {
+    Timestamp::new((k >> 32) as u64 as i64, k as u32)
+}
 
 /// An instance as a key that sorts as the signed number does.
 fn key(inst: i32) -> u64 {
@@ -449,16 +542,17 @@ impl LivesBuilder {
     pub fn push(&mut self, indom: InDom, stamp: Timestamp, insts: impl IntoIterator<Item = i32>) {
         let run = self.run;
         let b = self.domains.entry(indom).or_insert_with(|| Building {
-            times: Vec::new(),
+            sets: 0,
+            times: Spill::new(run),
             prev: HashSet::default(),
             largest: 0,
             events: Spill::new(run),
         });
-        let k = b.times.len();
-        b.times.push(stamp);
+        let k = b.sets;
+        b.sets += 1;
         let now: HashSet<i32> = insts.into_iter().collect();
         b.largest = b.largest.max(now.len());
-        let mut r = Ok(());
+        let mut r = b.times.push(time_key(k, stamp));
         for &i in &now {
             if r.is_ok() && !b.prev.contains(&i) {
                 r = b.events.push(event(i, k, false));
@@ -528,18 +622,19 @@ fn each_life(
 
 fn build(b: Building, run: usize) -> io::Result<Lives> {
     let Building {
+        sets: n,
         times,
         largest,
         events,
         ..
     } = b;
     let calipered = largest >= CALIPER_THRESHOLD;
-    let n = times.len();
     let spilled = events.spilled();
     let mut events = events.sorted()?;
-    let mut born_count = vec![0u64; n + 1];
+    let mut times = times.sorted()?;
     let store = if !spilled {
         // in memory: each life (birth, death), in instance order, then by set
+        let mut born_count = vec![0u64; n + 1];
         let mut members = Vec::new();
         let mut lives = Vec::new();
         each_life(&mut events, |inst, birth, death| {
@@ -561,7 +656,12 @@ fn build(b: Building, run: usize) -> io::Result<Lives> {
                 *f += 1;
             }
         }
+        let mut stamps = Vec::with_capacity(n);
+        while let Some(k) = times.next()? {
+            stamps.push(key_time(k));
+        }
         Store::Memory {
+            times: stamps,
             members,
             births: Births {
                 starts,
@@ -570,9 +670,10 @@ fn build(b: Building, run: usize) -> io::Result<Lives> {
             },
         }
     } else {
-        // on disk: the members as they come, the lives sorted again by birth
+        // on disk: the members as they come, the lives sorted again by birth,
+        // then each set's entry
         let file = tempfile::tempfile()?;
-        let mut w = BufWriter::with_capacity(CHUNK, &file);
+        let mut w = At::new(&file, 0);
         let mut lives: Spill<u128> = Spill::new(run / 2);
         let (mut members, mut sparse) = (0u64, Vec::new());
         each_life(&mut events, |inst, birth, death| {
@@ -580,31 +681,77 @@ fn build(b: Building, run: usize) -> io::Result<Lives> {
                 sparse.push(inst);
             }
             members += 1;
-            w.write_all(&inst.to_le_bytes())?;
-            born_count[birth] += 1;
+            w.put(&inst.to_le_bytes())?;
             let life = ((birth as u128) << 64) | (u128::from(key(inst)) << 32) | u128::from(death);
             lives.push(life)
         })?;
+        w.flush()?;
         drop(events);
         let mut lives = lives.sorted()?;
-        while let Some(l) = lives.next()? {
-            w.write_all(&unkey((l >> 32) as u64 & 0xffff_ffff).to_le_bytes())?;
-            w.write_all(&(l as u32).to_le_bytes())?;
+        let mut births = At::new(&file, members * 4);
+        let mut table = At::new(&file, members * 12);
+        let mut entry = |t: Timestamp, start: u64| {
+            let mut e = [0u8; SET];
+            e[..8].copy_from_slice(&t.sec.to_le_bytes());
+            e[8..12].copy_from_slice(&t.nsec.to_le_bytes());
+            e[16..].copy_from_slice(&start.to_le_bytes());
+            table.put(&e)
+        };
+        let (mut next, mut written) = (lives.next()?, 0u64);
+        for k in 0..n {
+            let t = times.next()?.map(key_time).unwrap_or_default();
+            entry(t, written)?;
+            while let Some(l) = next.filter(|l| (l >> 64) as usize == k) {
+                births.put(&unkey((l >> 32) as u64 & 0xffff_ffff).to_le_bytes())?;
+                births.put(&(l as u32).to_le_bytes())?;
+                written += 1;
+                next = lives.next()?;
+            }
         }
-        w.flush()?;
-        drop(w);
+        entry(Timestamp::default(), written)?;
+        births.flush()?;
+        table.flush()?;
         Store::Disk(OnDisk {
             file,
             members,
             sparse,
-            starts: starts_of(&born_count).collect(),
+            sets: n,
+            near: Mutex::new(Vec::new()),
         })
     };
-    Ok(Lives {
-        times,
-        calipered,
-        store,
-    })
+    Ok(Lives { calipered, store })
+}
+
+/// Writes appended at a place in a file, a chunk at a time.
+struct At<'a> {
+    file: &'a File,
+    at: u64,
+    buf: Vec<u8>,
+}
+
+impl<'a> At<'a> {
+    fn new(file: &'a File, at: u64) -> At<'a> {
+        At {
+            file,
+            at,
+            buf: Vec::with_capacity(CHUNK),
+        }
+    }
+
+    fn put(&mut self, b: &[u8]) -> io::Result<()> {
+        self.buf.extend_from_slice(b);
+        if self.buf.len() >= CHUNK {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.file.write_all_at(&self.buf, self.at)?;
+        self.at += self.buf.len() as u64;
+        self.buf.clear();
+        Ok(())
+    }
 }
 
 /// Where each set's births start, from their counts (one more than the sets).
@@ -668,7 +815,13 @@ mod tests {
         b.push(d, t(40), [2, 3, 4]);
         b.push(d, t(50), [4, -7]); // 2 and 3 leave for good
         let l = b.finish().expect("built").remove(&d).expect("built");
-        assert_eq!(l.times(), &[t(10), t(20), t(30), t(40), t(50)]);
+        let times: Vec<_> = (0..6).map(|k| l.time(k).expect("time")).collect();
+        let want = [t(10), t(20), t(30), t(40), t(50)];
+        assert_eq!(
+            times,
+            want.map(Some).into_iter().chain([None]).collect::<Vec<_>>()
+        );
+        assert_eq!(l.sets(), 5);
         assert_eq!(l.members().expect("members"), [-7, 1, 2, 3, 4]);
         assert!(l.is_member(-7).expect("read") && !l.is_member(5).expect("read"));
         let born: Vec<Vec<(i32, Option<usize>)>> = (0..5)

@@ -272,9 +272,11 @@ impl MetricState {
             w.born = 0;
         }
         w.at = t;
-        let times = w.lives.times();
-        let secs = |k: usize| times.get(k).map(|s| secs_between(start, *s));
-        while let Some(tb) = secs(w.born) {
+        let lives = Arc::clone(&w.lives);
+        let secs = |k: usize| -> Result<Option<f64>> {
+            Ok(lives.time(k)?.map(|s| secs_between(start, s)))
+        };
+        while let Some(tb) = secs(w.born)? {
             if tb > t {
                 break;
             }
@@ -282,7 +284,10 @@ impl MetricState {
                 if self.profile.as_ref().is_some_and(|p| !p.contains(&inst)) {
                     continue;
                 }
-                let death = death.and_then(secs);
+                let death = match death {
+                    Some(d) => secs(d)?,
+                    None => None,
+                };
                 if death.is_some_and(|d| d < t) && !self.insts.contains_key(&inst) {
                     // born and dead since the last sweep
                     continue;
