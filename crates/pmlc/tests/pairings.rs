@@ -211,11 +211,14 @@ fn pid_at_a_host_through_its_pmcd() {
         return;
     };
     let dir = tempfile::tempdir().expect("tempdir");
-    let mut child = config_logger(reference, dir.path(), 12);
+    // (a logger that outlives both clients on a loaded machine: 12 samples, 2.4 s,
+    // once ended before PCP's pmlc connected; it is stopped when they are done)
+    let mut child = config_logger(reference, dir.path(), 150);
     let pid = child.id().to_string();
     let script = b"query hinv.ncpu\nquit\n";
     let (ours, err, _) = our_pmlc(&["-h", "127.0.0.1", &pid], script);
     let theirs = pcp_pmlc(&["-h", "127.0.0.1", &pid], script);
+    let _ = child.kill();
     let _ = child.wait();
     let (theirs, _) = theirs.expect("PCP's pmlc is installed with pmlogger");
     assert!(
