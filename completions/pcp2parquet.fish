@@ -4,7 +4,7 @@ complete -c pcp2parquet -s T -l finish -d 'End of the time window (PCP\'s -T for
 complete -c pcp2parquet -s m -l metric -d 'Only this metric or subtree (repeatable)' -r
 complete -c pcp2parquet -s t -l interval -d 'Interpolated samples this far apart (PCP interval forms: 10, 10s, 1min), counters as rates' -r
 complete -c pcp2parquet -s j -l jobs -d 'Archives exported at once (default: the number of cores)' -r
-complete -c pcp2parquet -l time-unit -d 'Unit of the timestamp columns: ns (as v3 archives hold them) or us (as v2 archives do; Spark before 4.3 takes only these as timestamps)' -r -f -a "ns\t''
+complete -c pcp2parquet -l time-unit -d 'Unit of the timestamp columns: ns (as v3 archives hold them) or us (as v2 archives do; Spark without its nanosecond settings reads only these)' -r -f -a "ns\t''
 us\t''"
 complete -c pcp2parquet -l row-group-size -d 'Rows per row group, at most' -r
 complete -c pcp2parquet -l completions -d 'Print a shell completion script (bash, zsh, fish, elvish, powershell) and exit' -r -f -a "bash\t''

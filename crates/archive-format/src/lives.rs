@@ -104,10 +104,9 @@ impl OnDisk {
                 let entries = b
                     .chunks_exact(SET)
                     .map(|e| {
-                        let w: Vec<u32> = words(e).collect();
-                        let sec = i64::from(w[0]) | (i64::from(w[1]) << 32);
-                        let start = u64::from(w[4]) | (u64::from(w[5]) << 32);
-                        (Timestamp::new(sec, w[2]), start)
+                        let sec = u64::get(&e[..8]) as i64;
+                        let t = Timestamp::new(sec, u32::get(&e[8..12]));
+                        (t, u64::get(&e[16..]))
                     })
                     .collect();
                 if near.len() >= SETS_KEPT {
@@ -163,8 +162,7 @@ fn read_exact_at(file: &File, at: u64, len: usize) -> Result<Vec<u8>> {
 }
 
 fn words(b: &[u8]) -> impl Iterator<Item = u32> + '_ {
-    b.chunks_exact(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+    b.chunks_exact(4).map(u32::get)
 }
 
 impl Lives {
@@ -288,29 +286,24 @@ trait Rec: Copy + Ord {
     fn get(b: &[u8]) -> Self;
 }
 
-impl Rec for u64 {
-    const WIDTH: usize = 8;
-    fn put(self, out: &mut Vec<u8>) {
-        out.extend_from_slice(&self.to_le_bytes());
-    }
-    fn get(b: &[u8]) -> u64 {
-        let mut a = [0u8; 8];
-        a.copy_from_slice(&b[..8]);
-        u64::from_le_bytes(a)
-    }
+/// An unsigned integer as a record, little-endian.
+macro_rules! int_rec {
+    ($($t:ty),*) => {$(
+        impl Rec for $t {
+            const WIDTH: usize = std::mem::size_of::<$t>();
+            fn put(self, out: &mut Vec<u8>) {
+                out.extend_from_slice(&self.to_le_bytes());
+            }
+            fn get(b: &[u8]) -> $t {
+                let mut a = [0u8; std::mem::size_of::<$t>()];
+                a.copy_from_slice(&b[..Self::WIDTH]);
+                <$t>::from_le_bytes(a)
+            }
+        }
+    )*};
 }
 
-impl Rec for u128 {
-    const WIDTH: usize = 16;
-    fn put(self, out: &mut Vec<u8>) {
-        out.extend_from_slice(&self.to_le_bytes());
-    }
-    fn get(b: &[u8]) -> u128 {
-        let mut a = [0u8; 16];
-        a.copy_from_slice(&b[..16]);
-        u128::from_le_bytes(a)
-    }
-}
+int_rec!(u32, u64, u128);
 
 /// Records gathered in memory and, past `run` of them, written to a temporary
 /// file as sorted runs; [`Spill::sorted`] gives them all in order.

@@ -42,7 +42,7 @@ struct Cli {
     #[arg(short = 'j', long = "jobs", value_name = "N")]
     jobs: Option<usize>,
     /// Unit of the timestamp columns: ns (as v3 archives hold them) or us (as v2
-    /// archives do; Spark before 4.3 takes only these as timestamps)
+    /// archives do; Spark without its nanosecond settings reads only these)
     #[arg(long = "time-unit", value_name = "UNIT", default_value = "ns", value_parser = ["ns", "us"])]
     time_unit: String,
     /// Rows per row group, at most

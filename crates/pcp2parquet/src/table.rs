@@ -67,8 +67,8 @@ pub enum TimeUnit {
     /// `TIMESTAMP(NANOS,true)`: every digit a v3 archive holds.
     #[default]
     Nanos,
-    /// `TIMESTAMP(MICROS,true)`: what a v2 archive holds, and what Spark before
-    /// its nanosecond types and other readers without them take as a timestamp.
+    /// `TIMESTAMP(MICROS,true)`: what a v2 archive holds, and what Spark without
+    /// its nanosecond settings, and other readers without such types, read.
     Micros,
 }
 
