@@ -1,7 +1,9 @@
 //! What the PCP-compatible command-line tools share: time zones as glibc's `tzset`
 //! reads them ([`zone`]), PCP's timestamp text ([`timefmt`]), the PCPIntro(1) time
-//! window and interval syntax ([`window`]), `tool: message` exits ([`exit`]), and
-//! work spread over the cores with its output kept in order ([`parallel`]).
+//! window and interval syntax ([`window`]), `tool: message` exits ([`exit`]), work
+//! spread over the cores with its output kept in order ([`parallel`]), one
+//! definition of each tool's options ([`spec`]) and the run shell around a tool
+//! ([`shell`]).
 
 pub mod about;
 pub mod debug;
@@ -10,6 +12,8 @@ pub mod getopt;
 pub mod parallel;
 pub mod pcpconf;
 pub mod pmns;
+pub mod shell;
+pub mod spec;
 pub mod timefmt;
 pub mod window;
 pub mod zone;

@@ -13,6 +13,7 @@
 //! [`table`] writes them, [`state`] remembers what was written; [`run`] exports
 //! many archives on several threads. The binary is only its command line.
 
+pub mod cli;
 pub mod discover;
 pub mod export;
 pub mod memory;

@@ -1,75 +1,19 @@
 //! `pcp2parquet [options] -o OUTDIR PATH...`: the command line of [`pcp2parquet::run`].
 
-use clap::{CommandFactory, Parser};
+use clap::Parser;
+use pcp2parquet::cli::{command, Cli};
 
-use std::path::PathBuf;
 use std::process::ExitCode;
-
-/// Export PCP archives to Parquet (Hive-partitioned by host and UTC date) for
-/// DuckDB, Spark, Trino and DataFusion.
-#[derive(Parser, Debug)]
-#[command(name = "pcp2parquet", version, about, long_about = None)]
-struct Cli {
-    /// Output directory (datasets values/, events/, metrics/)
-    #[arg(short = 'o', long = "output", value_name = "OUTDIR", required_unless_present_any = ["completions", "man"])]
-    outdir: Option<PathBuf>,
-    /// Archives (any of PCP's name forms, compressed too) or directories searched recursively
-    #[arg(value_name = "PATH", required_unless_present_any = ["completions", "man"])]
-    paths: Vec<PathBuf>,
-    /// Start of the time window (PCP's -S forms; absolute times are UTC)
-    #[arg(
-        short = 'S',
-        long = "start",
-        value_name = "TIME",
-        allow_hyphen_values = true
-    )]
-    start: Option<String>,
-    /// End of the time window (PCP's -T forms; absolute times are UTC)
-    #[arg(
-        short = 'T',
-        long = "finish",
-        value_name = "TIME",
-        allow_hyphen_values = true
-    )]
-    finish: Option<String>,
-    /// Only this metric or subtree (repeatable)
-    #[arg(short = 'm', long = "metric", value_name = "NAME")]
-    metrics: Vec<String>,
-    /// Interpolated samples this far apart (PCP interval forms: 10, 10s, 1min), counters as rates
-    #[arg(short = 't', long = "interval", value_name = "INTERVAL")]
-    interval: Option<String>,
-    /// Archives exported at once (default: the number of cores)
-    #[arg(short = 'j', long = "jobs", value_name = "N")]
-    jobs: Option<usize>,
-    /// Unit of the timestamp columns: ns (as v3 archives hold them) or us (as v2
-    /// archives do; Spark without its nanosecond settings reads only these)
-    #[arg(long = "time-unit", value_name = "UNIT", default_value = "ns", value_parser = ["ns", "us"])]
-    time_unit: String,
-    /// Rows per row group, at most
-    #[arg(long = "row-group-size", value_name = "ROWS", default_value_t = 1 << 20)]
-    row_group: usize,
-    /// Print a shell completion script (bash, zsh, fish, elvish, powershell) and exit
-    #[arg(long, value_name = "SHELL")]
-    completions: Option<clap_complete::Shell>,
-    /// Print the man page (roff) and exit
-    #[arg(long)]
-    man: bool,
-}
 
 fn main() -> ExitCode {
     pcp2parquet::memory::configure_allocator();
     let cli = Cli::parse();
     if let Some(sh) = cli.completions {
-        clap_complete::generate(
-            sh,
-            &mut Cli::command(),
-            "pcp2parquet",
-            &mut std::io::stdout(),
-        );
+        clap_complete::generate(sh, &mut command(), "pcp2parquet", &mut std::io::stdout());
         return ExitCode::SUCCESS;
     }
     if cli.man {
-        let man = clap_mangen::Man::new(Cli::command());
+        let man = clap_mangen::Man::new(command());
         if let Err(e) = man.render(&mut std::io::stdout()) {
             eprintln!("pcp2parquet: {e}");
             return ExitCode::FAILURE;

@@ -1016,9 +1016,10 @@ fn picked(o: &Opts, wanted: &[PmId], rec: &ResultRecord<'_>) -> bool {
 /// write, straight through the output's buffer).
 const OUT_BATCH: usize = 128 * 1024;
 
-/// The output's buffer: a batch of records, or a job's text, is larger and goes
-/// straight through (copying it into the buffer would cost as much as making it).
-pub(crate) const OUT_BUF: usize = 64 * 1024;
+/// The output's buffer (the run shell's): a batch of records, or a job's text, is
+/// larger and goes straight through (copying it into the buffer would cost as much
+/// as making it).
+const _: () = assert!(OUT_BATCH > cli_common::shell::OUT_BUF);
 
 /// What the lines of one metric's values need, worked out once per metric.
 struct MetricText {

@@ -1,140 +1,64 @@
 //! pmdumplog's command line, as PCP 6.0.3 parses it.
 
-use cli_common::getopt::{getopt, LongOpt};
+use cli_common::shell::Parse;
+use cli_common::spec::{std_opts as pcp, Opt, Section, Tool};
 
-pub const SHORT: &str = "aD:dehIilLmMn:rS:sT:tv:xZ:z?";
-
-pub const LONG: &[LongOpt] = &[
-    LongOpt {
-        name: "debug",
-        has_arg: true,
-        short: 'D',
-    },
-    LongOpt {
-        name: "all",
-        has_arg: false,
-        short: 'a',
-    },
-    LongOpt {
-        name: "descs",
-        has_arg: false,
-        short: 'd',
-    },
-    LongOpt {
-        name: "labelsets",
-        has_arg: false,
-        short: 'e',
-    },
-    LongOpt {
-        name: "helptext",
-        has_arg: false,
-        short: 'h',
-    },
-    LongOpt {
-        name: "on-disk-insts",
-        has_arg: false,
-        short: 'I',
-    },
-    LongOpt {
-        name: "insts",
-        has_arg: false,
-        short: 'i',
-    },
-    LongOpt {
-        name: "label",
-        has_arg: false,
-        short: 'l',
-    },
-    LongOpt {
-        name: "markrecs",
-        has_arg: false,
-        short: 'M',
-    },
-    LongOpt {
-        name: "metrics",
-        has_arg: false,
-        short: 'm',
-    },
-    LongOpt {
-        name: "namespace",
-        has_arg: true,
-        short: 'n',
-    },
-    LongOpt {
-        name: "reverse",
-        has_arg: false,
-        short: 'r',
-    },
-    LongOpt {
-        name: "start",
-        has_arg: true,
-        short: 'S',
-    },
-    LongOpt {
-        name: "sizes",
-        has_arg: false,
-        short: 's',
-    },
-    LongOpt {
-        name: "finish",
-        has_arg: true,
-        short: 'T',
-    },
-    LongOpt {
-        name: "timezone",
-        has_arg: true,
-        short: 'Z',
-    },
-    LongOpt {
-        name: "hostzone",
-        has_arg: false,
-        short: 'z',
-    },
-    LongOpt {
-        name: "version",
-        has_arg: false,
-        short: 'V',
-    },
-    LongOpt {
-        name: "help",
-        has_arg: false,
-        short: '?',
-    },
-    LongOpt {
-        name: "json",
-        has_arg: false,
-        short: 'J',
-    },
-];
-
-pub const USAGE: &str = "Usage: pmdumplog [options] [archive [metricname ...]]
-
-Options:
-  -a, --all             dump everything
-  -d, --descs           dump metric descriptions
-  -e, --labelsets       dump all metric label metadata
-  -h, --helptext        dump all metric help text
-  -I, --on-disk-insts   dump on-disk instance domain descriptions
-  -i, --insts           dump instance domain descriptions
-  -L                    more verbose form of archive label dump
-  -l, --label           dump the archive label
-  -M, --markrecs        report <mark> records
-  -m, --metrics         dump values of the metrics (default)
-  -n FILE, --namespace=FILE
-                        use an alternative PMNS
-  -r, --reverse         process archive in reverse chronological order
-  -S TIME, --start=TIME start of the time window
-  -s, --sizes           report size of data records in archive
-  -T TIME, --finish=TIME
-                        end of the time window
-  -t                    dump the temporal index
-  -v FILE               verbose hex dump of a physical file in raw format
-  -x                    include date, usec (-xx) and Epoch (-xxx) in reported timestamps
-  -Z TZ, --timezone=TZ  set reporting timezone
-  -z, --hostzone        set reporting timezone to local time of metrics source
-  -V, --version         display version number and exit
-  -?, --help            show this usage message and exit
-";
+/// pmdumplog's options: PCP 6.0.3's, then ours.
+pub const TOOL: Tool = Tool {
+    name: "pmdumplog",
+    synopsis: "[options] [archive [metricname ...]]",
+    purpose: "dump internal details of a performance metrics archive",
+    sections: &[Section {
+        title: "Options",
+        opts: &[
+            pcp::DEBUG,
+            Opt::flag('a', "all", "dump everything"),
+            Opt::flag('d', "descs", "dump metric descriptions"),
+            Opt::flag('e', "labelsets", "dump all metric label metadata"),
+            Opt::flag('h', "helptext", "dump all metric help text"),
+            Opt::flag(
+                'I',
+                "on-disk-insts",
+                "dump on-disk instance domain descriptions",
+            ),
+            Opt::flag('i', "insts", "dump instance domain descriptions"),
+            Opt::short('L', "more verbose form of archive label dump"),
+            Opt::flag('l', "label", "dump the archive label"),
+            Opt::flag('M', "markrecs", "report <mark> records"),
+            Opt::flag('m', "metrics", "dump values of the metrics (default)"),
+            pcp::NAMESPACE,
+            Opt::flag(
+                'r',
+                "reverse",
+                "process archive in reverse chronological order",
+            ),
+            pcp::START,
+            Opt::flag('s', "sizes", "report size of data records in archive"),
+            pcp::FINISH,
+            Opt::short('t', "dump the temporal index"),
+            Opt::short_arg(
+                'v',
+                "FILE",
+                "verbose hex dump of a physical file in raw format",
+            ),
+            Opt::short(
+                'x',
+                "include date, usec (-xx) and Epoch (-xxx) in reported timestamps",
+            ),
+            pcp::TIMEZONE,
+            pcp::HOSTZONE,
+            pcp::VERSION,
+            pcp::HELP,
+            Opt::flag(
+                'J',
+                "json",
+                "the archive as JSON: label, descriptors, instances, records",
+            )
+            .ours(),
+        ],
+    }],
+    notes: "",
+};
 
 /// What to do.
 #[derive(Debug, Clone, Default)]
@@ -163,15 +87,8 @@ pub struct Opts {
     pub names: Vec<String>,
 }
 
-pub enum Parse {
-    Run(Box<Opts>),
-    Version,
-    /// Print this message (if any) and the usage, exit 1.
-    Usage(Option<String>),
-}
-
-pub fn parse(args: &[String]) -> Parse {
-    let p = match getopt(args, SHORT, LONG) {
+pub fn parse(args: &[String]) -> Parse<Box<Opts>> {
+    let p = match TOOL.getopt(args) {
         Ok(p) => p,
         Err(msg) => return Parse::Usage(Some(msg)),
     };

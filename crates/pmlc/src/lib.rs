@@ -12,7 +12,7 @@ pub mod client;
 mod lang;
 pub mod pmcd;
 
-use cli_common::getopt::{getopt, LongOpt};
+use cli_common::spec::{std_opts as pcp, Opt, Section, Tool};
 use client::{connect, Conn, Target};
 use lang::{Fault, Freq, Spec, Stmt};
 use pdu::{control, request, state, Pdu, ValueList};
@@ -21,85 +21,47 @@ use std::io::{BufRead, Write};
 
 const PROG: &str = "pmlc";
 
-const LONG: &[LongOpt] = &[
-    LongOpt {
-        name: "echo",
-        has_arg: false,
-        short: 'e',
-    },
-    LongOpt {
-        name: "host",
-        has_arg: true,
-        short: 'h',
-    },
-    LongOpt {
-        name: "interactive",
-        has_arg: false,
-        short: 'i',
-    },
-    LongOpt {
-        name: "namespace",
-        has_arg: true,
-        short: 'n',
-    },
-    LongOpt {
-        name: "primary",
-        has_arg: false,
-        short: 'P',
-    },
-    LongOpt {
-        name: "port",
-        has_arg: true,
-        short: 'p',
-    },
-    LongOpt {
-        name: "timezone",
-        has_arg: true,
-        short: 'Z',
-    },
-    LongOpt {
-        name: "logzone",
-        has_arg: false,
-        short: 'z',
-    },
-    LongOpt {
-        name: "help",
-        has_arg: false,
-        short: '?',
-    },
-    // ours: exit 0 whatever happened, as PCP's pmlc does
-    LongOpt {
-        name: "pcp-exit-status",
-        has_arg: false,
-        short: '\u{1}',
-    },
-    // ours (PCP's pmlc has no --version)
-    LongOpt {
-        name: "version",
-        has_arg: false,
-        short: cli_common::about::VERSION_OPT,
-    },
-];
+/// pmlc's options: PCP 6.0.3's, then ours.
+pub const TOOL: Tool = Tool {
+    name: "pmlc",
+    synopsis: "[options] [pid]",
+    purpose: "configure active pmloggers interactively",
+    sections: &[Section {
+        title: "Options",
+        opts: &[
+            Opt::short_arg('D', "DBG", "set debug options").hidden(),
+            Opt::flag('e', "echo", "echo input"),
+            Opt::arg(
+                'h',
+                "host",
+                "HOST",
+                "connect to pmlogger using host specification",
+            ),
+            Opt::flag('i', "interactive", "be interactive and prompt"),
+            pcp::NAMESPACE,
+            Opt::flag('P', "primary", "connect to primary pmlogger"),
+            Opt::arg('p', "port", "N", "connect to pmlogger on this TCP/IP port"),
+            pcp::TIMEZONE,
+            Opt::flag(
+                'z',
+                "logzone",
+                "set reporting timezone to local time for pmlogger",
+            ),
+            pcp::HELP,
+            Opt::flag(
+                PCP_EXIT_STATUS,
+                "pcp-exit-status",
+                "exit 0 whatever failed, as PCP's pmlc (ours exits 1)",
+            )
+            .ours(),
+            pcp::OUR_VERSION,
+        ],
+    }],
+    notes: "",
+};
 
-const USAGE: &str = "Usage: pmlc [options] [pid]
-
-Options:
-  -e, --echo            echo input
-  -h HOST, --host=HOST  connect to pmlogger using host specification
-  -i, --interactive     be interactive and prompt
-  -n FILE, --namespace=FILE
-                        use an alternative PMNS
-  -P, --primary         connect to primary pmlogger
-  -p N, --port=N        connect to pmlogger on this TCP/IP port
-  -Z TZ, --timezone=TZ  set reporting timezone
-  -z, --logzone         set reporting timezone to local time for pmlogger
-  -?, --help            show this usage message and exit
-";
-
-/// Options of ours, not in PCP's usage text.
-pub const EXTRA_USAGE: &str =
-    "  --pcp-exit-status     exit 0 even when a command failed (as PCP's pmlc)
-";
+/// The key of `--pcp-exit-status`.
+const PCP_EXIT_STATUS: char = '\u{1}';
 
 pub const HELP: &str = "
 pmlc commands
@@ -159,12 +121,11 @@ pub fn run(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> i32 {
-    let p = match getopt(args, "D:eh:in:Pp:Z:z?", LONG) {
+    let p = match TOOL.getopt(args) {
         Ok(p) => p,
         Err(m) => {
             let _ = writeln!(err, "{PROG}: {m}");
-            let _ = write!(err, "{USAGE}");
-            return 1;
+            return cli_common::shell::usage(&TOOL, args, err);
         }
     };
     let (mut echo, mut interactive, mut host) = (false, false, None::<String>);
@@ -190,33 +151,18 @@ pub fn run(
                 Ok(n) if n > 0 => target = Some(Target::Port(n)),
                 _ => {
                     let _ = writeln!(err, "{PROG}: port must be numeric and greater than zero");
-                    let _ = write!(err, "{USAGE}");
-                    return 1;
+                    return cli_common::shell::usage(&TOOL, args, err);
                 }
             },
             'Z' => zone = Zone::Tz(a),
             'z' => zone = Zone::Logger,
-            '\u{1}' => strict = false,
-            c if c == cli_common::about::VERSION_OPT => {
+            PCP_EXIT_STATUS => strict = false,
+            c if c == pcp::OUR_VERSION.key => {
                 let _ = write!(out, "{}", cli_common::about::version(PROG));
                 return 0;
             }
             _ => {
-                let _ = write!(err, "{USAGE}");
-                if cli_common::about::asks_help(args) {
-                    let _ = write!(
-                        err,
-                        "{}",
-                        cli_common::about::ours(&[
-                            (
-                                "--pcp-exit-status",
-                                "exit 0 whatever failed, as PCP's pmlc (ours exits 1)"
-                            ),
-                            ("--version", "PCP's version line, then this project's"),
-                        ])
-                    );
-                }
-                return 1;
+                return cli_common::shell::usage(&TOOL, args, err);
             }
         }
     }
@@ -224,8 +170,7 @@ pub fn run(
         match pid.parse::<u32>() {
             Ok(n) if n > 0 => target = Some(Target::Pid(n)),
             _ => {
-                let _ = write!(err, "{USAGE}");
-                return 1;
+                return cli_common::shell::usage(&TOOL, args, err);
             }
         }
     }

@@ -14,6 +14,9 @@ pub mod repair;
 
 mod opts;
 
+/// The command line: options, usage, man page and completions come from it.
+pub use opts::TOOL;
+
 use archive_format::compress;
 use archive_format::logfetch::LogCursor;
 use archive_format::volume::FileRef;
@@ -30,54 +33,20 @@ const PROG: &str = "pmlogcheck";
 
 /// Runs pmlogcheck; returns the exit status.
 pub fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
-    let o = match opts::parse(args) {
-        opts::Parse::Version => {
-            let _ = write!(out, "{}", cli_common::about::version(PROG));
-            return 0;
-        }
-        opts::Parse::Usage(msg) => {
-            if let Some(m) = msg {
-                let _ = write!(err, "{m}");
+    cli_common::shell::run(&opts::TOOL, args, out, err, opts::parse, |o, out, err| {
+        let mut report = Report::new(o.json);
+        let code = match check(&o, out, err, &mut report) {
+            Err(e) if o.json && !cli_common::exit::is_broken_pipe(&e) => {
+                let _ = writeln!(err, "{PROG}: {e}");
+                1
             }
-            let _ = write!(err, "{}", opts::USAGE);
-            if cli_common::about::asks_help(args) {
-                let _ = write!(
-                    err,
-                    "{}",
-                    cli_common::about::ours(&[
-                        (
-                            "--repair",
-                            "cut torn volumes, .meta and index back to their last whole record"
-                        ),
-                        (
-                            "--dry-run",
-                            "with --repair: say what would be cut, change nothing"
-                        ),
-                        (
-                            "--json",
-                            "findings as JSON, with their pass and the exit status"
-                        ),
-                        ("--version", "PCP's version line, then this project's")
-                    ])
-                );
-            }
-            return 1;
+            status => status?,
+        };
+        if o.json {
+            report.write_json(out, code)?;
         }
-        opts::Parse::Run(o) => o,
-    };
-    let mut report = Report::new(o.json);
-    let code = match check(&o, out, err, &mut report) {
-        Ok(c) => c,
-        Err(e) if cli_common::exit::is_broken_pipe(&e) => 0,
-        Err(e) => {
-            let _ = writeln!(err, "{PROG}: {e}");
-            1
-        }
-    };
-    if o.json {
-        let _ = report.write_json(out, code);
-    }
-    code
+        Ok(code)
+    })
 }
 
 /// Where findings go: straight to stderr as PCP prints them, or collected for

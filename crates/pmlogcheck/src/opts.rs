@@ -2,52 +2,51 @@
 //! `--version`), which are long options only so that no short letter PCP's
 //! pmlogcheck refuses comes to mean something.
 
-use cli_common::getopt::{getopt, LongOpt};
+use cli_common::shell::Parse;
+use cli_common::spec::{std_opts as pcp, Opt, Section, Tool};
 
-const SHORT: &str = "D:lmn:S:T:zvwZ:?";
-
-const fn opt(name: &'static str, has_arg: bool, short: char) -> LongOpt {
-    LongOpt {
-        name,
-        has_arg,
-        short,
-    }
-}
-
-const LONG: &[LongOpt] = &[
-    opt("debug", true, 'D'),
-    opt("label", false, 'l'),
-    opt("metadataonly", false, 'm'),
-    opt("namespace", true, 'n'),
-    opt("start", true, 'S'),
-    opt("finish", true, 'T'),
-    opt("verbose", false, 'v'),
-    opt("nowrap", false, 'w'),
-    opt("timezone", true, 'Z'),
-    opt("hostzone", false, 'z'),
-    opt("help", false, '?'),
-    opt("repair", false, 'R'),
-    opt("dry-run", false, 'N'),
-    opt("json", false, 'J'),
-    opt("version", false, 'V'),
-];
-
-pub const USAGE: &str = "Usage: pmlogcheck [options] archive
-
-Options:
-  -l, --label           print the archive label
-  -m, --metadataonly    skip checking log data volumes
-  -n FILE, --namespace=FILE
-                        use an alternative PMNS
-  -S TIME, --start=TIME start of the time window
-  -T TIME, --finish=TIME
-                        end of the time window
-  -v, --verbose         verbose output
-  -w, --nowrap          suppress counter wrap warnings
-  -Z TZ, --timezone=TZ  set reporting timezone
-  -z, --hostzone        set reporting timezone to local time of metrics source
-  -?, --help            show this usage message and exit
-";
+/// pmlogcheck's options: PCP 6.0.3's, then ours.
+pub const TOOL: Tool = Tool {
+    name: "pmlogcheck",
+    synopsis: "[options] archive",
+    purpose: "checks for invalid data in a PCP archive, and repairs torn ones",
+    sections: &[Section {
+        title: "Options",
+        opts: &[
+            pcp::DEBUG,
+            Opt::flag('l', "label", "print the archive label"),
+            Opt::flag('m', "metadataonly", "skip checking log data volumes"),
+            pcp::NAMESPACE,
+            pcp::START,
+            pcp::FINISH,
+            Opt::flag('v', "verbose", "verbose output"),
+            Opt::flag('w', "nowrap", "suppress counter wrap warnings"),
+            pcp::TIMEZONE,
+            pcp::HOSTZONE,
+            pcp::HELP,
+            Opt::flag(
+                'R',
+                "repair",
+                "cut torn volumes, .meta and index back to their last whole record",
+            )
+            .ours(),
+            Opt::flag(
+                'N',
+                "dry-run",
+                "with --repair: say what would be cut, change nothing",
+            )
+            .ours(),
+            Opt::flag(
+                'J',
+                "json",
+                "findings as JSON, with their pass and the exit status",
+            )
+            .ours(),
+            Opt::flag('V', "version", "PCP's version line, then this project's").ours(),
+        ],
+    }],
+    notes: "",
+};
 
 /// What to do.
 #[derive(Debug, Clone, Default)]
@@ -70,17 +69,10 @@ pub struct Opts {
     pub archive: Option<String>,
 }
 
-pub enum Parse {
-    Run(Box<Opts>),
-    Version,
-    /// Print this message (if any) and the usage, exit 1.
-    Usage(Option<String>),
-}
-
-pub fn parse(args: &[String]) -> Parse {
-    let p = match getopt(args, SHORT, LONG) {
+pub fn parse(args: &[String]) -> Parse<Box<Opts>> {
+    let p = match TOOL.getopt(args) {
         Ok(p) => p,
-        Err(msg) => return Parse::Usage(Some(format!("pmlogcheck: {msg}\n"))),
+        Err(msg) => return Parse::Usage(Some(msg)),
     };
     let mut o = Opts::default();
     let mut err = None;
@@ -89,7 +81,7 @@ pub fn parse(args: &[String]) -> Parse {
             'D' => {
                 if !cli_common::debug::debug_ok(v.as_deref().unwrap_or("")) {
                     err.get_or_insert(format!(
-                        "pmlogcheck: unrecognized debug options specification ({})\n",
+                        "unrecognized debug options specification ({})",
                         v.unwrap_or_default()
                     ));
                 }
@@ -103,13 +95,13 @@ pub fn parse(args: &[String]) -> Parse {
             'w' => o.nowrap = true,
             'Z' => {
                 if o.hostzone {
-                    err.get_or_insert("pmlogcheck: at most one of -Z and -z allowed\n".into());
+                    err.get_or_insert("at most one of -Z and -z allowed".into());
                 }
                 o.tz = v;
             }
             'z' => {
                 if o.tz.is_some() {
-                    err.get_or_insert("pmlogcheck: at most one of -Z and -z allowed\n".into());
+                    err.get_or_insert("at most one of -Z and -z allowed".into());
                 }
                 o.hostzone = true;
             }
@@ -125,7 +117,7 @@ pub fn parse(args: &[String]) -> Parse {
     }
     o.archive = p.operands.into_iter().next();
     if o.archive.is_none() {
-        return Parse::Usage(Some("Error: no archive specified\n\n".into()));
+        return Parse::UsageAfter("Error: no archive specified\n\n".into());
     }
     Parse::Run(Box::new(o))
 }

@@ -17,6 +17,9 @@ pub mod config;
 pub mod meta;
 pub mod opts;
 
+/// The command line: options, usage, man page and completions come from it.
+pub use opts::TOOL;
+
 use archive_format::codec::meta::{InDomKind, Instance, MetaRecord};
 use archive_format::codec::result::{OwnedValue, OwnedValueSet};
 use archive_format::error::PM_ERR_NODATA;
@@ -86,34 +89,12 @@ struct Input {
 
 /// Runs pmlogextract; returns the exit status.
 pub fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
-    let o = match opts::parse(args) {
-        Ok(o) => o,
-        Err(msgs) => {
-            for m in msgs {
-                let _ = writeln!(err, "{m}");
-            }
-            let _ = write!(err, "{}", opts::USAGE);
-            if cli_common::about::asks_help(args) {
-                let _ = write!(
-                    err,
-                    "{}",
-                    cli_common::about::ours(&[(
-                        "--version",
-                        "PCP's version line, then this project's"
-                    )])
-                );
-            }
-            return 1;
-        }
-    };
-    if o.about {
-        let _ = write!(out, "{}", cli_common::about::version("pmlogextract"));
-        return 0;
-    }
-    let mut x = Extract::new(o, err);
-    let status = x.run(out);
-    let _ = x.err_flush();
-    status
+    cli_common::shell::run(&opts::TOOL, args, out, err, opts::parse, |o, out, err| {
+        let mut x = Extract::new(o, err);
+        let status = x.run(out);
+        let _ = x.err_flush();
+        Ok(status)
+    })
 }
 
 struct Extract<'e> {

@@ -2,9 +2,5 @@
 //! half of this crate.
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let stdout = std::io::stdout();
-    let stderr = std::io::stderr();
-    let code = pmlogextract::run(&args, &mut stdout.lock(), &mut stderr.lock());
-    std::process::exit(code);
+    cli_common::shell::main(pmlogextract::run)
 }

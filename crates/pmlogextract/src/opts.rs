@@ -1,61 +1,53 @@
 //! pmlogextract's command line, as PCP 6.0.3 parses it.
 
-use cli_common::getopt::{getopt, LongOpt};
+use cli_common::shell::Parse;
+use cli_common::spec::{std_opts as pcp, Opt, Section, Tool};
 
-pub const SHORT: &str = "c:D:dfmS:s:T:V:v:wxZ:z?";
-
-const fn lo(name: &'static str, has_arg: bool, short: char) -> LongOpt {
-    LongOpt {
-        name,
-        has_arg,
-        short,
-    }
-}
-
-pub const LONG: &[LongOpt] = &[
-    lo("config", true, 'c'),
-    lo("debug", true, 'D'),
-    lo("desperate", false, 'd'),
-    lo("first", false, 'f'),
-    lo("mark", false, 'm'),
-    lo("start", true, 'S'),
-    lo("samples", true, 's'),
-    lo("finish", true, 'T'),
-    lo("outputversion", true, 'V'),
-    lo("timezone", true, 'Z'),
-    lo("hostzone", false, 'z'),
-    lo("help", false, '?'),
-    // ours (PCP's pmlogextract has no --version)
-    lo("version", false, cli_common::about::VERSION_OPT),
-];
-
-pub const USAGE: &str = "Usage: pmlogextract [options] input-archive output-archive
-
-Options:
-  -c FILE, --config=FILE
-                        file to load configuration from
-  -d, --desperate       desperate, save output after fatal error
-  -f, --first           use timezone from first archive [default is last]
-  -m, --mark            ignore prologue/epilogue records and <mark> between archives
-  -S TIME, --start=TIME start of the time window
-  -s NUM, --samples=NUM terminate after NUM log records have been written
-  -T TIME, --finish=TIME
-                        end of the time window
-  -V VERSION, --outputversion=VERSION
-                        output archive version
-  -v SAMPLES            switch log volumes after this many samples
-  -w                    ignore day/month/year
-  -x                    skip metrics with mismatched metadata
-  -Z TZ, --timezone=TZ  set reporting timezone
-  -z, --hostzone        set reporting timezone to local time of metrics source
-  -?, --help            show this usage message and exit
-";
+/// pmlogextract's options: PCP 6.0.3's, then ours.
+pub const TOOL: Tool = Tool {
+    name: "pmlogextract",
+    synopsis: "[options] input-archive output-archive",
+    purpose: "reduce, extract, concatenate and merge performance metrics archives",
+    sections: &[Section {
+        title: "Options",
+        opts: &[
+            Opt::arg('c', "config", "FILE", "file to load configuration from"),
+            pcp::DEBUG,
+            Opt::flag('d', "desperate", "desperate, save output after fatal error"),
+            Opt::flag(
+                'f',
+                "first",
+                "use timezone from first archive [default is last]",
+            ),
+            Opt::flag(
+                'm',
+                "mark",
+                "ignore prologue/epilogue records and <mark> between archives",
+            ),
+            pcp::START,
+            Opt::arg(
+                's',
+                "samples",
+                "NUM",
+                "terminate after NUM log records have been written",
+            ),
+            pcp::FINISH,
+            Opt::arg('V', "outputversion", "VERSION", "output archive version"),
+            Opt::short_arg('v', "SAMPLES", "switch log volumes after this many samples"),
+            Opt::short('w', "ignore day/month/year"),
+            Opt::short('x', "skip metrics with mismatched metadata"),
+            pcp::TIMEZONE,
+            pcp::HOSTZONE,
+            pcp::HELP,
+            pcp::OUR_VERSION,
+        ],
+    }],
+    notes: "",
+};
 
 /// What the command line asks for.
 #[derive(Debug, Clone, Default)]
 pub struct Opts {
-    /// `--version` (ours): say what this is and stop.
-    pub about: bool,
     pub config: Option<String>,
     pub desperate: bool,
     pub first_tz: bool,
@@ -76,11 +68,11 @@ pub struct Opts {
     pub output: String,
 }
 
-/// Parses the arguments; on error returns the messages to print before the usage.
-pub fn parse(args: &[String]) -> Result<Opts, Vec<String>> {
-    let p = match getopt(args, SHORT, LONG) {
+/// Parses the arguments (every error is said before the usage).
+pub fn parse(args: &[String]) -> Parse<Opts> {
+    let p = match TOOL.getopt(args) {
         Ok(p) => p,
-        Err(msg) => return Err(vec![format!("pmlogextract: {msg}")]),
+        Err(msg) => return Parse::Usage(Some(msg)),
     };
     let mut o = Opts::default();
     let mut errors: Vec<String> = Vec::new();
@@ -133,10 +125,7 @@ pub fn parse(args: &[String]) -> Result<Opts, Vec<String>> {
                 }
             },
             'w' => o.daily = true,
-            c if c == cli_common::about::VERSION_OPT => {
-                o.about = true;
-                return Ok(o);
-            }
+            c if c == pcp::OUR_VERSION.key => return Parse::Version,
             'x' => o.skip_conflicts = true,
             'Z' => {
                 if o.hostzone {
@@ -160,10 +149,10 @@ pub fn parse(args: &[String]) -> Result<Opts, Vec<String>> {
         nerr += 1;
     }
     if nerr > 0 {
-        return Err(errors);
+        return Parse::UsageAfter(errors.iter().map(|e| format!("{e}\n")).collect());
     }
     let mut operands = p.operands;
     o.output = operands.pop().unwrap_or_default();
     o.inputs = operands;
-    Ok(o)
+    Parse::Run(o)
 }

@@ -14,6 +14,9 @@ pub mod config;
 pub mod control;
 pub mod optfetch;
 pub mod opts;
+
+/// The command line: options, usage, man page and completions come from it.
+pub use opts::TOOL;
 pub mod pmcpp;
 pub mod state;
 
@@ -189,8 +192,7 @@ pub fn run(args: &[String], err: &mut dyn Write) -> i32 {
                 };
                 let _ = writeln!(err, "{m}");
             }
-            let _ = write!(err, "{}{}", opts::USAGE, opts::USAGE_OURS);
-            return 1;
+            return cli_common::shell::usage(&opts::TOOL, args, err);
         }
     };
     // the archive's name may hold strftime(3) conversions (pmlogger_daily's

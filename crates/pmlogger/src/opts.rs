@@ -3,7 +3,7 @@
 //! sample counts and times for `-s`/`-v`, PCPIntro times for `-T`,
 //! `pmParseInterval` for `-t`).
 
-use cli_common::getopt::{getopt, LongOpt};
+use cli_common::spec::{std_opts as pcp, Opt, Section, Tool};
 use std::time::Duration;
 
 /// `-s` and `-v`: a number of samples, a size in bytes, or a time.
@@ -50,91 +50,116 @@ pub struct Opts {
     pub archive: String,
 }
 
-const SHORT: &str = "c:CD:fh:H:I:l:K:Lm:Nn:op:Prs:T:t:uU:v:V:x:y?";
-
-const fn lo(name: &'static str, has_arg: bool, short: char) -> LongOpt {
-    LongOpt {
-        name,
-        has_arg,
-        short,
-    }
-}
-
-const LONG: &[LongOpt] = &[
-    lo("config", true, 'c'),
-    lo("check", false, 'C'),
-    lo("debug", true, 'D'),
-    lo("host", true, 'h'),
-    lo("labelhost", true, 'H'),
-    lo("pmlc-ipc-version", true, 'I'),
-    lo("log", true, 'l'),
-    lo("linger", false, 'L'),
-    lo("note", true, 'm'),
-    lo("spec-local", true, 'K'),
-    lo("local-PMDA", false, 'o'),
-    lo("namespace", true, 'n'),
-    lo("notify", false, 'N'),
-    lo("PID", true, 'p'),
-    lo("primary", false, 'P'),
-    lo("report", false, 'r'),
-    lo("size", true, 's'),
-    lo("interval", true, 't'),
-    lo("finish", true, 'T'),
-    lo("username", true, 'U'),
-    lo("volsize", true, 'v'),
-    lo("version", true, 'V'),
-    lo("help", false, '?'),
-];
-
-/// The reference's usage text (with its typos), and what this pmlogger adds.
-pub const USAGE: &str = "\
-Usage: pmlogger [options] archive
-
-Options:
-  -c FILE, --config=FILE
-                        file to load configuration from
-  -C, --check           parse configuration and exit
-  -h HOST, --host=HOST  metrics source is PMCD on host
-  -H LABELHOST, --labelhost=LABELHOST
-                        override the hostname written into the label
-  -I VERSION, --pmlc-ipc-version=VERSION
-                        set IPC version for pmlc port [defaily LOG_PDU_VERSION]
-  -l FILE, --log=FILE   redirect diagnostics and trace output
-  -L, --linger          run even if not primary logger instance and nothing to log
-  -m MSG, --note=MSG    descriptive note to be added to the port map file
-  -K SPEC, --spec-local=SPEC
-                        optional additional PMDA spec for local connection
-  -o, --local-PMDA      metrics sourced without connecting to pmcd
-  -n FILE, --namespace=FILE
-                        use an alternative PMNS
-  -N, --notify          notify service manager (if any) when started and ready
-  -p PID, --PID=PID     Log specified metric for the lifetime of the pid
-  -P, --primary         execute as primary logger instance
-  -r, --report          report record sizes and archive growth rate
-  -s SIZE, --size=SIZE  terminate after endsize has been accumulated
-  -t DELTA, --interval=DELTA
-                        default logging interval [default 60.0 seconds]
-  -T TIME, --finish=TIME
-                        end of the time window
-  -u                    output is unbuffered [default now, so -u is a no-op]
-  -U USER, --username=USER
-                        in daemon mode, run as named user [default pcp]
-  -v SIZE, --volsize=SIZE
-                        switch log volumes after size has been accumulated
-  -V NUM, --version=NUM version for archive (default and only version is 2)
-  -x FD                 control file descriptor for running from pmRecordControl(3)
-  -y                    set timezone for times to local time rather than from PMCD host
-  -?, --help            show this usage message and exit
-";
-
-/// What this pmlogger adds to the reference's usage (ours, not PCP's).
-pub const USAGE_OURS: &str = "
-pmlogger-rs additions:
+/// pmlogger's options, as PCP 6.0.3's (its usage text's typos included), and the
+/// sources and version that are ours.
+pub const TOOL: Tool = Tool {
+    name: "pmlogger",
+    synopsis: "[options] archive",
+    purpose: "create archive of performance metrics",
+    sections: &[Section {
+        title: "Options",
+        opts: &[
+            Opt::arg('c', "config", "FILE", "file to load configuration from"),
+            Opt::flag('C', "check", "parse configuration and exit"),
+            pcp::DEBUG,
+            Opt::short('f', "run in the foreground").hidden(),
+            pcp::HOST,
+            Opt::arg(
+                'H',
+                "labelhost",
+                "LABELHOST",
+                "override the hostname written into the label",
+            ),
+            Opt::arg(
+                'I',
+                "pmlc-ipc-version",
+                "VERSION",
+                "set IPC version for pmlc port [defaily LOG_PDU_VERSION]",
+            ),
+            Opt::arg('l', "log", "FILE", "redirect diagnostics and trace output"),
+            Opt::flag(
+                'L',
+                "linger",
+                "run even if not primary logger instance and nothing to log",
+            ),
+            Opt::arg(
+                'm',
+                "note",
+                "MSG",
+                "descriptive note to be added to the port map file",
+            ),
+            pcp::SPECLOCAL,
+            Opt::flag(
+                'o',
+                "local-PMDA",
+                "metrics sourced without connecting to pmcd",
+            ),
+            pcp::NAMESPACE,
+            Opt::flag(
+                'N',
+                "notify",
+                "notify service manager (if any) when started and ready",
+            ),
+            Opt::arg(
+                'p',
+                "PID",
+                "PID",
+                "Log specified metric for the lifetime of the pid",
+            ),
+            Opt::flag('P', "primary", "execute as primary logger instance"),
+            Opt::flag('r', "report", "report record sizes and archive growth rate"),
+            Opt::arg(
+                's',
+                "size",
+                "SIZE",
+                "terminate after endsize has been accumulated",
+            ),
+            Opt::arg(
+                't',
+                "interval",
+                "DELTA",
+                "default logging interval [default 60.0 seconds]",
+            ),
+            pcp::FINISH,
+            Opt::short('u', "output is unbuffered [default now, so -u is a no-op]"),
+            Opt::arg(
+                'U',
+                "username",
+                "USER",
+                "in daemon mode, run as named user [default pcp]",
+            ),
+            Opt::arg(
+                'v',
+                "volsize",
+                "SIZE",
+                "switch log volumes after size has been accumulated",
+            ),
+            Opt::arg(
+                'V',
+                "version",
+                "NUM",
+                "version for archive (default and only version is 2)",
+            ),
+            Opt::short_arg(
+                'x',
+                "FD",
+                "control file descriptor for running from pmRecordControl(3)",
+            ),
+            Opt::short(
+                'y',
+                "set timezone for times to local time rather than from PMCD host",
+            ),
+            pcp::HELP,
+        ],
+    }],
+    notes: "
+Sources of pcp-archive-rs (not in PCP 6.0.3):
   -h @builtin           record this machine from /proc and /sys, without pmcd
                         (the default where no local pmcd answers; also -o)
   -h @sample            a deterministic built-in source, for tests
   -V 3                  archive version 3 (the default where pcp.conf sets none)
-";
+",
+};
 
 /// Why the command line was refused: a message (may be empty) for stderr, then
 /// the usage text.
@@ -259,7 +284,7 @@ fn default_interval_ms() -> i64 {
 
 /// Parses the command line.
 pub fn parse(args: &[String]) -> Result<Opts, UsageError> {
-    let p = getopt(args, SHORT, LONG).map_err(UsageError)?;
+    let p = TOOL.getopt(args).map_err(UsageError)?;
     let mut o = Opts {
         config: None,
         check: false,

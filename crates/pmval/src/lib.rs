@@ -8,6 +8,9 @@
 
 mod events;
 mod opts;
+
+/// The command line: options, usage, man page and completions come from it.
+pub use opts::TOOL;
 mod print;
 pub mod spec;
 
@@ -19,7 +22,7 @@ use archive_format::types::{sem, vtype, Desc, Timestamp};
 use archive_format::Archive;
 use cli_common::window::{resolve_window, Bounds, WindowArgs};
 use cli_common::{zone, TimeZone};
-use opts::{Format, Opts, Parse};
+use opts::{Format, Opts};
 use print::{pad_left, printreal};
 use std::io::{self, Write};
 use std::sync::Arc;
@@ -28,69 +31,9 @@ const PROG: &str = "pmval";
 
 /// Runs pmval; returns the exit status.
 pub fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
-    let o = match opts::parse(args) {
-        Parse::Version => {
-            let _ = write!(out, "{}", cli_common::about::version(PROG));
-            return 0;
-        }
-        Parse::Usage(msg) => {
-            if let Some(m) = msg {
-                let _ = writeln!(err, "{PROG}: {m}");
-            }
-            let _ = write!(err, "{}", opts::USAGE);
-            if cli_common::about::asks_help(args) {
-                let _ = write!(
-                    err,
-                    "{}",
-                    cli_common::about::ours(&[
-                        (
-                            "--csv",
-                            "values as CSV: a header row of instance names, a row a sample"
-                        ),
-                        ("--json", "values as JSON lines, a sample a line"),
-                        (
-                            "--nearest",
-                            "the value recorded nearest each sample time, not interpolated"
-                        )
-                    ])
-                );
-            }
-            return 1;
-        }
-        Parse::Run(o) => o,
-    };
-    // as pmval does before it opens anything: the argument, where it is wrong,
-    // and the usage
-    match spec::parse(&o.metric) {
-        Err(e) => {
-            let _ = write!(err, "{}{}", e.render(&o.metric), opts::USAGE);
-            return 1;
-        }
-        // a host in the argument beside -a, or an archive beside -h
-        Ok(s) if (s.host.is_some() && o.archive.is_some()) || (s.archive.is_some() && o.host) => {
-            let _ = write!(
-                err,
-                "{PROG}: only one host or archive allowed\n{}",
-                opts::USAGE
-            );
-            return 1;
-        }
-        Ok(_) => {}
-    }
-    let mut buf = io::BufWriter::with_capacity(64 * 1024, out);
-    let code = match Pmval::run(&o, &mut archive_format::text::RawBytes(&mut buf), err) {
-        Ok(c) => c,
-        Err(e) if cli_common::exit::is_broken_pipe(&e) => 0,
-        Err(e) => {
-            let _ = buf.flush();
-            let _ = writeln!(err, "{PROG}: {e}");
-            1
-        }
-    };
-    match buf.flush() {
-        Err(e) if !cli_common::exit::is_broken_pipe(&e) => 1,
-        _ => code,
-    }
+    cli_common::shell::run(&opts::TOOL, args, out, err, opts::parse, |o, out, err| {
+        Pmval::run(&o, &mut archive_format::text::RawBytes(out), err)
+    })
 }
 
 fn secs(t: Timestamp) -> f64 {

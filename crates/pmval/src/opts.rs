@@ -1,99 +1,115 @@
 //! pmval's command line, as PCP 6.0.3 parses it (`pmGetOptions` with pmval's own
 //! options), plus our `--csv`, `--json` and `--nearest`.
 
-use cli_common::getopt::{getopt, LongOpt};
+use cli_common::shell::Parse;
+use cli_common::spec::{std_opts as pcp, Opt, Section, Tool};
 
-/// The usage text PCP 6.0.3 prints (to stderr on errors, exit 1).
-pub const USAGE: &str = r#"Usage: pmval [options] metricname
+/// pmval's options: `PMAPI_OPTIONS`, pmval's own, then ours.
+pub const TOOL: Tool = Tool {
+    name: "pmval",
+    synopsis: "[options] metricname",
+    purpose: "arbitrary performance metrics value dumper (archives)",
+    sections: &[
+        Section {
+            title: "General options",
+            opts: &[
+                pcp::ALIGN,
+                pcp::ARCHIVE,
+                pcp::DEBUG,
+                pcp::GUIMODE,
+                pcp::HOST,
+                pcp::NAMESPACE,
+                pcp::ORIGIN,
+                pcp::GUIPORT,
+                pcp::START,
+                pcp::SAMPLES,
+                pcp::FINISH,
+                pcp::INTERVAL,
+                pcp::TIMEZONE,
+                pcp::HOSTZONE,
+                pcp::VERSION,
+                pcp::HELP,
+                pcp::SPECLOCAL,
+                pcp::LOCALPMDA,
+                Opt::arg(
+                    CONTAINER,
+                    "container",
+                    "NAME",
+                    "specify an individual container to be queried",
+                ),
+                Opt::arg(
+                    DERIVED,
+                    "derived",
+                    "FILE",
+                    "load derived metric definitions from FILE(s)",
+                ),
+            ],
+        },
+        Section {
+            title: "Reporting options",
+            opts: &[
+                Opt::flag(
+                    'd',
+                    "delay",
+                    "delay, pause between updates for archive replay",
+                ),
+                Opt::arg(
+                    'f',
+                    "precision",
+                    "N",
+                    "fixed output format with N digits precision",
+                ),
+                Opt::arg(
+                    'i',
+                    "instances",
+                    "INST",
+                    "comma-separated metrics instance list",
+                ),
+                Opt::flag('r', "raw", "output raw counter values (no rate conversion)"),
+                Opt::arg(
+                    'U',
+                    "nointerp",
+                    "FILE",
+                    "non-interpolated fetching; ignores interval",
+                ),
+                Opt::flag('v', "verbose", "increase diagnostic output"),
+                Opt::arg('w', "width", "N", "set the width of each column of output"),
+                Opt::arg(
+                    'x',
+                    "filter",
+                    "VALUE",
+                    "store to the metric before fetching (filter)",
+                ),
+                Opt::flag(
+                    'X',
+                    "timestamp",
+                    "include date and microseconds in reported timestamps",
+                ),
+                Opt::flag(
+                    CSV,
+                    "csv",
+                    "values as CSV: a header row of instance names, a row a sample",
+                )
+                .ours(),
+                Opt::flag(JSON, "json", "values as JSON lines, a sample a line").ours(),
+                Opt::flag(
+                    NEAREST,
+                    "nearest",
+                    "the value recorded nearest each sample time, not interpolated",
+                )
+                .ours(),
+            ],
+        },
+    ],
+    notes: "",
+};
 
-General options:
-  -A TIME, --align=TIME align sample times on natural boundaries
-  -a FILE, --archive=FILE
-                        metrics source is a PCP log archive
-  -g, --guimode         start in GUI mode with new time control
-  -h HOST, --host=HOST  metrics source is PMCD on host
-  -n FILE, --namespace=FILE
-                        use an alternative PMNS
-  -O TIME, --origin=TIME
-                        initial sample time within the time window
-  -p N, --guiport=N     port for connection to existing time control
-  -S TIME, --start=TIME start of the time window
-  -s N, --samples=N     terminate after this many samples
-  -T TIME, --finish=TIME
-                        end of the time window
-  -t DELTA, --interval=DELTA
-                        sampling interval
-  -Z TZ, --timezone=TZ  set reporting timezone
-  -z, --hostzone        set reporting timezone to local time of metrics source
-  -V, --version         display version number and exit
-  -?, --help            show this usage message and exit
-  -K SPEC, --spec-local=SPEC
-                        optional additional PMDA spec for local connection
-  -L, --local-PMDA      metrics source is local connection to a PMDA
-  --container=NAME      specify an individual container to be queried
-  --derived=FILE        load derived metric definitions from FILE(s)
-
-Reporting options:
-  -d, --delay           delay, pause between updates for archive replay
-  -f N, --precision=N   fixed output format with N digits precision
-  -i INST, --instances=INST
-                        comma-separated metrics instance list
-  -r, --raw             output raw counter values (no rate conversion)
-  -U FILE, --nointerp=FILE
-                        non-interpolated fetching; ignores interval
-  -v, --verbose         increase diagnostic output
-  -w N, --width=N       set the width of each column of output
-  -x VALUE, --filter=VALUE
-                        store to the metric before fetching (filter)
-  -X, --timestamp       include date and microseconds in reported timestamps
-"#;
-
-/// `PMAPI_OPTIONS` followed by pmval's own letters.
-pub const SHORT: &str = "A:a:D:gh:n:O:p:S:s:T:t:VZ:z?df:i:K:LrU:vw:x:X";
-
-const fn lo(name: &'static str, has_arg: bool, short: char) -> LongOpt {
-    LongOpt {
-        name,
-        has_arg,
-        short,
-    }
-}
-
-pub const LONG: &[LongOpt] = &[
-    lo("align", true, 'A'),
-    lo("archive", true, 'a'),
-    lo("debug", true, 'D'),
-    lo("guimode", false, 'g'),
-    lo("host", true, 'h'),
-    lo("namespace", true, 'n'),
-    lo("origin", true, 'O'),
-    lo("guiport", true, 'p'),
-    lo("start", true, 'S'),
-    lo("samples", true, 's'),
-    lo("finish", true, 'T'),
-    lo("interval", true, 't'),
-    lo("version", false, 'V'),
-    lo("timezone", true, 'Z'),
-    lo("hostzone", false, 'z'),
-    lo("help", false, '?'),
-    lo("spec-local", true, 'K'),
-    lo("local-PMDA", false, 'L'),
-    lo("container", true, '\u{1}'),
-    lo("derived", true, '\u{2}'),
-    lo("delay", false, 'd'),
-    lo("precision", true, 'f'),
-    lo("instances", true, 'i'),
-    lo("raw", false, 'r'),
-    lo("nointerp", true, 'U'),
-    lo("verbose", false, 'v'),
-    lo("width", true, 'w'),
-    lo("filter", true, 'x'),
-    lo("timestamp", false, 'X'),
-    // ours
-    lo("csv", false, '\u{10}'),
-    lo("json", false, '\u{11}'),
-    lo("nearest", false, '\u{12}'),
-];
+// The keys of the long-only options.
+const CONTAINER: char = '\u{1}';
+const DERIVED: char = '\u{2}';
+const CSV: char = '\u{10}';
+const JSON: char = '\u{11}';
+const NEAREST: char = '\u{12}';
 
 /// Output format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -136,13 +152,6 @@ pub struct Opts {
     pub delay: bool,
     pub verbose: bool,
     pub metric: String,
-}
-
-pub enum Parse {
-    Run(Box<Opts>),
-    Version,
-    /// Print the message (if any) then the usage; exit 1.
-    Usage(Option<String>),
 }
 
 /// Adds an archive to the comma-separated list `-a` and `-U` build (a name given
@@ -193,8 +202,8 @@ pub fn split_instances(s: &str) -> Vec<String> {
     out
 }
 
-pub fn parse(args: &[String]) -> Parse {
-    let p = match getopt(args, SHORT, LONG) {
+pub fn parse(args: &[String]) -> Parse<Box<Opts>> {
+    let p = match TOOL.getopt(args) {
         Ok(p) => p,
         Err(msg) => return Parse::Usage(Some(msg)),
     };
@@ -243,8 +252,8 @@ pub fn parse(args: &[String]) -> Parse {
             '?' => return Parse::Usage(None),
             'K' => {}
             'L' => o.local = true,
-            '\u{1}' => {}
-            '\u{2}' => o.derived = true,
+            CONTAINER => {}
+            DERIVED => o.derived = true,
             'd' => o.delay = true,
             'f' => match v.parse::<i32>() {
                 Ok(n) if n >= 0 => o.fixed = Some(n),
@@ -263,9 +272,9 @@ pub fn parse(args: &[String]) -> Parse {
             },
             'x' => {}
             'X' => o.xflag += 1,
-            '\u{10}' => o.format = Format::Csv,
-            '\u{11}' => o.format = Format::Json,
-            '\u{12}' => o.nearest = true,
+            CSV => o.format = Format::Csv,
+            JSON => o.format = Format::Json,
+            NEAREST => o.nearest = true,
             _ => return Parse::Usage(None),
         }
     }
@@ -289,6 +298,16 @@ pub fn parse(args: &[String]) -> Parse {
                 ""
             )));
         }
+    }
+    // as pmval does before it opens anything: the argument, where it is wrong,
+    // and the usage
+    match crate::spec::parse(&o.metric) {
+        Err(e) => return Parse::UsageAfter(e.render(&o.metric)),
+        // a host in the argument beside -a, or an archive beside -h
+        Ok(s) if (s.host.is_some() && o.archive.is_some()) || (s.archive.is_some() && o.host) => {
+            return Parse::Usage(Some("only one host or archive allowed".into()));
+        }
+        Ok(_) => {}
     }
     Parse::Run(Box::new(o))
 }
