@@ -49,3 +49,11 @@ pub fn debug_ok(spec: &str) -> bool {
     spec.split(',')
         .all(|f| f.parse::<i64>().is_ok() || DEBUG_FLAGS.contains(&f))
 }
+/// `-D SPEC`: PCP's message when it names a flag libpcp does not know.
+pub fn check(spec: &str) -> Result<(), String> {
+    if debug_ok(spec) {
+        Ok(())
+    } else {
+        Err(format!("unrecognized debug options specification ({spec})"))
+    }
+}

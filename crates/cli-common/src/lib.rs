@@ -1,11 +1,12 @@
 //! What the PCP-compatible command-line tools share: time zones as glibc's `tzset`
-//! reads them ([`zone`]), PCP's timestamp text ([`timefmt`]), the PCPIntro(1) time
+//! reads them ([`zone`]), the archive clock of `-z`/`-Z`/`-S`/`-T` ([`clock`]), PCP's timestamp text ([`timefmt`]), the PCPIntro(1) time
 //! window and interval syntax ([`window`]), `tool: message` exits ([`exit`]), work
 //! spread over the cores with its output kept in order ([`parallel`]), one
 //! definition of each tool's options ([`spec`]) and the run shell around a tool
 //! ([`shell`]).
 
 pub mod about;
+pub mod clock;
 pub mod debug;
 pub mod exit;
 pub mod getopt;

@@ -14,9 +14,8 @@ use archive_format::types::vtype;
 use archive_format::{
     pm_err_str, Archive, InDom, OpenOptions, PmId, ResultRecord, Timestamp, Value,
 };
+use cli_common::clock;
 use cli_common::timefmt::{ctime, stamp};
-use cli_common::window::{parse_window, Bounds};
-use cli_common::zone;
 use cli_common::TimeZone;
 use std::io::{self, Write};
 
@@ -229,40 +228,22 @@ pub fn dump(o: &Opts, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<i3
         }
     };
 
-    let tz = if o.hostzone {
-        writeln!(
-            out,
-            "Note: timezone set to local timezone of host \"{}\" from archive\n",
-            label.hostname
-        )?;
-        zone::parse_tz(&label.timezone)
-    } else if let Some(t) = &o.tz {
-        writeln!(out, "Note: timezone set to \"TZ={t}\"\n")?;
-        zone::parse_tz(t)
-    } else {
-        zone::local()
-    };
+    let (tz, note) = clock::zone_for(o.hostzone, o.tz.as_deref(), &label);
+    if let Some(n) = note {
+        write!(out, "{n}")?;
+    }
     let clock = Clock {
         tz,
         digits: if label.version >= 3 { 9 } else { 6 },
         x: o.x,
         start: label.start,
     };
-
-    let far = Timestamp::new(i32::MAX as i64, 0);
-    let bounds = Bounds {
-        start: label.start,
-        end: end.unwrap_or(far),
-    };
+    let bounds = clock::bounds(&label, end);
     let (wstart, wend) =
-        match parse_window(o.start.as_deref(), o.finish.as_deref(), bounds, &clock.tz) {
+        match clock::window(o.start.as_deref(), o.finish.as_deref(), bounds, &clock.tz) {
             Ok(w) => w,
-            Err(spec) => {
-                writeln!(
-                    err,
-                    "{PROG}: invalid time window.\n{}",
-                    cli_common::window::time_error(&spec, bounds.end_known())
-                )?;
+            Err(msg) => {
+                writeln!(err, "{PROG}: {msg}")?;
                 return Ok(1);
             }
         };

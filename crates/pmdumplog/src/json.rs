@@ -26,7 +26,7 @@ use archive_format::logfetch::{Direction, LogCursor};
 use archive_format::pmns::Lookup;
 use archive_format::types::{sem, vtype, Desc, InDom, PmId, Timestamp};
 use archive_format::Archive;
-use cli_common::window::{parse_window, Bounds};
+use cli_common::clock;
 use serde::Serialize;
 use serde_json::{json, Value as J};
 use std::io::{self, Write};
@@ -253,23 +253,12 @@ pub fn dump(o: &Opts, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<i3
     let label = a.label();
     let digits = if label.version >= 3 { 9 } else { 6 };
     let end = a.end_time().ok();
-    let tz = match &o.tz {
-        Some(t) => cli_common::zone::parse_tz(t),
-        None if o.hostzone => cli_common::zone::parse_tz(&label.timezone),
-        None => cli_common::zone::local(),
-    };
-    let bounds = Bounds {
-        start: label.start,
-        end: end.unwrap_or(Timestamp::new(i32::MAX as i64, 0)),
-    };
-    let (ws, we) = match parse_window(o.start.as_deref(), o.finish.as_deref(), bounds, &tz) {
+    let (tz, _) = clock::zone_for(o.hostzone && o.tz.is_none(), o.tz.as_deref(), label);
+    let bounds = clock::bounds(label, end);
+    let (ws, we) = match clock::window(o.start.as_deref(), o.finish.as_deref(), bounds, &tz) {
         Ok(w) => w,
-        Err(spec) => {
-            writeln!(
-                err,
-                "{PROG}: invalid time window.\n{}",
-                cli_common::window::time_error(&spec, bounds.end_known())
-            )?;
+        Err(msg) => {
+            writeln!(err, "{PROG}: {msg}")?;
             return Ok(1);
         }
     };

@@ -1,5 +1,6 @@
 //! pmdumplog's command line, as PCP 6.0.3 parses it.
 
+use cli_common::clock;
 use cli_common::shell::Parse;
 use cli_common::spec::{std_opts as pcp, Opt, Section, Tool};
 
@@ -107,11 +108,8 @@ pub fn parse(args: &[String]) -> Parse<Box<Opts>> {
                 o.index = true;
             }
             'D' => {
-                if !cli_common::debug::debug_ok(v.as_deref().unwrap_or("")) {
-                    err = Some(format!(
-                        "unrecognized debug options specification ({})",
-                        v.unwrap_or_default()
-                    ));
+                if let Err(e) = cli_common::debug::check(v.as_deref().unwrap_or("")) {
+                    err = Some(e);
                 }
             }
             'd' => o.descs = true,
@@ -134,17 +132,10 @@ pub fn parse(args: &[String]) -> Parse<Box<Opts>> {
             't' => o.index = true,
             'v' => o.raw = v,
             'x' => o.x += 1,
-            'Z' => {
-                if o.hostzone {
-                    err.get_or_insert("at most one of -Z and -z allowed".into());
+            'Z' | 'z' => {
+                if let Err(e) = clock::zone_opt(c, v, &mut o.tz, &mut o.hostzone) {
+                    err.get_or_insert(e);
                 }
-                o.tz = v;
-            }
-            'z' => {
-                if o.tz.is_some() {
-                    err.get_or_insert("at most one of -Z and -z allowed".into());
-                }
-                o.hostzone = true;
             }
             'V' => return Parse::Version,
             'J' => o.json = true,

@@ -21,9 +21,9 @@ use archive_format::compress;
 use archive_format::logfetch::LogCursor;
 use archive_format::volume::FileRef;
 use archive_format::{Archive, InDom, PmId, Timestamp};
+use cli_common::clock;
 use cli_common::timefmt::{ctime, local_tm};
-use cli_common::window::{parse_window, Bounds};
-use cli_common::{zone, TimeZone};
+use cli_common::TimeZone;
 use pass0::{Kind, Status};
 use std::collections::HashMap;
 use std::io::{self, Write};
@@ -414,36 +414,15 @@ fn check(
     let label = a.label().clone();
     let end = a.end_time().ok();
     // (the notes go to stdout, as PCP's: not into a JSON document there)
-    let tz = if o.hostzone {
-        if !o.json {
-            writeln!(
-                out,
-                "Note: timezone set to local timezone of host \"{}\" from archive\n",
-                label.hostname
-            )?;
-        }
-        zone::parse_tz(&label.timezone)
-    } else if let Some(t) = &o.tz {
-        if !o.json {
-            writeln!(out, "Note: timezone set to \"TZ={t}\"\n")?;
-        }
-        zone::parse_tz(t)
-    } else {
-        zone::local()
-    };
-    let far = Timestamp::new(i32::MAX as i64, 0);
-    let bounds = Bounds {
-        start: label.start,
-        end: end.unwrap_or(far),
-    };
-    let (wstart, wend) = match parse_window(o.start.as_deref(), o.finish.as_deref(), bounds, &tz) {
+    let (tz, note) = clock::zone_for(o.hostzone, o.tz.as_deref(), &label);
+    if let Some(n) = note.filter(|_| !o.json) {
+        write!(out, "{n}")?;
+    }
+    let bounds = clock::bounds(&label, end);
+    let (wstart, wend) = match clock::window(o.start.as_deref(), o.finish.as_deref(), bounds, &tz) {
         Ok(w) => w,
-        Err(spec) => {
-            writeln!(
-                err,
-                "{PROG}: invalid time window.\n{}",
-                cli_common::window::time_error(&spec, bounds.end_known())
-            )?;
+        Err(msg) => {
+            writeln!(err, "{PROG}: {msg}")?;
             return Ok(1);
         }
     };

@@ -2,6 +2,7 @@
 //! `--version`), which are long options only so that no short letter PCP's
 //! pmlogcheck refuses comes to mean something.
 
+use cli_common::clock;
 use cli_common::shell::Parse;
 use cli_common::spec::{std_opts as pcp, Opt, Section, Tool};
 
@@ -79,11 +80,8 @@ pub fn parse(args: &[String]) -> Parse<Box<Opts>> {
     for (c, v) in p.opts {
         match c {
             'D' => {
-                if !cli_common::debug::debug_ok(v.as_deref().unwrap_or("")) {
-                    err.get_or_insert(format!(
-                        "unrecognized debug options specification ({})",
-                        v.unwrap_or_default()
-                    ));
+                if let Err(e) = cli_common::debug::check(v.as_deref().unwrap_or("")) {
+                    err.get_or_insert(e);
                 }
             }
             'l' => o.label = true,
@@ -93,17 +91,10 @@ pub fn parse(args: &[String]) -> Parse<Box<Opts>> {
             'T' => o.finish = v,
             'v' => o.verbose += 1,
             'w' => o.nowrap = true,
-            'Z' => {
-                if o.hostzone {
-                    err.get_or_insert("at most one of -Z and -z allowed".into());
+            'Z' | 'z' => {
+                if let Err(e) = clock::zone_opt(c, v, &mut o.tz, &mut o.hostzone) {
+                    err.get_or_insert(e);
                 }
-                o.tz = v;
-            }
-            'z' => {
-                if o.tz.is_some() {
-                    err.get_or_insert("at most one of -Z and -z allowed".into());
-                }
-                o.hostzone = true;
             }
             'R' => o.repair = true,
             'N' => o.dry_run = true,

@@ -25,6 +25,7 @@ use archive_format::codec::result::{OwnedValue, OwnedValueSet};
 use archive_format::error::PM_ERR_NODATA;
 use archive_format::writer::{ArchiveWriter, FlushPolicy, WriterOptions};
 use archive_format::{Archive, InDom, PmId, Position, ReadWindow, Timestamp};
+use cli_common::clock;
 use cli_common::window::{parse_window, Bounds};
 use foldhash::HashMap;
 use jiff::tz::TimeZone;
@@ -264,16 +265,11 @@ impl<'e> Extract<'e> {
         }
         // time zone for -S/-T and messages
         let first = self.inputs.iter().find(|i| i.arch.is_some());
-        if self.o.hostzone {
-            if let Some(a) = first.and_then(|i| i.arch.as_ref()) {
-                self.tz = cli_common::zone::parse_tz(&a.label().timezone);
-                let _ = writeln!(
-                    out,
-                    "Note: timezone set to local timezone of host \"{}\" from archive\n",
-                    a.label().hostname
-                );
-            }
-        } else if let Some(tz) = &self.o.tz {
+        if let Some(label) = first.and_then(|i| i.arch.as_ref()).map(|a| a.label()) {
+            let (tz, note) = clock::zone_for(self.o.hostzone, self.o.tz.as_deref(), label);
+            self.tz = tz;
+            let _ = write!(out, "{}", note.unwrap_or_default());
+        } else if let Some(tz) = self.o.tz.as_deref().filter(|_| !self.o.hostzone) {
             self.tz = cli_common::zone::parse_tz(tz);
             let _ = writeln!(out, "Note: timezone set to \"TZ={tz}\"\n");
         } else {

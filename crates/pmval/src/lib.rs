@@ -20,8 +20,9 @@ use archive_format::pmns::{Lookup, Pmns};
 use archive_format::replay::{Delta, FetchResult, FetchedSet, InterpRule, Mode, Replay};
 use archive_format::types::{sem, vtype, Desc, Timestamp};
 use archive_format::Archive;
+use cli_common::clock;
 use cli_common::window::{resolve_window, Bounds, WindowArgs};
-use cli_common::{zone, TimeZone};
+use cli_common::TimeZone;
 use opts::{Format, Opts};
 use print::{pad_left, printreal};
 use std::io::{self, Write};
@@ -117,23 +118,10 @@ impl<'a> Pmval<'a> {
         }
         let label = a.label().clone();
         let text = o.format == Format::Text;
-        let tz = if o.hostzone {
-            if text {
-                writeln!(
-                    out,
-                    "Note: timezone set to local timezone of host \"{}\" from archive\n",
-                    label.hostname
-                )?;
-            }
-            zone::parse_tz(&label.timezone)
-        } else if let Some(t) = &o.tz {
-            if text {
-                writeln!(out, "Note: timezone set to \"TZ={t}\"\n")?;
-            }
-            zone::parse_tz(t)
-        } else {
-            zone::local()
-        };
+        let (tz, note) = clock::zone_for(o.hostzone, o.tz.as_deref(), &label);
+        if let Some(n) = note.filter(|_| text) {
+            write!(out, "{n}")?;
+        }
         let end = a.end_time().unwrap_or(label.start);
         let mut window = match resolve_window(
             WindowArgs {
@@ -151,11 +139,8 @@ impl<'a> Pmval<'a> {
             Ok(w) => w,
             Err(spec) => {
                 out.flush()?;
-                writeln!(
-                    err,
-                    "{PROG}: invalid time window.\n{}",
-                    cli_common::window::time_error(&spec, end.sec < i32::MAX as i64)
-                )?;
+                let bounds = clock::bounds(&label, Some(end));
+                writeln!(err, "{PROG}: {}", clock::invalid_window(&spec, bounds))?;
                 return Ok(1);
             }
         };

@@ -1,6 +1,7 @@
 //! pmval's command line, as PCP 6.0.3 parses it (`pmGetOptions` with pmval's own
 //! options), plus our `--csv`, `--json` and `--nearest`.
 
+use cli_common::clock;
 use cli_common::shell::Parse;
 use cli_common::spec::{std_opts as pcp, Opt, Section, Tool};
 
@@ -217,8 +218,8 @@ pub fn parse(args: &[String]) -> Parse<Box<Opts>> {
             // every -a (and -U) adds an archive to one multi-archive context
             'a' => add_archive(&mut o, v),
             'D' => {
-                if !cli_common::debug::debug_ok(&v) {
-                    errs.push(format!("unrecognized debug options specification ({v})"));
+                if let Err(e) = cli_common::debug::check(&v) {
+                    errs.push(e);
                 }
             }
             'g' => o.gui = true,
@@ -237,17 +238,10 @@ pub fn parse(args: &[String]) -> Parse<Box<Opts>> {
             'T' => o.finish = Some(v),
             't' => o.interval = Some(v),
             'V' => return Parse::Version,
-            'Z' => {
-                if o.hostzone {
-                    errs.push("at most one of -Z and -z allowed".into());
+            'Z' | 'z' => {
+                if let Err(e) = clock::zone_opt(c, Some(v), &mut o.tz, &mut o.hostzone) {
+                    errs.push(e);
                 }
-                o.tz = Some(v);
-            }
-            'z' => {
-                if o.tz.is_some() {
-                    errs.push("at most one of -Z and -z allowed".into());
-                }
-                o.hostzone = true;
             }
             '?' => return Parse::Usage(None),
             'K' => {}

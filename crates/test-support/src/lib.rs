@@ -4,7 +4,7 @@
 //! they use: ports the system picks, and waits for a pmlogger to be ready rather
 //! than sleeps, so that they pass on a loaded machine beside other pmloggers.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 /// Records that the reference (or the part of it named by `what`) is missing: fails
@@ -96,6 +96,83 @@ pub fn assert_help_lists(tool: &str, err: &[u8], ours: &[&str]) {
             "{opt} missing: {err}"
         );
     }
+}
+
+/// A tool run in-process: arguments, standard output, standard error; the status.
+pub type RunFn = fn(&[String], &mut dyn std::io::Write, &mut dyn std::io::Write) -> i32;
+
+/// Runs every golden case under `testdata/GOLDEN/ARCHIVE/CASE` (made by PCP 6.0.3's
+/// tool with scripts/regen-testdata.sh: `cmd`, or `args` one argument a line where
+/// an argument holds spaces; `stdout`, `stderr`, `status`) through `run`, in
+/// `testdata/archives` with `TZ=UTC` as they were made, and fails listing every case
+/// that differs. At least `min_cases` must be there. Changes the process's
+/// directory and zone: call it from a test binary of its own.
+pub fn assert_goldens(golden: &str, min_cases: usize, run: RunFn) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .expect("workspace root");
+    let dir = root.join("testdata").join(golden);
+    std::env::set_var("TZ", "UTC");
+    std::env::set_current_dir(root.join("testdata/archives")).expect("cd testdata/archives");
+    let mut cases: Vec<PathBuf> = Vec::new();
+    for arch in std::fs::read_dir(&dir).expect("the goldens' directory") {
+        for case in std::fs::read_dir(arch.expect("entry").path()).expect("archive dir") {
+            cases.push(case.expect("case").path());
+        }
+    }
+    cases.sort();
+    assert!(
+        cases.len() >= min_cases,
+        "expected the committed goldens, found {}",
+        cases.len()
+    );
+    let failures: Vec<String> = cases
+        .iter()
+        .filter_map(|c| golden_differs(c, run))
+        .collect();
+    assert!(
+        failures.is_empty(),
+        "{} of {} cases differ:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n")
+    );
+}
+
+/// What differs in one golden case, if anything.
+fn golden_differs(case: &Path, run: RunFn) -> Option<String> {
+    let read = |f: &str| std::fs::read(case.join(f)).unwrap_or_else(|e| panic!("{f}: {e}"));
+    let cmd = String::from_utf8_lossy(&read("cmd")).into_owned();
+    let args: Vec<String> = match std::fs::read_to_string(case.join("args")) {
+        Ok(lines) => lines.lines().map(String::from).collect(),
+        Err(_) => cmd.split_whitespace().map(String::from).collect(),
+    };
+    let want_status: i32 = String::from_utf8_lossy(&read("status"))
+        .trim()
+        .parse()
+        .expect("a status");
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let status = run(&args, &mut out, &mut err);
+    let want_out = read("stdout");
+    if out == want_out && err == read("stderr") && status == want_status {
+        return None;
+    }
+    let (ours, theirs) = (
+        String::from_utf8_lossy(&out),
+        String::from_utf8_lossy(&want_out),
+    );
+    let first = ours
+        .lines()
+        .zip(theirs.lines())
+        .enumerate()
+        .find(|(_, (a, b))| a != b)
+        .map(|(i, (a, b))| format!("line {}: ours {a:?} reference {b:?}", i + 1))
+        .unwrap_or_else(|| "lengths or stderr/status differ".into());
+    Some(format!(
+        "{} ({cmd}): {first}; status {status} vs {want_status}",
+        case.display()
+    ))
 }
 
 #[cfg(test)]

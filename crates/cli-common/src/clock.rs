@@ -1,0 +1,139 @@
+//! The archive clock the PCP tools share: the zone times are shown in (`-z`, the
+//! archive's; `-Z TZ`; else local), the `Note:` line PCP prints when it is not the
+//! local one, and the `-S`/`-T` window inside the archive's bounds with PCP's
+//! "invalid time window" error.
+
+use archive_format::{Label, Timestamp};
+use jiff::tz::TimeZone;
+
+use crate::window::{parse_window, time_error, Bounds};
+use crate::zone;
+
+/// The zone `-z`/`-Z` choose for an archive with this label, and the note PCP
+/// prints for the choice (with its blank line), `None` for local time.
+pub fn zone_for(hostzone: bool, tz: Option<&str>, label: &Label) -> (TimeZone, Option<String>) {
+    if hostzone {
+        let note = format!(
+            "Note: timezone set to local timezone of host \"{}\" from archive\n\n",
+            label.hostname
+        );
+        (zone::parse_tz(&label.timezone), Some(note))
+    } else if let Some(t) = tz {
+        (
+            zone::parse_tz(t),
+            Some(format!("Note: timezone set to \"TZ={t}\"\n\n")),
+        )
+    } else {
+        (zone::local(), None)
+    }
+}
+
+/// `-Z TZ` (`key` `'Z'`) or `-z`: sets `tz` or `hostzone`, and gives PCP's message
+/// when the other one was given too.
+pub fn zone_opt(
+    key: char,
+    arg: Option<String>,
+    tz: &mut Option<String>,
+    hostzone: &mut bool,
+) -> Result<(), String> {
+    let both = if key == 'Z' {
+        *tz = arg;
+        *hostzone
+    } else {
+        *hostzone = true;
+        tz.is_some()
+    };
+    match both {
+        true => Err("at most one of -Z and -z allowed".into()),
+        false => Ok(()),
+    }
+}
+
+/// An archive's bounds: its label's start, and its end where it is known (else
+/// the far future, as libpcp takes an unknown end).
+pub fn bounds(label: &Label, end: Option<Timestamp>) -> Bounds {
+    Bounds {
+        start: label.start,
+        end: end.unwrap_or(Timestamp::new(i32::MAX as i64, 0)),
+    }
+}
+
+/// The `-S`/`-T` window inside `bounds`, or PCP's message for a bad one (without
+/// the `tool: ` before it).
+pub fn window(
+    start: Option<&str>,
+    finish: Option<&str>,
+    bounds: Bounds,
+    tz: &TimeZone,
+) -> Result<(Timestamp, Timestamp), String> {
+    parse_window(start, finish, bounds, tz).map_err(|spec| invalid_window(&spec, bounds))
+}
+
+/// PCP's message for a window it could not read.
+pub fn invalid_window(spec: &str, bounds: Bounds) -> String {
+    format!(
+        "invalid time window.\n{}",
+        time_error(spec, bounds.end_known())
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn label() -> Label {
+        Label {
+            version: 3,
+            pid: 1,
+            start: Timestamp::new(1_000_000, 0),
+            vol: 0,
+            features: 0,
+            hostname: "bozo".into(),
+            timezone: "UTC".into(),
+            zoneinfo: String::new(),
+        }
+    }
+
+    #[test]
+    fn notes_for_the_zones_pcp_names() {
+        let (_, note) = zone_for(true, None, &label());
+        assert_eq!(
+            note.as_deref(),
+            Some("Note: timezone set to local timezone of host \"bozo\" from archive\n\n")
+        );
+        let (tz, note) = zone_for(false, Some("UTC"), &label());
+        assert_eq!(
+            note.as_deref(),
+            Some("Note: timezone set to \"TZ=UTC\"\n\n")
+        );
+        assert_eq!(tz.iana_name(), Some("UTC"));
+        assert_eq!(zone_for(false, None, &label()).1, None);
+    }
+
+    #[test]
+    fn one_of_z_and_capital_z() {
+        let (mut tz, mut host) = (None, false);
+        assert_eq!(
+            zone_opt('Z', Some("UTC".into()), &mut tz, &mut host),
+            Ok(())
+        );
+        assert_eq!(tz.as_deref(), Some("UTC"));
+        let e = zone_opt('z', None, &mut tz, &mut host);
+        assert_eq!(e.unwrap_err(), "at most one of -Z and -z allowed");
+        assert!(host);
+        let (mut tz, mut host) = (None, false);
+        assert_eq!(zone_opt('z', None, &mut tz, &mut host), Ok(()));
+        assert!(zone_opt('Z', Some("UTC".into()), &mut tz, &mut host).is_err());
+    }
+
+    #[test]
+    fn windows_and_their_errors() {
+        let b = bounds(&label(), Some(Timestamp::new(1_000_100, 0)));
+        let tz = zone::parse_tz("UTC");
+        let (s, e) = window(Some("+10"), Some("-10"), b, &tz).expect("a window");
+        assert_eq!((s.sec, e.sec), (1_000_010, 1_000_090));
+        let msg = window(Some("bogus"), None, b, &tz).unwrap_err();
+        assert!(msg.starts_with("invalid time window.\n"), "{msg}");
+        assert!(!bounds(&label(), None).end_known());
+    }
+}
