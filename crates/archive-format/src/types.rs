@@ -11,7 +11,7 @@ pub struct PmId(pub u32);
 
 impl PmId {
     pub const NULL: PmId = PmId(0xffff_ffff);
-    pub fn new(domain: u32, cluster: u32, item: u32) -> Self {
+    pub const fn new(domain: u32, cluster: u32, item: u32) -> Self {
         PmId((domain & 0x1ff) << 22 | (cluster & 0xfff) << 10 | (item & 0x3ff))
     }
     pub fn domain(self) -> u32 {
