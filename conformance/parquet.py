@@ -11,7 +11,8 @@ and checks:
      pmval's rates;
   3. incremental: a rerun writes nothing; an archive that grew (volumes added)
      is exported only for what is new, with no duplicate rows;
-  4. the metrics dataset has every descriptor with its help text;
+  4. the metrics dataset has, per host, as many descriptors and one-line help texts
+     as the reference pmdumplog -d and -h print for its archives;
   5. an interpolated export (-t) of an archive whose processes come and go
      equals the reference pmval's values (counters as rates), instance by
      instance;
@@ -86,6 +87,16 @@ for i in range(200):
 del log
 """
     subprocess.run(["/usr/bin/python3", "-c", script], check=True)
+
+
+def descs_and_helps(archive):
+    """How many descriptors, and one-line help texts of metrics, the reference
+    pmdumplog -d and -h print for an archive."""
+    d = subprocess.run(["pmdumplog", "-d", archive], capture_output=True, text=True).stdout
+    h = subprocess.run(["pmdumplog", "-h", archive], capture_output=True, text=True).stdout
+    descs = len(set(re.findall(r"^PMID: (\S+)", d, re.M)))
+    helps = len(set(re.findall(r"^PMID: (\S+) \[", h, re.M)))
+    return descs, helps
 
 
 def host_of(archive):
@@ -401,13 +412,22 @@ def main():
                 problems.append(f"-t {metric}: {len(got)} values exported, {len(want)} from pmval, "
                                 f"{len(wrong)} differ, e.g. {sorted(wrong)[:3]}")
 
-        # 4. descriptors and help text
-        mrows = con.execute(f"""SELECT host, count(*), count(help_oneline)
+        # 4. descriptors and help text: per host, as many as the reference
+        # pmdumplog -d and -h print for its archives
+        mrows = con.execute(f"""SELECT host, count(DISTINCT archive || ' ' || pmid),
+                   count(DISTINCT CASE WHEN help_oneline IS NOT NULL THEN archive || ' ' || pmid END)
             FROM read_parquet('{out}/metrics/**/*.parquet', hive_partitioning = true)
             GROUP BY host""").fetchall()
+        want = {}
+        for a in archives:
+            descs, helps = descs_and_helps(a)
+            d, h = want.get(host_of(a), (0, 0))
+            want[host_of(a)] = (d + descs, h + helps)
+        got = {host: (d, h) for host, d, h in mrows}
         checks += 1
-        if not mrows or any(n == 0 for _, n, _ in mrows):
-            problems.append(f"metrics dataset: {mrows}")
+        if got != want or not any(h for _, h in want.values()):
+            problems.append(f"metrics dataset: (descriptors, help texts) by host {got}, "
+                            f"the reference pmdumplog -d/-h {want}")
 
     ok = checks - len(problems)
     line = f"parquet conformance: {ok} of {checks} checks pass ({total} values of {len(archives)} archives, {len(FLEET) + 1} hosts)"

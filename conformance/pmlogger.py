@@ -5,13 +5,17 @@ both archives. Per case it compares:
 
 - exit status, and the configuration warnings each logger writes to its log;
 - the label (host, time zone, version; not the times or the pid);
-- descriptors, help texts, label sets and instance-domain snapshots as sets: libpcp
-  prints them in the order of a hash table that depends on the order of arrival, and
-  snapshots taken by two loggers a few milliseconds apart may straddle a change;
-- the data records with times and values masked (and, for event records, their
-  contents: the sample agent's events depend on its fetch count across all clients),
-  as a sorted list: two tasks that fire in the same millisecond may be written in
-  either order.
+- descriptors, help texts, label sets and instance-domain snapshots as multisets
+  (sorted, duplicates kept): libpcp prints them in the order of a hash table that
+  depends on the order of arrival, and snapshots taken by two loggers a few
+  milliseconds apart may straddle a change;
+- the data records with times masked, and values masked except those of the sample
+  agent's constant metrics (and, for event records, their contents: the sample
+  agent's events depend on its fetch count across all clients), as a sorted list:
+  two tasks that fire in the same millisecond may be written in either order;
+- for pmlc scripts, the transcripts, that each logger's map file was found (a case
+  whose logger never wrote one fails), and the files each archive ended with (a
+  `new volume` must make one).
 
 Cases: the sample agent (every type, aggregates, strings, instance subsets by name and
 number, once, advisory and mandatory, on/off/maybe, non-leaf names, dynamic instance
@@ -374,7 +378,13 @@ def blocks(text, head):
 
 
 def as_set(parts):
-    return "\n".join(sorted(set(parts))) + "\n"
+    """Parts whose order is not the logger's to choose: sorted, duplicates kept."""
+    return "\n".join(sorted(parts)) + "\n"
+
+
+# The sample agent's metrics whose values never change: compared by value.
+CONSTANT = re.compile(r"\(sample\.(?:(?:u?long|u?longlong|float|double)\.(?:one|ten|hundred|million)"
+                      r"|string\.hullo)\):")
 
 
 def label_part(archive):
@@ -419,7 +429,8 @@ def records_part(archive, pid):
             if "--- event record" in l or "==> " in l or re.match(r"^\s+29\.0\.1[23]\d \(sample\.event\.", l):
                 continue
             l = re.sub(r"\d+ \(and \d+ missed\) event records?|\d+ event records?", "E events", l)
-            l = re.sub(r"value .*", "value V", l)
+            if not CONSTANT.search(l):
+                l = re.sub(r"value .*", "value V", l)
             l = re.sub(r"^\[\d+ bytes\]", "[B bytes]", l) if events else l
             lines.append(l.rstrip())
         out.append("\n".join(lines).strip("\n"))
@@ -571,7 +582,8 @@ def pmlc_case(ours, tmp, name, script):
         except subprocess.TimeoutExpired:
             p.kill()
             p.wait()
-        out = (r.stdout + r.stderr) if r else "no map file\n"
+        out = (r.stdout + r.stderr) if r else ""
+        parts.append(("map file (%s)" % who, "found\n", "found\n" if ok else "missing\n"))
         out = out.replace(str(p.pid), "PID").replace(base, "BASE")
         out = TIME.sub("T", out)
         out = re.sub(r"\w{3} \w{3} [ \d]\d \d\d:\d\d:\d\d \d{4}", "DATE", out)
@@ -595,7 +607,15 @@ def pmlc_case(ours, tmp, name, script):
             return "\n".join(sorted(names)) + "\n" + "\n".join(
                 sorted(n + ": " + " ".join(re.findall(r"inst \[\d+", i)) for n, i in insts)) + "\n"
         parts.append(("logged", logged(ref[1]), logged(ours_[1])))
+        parts.append(("files", archive_files(ref[1]), archive_files(ours_[1])))
     return parts
+
+
+def archive_files(base):
+    """The files an archive ended with, by suffix (volumes, .meta, .index)."""
+    d, name = os.path.split(base)
+    return "".join(f[len(name):] + "\n" for f in sorted(os.listdir(d))
+                   if f.startswith(name + "."))
 
 
 def have_reference():

@@ -108,6 +108,7 @@ proptest! {
         prop_assert_eq!(r.vsets.len(), vsets.len());
         for (a, b) in r.vsets.iter().zip(&vsets) {
             prop_assert_eq!(a.pmid, b.pmid);
+            prop_assert_eq!(a.values.len(), b.values.len());
             for ((ia, va), (ib, vb)) in a.values.iter().zip(&b.values) {
                 prop_assert_eq!(ia, ib);
                 match (va, vb) {
@@ -254,17 +255,36 @@ fn every_truncation_of_a_data_volume_is_handled() {
         )
         .unwrap();
     }
+    // where each record of the volume ends (the label first): a frame's first word
+    // is its length
+    let mut ends = Vec::new();
+    let mut at = 0usize;
+    while at + 4 <= src.len() {
+        let len = u32::from_be_bytes(src[at..at + 4].try_into().unwrap()) as usize;
+        assert!(len >= 8, "a frame of {len} bytes at {at}");
+        at += len;
+        ends.push(at);
+    }
+    assert_eq!(at, src.len(), "the volume is whole frames");
+    let records = ends.len() - 1;
+    assert!(records > 10, "{records} records");
     let mut errors = 0;
-    for n in (0..src.len()).step_by(97) {
+    for n in (0..src.len()).step_by(97).chain([src.len()]) {
         std::fs::write(dir.path().join("a.0"), &src[..n]).unwrap();
         match Archive::open(dir.path().join("a").to_string_lossy()) {
             Err(e) => {
                 errors += 1;
                 assert!(e.path().is_some(), "error names no file: {e}");
+                assert!(
+                    n < ends[0],
+                    "a volume with its label whole opens ({n} bytes): {e}"
+                );
             }
             Ok(a) => {
+                // every whole record reads, and nothing past them
+                let whole = ends[1..].iter().filter(|e| **e <= n).count();
                 let n_ok = a.records().take_while(|r| r.is_ok()).count();
-                assert!(n_ok <= 1000);
+                assert_eq!(n_ok, whole, "records read from the first {n} bytes");
             }
         }
     }

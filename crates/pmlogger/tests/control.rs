@@ -141,8 +141,10 @@ fn hostile_clients_change_nothing() {
     let t = stamps(&dir.path().join("arch"));
     assert_eq!(t.len(), 62, "{t:?}");
     for w in t[1..t.len() - 1].windows(2) {
-        // the clients above each held a connection for up to half a second
-        assert!(w[1] - w[0] < 1.0, "a gap in sampling: {t:?}");
+        // the staller would hold sampling for the 10 s before it is dropped if it
+        // were served on the sampling thread; a bound well under that holds on a
+        // loaded machine (the cadence itself is measured by bench-cadence.sh)
+        assert!(w[1] - w[0] < 5.0, "sampling waited for a client: {t:?}");
     }
 }
 
