@@ -828,37 +828,18 @@ impl<'a> Replay<'a> {
         Ok(touched)
     }
 
+    /// An interpolated fetch at the origin, in libpcp's steps: bounds kept from the
+    /// last fetch where they still bracket the time, else a roll forward to it, a
+    /// search backward for the priors still missing and forward for the nexts.
     fn fetch_interp(&mut self, pmids: &[PmId]) -> Result<FetchResult> {
         let t_req = self.secs(self.origin);
-        if t_req < -0.001 {
-            return Err(Error::pcp(PM_ERR_EOL, "before the start of the archive"));
-        }
-        if t_req > self.end + 0.001 {
-            // past the end we knew: look again, the archive may have grown
-            if let Ok(e) = self.a.end_time() {
-                let end = self.secs(e);
-                if end > self.end {
-                    // the archive grew: what scans learnt about its end is stale
-                    for m in self.metrics.values_mut() {
-                        for s in m.insts.values_mut() {
-                            s.witness = None;
-                        }
-                    }
-                }
-                self.end = end;
-            }
-            if t_req > self.end {
-                return Err(Error::pcp(PM_ERR_EOL, "after the end of the archive"));
-            }
-        }
+        self.check_in_archive(t_req)?;
         let mut known = Vec::with_capacity(pmids.len());
         for &p in pmids {
             known.push(self.track(p)?);
         }
-
-        let mut seen_mark = false;
         let forward = self.delta.0 >= 0;
-        let (mut pos, reset) = match self.last_req {
+        let (pos, reset) = match self.last_req {
             Some((last, pos)) if forward && last <= t_req => (pos, false),
             _ => (self.seek(self.origin), true),
         };
@@ -875,34 +856,79 @@ impl<'a> Replay<'a> {
         for m in self.metrics.values_mut() {
             m.sweep_to(t_req, start)?;
         }
-        // Like libpcp, read the archive only when some instance lacks a bound around
-        // t_req: bounds that still bracket it are kept, even a prior that is older
-        // than a next exactly at t_req (which string and aggregate values then show).
-        let need = reset
-            || self.metrics.values().any(|m| {
-                m.insts.values().any(|s| {
-                    if !s.alive {
-                        return false;
-                    }
-                    // (an instance without a prior, even one searched for back to
-                    // the start, makes the roll: it may be born since)
-                    let prior_missing = s.prior.time().is_none_or(|tp| tp > t_req);
-                    let next_missing = match s.next.time() {
-                        None => s.no_next_after.is_none_or(|ta| ta > t_req),
-                        Some(tn) => tn < t_req,
-                    };
-                    prior_missing || next_missing
-                })
-            });
-        if !need {
+        if !reset && !self.needs_reading(t_req) {
             self.last_req = Some((t_req, pos));
             return Ok(self.interp_result(pmids, &known, t_req, false));
         }
-        let seek_start = pos;
         let tracked: Vec<PmId> = self.metrics.keys().copied().collect();
-        // Roll forward to t_req. Only the newest record holding an instance (or a
-        // newer <mark>) can be its prior, so skim the records' headers, then decode
-        // from the newest back until every instance has its bound.
+        let (after, seen_mark) = self.roll_forward(pos, t_req, reset, &tracked)?;
+        self.last_req = Some((t_req, after));
+        if reset {
+            self.search_priors(pos)?;
+        }
+        self.search_nexts(after, t_req, &tracked)?;
+        Ok(self.interp_result(pmids, &known, t_req, seen_mark))
+    }
+
+    /// An error past either end of the archive (looking again at the end, which
+    /// may have grown, before saying so).
+    fn check_in_archive(&mut self, t_req: f64) -> Result<()> {
+        if t_req < -0.001 {
+            return Err(Error::pcp(PM_ERR_EOL, "before the start of the archive"));
+        }
+        if t_req <= self.end + 0.001 {
+            return Ok(());
+        }
+        if let Ok(e) = self.a.end_time() {
+            let end = self.secs(e);
+            if end > self.end {
+                // the archive grew: what scans learnt about its end is stale
+                for m in self.metrics.values_mut() {
+                    for s in m.insts.values_mut() {
+                        s.witness = None;
+                    }
+                }
+            }
+            self.end = end;
+        }
+        if t_req > self.end {
+            return Err(Error::pcp(PM_ERR_EOL, "after the end of the archive"));
+        }
+        Ok(())
+    }
+
+    /// Like libpcp, read the archive only when some instance lacks a bound around
+    /// t_req: bounds that still bracket it are kept, even a prior that is older
+    /// than a next exactly at t_req (which string and aggregate values then show).
+    fn needs_reading(&self, t_req: f64) -> bool {
+        self.metrics.values().any(|m| {
+            m.insts.values().any(|s| {
+                if !s.alive {
+                    return false;
+                }
+                // (an instance without a prior, even one searched for back to the
+                // start, makes the roll: it may be born since)
+                let prior_missing = s.prior.time().is_none_or(|tp| tp > t_req);
+                let next_missing = match s.next.time() {
+                    None => s.no_next_after.is_none_or(|ta| ta > t_req),
+                    Some(tn) => tn < t_req,
+                };
+                prior_missing || next_missing
+            })
+        })
+    }
+
+    /// Rolls forward from `pos` to `t_req`. Only the newest record holding an
+    /// instance (or a newer `<mark>`) can be its prior, so the records' headers are
+    /// skimmed, then decoded from the newest back until every instance has its
+    /// bound. Gives where the roll stopped, and whether it passed a `<mark>`.
+    fn roll_forward(
+        &mut self,
+        mut pos: Position,
+        t_req: f64,
+        reset: bool,
+        tracked: &[PmId],
+    ) -> Result<(Position, bool)> {
         let mut span: Vec<(Position, f64, bool)> = Vec::new();
         while let Some((at, stamp, is_mark, after)) = self.a.peek_forward(pos)? {
             let t = self.secs(stamp);
@@ -914,9 +940,7 @@ impl<'a> Replay<'a> {
             }
             pos = after;
         }
-        if !reset && span.iter().any(|s| s.2) {
-            seen_mark = true;
-        }
+        let seen_mark = !reset && span.iter().any(|s| s.2);
         if let Some(&(first, _, _)) = span.first() {
             // nothing before this roll is read again while moving forward
             if first.vol != self.released.vol
@@ -931,7 +955,7 @@ impl<'a> Replay<'a> {
         let total: usize = self.metrics.values().map(|m| m.insts.len()).sum();
         let mut touched = 0;
         for &(at, t, _) in span.iter().rev() {
-            let Some((_, rec, _)) = self.read_kept(at, &tracked)? else {
+            let Some((_, rec, _)) = self.read_kept(at, tracked)? else {
                 break;
             };
             touched += self.update(&rec, t, t_req, true, t >= t_req, gen)?;
@@ -939,37 +963,42 @@ impl<'a> Replay<'a> {
                 break;
             }
         }
-        self.last_req = Some((t_req, pos));
+        Ok((pos, seen_mark))
+    }
 
-        // Instances still without a prior: search backwards from where we started.
-        // Instances that the instance domain says are not alive at t_req are not
-        // searched for (libpcp's time calipers).
-        if reset {
-            let mut remaining = 0usize;
-            for m in self.metrics.values_mut() {
-                for s in m.insts.values_mut() {
-                    s.searching = s.prior == Bound::None && s.alive;
-                    remaining += usize::from(s.searching);
-                }
-            }
-            let mut bpos = seek_start;
-            while remaining > 0 {
-                let Some((at, rec)) = self.a.read_backward(bpos)? else {
-                    break;
-                };
-                let t = self.secs(rec.stamp);
-                bpos = at;
-                if rec.is_mark() {
-                    let after = self.a.read_forward(at)?.map(|(_, _, n)| n).unwrap_or(at);
-                    if self.mark_ignored(at, after)? {
-                        continue;
-                    }
-                }
-                remaining -= self.update_missing(&rec, t, true)?;
+    /// Instances still without a prior: searched for backwards from `from`.
+    /// Instances that the instance domain says are not alive at t_req are not
+    /// searched for (libpcp's time calipers).
+    fn search_priors(&mut self, from: Position) -> Result<()> {
+        let mut remaining = 0usize;
+        for m in self.metrics.values_mut() {
+            for s in m.insts.values_mut() {
+                s.searching = s.prior == Bound::None && s.alive;
+                remaining += usize::from(s.searching);
             }
         }
+        let mut bpos = from;
+        while remaining > 0 {
+            let Some((at, rec)) = self.a.read_backward(bpos)? else {
+                break;
+            };
+            let t = self.secs(rec.stamp);
+            bpos = at;
+            if rec.is_mark() {
+                let after = self.a.read_forward(at)?.map(|(_, _, n)| n).unwrap_or(at);
+                if self.mark_ignored(at, after)? {
+                    continue;
+                }
+            }
+            remaining -= self.update_missing(&rec, t, true)?;
+        }
+        Ok(())
+    }
 
-        // instances without a next at or after t_req: search forwards
+    /// Marks the instances without a next at or after t_req as searched for (but
+    /// not those a scan to the end already showed nothing holds after t_req);
+    /// gives how many are.
+    fn mark_nexts_sought(&mut self, t_req: f64) -> usize {
         let no_mark_since = self.last_mark.is_none_or(|m| m < t_req);
         let mut remaining = 0usize;
         for m in self.metrics.values_mut() {
@@ -983,7 +1012,6 @@ impl<'a> Replay<'a> {
                     && s.no_next_after.is_none_or(|ta| ta > t_req)
                     && s.alive;
                 s.sought = s.searching;
-                // a scan to the end already showed nothing holds it after t_req
                 if s.searching
                     && no_mark_since
                     && s.witness.is_some_and(|t0| t0 <= t_req)
@@ -995,74 +1023,89 @@ impl<'a> Replay<'a> {
                 remaining += usize::from(s.searching);
             }
         }
+        remaining
+    }
+
+    /// Instances without a next at or after t_req: searched for forwards from
+    /// `from`, a large domain's instance not past its death.
+    fn search_nexts(&mut self, from: Position, t_req: f64, tracked: &[PmId]) -> Result<()> {
+        let mut remaining = self.mark_nexts_sought(t_req);
+        if remaining == 0 {
+            return Ok(());
+        }
+        let mut dying: Vec<(f64, PmId, i32)> = Vec::new();
+        for (&p, m) in &self.metrics {
+            for (&i, s) in &m.insts {
+                if let (true, Some(d)) = (s.searching, s.death) {
+                    dying.push((d, p, i));
+                }
+            }
+        }
+        dying.sort_by(|a, b| b.0.total_cmp(&a.0));
+        let (mut fpos, mut kept) = (from, from);
+        while remaining > 0 {
+            let Some((at, stamp, _, _)) = self.a.peek_forward(fpos)? else {
+                break;
+            };
+            remaining -= self.give_up_on_the_dead(&mut dying, self.secs(stamp), t_req);
+            if remaining == 0 {
+                break;
+            }
+            let Some((at, rec, after)) = self.read_kept(at, tracked)? else {
+                break;
+            };
+            fpos = after;
+            // a long scan ahead must not keep what it passed in memory
+            if at.vol != kept.vol || at.offset.saturating_sub(kept.offset) > 8 << 20 {
+                self.a.release_range(kept, at);
+                kept = at;
+            }
+            let t = self.secs(rec.stamp);
+            if rec.is_mark() && self.mark_ignored(at, after)? {
+                continue;
+            }
+            remaining -= self.update_missing(&rec, t, false)?;
+            self.note_seen(&rec, t);
+        }
         if remaining > 0 {
-            // a large domain's instance is not looked for past its death
-            let mut dying: Vec<(f64, PmId, i32)> = Vec::new();
-            for (&p, m) in &self.metrics {
-                for (&i, s) in &m.insts {
-                    if let (true, Some(d)) = (s.searching, s.death) {
-                        dying.push((d, p, i));
+            // read to the end: remember what that showed, and nothing later for these
+            for m in self.metrics.values_mut() {
+                for s in m.insts.values_mut() {
+                    if s.witness.is_none_or(|t0| t0 > t_req) {
+                        s.witness = Some(t_req);
                     }
-                }
-            }
-            dying.sort_by(|a, b| b.0.total_cmp(&a.0));
-            let mut fpos = pos;
-            let mut kept = pos;
-            while remaining > 0 {
-                let Some((at, stamp, _, _)) = self.a.peek_forward(fpos)? else {
-                    break;
-                };
-                let t = self.secs(stamp);
-                while let Some(&(d, p, i)) = dying.last() {
-                    if d >= t {
-                        break;
-                    }
-                    dying.pop();
-                    if let Some(s) = self.metrics.get_mut(&p).and_then(|m| m.insts.get_mut(&i)) {
-                        if s.searching {
-                            // nothing until it dies: not looked for again
-                            s.searching = false;
-                            s.no_next_after = Some(t_req);
-                            remaining -= 1;
-                        }
-                    }
-                }
-                if remaining == 0 {
-                    break;
-                }
-                let Some((at, rec, after)) = self.read_kept(at, &tracked)? else {
-                    break;
-                };
-                fpos = after;
-                // a long scan ahead must not keep what it passed in memory
-                if at.vol != kept.vol || at.offset.saturating_sub(kept.offset) > 8 << 20 {
-                    self.a.release_range(kept, at);
-                    kept = at;
-                }
-                let t = self.secs(rec.stamp);
-                if rec.is_mark() && self.mark_ignored(at, after)? {
-                    continue;
-                }
-                remaining -= self.update_missing(&rec, t, false)?;
-                self.note_seen(&rec, t);
-            }
-            if remaining > 0 {
-                // read to the end: remember what that showed, and nothing later
-                // for these
-                for m in self.metrics.values_mut() {
-                    for s in m.insts.values_mut() {
-                        if s.witness.is_none_or(|t0| t0 > t_req) {
-                            s.witness = Some(t_req);
-                        }
-                        if s.sought && s.next == Bound::None {
-                            s.no_next_after = Some(t_req);
-                        }
+                    if s.sought && s.next == Bound::None {
+                        s.no_next_after = Some(t_req);
                     }
                 }
             }
         }
+        Ok(())
+    }
 
-        Ok(self.interp_result(pmids, &known, t_req, seen_mark))
+    /// The instances in `dying` (latest death first) that died before `t` have
+    /// nothing later: they are not looked for again. Gives how many stopped.
+    fn give_up_on_the_dead(
+        &mut self,
+        dying: &mut Vec<(f64, PmId, i32)>,
+        t: f64,
+        t_req: f64,
+    ) -> usize {
+        let mut stopped = 0;
+        while let Some(&(d, p, i)) = dying.last() {
+            if d >= t {
+                break;
+            }
+            dying.pop();
+            if let Some(s) = self.metrics.get_mut(&p).and_then(|m| m.insts.get_mut(&i)) {
+                if s.searching {
+                    s.searching = false;
+                    s.no_next_after = Some(t_req);
+                    stopped += 1;
+                }
+            }
+        }
+        stopped
     }
 
     /// [`Archive::read_forward_for`] keeping the values of `tracked`, the last

@@ -4,6 +4,20 @@ use archive_format::error::pm_err_str;
 use archive_format::pmns::Pmns;
 use std::io::{self, Write};
 
+/// `-n` when it was given: `Ok(None)` without it, `Ok(Some(namespace))`, or
+/// `Err(())` once PCP's messages for a namespace that would not load are printed.
+#[allow(clippy::result_unit_err)]
+pub fn load_option(
+    prog: &str,
+    file: Option<&str>,
+    err: &mut dyn Write,
+) -> io::Result<Result<Option<Pmns>, ()>> {
+    match file {
+        None => Ok(Ok(None)),
+        Some(f) => Ok(load(prog, f, err)?.map(Some).ok_or(())),
+    }
+}
+
 /// Loads `file`; on failure prints what PCP's tools print (the parser's complaint,
 /// then `prog: Cannot load namespace from "file": reason`) and gives `None`.
 pub fn load(prog: &str, file: &str, err: &mut dyn Write) -> io::Result<Option<Pmns>> {

@@ -242,47 +242,25 @@ pub fn export(
 ) -> io::Result<Outcome> {
     let files = crate::state::file_sizes(base);
     let name = base.to_string_lossy().into_owned();
-    // what holding the metadata costs: the instance domains are taken as a
-    // stream when they come in time order (one set of each held, not their
-    // history; interpolation holds when each instance lives, not its names, and
-    // a large domain's lives in a temporary file)
-    let profile = archive_format::archive::meta_profile(&name).ok();
-    let stream = profile.is_some_and(|p| p.streamable());
-    let held = profile.map_or(0, |p| if stream { p.streamed_bytes() } else { p.bytes });
-    // beside archives being exported, this one waits until it fits, before its
-    // metadata is loaded; alone, it always fits
-    let (grant, a) = {
-        let _opening = mem.opening();
-        let g = mem.grant(held, wanted(&files));
-        let opts = archive_format::OpenOptions {
-            without_instances: stream,
-            ..Default::default()
-        };
-        let a = Archive::open_with(&name, opts).map_err(|e| io::Error::other(e.to_string()))?;
-        // (bindings drop in reverse order: the archive before its grant)
-        (g, a)
-    };
+    let (grant, a, stream) = open_in_memory(&name, &files, mem)?;
     let label = a.label().clone();
     let host = path_safe(&label.hostname);
     let start = (label.start.sec, label.start.nsec);
     // the same archive as last time, unchanged: nothing to do
     let prev = prev.filter(|p| p.start == start && p.host == host);
-    if let Some(p) = prev {
-        if p.files == files {
-            return Ok(Outcome {
-                state: p.clone(),
-                rows: (0, 0),
-                unchanged: true,
-                warning: None,
-            });
-        }
+    if let Some(p) = prev.filter(|p| p.files == files) {
+        return Ok(Outcome {
+            state: p.clone(),
+            rows: (0, 0),
+            unchanged: true,
+            warning: None,
+        });
     }
     let stem = base
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     let key = format!("{}-{}", path_safe(&stem), digest(&name));
-    let archive = text(&name);
     let mut outputs: Vec<String> = prev.map(|p| p.outputs.clone()).unwrap_or_default();
     let rel = |p: &Path| {
         p.strip_prefix(&o.outdir)
@@ -290,74 +268,17 @@ pub fn export(
             .to_string_lossy()
             .into_owned()
     };
-
-    let mpath = o
-        .outdir
-        .join("metrics")
-        .join(format!("host={host}"))
-        .join(format!("{key}.parquet"));
-    let mpath = write_metrics(&a, mpath, &archive)?;
-    if !outputs.contains(&rel(&mpath)) {
-        outputs.push(rel(&mpath));
-    }
-
-    // the window
-    let utc = jiff::tz::TimeZone::UTC;
-    let end = a.end_time().unwrap_or(label.start);
-    let bounds = cli_common::window::Bounds {
-        start: label.start,
-        end,
-    };
-    let (wstart, wend) =
-        cli_common::window::parse_window(o.start.as_deref(), o.finish.as_deref(), bounds, &utc)
-            .map_err(|spec| {
-                io::Error::new(
-                    io::ErrorKind::InvalidInput,
-                    format!("invalid time window: {spec}"),
-                )
-            })?;
-
+    let hostdir = |ds: &str| o.outdir.join(ds).join(format!("host={host}"));
+    let mpath = hostdir("metrics").join(format!("{key}.parquet"));
+    let mpath = write_metrics(&a, mpath, &text(&name))?;
+    push_new(&mut outputs, rel(&mpath));
+    let (wstart, wend) = utc_window(&a, o)?;
     let pmids = selected(&a, &o.metrics);
     // instance names the stream does not give at their time are found later,
     // as the whole metadata would give them (see `missing_names`)
     let missing: Missing = Default::default();
-    let mut names = if stream {
-        let keys = Rc::clone(&missing);
-        let a = &a;
-        Names::with_resolver(Box::new(move |idx: &[u64]| {
-            let found = {
-                let keys = keys.borrow();
-                let want: Vec<MissingKey> = idx
-                    .iter()
-                    .filter_map(|&i| usize::try_from(i).ok().and_then(|i| keys.get(i)).copied())
-                    .collect();
-                missing_names(a, &want)?
-            };
-            keys.borrow_mut().clear();
-            Ok(found)
-        }))
-    } else {
-        Names::default()
-    };
-    let mut metrics: FastMap<PmId, Metric> = FastMap::default();
-    for &p in &pmids {
-        let Some(desc) = a.metadata().desc(p).copied() else {
-            continue;
-        };
-        let n = a
-            .metadata()
-            .names(p)
-            .first()
-            .cloned()
-            .unwrap_or_else(|| p.to_string());
-        let m = Metric {
-            desc,
-            name: names.id(&n),
-            pmid: names.id(&p.to_string()),
-        };
-        metrics.insert(p, m);
-    }
-
+    let mut names = names_for(&a, stream, &missing);
+    let metrics = metrics_of(&a, &pmids, &mut names);
     // the names of metrics and PMIDs are kept for good (the metadata's share)
     names.pin();
     let from = match prev.and_then(|p| p.resume.clone()) {
@@ -366,14 +287,12 @@ pub fn export(
         None => "start".into(),
     };
     let prefix = format!("part-{key}-{from}");
-    let hostdir = |ds: &str| o.outdir.join(ds).join(format!("host={host}"));
     let rg = if o.row_group == 0 {
         1 << 20
     } else {
         o.row_group
     };
-    let budget = grant.budget;
-    let unit = o.time_unit;
+    let (budget, unit) = (grant.budget, o.time_unit);
     let mut values: Sink<ValueBuffer> = Sink::new(
         hostdir("values"),
         unit.schema(table::VALUES),
@@ -388,13 +307,12 @@ pub fn export(
         rg,
         budget / 8,
     );
-    let instances = if stream {
-        Some(
+    let instances = match stream {
+        true => Some(
             a.instance_stream()
                 .map_err(|e| io::Error::other(e.to_string()))?,
-        )
-    } else {
-        None
+        ),
+        false => None,
     };
     let mut ex = Exporter {
         a: &a,
@@ -422,10 +340,7 @@ pub fn export(
     let (vfiles, vrows) = values.finish(&mut ex.names)?;
     let (efiles, erows) = events.finish(&mut ex.names)?;
     for f in vfiles.iter().chain(&efiles) {
-        let r = rel(f);
-        if !outputs.contains(&r) {
-            outputs.push(r);
-        }
+        push_new(&mut outputs, rel(f));
     }
     let before = prev.map_or((0, 0), |p| p.rows);
     Ok(Outcome {
@@ -441,6 +356,96 @@ pub fn export(
         unchanged: false,
         warning,
     })
+}
+
+fn push_new(outputs: &mut Vec<String>, path: String) {
+    if !outputs.contains(&path) {
+        outputs.push(path);
+    }
+}
+
+/// The archive opened once its share of memory is granted (beside archives being
+/// exported it waits until it fits, before its metadata is loaded; alone, it
+/// always fits), and whether its instance domains are taken as a stream: when they
+/// come in time order, one set of each is held, not their history (interpolation
+/// holds when each instance lives, not its names, and a large domain's lives in a
+/// temporary file).
+fn open_in_memory<'m>(
+    name: &str,
+    files: &std::collections::BTreeMap<String, u64>,
+    mem: &'m Memory,
+) -> io::Result<(crate::memory::Grant<'m>, Archive, bool)> {
+    let profile = archive_format::archive::meta_profile(name).ok();
+    let stream = profile.is_some_and(|p| p.streamable());
+    let held = profile.map_or(0, |p| if stream { p.streamed_bytes() } else { p.bytes });
+    let _opening = mem.opening();
+    let grant = mem.grant(held, wanted(files));
+    let opts = archive_format::OpenOptions {
+        without_instances: stream,
+        ..Default::default()
+    };
+    let a = Archive::open_with(name, opts).map_err(|e| io::Error::other(e.to_string()))?;
+    Ok((grant, a, stream))
+}
+
+/// `-S`/`-T` inside the archive, absolute times read as UTC.
+fn utc_window(a: &Archive, o: &Options) -> io::Result<(Timestamp, Timestamp)> {
+    let label = a.label();
+    let bounds = cli_common::window::Bounds {
+        start: label.start,
+        end: a.end_time().unwrap_or(label.start),
+    };
+    let utc = jiff::tz::TimeZone::UTC;
+    cli_common::window::parse_window(o.start.as_deref(), o.finish.as_deref(), bounds, &utc).map_err(
+        |spec| {
+            let msg = format!("invalid time window: {spec}");
+            io::Error::new(io::ErrorKind::InvalidInput, msg)
+        },
+    )
+}
+
+/// The interned names of an export: with the domains as a stream, a name the set
+/// in force lacks is found later through `missing`.
+fn names_for<'a>(a: &'a Archive, stream: bool, missing: &Missing) -> Names<'a> {
+    if !stream {
+        return Names::default();
+    }
+    let keys = Rc::clone(missing);
+    Names::with_resolver(Box::new(move |idx: &[u64]| {
+        let found = {
+            let keys = keys.borrow();
+            let want: Vec<MissingKey> = idx
+                .iter()
+                .filter_map(|&i| usize::try_from(i).ok().and_then(|i| keys.get(i)).copied())
+                .collect();
+            missing_names(a, &want)?
+        };
+        keys.borrow_mut().clear();
+        Ok(found)
+    }))
+}
+
+/// The exported metrics that have a descriptor, by PMID, their names interned.
+fn metrics_of(a: &Archive, pmids: &[PmId], names: &mut Names) -> FastMap<PmId, Metric> {
+    let mut metrics: FastMap<PmId, Metric> = FastMap::default();
+    for &p in pmids {
+        let Some(desc) = a.metadata().desc(p).copied() else {
+            continue;
+        };
+        let n = a
+            .metadata()
+            .names(p)
+            .first()
+            .cloned()
+            .unwrap_or_else(|| p.to_string());
+        let m = Metric {
+            desc,
+            name: names.id(&n),
+            pmid: names.id(&p.to_string()),
+        };
+        metrics.insert(p, m);
+    }
+    metrics
 }
 
 struct Exporter<'a> {

@@ -158,12 +158,8 @@ pub fn dump(o: &Opts, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<i3
         writeln!(err, "{PROG}: Multiple archives are not supported")?;
         return Ok(1);
     }
-    let pmns = match &o.namespace {
-        Some(f) => match cli_common::pmns::load(PROG, f, err)? {
-            Some(p) => Some(p),
-            None => return Ok(1),
-        },
-        None => None,
+    let Ok(pmns) = cli_common::pmns::load_option(PROG, o.namespace.as_deref(), err)? else {
+        return Ok(1);
     };
     let mut a = match open(&name, err)? {
         Ok(a) => a,

@@ -2,14 +2,7 @@
 //! message and the usage (exit 1), not ignored; those it honours still work.
 
 fn run(args: &[&str]) -> (i32, String, String) {
-    let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
-    let (mut out, mut err) = (Vec::new(), Vec::new());
-    let rc = pmdumplog::run(&args, &mut out, &mut err);
-    (
-        rc,
-        String::from_utf8_lossy(&out).into_owned(),
-        String::from_utf8_lossy(&err).into_owned(),
-    )
+    test_support::run_tool(pmdumplog::run, args)
 }
 
 #[test]

@@ -245,36 +245,73 @@ impl pass3::Lookup for ArchiveLookup<'_> {
     }
 }
 
+/// The names an archive's messages use: as given, its directory and base name, and
+/// the archive as the messages name it.
+struct Names {
+    arg: String,
+    dir: String,
+    base: String,
+    archname: String,
+}
+
+impl Names {
+    fn of(arg: &str) -> Names {
+        let (dir, base) = split_name(arg);
+        let mut n = Names {
+            arg: arg.to_string(),
+            dir,
+            base,
+            archname: String::new(),
+        };
+        n.archname = n.shown(&n.base);
+        n
+    }
+
+    /// A file of the archive as the messages name it.
+    fn shown(&self, name: &str) -> String {
+        if self.dir == "." {
+            name.to_string()
+        } else {
+            format!("{}/{name}", self.dir)
+        }
+    }
+}
+
+/// What pass 0 found of each kind of file.
+struct Pass0 {
+    index: State,
+    meta: State,
+    log: State,
+    fatal: bool,
+    /// The start in the labels, for pass 1.
+    golden_start: Option<Timestamp>,
+    /// Each file's size, by its name less any compression suffix.
+    sizes: HashMap<String, i64>,
+    /// Files whose records end in damage, and where their last whole record ends.
+    damaged: Vec<(PathBuf, Kind, u64)>,
+}
+
+/// The passes in PCP's order: pass 0 over every file, then (unless `--repair` takes
+/// over, or pass 0 found the archive unreadable) passes 1 to 3 over the archive.
 fn check(
     o: &opts::Opts,
     out: &mut dyn Write,
     err: &mut dyn Write,
     rep: &mut Report,
 ) -> io::Result<i32> {
-    let arg = o.archive.clone().unwrap_or_default();
-    let (dir, base) = split_name(&arg);
-    let shown = |name: &str| {
-        if dir == "." {
-            name.to_string()
-        } else {
-            format!("{dir}/{name}")
-        }
-    };
-    let archname = shown(&base);
+    let names = Names::of(o.archive.as_deref().unwrap_or_default());
     if o.verbose > 0 {
-        rep.verbose(
-            err,
-            &format!("Scanning for components of archive \"{arg}\"\n"),
-        )?;
+        let msg = format!("Scanning for components of archive \"{}\"\n", names.arg);
+        rep.verbose(err, &msg)?;
     }
-    let files = components(Path::new(&dir), &base).unwrap_or_default();
+    let files = components(Path::new(&names.dir), &names.base).unwrap_or_default();
+    if files.is_empty() {
+        writeln!(err, "{PROG}: no PCP archive files match \"{}\"", names.arg)?;
+        return Ok(1);
+    }
     // pass 0 reads every file whole and pass 3 the archive: compressed files are
     // decompressed once
     archive_format::volume::keep_decompressed(true);
-    if files.is_empty() {
-        writeln!(err, "{PROG}: no PCP archive files match \"{arg}\"")?;
-        return Ok(1);
-    }
     // while pass 0 reads one compressed file, the next is decompressed on another
     // core (the first is the pass's own)
     let _prefetch = archive_format::volume::prefetch(
@@ -283,47 +320,63 @@ fn check(
             .filter(|(_, _, comp)| comp.is_some())
             .skip(1)
             .map(|(name, _, comp)| FileRef {
-                path: Path::new(&dir).join(name),
+                path: Path::new(&names.dir).join(name),
                 compression: *comp,
             })
             .collect(),
     );
+    let p0 = pass0_files(o, &names, &files, err, rep)?;
+    if o.repair {
+        return repair::repair(o, &names.archname, &p0.damaged, out, err, rep);
+    }
+    if p0.fatal {
+        if o.verbose > 0 {
+            rep.verbose(err, "Due to earlier errors, cannot continue ... bye\n")?;
+        }
+        return Ok(1);
+    }
+    let Ok(pmns) = cli_common::pmns::load_option(PROG, o.namespace.as_deref(), err)? else {
+        return Ok(1);
+    };
+    let mut a = match Archive::open(&names.arg) {
+        Ok(a) => a,
+        Err(e) => {
+            let msg = format!(
+                "{PROG}: cannot open archive \"{}\": {}\nChecking abandoned.",
+                names.arg,
+                e.pm_message()
+            );
+            rep.line(err, "pass0", &msg)?;
+            return Ok(1);
+        }
+    };
+    if let Some(p) = pmns {
+        a.set_pmns(p);
+    }
+    check_archive(o, &names, &a, &p0, out, err, rep)
+}
 
-    // pass 0
-    let (mut index_state, mut meta_state, mut log_state) =
-        (State::Missing, State::Missing, State::Missing);
-    let mut fatal = false;
-    let mut golden_start = None;
-    let mut sizes: HashMap<String, i64> = HashMap::new();
-    let mut damaged: Vec<(PathBuf, Kind, u64)> = Vec::new();
-    for (name, kind, comp) in &files {
-        let fname = shown(name);
-        let path = Path::new(&dir).join(name);
-        let fr = FileRef {
-            path: path.clone(),
-            compression: *comp,
-        };
-        let r = match archive_format::volume::load(&fr) {
-            Ok(bytes) => {
-                let plain = compress::strip_suffix(name).map_or(name.as_str(), |(p, _)| p);
-                sizes.insert(plain.to_string(), bytes.len() as i64);
-                // the pages of a mapped file go as the scan passes them, so that
-                // memory stays bounded whatever the file's size
-                pass0::scan_with(&fname, &bytes, *kind, &mut |at| bytes.release(0, at))
-            }
-            Err(e) => {
-                let why = e.detail().to_string();
-                rep.line(err, "pass0", &format!("{fname}: cannot open file: {why}"))?;
-                pass0::Report {
-                    lines: Vec::new(),
-                    records: 0,
-                    framing: Status::Fatal,
-                    status: Status::Fatal,
-                    last_good: 0,
-                    label: None,
-                }
-            }
-        };
+/// Pass 0: each file's label and records, in directory order.
+fn pass0_files(
+    o: &opts::Opts,
+    names: &Names,
+    files: &[(String, Kind, Option<compress::Compression>)],
+    err: &mut dyn Write,
+    rep: &mut Report,
+) -> io::Result<Pass0> {
+    let mut p0 = Pass0 {
+        index: State::Missing,
+        meta: State::Missing,
+        log: State::Missing,
+        fatal: false,
+        golden_start: None,
+        sizes: HashMap::new(),
+        damaged: Vec::new(),
+    };
+    for (name, kind, comp) in files {
+        let fname = names.shown(name);
+        let path = Path::new(&names.dir).join(name);
+        let r = scan_file(&fname, name, &path, *kind, *comp, &mut p0.sizes, err, rep)?;
         if o.verbose > 0 {
             rep.verbose(err, &format!("{fname}: start pass0 ... "))?;
         }
@@ -337,88 +390,107 @@ fn check(
             rep.line(err, "pass0", &l.text)?;
         }
         if let Some((_, start)) = r.label {
-            golden_start = Some(start);
+            p0.golden_start = Some(start);
         }
         if r.framing == Status::Fatal {
-            damaged.push((path.clone(), *kind, r.last_good));
+            p0.damaged.push((path.clone(), *kind, r.last_good));
         }
-        let ok = r.framing == Status::Ok;
-        match kind {
-            Kind::Index => index_state = if ok { State::Ok } else { State::Bad },
-            Kind::Meta => meta_state = if ok { State::Ok } else { State::Bad },
-            Kind::Data => {
-                if log_state == State::Ok && !ok {
-                    log_state = State::Bad;
-                } else if log_state == State::Missing {
-                    log_state = if ok { State::Ok } else { State::Bad };
-                }
-            }
-        }
-        if r.status == Status::Fatal {
-            fatal = true;
-        }
+        p0.note(*kind, r.framing == Status::Ok);
+        p0.fatal |= r.status == Status::Fatal;
         if o.verbose > 0 && r.records > 0 && r.status != Status::Fatal {
             rep.verbose(err, &format!("found {} records\n", r.records))?;
         }
     }
-    if meta_state == State::Missing {
+    let (dir, base) = (&names.dir, &names.base);
+    if p0.meta == State::Missing {
         rep.line(
             err,
             "pass0",
             &format!("{dir}/{base}.meta: missing metadata file"),
         )?;
-        fatal = true;
+        p0.fatal = true;
     }
-    if log_state == State::Missing {
-        rep.line(
-            err,
-            "pass0",
-            &format!("{dir}/{base}.0 (or similar): missing log file "),
-        )?;
-        fatal = true;
+    if p0.log == State::Missing {
+        let msg = format!("{dir}/{base}.0 (or similar): missing log file ");
+        rep.line(err, "pass0", &msg)?;
+        p0.fatal = true;
     }
-    if o.repair {
-        return repair::repair(o, &archname, &damaged, out, err, rep);
-    }
-    if fatal {
-        if o.verbose > 0 {
-            rep.verbose(err, "Due to earlier errors, cannot continue ... bye\n")?;
-        }
-        return Ok(1);
-    }
+    Ok(p0)
+}
 
-    let pmns = match &o.namespace {
-        Some(f) => match cli_common::pmns::load(PROG, f, err)? {
-            Some(p) => Some(p),
-            None => return Ok(1),
-        },
-        None => None,
-    };
-    let mut a = match Archive::open(&arg) {
-        Ok(a) => a,
-        Err(e) => {
-            rep.line(
-                err,
-                "pass0",
-                &format!(
-                    "{PROG}: cannot open archive \"{arg}\": {}\nChecking abandoned.",
-                    e.pm_message()
-                ),
-            )?;
-            return Ok(1);
+impl Pass0 {
+    /// A file of `kind` was framed whole (`ok`) or not: the index and the metadata
+    /// are as their file is, the data volumes bad once one is.
+    fn note(&mut self, kind: Kind, ok: bool) {
+        let state = if ok { State::Ok } else { State::Bad };
+        match kind {
+            Kind::Index => self.index = state,
+            Kind::Meta => self.meta = state,
+            Kind::Data if self.log == State::Missing => self.log = state,
+            Kind::Data if !ok => self.log = State::Bad,
+            Kind::Data => {}
         }
-    };
-    if let Some(p) = pmns {
-        a.set_pmns(p);
     }
+}
+
+/// Pass 0 of one file (a file that cannot be read is fatal).
+#[allow(clippy::too_many_arguments)]
+fn scan_file(
+    fname: &str,
+    name: &str,
+    path: &Path,
+    kind: Kind,
+    compression: Option<compress::Compression>,
+    sizes: &mut HashMap<String, i64>,
+    err: &mut dyn Write,
+    rep: &mut Report,
+) -> io::Result<pass0::Report> {
+    let fr = FileRef {
+        path: path.to_path_buf(),
+        compression,
+    };
+    match archive_format::volume::load(&fr) {
+        Ok(bytes) => {
+            let plain = compress::strip_suffix(name).map_or(name, |(p, _)| p);
+            sizes.insert(plain.to_string(), bytes.len() as i64);
+            // the pages of a mapped file go as the scan passes them, so that
+            // memory stays bounded whatever the file's size
+            Ok(pass0::scan_with(fname, &bytes, kind, &mut |at| {
+                bytes.release(0, at)
+            }))
+        }
+        Err(e) => {
+            let why = e.detail().to_string();
+            rep.line(err, "pass0", &format!("{fname}: cannot open file: {why}"))?;
+            Ok(pass0::Report {
+                lines: Vec::new(),
+                records: 0,
+                framing: Status::Fatal,
+                status: Status::Fatal,
+                last_good: 0,
+                label: None,
+            })
+        }
+    }
+}
+
+/// Passes 1 to 3 over the open archive, in the window of `-S`/`-T`.
+fn check_archive(
+    o: &opts::Opts,
+    names: &Names,
+    a: &Archive,
+    p0: &Pass0,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+    rep: &mut Report,
+) -> io::Result<i32> {
     let label = a.label().clone();
-    let end = a.end_time().ok();
     // (the notes go to stdout, as PCP's: not into a JSON document there)
     let (tz, note) = clock::zone_for(o.hostzone, o.tz.as_deref(), &label);
     if let Some(n) = note.filter(|_| !o.json) {
         write!(out, "{n}")?;
     }
-    let bounds = clock::bounds(&label, end);
+    let bounds = clock::bounds(&label, a.end_time().ok());
     let (wstart, wend) = match clock::window(o.start.as_deref(), o.finish.as_deref(), bounds, &tz) {
         Ok(w) => w,
         Err(msg) => {
@@ -427,142 +499,133 @@ fn check(
         }
     };
     if o.label {
-        let ms = Stamps {
-            tz: tz.clone(),
-            dated: false,
-        };
-        let c = ctime(label.start.sec, &tz);
-        let mut text = format!(
-            "Log Label (Log Format Version {})\nPerformance metrics from host {}\n  commencing {} {} {}\n",
-            label.version,
-            label.hostname,
-            &c[..10],
-            ms.fmt(label.start),
-            &c[20..]
-        );
-        if wend.sec >= i32::MAX as i64 {
-            text.push_str("  ending     UNKNOWN\n");
-        } else {
-            let c = ctime(wend.sec, &tz);
-            text.push_str(&format!(
-                "  ending     {} {} {}\n",
-                &c[..10],
-                ms.fmt(wend),
-                &c[20..]
-            ));
-        }
-        rep.verbose(err, &text)?;
+        rep.verbose(err, &label_text(&label, wend, &tz))?;
     }
-
-    // pass 1
-    if o.verbose > 0 {
-        rep.verbose(
-            err,
-            &format!("{archname}: start pass1 (check temporal index)\n"),
-        )?;
-    }
-    let label_size = if label.version >= 3 { 808 } else { 132 };
-    let vol_size = |v: i32| sizes.get(&format!("{base}.{v}")).copied();
-    let ctx = pass1::Context {
-        archname: &archname,
-        label_size,
-        meta_size: sizes.get(&format!("{base}.meta")).copied(),
-        vol_size: &vol_size,
-        golden_start,
-    };
-    let (lines, index_bad) = pass1::check(&ctx, a.index());
-    for l in &lines {
-        rep.line(err, "pass1", l)?;
-    }
-
-    // pass 2
-    if o.verbose > 0 {
-        rep.verbose(err, &format!("{archname}: start pass2\n"))?;
-    }
-    let mut lines = Vec::new();
-    for d in a.metadata().descs_hash_order() {
-        let name = a.metadata().names(d.pmid).first().map(|s| s.as_str());
-        pass2::check(&archname, d, name, &mut lines);
-    }
-    for l in &lines {
-        rep.line(err, "pass2", l)?;
-    }
-
-    // pass 3
+    let index_bad = pass1_and_2(o, names, a, p0, err, rep)?;
     if o.metadata_only {
         return Ok(0);
     }
     if o.verbose > 0 {
-        rep.verbose(err, &format!("{archname}: start pass3\n"))?;
+        rep.verbose(err, &format!("{}: start pass3\n", names.archname))?;
     }
     let span_sec = wend.sec - wstart.sec - i64::from(wend.nsec < wstart.nsec);
     let stamps = Stamps {
         tz,
         dated: span_sec > 86400,
     };
-    let fmt = |t: Timestamp| stamps.fmt(t);
-    let look = ArchiveLookup {
-        a: &a,
-        origin: wstart,
-    };
-    let mut checker = pass3::Checker::default();
-    checker.nowrap = o.nowrap;
     // pmSetMode(PM_MODE_FORW, start): positioned by the index unless it is bad,
     // and read from there record by record
-    let mut cur = LogCursor::new(&a);
-    if index_bad || index_state == State::Bad {
+    let mut cur = LogCursor::new(a);
+    if index_bad || p0.index == State::Bad {
         cur.ignore_index();
     }
     cur.set_mode(archive_format::logfetch::Direction::Forward, wstart);
+    pass3_records(o, names, a, &mut cur, (wstart, wend), &stamps, err, rep)
+}
+
+/// `-l`: the label as pmlogcheck prints it, with the end of the window.
+fn label_text(label: &archive_format::Label, wend: Timestamp, tz: &TimeZone) -> String {
+    let ms = Stamps {
+        tz: tz.clone(),
+        dated: false,
+    };
+    let c = ctime(label.start.sec, tz);
+    let mut text = format!(
+        "Log Label (Log Format Version {})\nPerformance metrics from host {}\n  commencing {} {} {}\n",
+        label.version,
+        label.hostname,
+        &c[..10],
+        ms.fmt(label.start),
+        &c[20..]
+    );
+    if wend.sec >= i32::MAX as i64 {
+        text.push_str("  ending     UNKNOWN\n");
+    } else {
+        let c = ctime(wend.sec, tz);
+        let end = format!("  ending     {} {} {}\n", &c[..10], ms.fmt(wend), &c[20..]);
+        text.push_str(&end);
+    }
+    text
+}
+
+/// Pass 1 (the temporal index) and pass 2 (the descriptors); whether the index is
+/// bad.
+fn pass1_and_2(
+    o: &opts::Opts,
+    names: &Names,
+    a: &Archive,
+    p0: &Pass0,
+    err: &mut dyn Write,
+    rep: &mut Report,
+) -> io::Result<bool> {
+    let (archname, base) = (&names.archname, &names.base);
+    if o.verbose > 0 {
+        let msg = format!("{archname}: start pass1 (check temporal index)\n");
+        rep.verbose(err, &msg)?;
+    }
+    let vol_size = |v: i32| p0.sizes.get(&format!("{base}.{v}")).copied();
+    let ctx = pass1::Context {
+        archname,
+        label_size: if a.label().version >= 3 { 808 } else { 132 },
+        meta_size: p0.sizes.get(&format!("{base}.meta")).copied(),
+        vol_size: &vol_size,
+        golden_start: p0.golden_start,
+    };
+    let (lines, index_bad) = pass1::check(&ctx, a.index());
+    for l in &lines {
+        rep.line(err, "pass1", l)?;
+    }
+    if o.verbose > 0 {
+        rep.verbose(err, &format!("{archname}: start pass2\n"))?;
+    }
+    let mut lines = Vec::new();
+    for d in a.metadata().descs_hash_order() {
+        let name = a.metadata().names(d.pmid).first().map(|s| s.as_str());
+        pass2::check(archname, d, name, &mut lines);
+    }
+    for l in &lines {
+        rep.line(err, "pass2", l)?;
+    }
+    Ok(index_bad)
+}
+
+/// Pass 3: the records of the window in turn, each value against the last.
+#[allow(clippy::too_many_arguments)]
+fn pass3_records(
+    o: &opts::Opts,
+    names: &Names,
+    a: &Archive,
+    cur: &mut LogCursor,
+    (wstart, wend): (Timestamp, Timestamp),
+    stamps: &Stamps,
+    err: &mut dyn Write,
+    rep: &mut Report,
+) -> io::Result<i32> {
+    let fmt = |t: Timestamp| stamps.fmt(t);
+    // the first record is checked against -S's start when one was given
+    let mut last = o.start.is_some().then_some(wstart);
+    let look = ArchiveLookup { a, origin: wstart };
+    let mut checker = pass3::Checker::default();
+    checker.nowrap = o.nowrap;
     // the volume messages name: the context's, which reading on into later
     // volumes does not change (PCP 6.0.3 names volume 0 for records of volume 3)
-    let vol = cur.volume().unwrap_or(0);
-    let mut last = if o.start.is_some() {
-        Some(wstart)
-    } else {
-        None
-    };
+    let prefix = format!("{}.{}", names.archname, cur.volume().unwrap_or(0));
     let (mut results, mut marks) = (0usize, 0usize);
     let mut lines = Vec::new();
-    let prefix = format!("{archname}.{vol}");
     loop {
         let (_, rec) = match cur.read_next() {
             Ok(Some(r)) => r,
             Ok(None) => break,
             Err(e) => {
-                let after = last.map(&fmt).unwrap_or_else(|| fmt(Timestamp::new(0, 0)));
-                rep.line(
-                    err,
-                    "pass3",
-                    &format!("[after {after}]: pmFetch: error: {}", e.pm_message()),
-                )?;
+                let after = fmt(last.unwrap_or(Timestamp::new(0, 0)));
+                let msg = format!("[after {after}]: pmFetch: error: {}", e.pm_message());
+                rep.line(err, "pass3", &msg)?;
                 break;
             }
         };
         results += 1;
-        if rec.stamp < label.start {
-            rep.line(
-                err,
-                "pass3",
-                &format!(
-                    "{prefix}:[{}]: timestamp before label timestamp: {}",
-                    fmt(rec.stamp),
-                    fmt(label.start)
-                ),
-            )?;
-        }
-        if let Some(l) = last {
-            if rec.stamp < l {
-                rep.line(
-                    err,
-                    "pass3",
-                    &format!(
-                        "{prefix}:[{}]: timestamp went backwards, prior timestamp: {}",
-                        fmt(rec.stamp),
-                        fmt(l)
-                    ),
-                )?;
-            }
+        for l in stamp_findings(&prefix, rec.stamp, a.label().start, last, &fmt) {
+            rep.line(err, "pass3", &l)?;
         }
         last = Some(rec.stamp);
         if rec.stamp > wend {
@@ -581,13 +644,38 @@ fn check(
             return Ok(1);
         }
     }
-    if o.verbose > 0 {
-        if results > 0 {
-            rep.verbose(err, &format!("Processed {results} pmResult records\n"))?;
-        }
-        if marks > 0 {
-            rep.verbose(err, &format!("Processed {marks} <mark> records\n"))?;
-        }
+    if o.verbose > 0 && results > 0 {
+        rep.verbose(err, &format!("Processed {results} pmResult records\n"))?;
+    }
+    if o.verbose > 0 && marks > 0 {
+        rep.verbose(err, &format!("Processed {marks} <mark> records\n"))?;
     }
     Ok(0)
+}
+
+/// What pass 3 says of a record's time: before the label's, or before the last
+/// record's.
+fn stamp_findings(
+    prefix: &str,
+    stamp: Timestamp,
+    start: Timestamp,
+    last: Option<Timestamp>,
+    fmt: &dyn Fn(Timestamp) -> String,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    if stamp < start {
+        out.push(format!(
+            "{prefix}:[{}]: timestamp before label timestamp: {}",
+            fmt(stamp),
+            fmt(start)
+        ));
+    }
+    if let Some(l) = last.filter(|l| stamp < *l) {
+        out.push(format!(
+            "{prefix}:[{}]: timestamp went backwards, prior timestamp: {}",
+            fmt(stamp),
+            fmt(l)
+        ));
+    }
+    out
 }

@@ -3,14 +3,7 @@
 //! errors come as `pmlogcheck: message` with exit status 1.
 
 fn run(args: &[&str]) -> (i32, String, String) {
-    let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
-    let (mut out, mut err) = (Vec::new(), Vec::new());
-    let code = pmlogcheck::run(&args, &mut out, &mut err);
-    (
-        code,
-        String::from_utf8_lossy(&out).into_owned(),
-        String::from_utf8_lossy(&err).into_owned(),
-    )
+    test_support::run_tool(pmlogcheck::run, args)
 }
 
 fn corpus_copy(dir: &std::path::Path) -> String {

@@ -37,6 +37,211 @@ pub fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
     })
 }
 
+/// Why pmval cannot do what it was asked (live sources, GUI time control,
+/// derived metrics), if it cannot.
+fn unsupported(o: &Opts, spec: &spec::MetricSpec) -> Option<String> {
+    if (o.archive.is_none() && spec.archive.is_none()) || spec.host.is_some() {
+        let what = if o.host || o.local {
+            "live metric sources"
+        } else {
+            "the local pmcd"
+        };
+        return Some(format!(
+            "{what} are not supported by this pmval; give an archive with -a"
+        ));
+    }
+    if o.gui {
+        return Some("-g (GUI time control) is not supported".into());
+    }
+    o.derived.then(|| "--derived is not supported".to_string())
+}
+
+/// The archives of `source` as one context, with `-n`'s namespace.
+fn open_source(o: &Opts, source: &str) -> Result<Archive, String> {
+    let mut a = Archive::open_context(source)
+        .map_err(|e| format!("Cannot open archive \"{source}\": {}", e.pm_message()))?;
+    if let Some(f) = &o.namespace {
+        let p = std::fs::read_to_string(f)
+            .map_err(|e| e.to_string())
+            .and_then(|t| Pmns::parse_ascii(&t).map_err(|e| e.to_string()))
+            .map_err(|e| format!("Cannot load namespace from \"{f}\": {e}"))?;
+        a.set_pmns(p);
+    }
+    Ok(a)
+}
+
+/// The window of `-S -T -O -A`, kept inside the archive as pmval keeps it: a start
+/// before it is the archive's start, an end after it the archive's end (the header
+/// and the number of samples say so).
+fn window_in(o: &Opts, a: &Archive, tz: &TimeZone) -> Result<cli_common::window::Window, String> {
+    let label = a.label();
+    let end = a.end_time().unwrap_or(label.start);
+    let args = WindowArgs {
+        start: o.start.as_deref(),
+        finish: o.finish.as_deref(),
+        origin: o.origin.as_deref(),
+        align: o.align.as_deref(),
+    };
+    let bounds = Bounds {
+        start: label.start,
+        end,
+    };
+    let mut window = resolve_window(args, bounds, tz)
+        .map_err(|spec| clock::invalid_window(&spec, clock::bounds(label, Some(end))))?;
+    if window.finish > end {
+        window.finish = end;
+    }
+    if window.start < label.start {
+        window.start = label.start;
+        window.origin = window.origin.max(label.start);
+    }
+    Ok(window)
+}
+
+/// The metric's descriptor, the instances to report (`(id, name)` by id) and the
+/// profile that asks for them (empty for all), as pmLookupName, pmLookupDesc and
+/// pmGetInDom check them.
+#[allow(clippy::type_complexity)]
+fn metric_and_instances(
+    o: &Opts,
+    spec: &spec::MetricSpec,
+    m: &archive_format::Metadata,
+) -> Result<(Desc, Vec<(i32, Arc<str>)>, Vec<i32>), String> {
+    let pmid = match m.pmns.lookup(&spec.metric) {
+        Lookup::Leaf(p) => p,
+        Lookup::NonLeaf => {
+            return Err(format!(
+                "pmLookupName({}): Metric name is not a leaf in PMNS",
+                spec.metric
+            ))
+        }
+        Lookup::Unknown => {
+            return Err(format!(
+                "pmLookupName({}): Unknown metric name",
+                spec.metric
+            ))
+        }
+    };
+    let desc = *m
+        .desc(pmid)
+        .ok_or("pmLookupDesc: Unknown or illegal metric identifier")?;
+    if desc.indom.is_null() && !spec.insts.is_empty() {
+        return Err(format!(
+            "{}: singular metrics do not have instances",
+            spec.metric
+        ));
+    }
+    if desc.indom.is_null() {
+        return Ok((desc, Vec::new(), Vec::new()));
+    }
+    if m.snapshots(desc.indom).is_empty() {
+        let why = pm_err_str(archive_format::error::PM_ERR_INDOM_LOG);
+        return Err(format!("pmGetInDom({}): {why}", desc.indom));
+    }
+    let mut union = m.indom_union(desc.indom);
+    let wanted: Vec<&String> = o.instances.iter().chain(&spec.insts).collect();
+    if wanted.is_empty() {
+        union.sort_by_key(|p| p.0);
+        return Ok((desc, union, Vec::new()));
+    }
+    let (mut ipairs, mut profile) = (Vec::new(), Vec::new());
+    for name in wanted {
+        let id = lookup_instance(&union, name).ok_or(format!("instance {name} not available"))?;
+        ipairs.push((id, Arc::from(name.as_str())));
+        profile.push(id);
+    }
+    ipairs.sort_by_key(|p| p.0);
+    Ok((desc, ipairs, profile))
+}
+
+/// A counter of time is shown as a rate in its own time units: the factor.
+fn rate_scale(desc: &Desc) -> f64 {
+    if desc.sem != sem::COUNTER || desc.units.dim_time() == 0 {
+        return 1.0;
+    }
+    let st = desc.units.scale_time() as i32;
+    if st > 3 {
+        60f64.powi(3 - st)
+    } else {
+        1000f64.powi(3 - st)
+    }
+}
+
+/// The width of a value column: `-w`, else by type.
+fn column_width(o: &Opts, desc: &Desc) -> usize {
+    match o.width {
+        Some(w) => w as usize,
+        None => match desc.vtype {
+            vtype::I32 | vtype::U32 => 11,
+            vtype::FLOAT => 13,
+            vtype::EVENT | vtype::HIGHRES_EVENT => 0,
+            _ => 21,
+        },
+    }
+}
+
+/// How the samples are taken: interpolated or record by record, how far apart, how
+/// many, from where.
+struct Plan {
+    /// Events are never interpolated: every record in turn, as with `-U`.
+    events: bool,
+    interp: bool,
+    delta_ns: i128,
+    /// `-1`: until the end.
+    samples: i64,
+    origin: Timestamp,
+}
+
+impl Plan {
+    fn new(o: &Opts, desc: &Desc, window: &cli_common::window::Window) -> Plan {
+        let events = desc.vtype == vtype::EVENT || desc.vtype == vtype::HIGHRES_EVENT;
+        let interp = !o.nointerp && !events;
+        let delta_ns = o
+            .interval
+            .as_deref()
+            .and_then(cli_common::window::parse_interval)
+            .filter(|n| *n > 0)
+            .unwrap_or(1_000_000_000);
+        let mut samples = o.samples.map_or(-1, i64::from);
+        if samples < 0 && interp {
+            let span = secs(window.finish) - secs(window.origin);
+            let n = (span / (delta_ns as f64 / 1e9)) as i64;
+            samples = if n < 0 { 0 } else { n + 1 };
+        }
+        Plan {
+            events,
+            interp,
+            delta_ns,
+            samples,
+            // pmTimeStateMode hands libpcp a microsecond origin
+            origin: Timestamp::new(window.origin.sec, window.origin.nsec / 1000 * 1000),
+        }
+    }
+
+    /// The replay, set as pmval sets libpcp's context.
+    fn replay<'a>(&self, o: &Opts, a: &'a Archive, desc: &Desc, profile: Vec<i32>) -> Replay<'a> {
+        let mut r = Replay::new(a);
+        if o.nearest {
+            r.set_interp_rule(InterpRule::Nearest);
+        }
+        if let Some(policy) = mark_policy() {
+            r.set_mark_policy(policy);
+        }
+        if !profile.is_empty() {
+            r.set_profile(desc.indom, profile);
+        }
+        // pmTimeStateMode hands libpcp a whole number of milliseconds
+        let delta_ms = ((self.delta_ns as f64 / 1e9) * 1000.0) as i64;
+        let mode = if self.interp {
+            Mode::Interp
+        } else {
+            Mode::Forw
+        };
+        r.set_mode(mode, Some(self.origin), Delta::from_millis(delta_ms));
+        r
+    }
+}
+
 fn secs(t: Timestamp) -> f64 {
     t.as_real_libpcp()
 }
@@ -66,26 +271,12 @@ struct Pmval<'a> {
 }
 
 impl<'a> Pmval<'a> {
+    /// pmval's steps: the source and the metric as PCP's checks them, in its order
+    /// and with its messages, then the header and the samples.
     fn run(o: &'a Opts, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<i32> {
         let spec = spec::parse(&o.metric).map_err(|e| io::Error::other(e.render(&o.metric)))?;
-        if (o.archive.is_none() && spec.archive.is_none()) || spec.host.is_some() {
-            let what = if o.host || o.local {
-                "live metric sources"
-            } else {
-                "the local pmcd"
-            };
-            writeln!(
-                err,
-                "{PROG}: {what} are not supported by this pmval; give an archive with -a"
-            )?;
-            return Ok(1);
-        }
-        if o.gui {
-            writeln!(err, "{PROG}: -g (GUI time control) is not supported")?;
-            return Ok(1);
-        }
-        if o.derived {
-            writeln!(err, "{PROG}: --derived is not supported")?;
+        if let Some(why) = unsupported(o, &spec) {
+            writeln!(err, "{PROG}: {why}")?;
             return Ok(1);
         }
         let source = o
@@ -93,192 +284,46 @@ impl<'a> Pmval<'a> {
             .clone()
             .or_else(|| spec.archive.clone())
             .unwrap_or_default();
-        let mut a = match Archive::open_context(&source) {
+        let a = match open_source(o, &source) {
             Ok(a) => a,
-            Err(e) => {
-                writeln!(
-                    err,
-                    "{PROG}: Cannot open archive \"{source}\": {}",
-                    e.pm_message()
-                )?;
+            Err(msg) => {
+                writeln!(err, "{PROG}: {msg}")?;
                 return Ok(1);
             }
         };
-        if let Some(f) = &o.namespace {
-            let loaded = std::fs::read_to_string(f)
-                .map_err(|e| e.to_string())
-                .and_then(|t| Pmns::parse_ascii(&t).map_err(|e| e.to_string()));
-            match loaded {
-                Ok(p) => a.set_pmns(p),
-                Err(e) => {
-                    writeln!(err, "{PROG}: Cannot load namespace from \"{f}\": {e}")?;
-                    return Ok(1);
-                }
-            }
-        }
         let label = a.label().clone();
-        let text = o.format == Format::Text;
         let (tz, note) = clock::zone_for(o.hostzone, o.tz.as_deref(), &label);
-        if let Some(n) = note.filter(|_| text) {
+        if let Some(n) = note.filter(|_| o.format == Format::Text) {
             write!(out, "{n}")?;
         }
-        let end = a.end_time().unwrap_or(label.start);
-        let mut window = match resolve_window(
-            WindowArgs {
-                start: o.start.as_deref(),
-                finish: o.finish.as_deref(),
-                origin: o.origin.as_deref(),
-                align: o.align.as_deref(),
-            },
-            Bounds {
-                start: label.start,
-                end,
-            },
-            &tz,
-        ) {
+        // from here on a refusal follows what was printed
+        let refused = |out: &mut dyn Write, err: &mut dyn Write, msg: String| {
+            out.flush()?;
+            writeln!(err, "{PROG}: {msg}")?;
+            Ok(1)
+        };
+        let window = match window_in(o, &a, &tz) {
             Ok(w) => w,
-            Err(spec) => {
-                out.flush()?;
-                let bounds = clock::bounds(&label, Some(end));
-                writeln!(err, "{PROG}: {}", clock::invalid_window(&spec, bounds))?;
-                return Ok(1);
-            }
+            Err(msg) => return refused(out, err, msg),
         };
-        // pmval keeps its window inside the archive: a start before it is the
-        // archive's start, an end after it the archive's end (the header and the
-        // number of samples say so)
-        if window.finish > end {
-            window.finish = end;
-        }
-        if window.start < label.start {
-            window.start = label.start;
-            window.origin = window.origin.max(label.start);
-        }
-
-        let m = a.metadata();
-        let pmid = match m.pmns.lookup(&spec.metric) {
-            Lookup::Leaf(p) => p,
-            other => {
-                out.flush()?;
-                let why = if matches!(other, Lookup::NonLeaf) {
-                    "Metric name is not a leaf in PMNS"
-                } else {
-                    "Unknown metric name"
-                };
-                writeln!(err, "{PROG}: pmLookupName({}): {why}", spec.metric)?;
-                return Ok(1);
-            }
+        let (desc, ipairs, profile) = match metric_and_instances(o, &spec, a.metadata()) {
+            Ok(found) => found,
+            Err(msg) => return refused(out, err, msg),
         };
-        let Some(desc) = m.desc(pmid).copied() else {
-            out.flush()?;
-            writeln!(
-                err,
-                "{PROG}: pmLookupDesc: Unknown or illegal metric identifier"
-            )?;
-            return Ok(1);
-        };
-        if desc.indom.is_null() && !spec.insts.is_empty() {
-            out.flush()?;
-            writeln!(
-                err,
-                "{PROG}: {}: singular metrics do not have instances",
-                spec.metric
-            )?;
-            return Ok(1);
-        }
-        // events are never interpolated: every record in turn, as with -U
-        let events = desc.vtype == vtype::EVENT || desc.vtype == vtype::HIGHRES_EVENT;
-        let scale = if desc.sem == sem::COUNTER && desc.units.dim_time() != 0 {
-            let st = desc.units.scale_time() as i32;
-            if st > 3 {
-                60f64.powi(3 - st)
-            } else {
-                1000f64.powi(3 - st)
-            }
-        } else {
-            1.0
-        };
-
-        // instances
-        let mut wanted: Vec<String> = o.instances.clone();
-        wanted.extend(spec.insts.iter().cloned());
-        let iall = wanted.is_empty();
-        let mut ipairs: Vec<(i32, Arc<str>)> = Vec::new();
-        let mut profile: Vec<i32> = Vec::new();
-        if !desc.indom.is_null() {
-            if m.snapshots(desc.indom).is_empty() {
-                out.flush()?;
-                writeln!(
-                    err,
-                    "{PROG}: pmGetInDom({}): {}",
-                    desc.indom,
-                    pm_err_str(archive_format::error::PM_ERR_INDOM_LOG)
-                )?;
-                return Ok(1);
-            }
-            let union = m.indom_union(desc.indom);
-            if iall {
-                ipairs = union;
-            } else {
-                for name in &wanted {
-                    match lookup_instance(&union, name) {
-                        Some(id) => {
-                            ipairs.push((id, Arc::from(name.as_str())));
-                            profile.push(id);
-                        }
-                        None => {
-                            out.flush()?;
-                            writeln!(err, "{PROG}: instance {name} not available")?;
-                            return Ok(1);
-                        }
-                    }
-                }
-            }
-            ipairs.sort_by_key(|p| p.0);
-        }
-
-        // samples
-        let interp = !o.nointerp && !events;
-        let delta_ns = o
-            .interval
-            .as_deref()
-            .and_then(cli_common::window::parse_interval)
-            .filter(|n| *n > 0)
-            .unwrap_or(1_000_000_000);
-        // pmTimeStateMode hands libpcp a whole number of milliseconds and a
-        // microsecond origin
-        let delta_ms = ((delta_ns as f64 / 1e9) * 1000.0) as i64;
-        let origin = Timestamp::new(window.origin.sec, window.origin.nsec / 1000 * 1000);
-        let mut samples: i64 = match o.samples {
-            Some(n) => n as i64,
-            None => -1,
-        };
-        if samples < 0 && interp {
-            let n = ((secs(window.finish) - secs(window.origin)) / (delta_ns as f64 / 1e9)) as i64;
-            samples = if n < 0 { 0 } else { n + 1 };
-        }
-
-        if o.tz.is_none() && !o.hostzone && !events && o.format == Format::Text {
+        let plan = Plan::new(o, &desc, &window);
+        if o.tz.is_none() && !o.hostzone && !plan.events && o.format == Format::Text {
             writeln!(out)?;
         }
-        let cols = match o.width {
-            Some(w) => w as usize,
-            None => match desc.vtype {
-                vtype::I32 | vtype::U32 => 11,
-                vtype::FLOAT => 13,
-                vtype::EVENT | vtype::HIGHRES_EVENT => 0,
-                _ => 21,
-            },
-        };
-        if let Some(f) = o.fixed {
-            let f = f as usize;
+        let cols = column_width(o, &desc);
+        if let Some(f) = o.fixed.map(|f| f as usize) {
             if (f == 0 && f > cols) || (f > 0 && f + 2 > cols) {
-                out.flush()?;
-                writeln!(err, "{PROG}: -f {f} too large for column width {cols}")?;
-                return Ok(1);
+                return refused(
+                    out,
+                    err,
+                    format!("-f {f} too large for column width {cols}"),
+                );
             }
         }
-
         let mut p = Pmval {
             o,
             desc,
@@ -286,13 +331,13 @@ impl<'a> Pmval<'a> {
             tz,
             cols,
             fixed: o.fixed.map(|f| f as usize),
+            iall: o.instances.is_empty() && spec.insts.is_empty(),
             ipairs,
-            iall,
-            scale,
+            scale: rate_scale(&desc),
             label_style: None,
             label_full_printed: false,
-            events,
-            delta_ns,
+            events: plan.events,
+            delta_ns: plan.delta_ns,
             meta_archive: &a,
             finish: secs(window.finish),
             csv_header_done: false,
@@ -304,28 +349,13 @@ impl<'a> Pmval<'a> {
                 &label.hostname,
                 window.origin,
                 window.finish,
-                samples,
-                delta_ns,
-                interp,
+                plan.samples,
+                plan.delta_ns,
+                plan.interp,
             )?;
         }
-
-        let mut r = Replay::new(&a);
-        if o.nearest {
-            r.set_interp_rule(InterpRule::Nearest);
-        }
-        if let Some(policy) = mark_policy() {
-            r.set_mark_policy(policy);
-        }
-        if !profile.is_empty() {
-            r.set_profile(desc.indom, profile);
-        }
-        if interp {
-            r.set_mode(Mode::Interp, Some(origin), Delta::from_millis(delta_ms));
-        } else {
-            r.set_mode(Mode::Forw, Some(origin), Delta::from_millis(delta_ms));
-        }
-        p.main_loop(&mut r, samples, out, err)
+        let mut r = plan.replay(o, &a, &desc, profile);
+        p.main_loop(&mut r, plan.samples, out, err)
     }
 
     #[allow(clippy::too_many_arguments)]

@@ -101,6 +101,19 @@ pub fn assert_help_lists(tool: &str, err: &[u8], ours: &[&str]) {
 /// A tool run in-process: arguments, standard output, standard error; the status.
 pub type RunFn = fn(&[String], &mut dyn std::io::Write, &mut dyn std::io::Write) -> i32;
 
+/// Runs a tool in-process on `args`: its status, standard output and standard error
+/// (lossily UTF-8).
+pub fn run_tool(run: RunFn, args: &[&str]) -> (i32, String, String) {
+    let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let code = run(&args, &mut out, &mut err);
+    (
+        code,
+        String::from_utf8_lossy(&out).into_owned(),
+        String::from_utf8_lossy(&err).into_owned(),
+    )
+}
+
 /// Runs every golden case under `testdata/GOLDEN/ARCHIVE/CASE` (made by PCP 6.0.3's
 /// tool with scripts/regen-testdata.sh: `cmd`, or `args` one argument a line where
 /// an argument holds spaces; `stdout`, `stderr`, `status`) through `run`, in

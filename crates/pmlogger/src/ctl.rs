@@ -1,0 +1,335 @@
+//! Control handling: pmlc's requests (status, logging changes, new volume, flush)
+//! answered between fetches, as PCP's pmlogger answers them.
+
+use super::*;
+
+/// What a control request may look at and change: the recording in progress.
+pub(crate) struct Ctl<'a> {
+    pub(crate) source: &'a mut dyn Source,
+    pub(crate) w: &'a mut ArchiveWriter,
+    pub(crate) timers: &'a mut Vec<Timer>,
+    pub(crate) rec: &'a mut Recorder,
+    pub(crate) last: Timestamp,
+    pub(crate) log: &'a mut dyn Write,
+}
+
+pub(crate) fn pdu_stamp(t: Timestamp) -> pdu::Stamp {
+    pdu::Stamp {
+        sec: t.sec,
+        nsec: t.nsec,
+    }
+}
+
+impl Ctl<'_> {
+    /// A PMID's names as pmNameAll gives them, joined as the reference's log
+    /// joins them.
+    pub(crate) fn all_names(&mut self, pmid: PmId) -> String {
+        match self.source.names(pmid) {
+            Ok(n) if !n.is_empty() => n.join(" or "),
+            _ => pmid.to_string(),
+        }
+    }
+
+    /// Carries out one request; returns the encoded reply.
+    pub(crate) fn handle(&mut self, req: &control::Request) -> Vec<u8> {
+        use pdu::{control as c, request as r, state as s, Pdu};
+        let denied = || {
+            pdu::encode(&Pdu::Error {
+                from: 0,
+                code: archive_format::error::PM_ERR_PERMISSION,
+            })
+        };
+        // what the [access] rules must allow: status and enquire need nothing
+        // beyond being let in, as in the reference
+        if matches!(&req.pdu, Pdu::LogRequest { request, .. } if *request == r::NEWVOLUME)
+            && req.ops & access::MANDATORY == 0
+        {
+            return denied();
+        }
+        let reply = match &req.pdu {
+            Pdu::LogRequest { request, .. } => match *request {
+                r::STATUS => self.status(),
+                r::NEWVOLUME => match self.w.new_volume() {
+                    Ok(v) => {
+                        let _ = writeln!(
+                            self.log,
+                            "New log volume {v}, via pmlc request at {}",
+                            ctime_now()
+                        );
+                        Pdu::Error {
+                            from: 0,
+                            code: v as i32,
+                        }
+                    }
+                    Err(e) => {
+                        let _ = writeln!(self.log, "{PROG}: {e}");
+                        Pdu::Error { from: 0, code: -5 }
+                    }
+                },
+                r::SYNC => Pdu::Error {
+                    from: 0,
+                    code: self.w.flush().map_or(-5, |_| 0),
+                },
+                _ => Pdu::Error {
+                    from: 0,
+                    code: archive_format::error::PM_ERR_IPC,
+                },
+            },
+            Pdu::LogControl {
+                control,
+                state,
+                delta,
+                metrics,
+                ..
+            } => {
+                let change = match (*control, *state) {
+                    (c::ENQUIRE, _) => None,
+                    (c::MANDATORY, st) | (c::ADVISORY, st) => {
+                        let ctl = if *control == c::MANDATORY {
+                            state::Control::Mandatory
+                        } else {
+                            state::Control::Advisory
+                        };
+                        let sw = match st {
+                            s::ON => Switch::On,
+                            s::OFF => Switch::Off,
+                            _ => Switch::Maybe,
+                        };
+                        Some((ctl, sw, (*delta).max(0) as u32))
+                    }
+                    _ => {
+                        let _ = writeln!(self.log, "Bad control PDU type {control}");
+                        return pdu::encode(&Pdu::Error {
+                            from: 0,
+                            code: archive_format::error::PM_ERR_IPC,
+                        });
+                    }
+                };
+                if let Some((ctl, sw, d)) = change {
+                    let _ = writeln!(
+                        self.log,
+                        "\n{}\npmlc request from {}: {} {}",
+                        ctime_now(),
+                        req.peer,
+                        if ctl == state::Control::Mandatory {
+                            "mandatory"
+                        } else {
+                            "advisory"
+                        },
+                        match sw {
+                            Switch::On if d == 0 => "on once".to_string(),
+                            Switch::On => format!("on {} sec", secs(d)),
+                            Switch::Off => "off".into(),
+                            Switch::Maybe => "maybe".into(),
+                        }
+                    );
+                    let need = if ctl == state::Control::Mandatory {
+                        access::MANDATORY
+                    } else {
+                        access::ADVISORY
+                    };
+                    if req.ops & need == 0 {
+                        let _ = writeln!(
+                            self.log,
+                            "Error: {}",
+                            pm_err_str(archive_format::error::PM_ERR_PERMISSION)
+                        );
+                        return denied();
+                    }
+                    self.apply(ctl, sw, d, metrics);
+                }
+                self.reply(change, metrics)
+            }
+            _ => Pdu::Error {
+                from: 0,
+                code: archive_format::error::PM_ERR_IPC,
+            },
+        };
+        pdu::encode(&reply)
+    }
+
+    pub(crate) fn status(&mut self) -> pdu::Pdu {
+        let now = sources::now();
+        let start = self.w.start();
+        let (tz, _) = self.source.timezone();
+        let (local_tz, _) = sources::local_timezone();
+        pdu::Pdu::LogStatus {
+            from: 0,
+            status: pdu::LogStatus {
+                start: start.map(pdu_stamp).unwrap_or_default(),
+                last: pdu_stamp(self.last),
+                now: pdu_stamp(now),
+                state: start.is_some() as i32,
+                vol: self.w.volume() as i32,
+                size: self.w.data_offset() as i64,
+                strings: [
+                    Some(self.source.hostname()),
+                    Some(self.source.host_spec()),
+                    Some(tz),
+                    None,
+                    Some(local_tz),
+                    None,
+                ],
+            },
+        }
+    }
+
+    /// A logging request: the tasks and requests change as the reference's do,
+    /// and a task it makes that is on gets a timer.
+    pub(crate) fn apply(
+        &mut self,
+        ctl: state::Control,
+        sw: Switch,
+        delta_ms: u32,
+        metrics: &[pdu::ValueList],
+    ) {
+        let mut list = Vec::with_capacity(metrics.len());
+        for m in metrics {
+            if m.numval < 0 {
+                continue;
+            }
+            let pmid = PmId(m.pmid);
+            let Ok(desc) = self.source.desc(pmid) else {
+                continue;
+            };
+            self.rec.names.entry(pmid).or_insert_with(|| {
+                self.source
+                    .names(pmid)
+                    .ok()
+                    .and_then(|n| n.into_iter().next())
+                    .unwrap_or_else(|| pmid.to_string())
+            });
+            let insts = m.values.iter().map(|(i, _)| *i).collect();
+            list.push((pmid, desc.indom, insts));
+        }
+        // what the tasks fetch is worked out again
+        self.rec.fetches.clear();
+        if let Some(task) = self.rec.plan.control(ctl, sw, delta_ms, &list) {
+            let t = &self.rec.plan.tasks[task];
+            if t.state & state::ON != 0 {
+                let d = t.delta_ms;
+                self.timers.push(Timer {
+                    task,
+                    every: (d > 0).then(|| Duration::from_millis(d as u64)),
+                    next: Instant::now() + Duration::from_millis(d as u64),
+                    reported: false,
+                });
+            }
+        }
+    }
+
+    /// The reply to a LOG_CONTROL: each metric-instance's state word (its task's
+    /// state and interval, and the history flags). Instances: those of the
+    /// request, else the instance domain now (and, for an enquiry, the instances
+    /// logged before that it no longer has). A logging request also goes to the
+    /// log, metric by metric, with "[request failed]" where the state is not what
+    /// was asked.
+    pub(crate) fn reply(
+        &mut self,
+        change: Option<(state::Control, Switch, u32)>,
+        metrics: &[pdu::ValueList],
+    ) -> pdu::Pdu {
+        let mut vsets = Vec::with_capacity(metrics.len());
+        for m in metrics {
+            let pmid = PmId(m.pmid);
+            if change.is_some() {
+                let names = self.all_names(pmid);
+                let _ = write!(self.log, "  metric: {names}");
+            }
+            let desc = self.source.desc(pmid);
+            let insts: Vec<i32> = if m.numval > 0 {
+                m.values.iter().map(|(i, _)| *i).collect()
+            } else {
+                match &desc {
+                    Err(e) => {
+                        if change.is_some() {
+                            let _ = writeln!(self.log);
+                        }
+                        vsets.push(pdu::ValueList {
+                            pmid: m.pmid,
+                            numval: e.code(),
+                            values: Vec::new(),
+                        });
+                        continue;
+                    }
+                    Ok(d) if d.indom.is_null() => vec![-1],
+                    Ok(d) => {
+                        let mut v: Vec<i32> = self
+                            .source
+                            .instances(d.indom)
+                            .unwrap_or_default()
+                            .into_iter()
+                            .map(|(i, _)| i)
+                            .collect();
+                        if change.is_none() {
+                            if let Some(h) = self.rec.metrics.get(&pmid) {
+                                for i in &h.ever {
+                                    if !v.contains(i) {
+                                        v.push(*i);
+                                    }
+                                }
+                            }
+                        }
+                        v
+                    }
+                }
+            };
+            let indom = desc.as_ref().map_or(InDom::NULL, |d| d.indom);
+            let names: Vec<(i32, String)> = if change.is_some() && !indom.is_null() {
+                self.source.instances(indom).unwrap_or_default()
+            } else {
+                Vec::new()
+            };
+            let mut values = Vec::with_capacity(insts.len());
+            for (j, inst) in insts.iter().enumerate() {
+                let word = self.rec.plan.word(pmid, *inst)
+                    | self.rec.hist_flags(pmid, *inst, indom.is_null());
+                values.push((*inst, word));
+                let Some((ctl, sw, d)) = change else {
+                    continue;
+                };
+                let covered = self.rec.plan.requests(pmid).next().is_some();
+                if !indom.is_null() && covered || insts.len() > 1 || *inst != -1 {
+                    if j == 0 {
+                        let _ = writeln!(self.log);
+                    }
+                    match names.iter().find(|(i, _)| i == inst) {
+                        Some((_, n)) => {
+                            let _ = write!(self.log, "    instance: {n}");
+                        }
+                        None => {
+                            let _ = write!(self.log, "    instance: #{inst}");
+                        }
+                    }
+                }
+                // the state asked for, and the bits that say whether it holds
+                let (want, mask) = match sw {
+                    Switch::Maybe => (0, state::MAND),
+                    _ => (state::state_of(ctl, sw) & 0x3, state::MAND | state::ON),
+                };
+                let want_delta = if want & state::ON != 0 { d } else { 0 };
+                if word & mask != want || (word >> 4) != want_delta {
+                    let _ = write!(self.log, " [request failed]");
+                }
+                let _ = writeln!(self.log);
+            }
+            vsets.push(pdu::ValueList {
+                pmid: m.pmid,
+                numval: values.len() as i32,
+                values,
+            });
+        }
+        pdu::Pdu::Result {
+            from: 0,
+            sec: 0,
+            usec: 0,
+            vsets,
+        }
+    }
+}
+
+/// Milliseconds as seconds, without trailing zeros (`500` -> `0.5`).
+/// An interval in seconds as the reference logs it (one decimal, single precision).
+pub(crate) fn secs(ms: u32) -> String {
+    format!("{:.1}", ms as f32 / 1000.0)
+}
