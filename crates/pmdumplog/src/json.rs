@@ -224,16 +224,15 @@ impl Ctx<'_> {
     }
 }
 
+/// The archive as JSON lines: a header (label, metadata, index), then a line per
+/// record of the window (of the metrics named), as pmFetchArchive reads them.
 pub fn dump(o: &Opts, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<i32> {
     let name = o.archive.clone().unwrap_or_default();
     let a = match Archive::open(&name) {
         Ok(a) => a,
         Err(e) => {
-            writeln!(
-                err,
-                "{PROG}: Cannot open archive \"{name}\": {}",
-                e.pm_message()
-            )?;
+            let why = e.pm_message();
+            writeln!(err, "{PROG}: Cannot open archive \"{name}\": {why}")?;
             return Ok(1);
         }
     };
@@ -251,7 +250,6 @@ pub fn dump(o: &Opts, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<i3
         return Ok(1);
     }
     let label = a.label();
-    let digits = if label.version >= 3 { 9 } else { 6 };
     let end = a.end_time().ok();
     let (tz, _) = clock::zone_for(o.hostzone && o.tz.is_none(), o.tz.as_deref(), label);
     let bounds = clock::bounds(label, end);
@@ -262,96 +260,13 @@ pub fn dump(o: &Opts, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<i3
             return Ok(1);
         }
     };
-    let selected = |p: PmId| wanted.is_empty() || wanted.contains(&p);
-    let metrics = m
-        .descs()
-        .iter()
-        .filter(|d| selected(d.pmid))
-        .map(|d| Metric {
-            pmid: d.pmid.to_string(),
-            names: m.names(d.pmid),
-            vtype: type_name(d.vtype),
-            indom: indom_str(d.indom),
-            semantics: sem_name(d.sem),
-            units: d.units.to_string(),
-            one_line_help: m.text(text_type::PMID | text_type::ONELINE, d.pmid.0),
-            help: m.text(text_type::PMID | text_type::HELP, d.pmid.0),
-        })
-        .collect();
-    let instance_domains = m
-        .indoms()
-        .iter()
-        .map(|&i| {
-            let sets: Vec<J> = m
-                .snapshots(i)
-                .iter()
-                .map(|s| {
-                    let insts: Vec<J> = s
-                        .instances
-                        .iter()
-                        .map(|(id, n)| json!({"inst": id, "name": n}))
-                        .collect();
-                    json!({"time": time(s.stamp, digits), "instances": insts})
-                })
-                .collect();
-            json!({
-                "indom": indom_str(i),
-                "one_line_help": m.text(text_type::INDOM | text_type::ONELINE, i.0),
-                "help": m.text(text_type::INDOM | text_type::HELP, i.0),
-                "sets": sets,
-            })
-        })
-        .collect();
-    let labels = m
-        .labels()
-        .iter()
-        .map(|r| {
-            let sets: Vec<J> = r
-                .sets
-                .iter()
-                .map(|s| {
-                    let parsed: J =
-                        serde_json::from_str(&s.json).unwrap_or(J::String(s.json.clone()));
-                    let inst = if r.ltype == label_type::INSTANCES {
-                        json!(s.inst)
-                    } else {
-                        J::Null
-                    };
-                    json!({"inst": inst, "labels": parsed})
-                })
-                .collect();
-            json!({
-                "time": time(r.stamp, digits),
-                "type": label_type_name(r.ltype),
-                "ident": r.ident,
-                "sets": sets,
-            })
-        })
-        .collect();
-    let index = a
-        .index()
-        .iter()
-        .map(|e| {
-            json!({"time": time(e.stamp, digits), "volume": e.vol, "meta": e.off_meta, "data": e.off_data})
-        })
-        .collect();
-    let header = Header {
-        kind: "archive",
-        version: label.version,
-        hostname: &label.hostname,
-        timezone: &label.timezone,
-        zoneinfo: &label.zoneinfo,
-        pid: label.pid,
-        start: time(label.start, digits),
-        end: end.map(|e| time(e, digits)),
-        metrics,
-        instance_domains,
-        labels,
-        index,
+    let cx = Ctx {
+        a: &a,
+        digits: if label.version >= 3 { 9 } else { 6 },
     };
-    serde_json::to_writer(&mut *out, &header)?;
+    let selected = |p: PmId| wanted.is_empty() || wanted.contains(&p);
+    serde_json::to_writer(&mut *out, &cx.header(end, &selected))?;
     writeln!(out)?;
-    let cx = Ctx { a: &a, digits };
     // the records pmdumplog would print: read as the reference's pmFetchArchive reads
     let mut cur = LogCursor::new(&a);
     cur.set_mode(Direction::Forward, ws);
@@ -368,6 +283,7 @@ pub fn dump(o: &Opts, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<i3
         if rec.stamp > we {
             break;
         }
+        let digits = cx.digits;
         let line = if rec.is_mark() {
             json!({"type": "mark", "time": time(rec.stamp, digits)})
         } else {
@@ -386,4 +302,96 @@ pub fn dump(o: &Opts, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<i3
         writeln!(out)?;
     }
     Ok(0)
+}
+
+impl<'a> Ctx<'a> {
+    /// The first line: the label, the descriptors of the selected metrics, every
+    /// instance domain, label set and index entry.
+    fn header(&self, end: Option<Timestamp>, selected: &dyn Fn(PmId) -> bool) -> Header<'a> {
+        let (a, digits) = (self.a, self.digits);
+        let m = a.metadata();
+        let label = a.label();
+        let metrics = m
+            .descs()
+            .iter()
+            .filter(|d| selected(d.pmid))
+            .map(|d| Metric {
+                pmid: d.pmid.to_string(),
+                names: m.names(d.pmid),
+                vtype: type_name(d.vtype),
+                indom: indom_str(d.indom),
+                semantics: sem_name(d.sem),
+                units: d.units.to_string(),
+                one_line_help: m.text(text_type::PMID | text_type::ONELINE, d.pmid.0),
+                help: m.text(text_type::PMID | text_type::HELP, d.pmid.0),
+            })
+            .collect();
+        let index = a
+            .index()
+            .iter()
+            .map(|e| {
+                json!({"time": time(e.stamp, digits), "volume": e.vol, "meta": e.off_meta, "data": e.off_data})
+            })
+            .collect();
+        Header {
+            kind: "archive",
+            version: label.version,
+            hostname: &label.hostname,
+            timezone: &label.timezone,
+            zoneinfo: &label.zoneinfo,
+            pid: label.pid,
+            start: time(label.start, digits),
+            end: end.map(|e| time(e, digits)),
+            metrics,
+            instance_domains: m.indoms().iter().map(|&i| self.indom(i)).collect(),
+            labels: m.labels().iter().map(|r| self.label_record(r)).collect(),
+            index,
+        }
+    }
+
+    /// An instance domain: its help text and every set of it.
+    fn indom(&self, i: InDom) -> J {
+        let m = self.a.metadata();
+        let sets: Vec<J> = m
+            .snapshots(i)
+            .iter()
+            .map(|s| {
+                let insts: Vec<J> = s
+                    .instances
+                    .iter()
+                    .map(|(id, n)| json!({"inst": id, "name": n}))
+                    .collect();
+                json!({"time": time(s.stamp, self.digits), "instances": insts})
+            })
+            .collect();
+        json!({
+            "indom": indom_str(i),
+            "one_line_help": m.text(text_type::INDOM | text_type::ONELINE, i.0),
+            "help": m.text(text_type::INDOM | text_type::HELP, i.0),
+            "sets": sets,
+        })
+    }
+
+    /// A label record: its type, identifier and sets, each set's labels as JSON.
+    fn label_record(&self, r: &archive_format::metadata::LabelRecord) -> J {
+        let sets: Vec<J> = r
+            .sets
+            .iter()
+            .map(|s| {
+                let parsed: J = serde_json::from_str(&s.json).unwrap_or(J::String(s.json.clone()));
+                let inst = if r.ltype == label_type::INSTANCES {
+                    json!(s.inst)
+                } else {
+                    J::Null
+                };
+                json!({"inst": inst, "labels": parsed})
+            })
+            .collect();
+        json!({
+            "time": time(r.stamp, self.digits),
+            "type": label_type_name(r.ltype),
+            "ident": r.ident,
+            "sets": sets,
+        })
+    }
 }

@@ -114,6 +114,78 @@ struct Session<'o> {
     failed: bool,
 }
 
+/// What the command line asks of pmlc.
+struct Args {
+    echo: bool,
+    interactive: bool,
+    host: Option<String>,
+    target: Option<Target>,
+    zone: Zone,
+    /// Ours: a failed command makes the exit status 1 (PCP's pmlc always exits 0;
+    /// `--pcp-exit-status` keeps that).
+    strict: bool,
+    pmns: Option<archive_format::pmns::Pmns>,
+}
+
+/// The command line as PCP's pmlc reads it; `Err(status)` once it has said why
+/// it will not run (or printed its version).
+fn parse_args(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> Result<Args, i32> {
+    let usage = |err: &mut dyn Write, msg: Option<&str>| {
+        if let Some(m) = msg {
+            let _ = writeln!(err, "{PROG}: {m}");
+        }
+        cli_common::shell::usage(&TOOL, args, err)
+    };
+    let p = TOOL.getopt(args).map_err(|m| usage(err, Some(&m)))?;
+    let mut a = Args {
+        echo: false,
+        interactive: false,
+        host: None,
+        target: None,
+        zone: Zone::Local,
+        strict: true,
+        pmns: None,
+    };
+    for (c, v) in p.opts {
+        let v = v.unwrap_or_default();
+        match c {
+            'e' => a.echo = true,
+            'i' => a.interactive = true,
+            'h' => a.host = Some(v),
+            'n' => match cli_common::pmns::load(PROG, &v, err) {
+                Ok(Some(p)) => a.pmns = Some(p),
+                _ => return Err(1),
+            },
+            'D' => {}
+            'P' => a.target = Some(Target::Primary),
+            'p' => match v.parse::<u16>() {
+                Ok(n) if n > 0 => a.target = Some(Target::Port(n)),
+                _ => {
+                    return Err(usage(
+                        err,
+                        Some("port must be numeric and greater than zero"),
+                    ))
+                }
+            },
+            'Z' => a.zone = Zone::Tz(v),
+            'z' => a.zone = Zone::Logger,
+            PCP_EXIT_STATUS => a.strict = false,
+            c if c == pcp::OUR_VERSION.key => {
+                let _ = write!(out, "{}", cli_common::about::version(PROG));
+                return Err(0);
+            }
+            _ => return Err(usage(err, None)),
+        }
+    }
+    if let Some(pid) = p.operands.first() {
+        match pid.parse::<u32>() {
+            Ok(n) if n > 0 => a.target = Some(Target::Pid(n)),
+            _ => return Err(usage(err, None)),
+        }
+    }
+    Ok(a)
+}
+
 /// Runs pmlc over `input`; returns the exit status.
 pub fn run(
     args: &[String],
@@ -121,179 +193,141 @@ pub fn run(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> i32 {
-    let p = match TOOL.getopt(args) {
-        Ok(p) => p,
-        Err(m) => {
-            let _ = writeln!(err, "{PROG}: {m}");
-            return cli_common::shell::usage(&TOOL, args, err);
-        }
+    let a = match parse_args(args, out, err) {
+        Ok(a) => a,
+        Err(status) => return status,
     };
-    let (mut echo, mut interactive, mut host) = (false, false, None::<String>);
-    let mut target: Option<Target> = None;
-    let mut zone = Zone::Local;
-    // ours: a failed command makes the exit status 1 (PCP's pmlc always exits 0;
-    // --pcp-exit-status keeps that)
-    let mut strict = true;
-    let mut pmns = None;
-    for (c, a) in p.opts {
-        let a = a.unwrap_or_default();
-        match c {
-            'e' => echo = true,
-            'i' => interactive = true,
-            'h' => host = Some(a),
-            'n' => match cli_common::pmns::load(PROG, &a, err) {
-                Ok(Some(p)) => pmns = Some(p),
-                _ => return 1,
-            },
-            'D' => {}
-            'P' => target = Some(Target::Primary),
-            'p' => match a.parse::<u16>() {
-                Ok(n) if n > 0 => target = Some(Target::Port(n)),
-                _ => {
-                    let _ = writeln!(err, "{PROG}: port must be numeric and greater than zero");
-                    return cli_common::shell::usage(&TOOL, args, err);
-                }
-            },
-            'Z' => zone = Zone::Tz(a),
-            'z' => zone = Zone::Logger,
-            PCP_EXIT_STATUS => strict = false,
-            c if c == pcp::OUR_VERSION.key => {
-                let _ = write!(out, "{}", cli_common::about::version(PROG));
-                return 0;
-            }
-            _ => {
-                return cli_common::shell::usage(&TOOL, args, err);
-            }
-        }
-    }
-    if let Some(pid) = p.operands.first() {
-        match pid.parse::<u32>() {
-            Ok(n) if n > 0 => target = Some(Target::Pid(n)),
-            _ => {
-                return cli_common::shell::usage(&TOOL, args, err);
-            }
-        }
-    }
     let mut s = Session {
         out,
         err,
         conn: None,
-        host: host.unwrap_or_else(|| "local:".into()),
-        zone,
+        host: a.host.unwrap_or_else(|| "local:".into()),
+        zone: a.zone,
         local: sources::local::Local::default(),
         sample: sources::sample::Sample::new(),
         pmcd: None,
-        pmns,
+        pmns: a.pmns,
         inst_hint: false,
         failed: false,
     };
-    if interactive {
+    if a.interactive {
         let _ = writeln!(
             s.out,
             "Performance Co-Pilot Logger Control (pmlc), Version 6.0.3"
         );
         let _ = write!(s.out, "{HELP}");
     }
-    if let Some(t) = target {
+    if let Some(t) = a.target {
         s.connect(&t, true);
     }
-    let mut line_no = 0usize;
-    let mut pending = String::new();
-    let mut swallow = false;
-    let mut depth = 0i32;
-    loop {
-        if interactive {
-            let _ = write!(s.out, "{}", if depth > 0 { "? " } else { "pmlc> " });
-            let _ = s.out.flush();
-        }
-        let mut line = String::new();
-        match input.read_line(&mut line) {
-            Ok(0) | Err(_) => {
+    s.statements(input, a.echo, a.interactive);
+    if a.strict && s.failed {
+        1
+    } else {
+        0
+    }
+}
+
+impl Session<'_> {
+    /// Reads statements (a `{` list may span lines) and carries each out, with
+    /// PCP's parser's messages and its recovery after an error.
+    fn statements(&mut self, input: &mut dyn BufRead, echo: bool, interactive: bool) {
+        let mut line_no = 0usize;
+        let mut pending = String::new();
+        let mut swallow = false;
+        let mut depth = 0i32;
+        loop {
+            if interactive {
+                let _ = write!(self.out, "{}", if depth > 0 { "? " } else { "pmlc> " });
+                let _ = self.out.flush();
+            }
+            let mut line = String::new();
+            if matches!(input.read_line(&mut line), Ok(0) | Err(_)) {
                 if interactive {
-                    let _ = writeln!(s.out);
+                    let _ = writeln!(self.out);
                 }
                 break;
             }
-            Ok(_) => {}
-        }
-        line_no += 1;
-        if echo {
-            let _ = write!(s.out, "{line}");
-        }
-        let code = line.split('#').next().unwrap_or("");
-        depth += code.matches('{').count() as i32 - code.matches('}').count() as i32;
-        pending.push_str(code);
-        pending.push(' ');
-        if depth > 0 {
-            continue;
-        }
-        depth = 0;
-        let text = std::mem::take(&mut pending);
-        if text.trim().is_empty() {
-            continue;
-        }
-        // after an illegal character PCP's parser, recovering, takes the next
-        // statement as a syntax error
-        if swallow {
-            swallow = false;
-            let _ = writeln!(s.err, "Error [<stdin>, line {line_no}]\nsyntax error");
-            continue;
-        }
-        match lang::parse(&text) {
-            Ok(Stmt::Quit) => {
-                let _ = writeln!(s.out, "Goodbye");
-                break;
+            line_no += 1;
+            if echo {
+                let _ = write!(self.out, "{line}");
             }
-            Ok(stmt) => s.exec(stmt, line_no),
-            Err(Fault::BadChar(c, whole)) => {
+            let code = line.split('#').next().unwrap_or("");
+            depth += code.matches('{').count() as i32 - code.matches('}').count() as i32;
+            pending.push_str(code);
+            pending.push(' ');
+            if depth > 0 {
+                continue;
+            }
+            depth = 0;
+            let text = std::mem::take(&mut pending);
+            if text.trim().is_empty() {
+                continue;
+            }
+            // after an illegal character PCP's parser, recovering, takes the next
+            // statement as a syntax error
+            if swallow {
+                swallow = false;
+                let _ = writeln!(self.err, "Error [<stdin>, line {line_no}]\nsyntax error");
+                continue;
+            }
+            match lang::parse(&text) {
+                Ok(Stmt::Quit) => {
+                    let _ = writeln!(self.out, "Goodbye");
+                    break;
+                }
+                Ok(stmt) => self.exec(stmt, line_no),
+                Err(fault) => swallow = self.fault(fault, line_no),
+            }
+        }
+        // the parser's recovery was still waiting for the statement it would lose:
+        // the end of the input is that syntax error, on the line after the last
+        if swallow {
+            let _ = writeln!(
+                self.err,
+                "Error [<stdin>, line {}]\nsyntax error",
+                line_no + 1
+            );
+        }
+    }
+
+    /// A statement PCP's parser refuses, said as it says it; whether its recovery
+    /// then loses the next statement.
+    fn fault(&mut self, fault: Fault, line_no: usize) -> bool {
+        self.failed = true;
+        let at = format!("Error [<stdin>, line {line_no}]");
+        match fault {
+            Fault::BadChar(c, whole) => {
                 // a metric list closed before the character: its names were looked
                 // up (and any failure reported) as they were read
                 if let Some(Stmt::Query(specs) | Stmt::Log(_, _, _, specs)) = whole.map(|b| *b) {
-                    if s.conn.is_some() {
-                        let _ = s.resolve(&specs, line_no);
+                    if self.conn.is_some() {
+                        let _ = self.resolve(&specs, line_no);
                     }
                 }
-                let _ = writeln!(
-                    s.err,
-                    "Error [<stdin>, line {line_no}]\nUnexpected character '{c}'"
-                );
-                s.failed = true;
-                swallow = true;
+                let _ = writeln!(self.err, "{at}\nUnexpected character '{c}'");
+                true
             }
-            Err(Fault::Syntax(after)) => {
-                let _ = writeln!(s.err, "Error [<stdin>, line {line_no}]\nsyntax error");
-                s.failed = true;
+            Fault::Syntax(after) => {
+                let _ = writeln!(self.err, "{at}\nsyntax error");
                 // the character PCP's lexer read past the refused token is lexed
                 // after its recovery has skipped the rest of the line
                 match after {
                     // a token no statement starts with
                     Some(c) if "{}[],@".contains(c) => {
-                        let _ = writeln!(s.err, "Error [<stdin>, line {line_no}]\nsyntax error");
+                        let _ = writeln!(self.err, "{at}\nsyntax error");
+                        false
                     }
                     // a word that runs on into the next line
-                    Some(c) if c.is_ascii_alphanumeric() || c == '"' || c == '?' => {
-                        swallow = true;
-                    }
+                    Some(c) if c.is_ascii_alphanumeric() || c == '"' || c == '?' => true,
                     Some(c) if !c.is_whitespace() => {
-                        let _ = writeln!(
-                            s.err,
-                            "Error [<stdin>, line {line_no}]\nUnexpected character '{c}'"
-                        );
+                        let _ = writeln!(self.err, "{at}\nUnexpected character '{c}'");
+                        false
                     }
-                    _ => {}
+                    _ => false,
                 }
             }
         }
-    }
-    // the parser's recovery was still waiting for the statement it would lose:
-    // the end of the input is that syntax error, on the line after the last
-    if swallow {
-        let _ = writeln!(s.err, "Error [<stdin>, line {}]\nsyntax error", line_no + 1);
-    }
-    if strict && s.failed {
-        1
-    } else {
-        0
     }
 }
 

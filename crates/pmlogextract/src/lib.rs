@@ -448,71 +448,11 @@ impl<'e> Extract<'e> {
         Ok((flabel.hostname, used.timezone, used.zoneinfo))
     }
 
+    /// The extraction: the output created under a temporary name, the window, the
+    /// metadata gathered, then the records of every input merged in time order.
     fn extract(&mut self, logstart: Timestamp, logend: Timestamp) -> Result<(), Stop> {
-        let (host, tz, zoneinfo) = self.label_checks()?;
-        // output under a temporary name beside the requested one
-        let out = PathBuf::from(&self.o.output);
-        let dir = out
-            .parent()
-            .filter(|p| !p.as_os_str().is_empty())
-            .unwrap_or(Path::new("."))
-            .to_path_buf();
-        let file = out
-            .file_name()
-            .map(|f| f.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        self.tmp_base = dir.join(format!(".{file}.pmlogextract-{}", std::process::id()));
-        cleanup::arm(&self.tmp_base);
-        let w = ArchiveWriter::create(
-            &self.tmp_base,
-            WriterOptions {
-                version: self.version,
-                hostname: host,
-                timezone: tz,
-                zoneinfo,
-                auto_index: false,
-                buffered: true,
-                flush: FlushPolicy::NoSync,
-                ..Default::default()
-            },
-        )?;
-        self.w = Some(w);
-        cleanup::created();
-
-        // the window
-        let bounds = Bounds {
-            start: logstart,
-            end: logend,
-        };
-        let (ws, we) = match parse_window(
-            self.o.start.as_deref(),
-            self.o.finish.as_deref(),
-            bounds,
-            &self.tz,
-        ) {
-            Ok(w) => w,
-            Err(spec) => {
-                let msg = format!("{PROG}: Invalid time window specified: {spec}");
-                self.say(&msg);
-                return Err(Stop::Abandon);
-            }
-        };
-        let mut winstart = self.o.start.as_ref().map(|_| ws);
-        // 6.0.3 adds a second to the end to dodge usec truncation
-        let mut winend = self
-            .o
-            .finish
-            .as_ref()
-            .map(|_| Timestamp::new(we.sec + 1, we.nsec));
-        if self.o.daily {
-            if let (Some(s), Some(e)) = (winstart, winend) {
-                if s.sec + DAY < e.sec {
-                    self.say(&format!("{PROG}: Warning: -S and -T must specify a time window within\nthe same day, for -w to be used.  Ignoring -w flag."));
-                    self.o.daily = false;
-                }
-            }
-        }
-
+        self.create_output()?;
+        let (mut winstart, mut winend) = self.window(logstart, logend)?;
         self.gather_metadata()?;
         self.g.count_pending();
         if !self.g.skipped.is_empty() {
@@ -538,73 +478,21 @@ impl<'e> Extract<'e> {
             if self.next_log(winstart)? {
                 break;
             }
-            // pick the earliest (ties to the earlier input)
-            let mut ilog: Option<usize> = None;
-            let mut curlog = Timestamp::new(0, 0);
-            for (k, i) in self.inputs.iter().enumerate() {
-                let t = match (&i.pending, i.mark) {
-                    (Some(r), _) => r.stamp,
-                    (None, true) => i.laststamp,
-                    _ => continue,
-                };
-                if ilog.is_none() || curlog > t {
-                    ilog = Some(k);
-                    curlog = t;
-                }
-            }
-            let Some(ilog) = ilog else { break };
-            let now = curlog;
+            let Some((ilog, now)) = self.earliest() else {
+                break;
+            };
             if now > logend {
                 break;
             }
-            if let Some(we) = winend {
-                if now > we {
-                    if !self.o.daily {
-                        break;
-                    }
-                    // roll the window a day on, with a <mark> for the gap
-                    let Some(s) = winstart.as_mut() else { break };
-                    s.sec += DAY;
-                    let e = winend.as_mut().map(|e| {
-                        e.sec += DAY;
-                        *e
-                    });
-                    let s = *s;
-                    if s > logend {
-                        break;
-                    }
-                    for i in &mut self.inputs {
-                        if i.pending.as_ref().is_some_and(|r| r.stamp < s) {
-                            i.pending = None;
-                        }
-                    }
-                    let _ = e;
-                    let t = Timestamp::from_nanos(self.current.as_nanos() + 1_000_000);
-                    self.writer().write_mark(t)?;
-                    self.current = t;
-                    self.written += 1;
-                    continue;
+            if winend.is_some_and(|we| now > we) {
+                if !self.o.daily || !self.next_day(&mut winstart, &mut winend, logend)? {
+                    break;
                 }
+                continue;
             }
             self.current = now;
             if self.inputs[ilog].mark {
-                if !self.same_session(ilog) {
-                    let last = self
-                        .inputs
-                        .iter()
-                        .enumerate()
-                        .all(|(k, i)| k == ilog || i.eof);
-                    if !last {
-                        let t = Timestamp::from_nanos(
-                            self.inputs[ilog].laststamp.as_nanos() + 1_000_000,
-                        );
-                        self.writer().write_mark(t)?;
-                        self.current = t;
-                        self.written += 1;
-                    }
-                }
-                self.inputs[ilog].mark = false;
-                self.inputs[ilog].eof = true;
+                self.end_of_input(ilog)?;
                 continue;
             }
             let Some(rec) = self.inputs[ilog].pending.take() else {
@@ -624,6 +512,137 @@ impl<'e> Extract<'e> {
         let meta_off = self.writer().meta_offset();
         let (t, d) = (self.current, self.old_log_offset);
         self.writer().put_index_at(t, meta_off, d)?;
+        Ok(())
+    }
+
+    /// The output, created under a temporary name beside the requested one.
+    fn create_output(&mut self) -> Result<(), Stop> {
+        let (host, tz, zoneinfo) = self.label_checks()?;
+        let out = PathBuf::from(&self.o.output);
+        let dir = out
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."))
+            .to_path_buf();
+        let file = out
+            .file_name()
+            .map(|f| f.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        self.tmp_base = dir.join(format!(".{file}.pmlogextract-{}", std::process::id()));
+        cleanup::arm(&self.tmp_base);
+        let opts = WriterOptions {
+            version: self.version,
+            hostname: host,
+            timezone: tz,
+            zoneinfo,
+            auto_index: false,
+            buffered: true,
+            flush: FlushPolicy::NoSync,
+            ..Default::default()
+        };
+        self.w = Some(ArchiveWriter::create(&self.tmp_base, opts)?);
+        cleanup::created();
+        Ok(())
+    }
+
+    /// `-S` and `-T` as 6.0.3 applies them (a second added to the end, to dodge
+    /// usec truncation), and `-w` dropped where the window spans more than a day.
+    #[allow(clippy::type_complexity)]
+    fn window(
+        &mut self,
+        logstart: Timestamp,
+        logend: Timestamp,
+    ) -> Result<(Option<Timestamp>, Option<Timestamp>), Stop> {
+        let bounds = Bounds {
+            start: logstart,
+            end: logend,
+        };
+        let (start, finish) = (self.o.start.as_deref(), self.o.finish.as_deref());
+        let (ws, we) = match parse_window(start, finish, bounds, &self.tz) {
+            Ok(w) => w,
+            Err(spec) => {
+                let msg = format!("{PROG}: Invalid time window specified: {spec}");
+                self.say(&msg);
+                return Err(Stop::Abandon);
+            }
+        };
+        let winstart = start.map(|_| ws);
+        let winend = finish.map(|_| Timestamp::new(we.sec + 1, we.nsec));
+        if let (true, Some(s), Some(e)) = (self.o.daily, winstart, winend) {
+            if s.sec + DAY < e.sec {
+                self.say(&format!("{PROG}: Warning: -S and -T must specify a time window within\nthe same day, for -w to be used.  Ignoring -w flag."));
+                self.o.daily = false;
+            }
+        }
+        Ok((winstart, winend))
+    }
+
+    /// The input whose next record (or end) comes first, ties to the earlier
+    /// input, and its time.
+    fn earliest(&self) -> Option<(usize, Timestamp)> {
+        let mut best: Option<(usize, Timestamp)> = None;
+        for (k, i) in self.inputs.iter().enumerate() {
+            let t = match (&i.pending, i.mark) {
+                (Some(r), _) => r.stamp,
+                (None, true) => i.laststamp,
+                _ => continue,
+            };
+            if best.is_none_or(|(_, bt)| bt > t) {
+                best = Some((k, t));
+            }
+        }
+        best
+    }
+
+    /// `-w`: the window rolled a day on, with a `<mark>` for the gap; false when
+    /// the new window starts past the archives' end.
+    fn next_day(
+        &mut self,
+        winstart: &mut Option<Timestamp>,
+        winend: &mut Option<Timestamp>,
+        logend: Timestamp,
+    ) -> Result<bool, Stop> {
+        let Some(s) = winstart.as_mut() else {
+            return Ok(false);
+        };
+        s.sec += DAY;
+        if let Some(e) = winend.as_mut() {
+            e.sec += DAY;
+        }
+        let s = *s;
+        if s > logend {
+            return Ok(false);
+        }
+        for i in &mut self.inputs {
+            if i.pending.as_ref().is_some_and(|r| r.stamp < s) {
+                i.pending = None;
+            }
+        }
+        let t = Timestamp::from_nanos(self.current.as_nanos() + 1_000_000);
+        self.writer().write_mark(t)?;
+        self.current = t;
+        self.written += 1;
+        Ok(true)
+    }
+
+    /// Input `ilog` has ended: a `<mark>` after its last record unless it is the
+    /// last input going, or the next continues the same pmcd session.
+    fn end_of_input(&mut self, ilog: usize) -> Result<(), Stop> {
+        if !self.same_session(ilog) {
+            let last = self
+                .inputs
+                .iter()
+                .enumerate()
+                .all(|(k, i)| k == ilog || i.eof);
+            if !last {
+                let t = Timestamp::from_nanos(self.inputs[ilog].laststamp.as_nanos() + 1_000_000);
+                self.writer().write_mark(t)?;
+                self.current = t;
+                self.written += 1;
+            }
+        }
+        self.inputs[ilog].mark = false;
+        self.inputs[ilog].eof = true;
         Ok(())
     }
 
