@@ -208,199 +208,9 @@ impl Pmns {
     /// order libpcp lists and traverses them in.
     pub fn parse_ascii(text: &str) -> std::result::Result<Pmns, PmnsParseError> {
         let lines: Vec<&str> = text.lines().collect();
-        let err = |line: usize, col: usize, message: String| PmnsParseError {
-            line: Some(line),
-            text: lines.get(line - 1).copied().unwrap_or("").to_string(),
-            column: col,
-            message,
-        };
-        // tokens, with C comments and preprocessor lines removed
-        let mut macros: HashMap<String, String> = HashMap::new();
-        let mut toks: Vec<Tok> = Vec::new();
-        let mut in_comment = false;
-        for (ln, raw) in lines.iter().enumerate() {
-            let line = ln + 1;
-            let trimmed = raw.trim_start();
-            if !in_comment && trimmed.starts_with('#') {
-                let mut w = trimmed[1..].split_whitespace();
-                if w.next() == Some("define") {
-                    if let Some(name) = w.next() {
-                        let value = w.collect::<Vec<_>>().join(" ");
-                        macros.insert(name.to_string(), value);
-                    }
-                }
-                continue;
-            }
-            let b = raw.as_bytes();
-            let mut i = 0;
-            while i < b.len() {
-                if in_comment {
-                    if b[i] == b'*' && b.get(i + 1) == Some(&b'/') {
-                        in_comment = false;
-                        i += 2;
-                    } else {
-                        i += 1;
-                    }
-                    continue;
-                }
-                let c = b[i];
-                if c == b'/' && b.get(i + 1) == Some(&b'*') {
-                    in_comment = true;
-                    i += 2;
-                } else if c.is_ascii_whitespace() {
-                    i += 1;
-                } else if c == b'{' || c == b'}' {
-                    toks.push(Tok {
-                        text: (c as char).to_string(),
-                        line,
-                        col: i,
-                    });
-                    i += 1;
-                } else if c.is_ascii_alphanumeric()
-                    || c == b'_'
-                    || c == b'.'
-                    || c == b':'
-                    || c == b'*'
-                {
-                    let start = i;
-                    while i < b.len()
-                        && (b[i].is_ascii_alphanumeric()
-                            || matches!(b[i], b'_' | b'.' | b':' | b'*'))
-                    {
-                        i += 1;
-                    }
-                    toks.push(Tok {
-                        text: raw[start..i].to_string(),
-                        line,
-                        col: start,
-                    });
-                } else {
-                    return Err(err(line, i, "Expected NAME or }".into()));
-                }
-            }
-        }
-        let expand = |t: &str| -> String {
-            t.split(':')
-                .map(|p| macros.get(p).map(String::as_str).unwrap_or(p).to_string())
-                .collect::<Vec<_>>()
-                .join(":")
-        };
-        let parse_pmid = |t: &Tok| -> std::result::Result<PmId, PmnsParseError> {
-            let e = expand(&t.text);
-            let f: Vec<&str> = e.split(':').collect();
-            let num = |s: &str, max: u32| s.parse::<u32>().ok().filter(|v| *v <= max);
-            let bad = || err(t.line, t.col, "Illegal PMID".into());
-            if f.len() != 3 {
-                return Err(bad());
-            }
-            let dom = num(f[0], 510).ok_or_else(bad)?;
-            if f[1] == "*" && f[2] == "*" {
-                return Ok(PmId::new(DYNAMIC_PMID_DOMAIN, dom, 0));
-            }
-            let cl = num(f[1], 4095).ok_or_else(bad)?;
-            let it = num(f[2], 1023).ok_or_else(bad)?;
-            Ok(PmId::new(dom, cl, it))
-        };
-        // sections in file order
-        let mut sections: Vec<(String, Vec<Child>)> = Vec::new();
-        let mut k = 0;
-        while k < toks.len() {
-            let head = &toks[k];
-            if head.text == "{" || head.text == "}" || head.text.contains(':') {
-                return Err(err(head.line, head.col, "Expected NAME".into()));
-            }
-            match toks.get(k + 1) {
-                Some(t) if t.text == "{" => {}
-                Some(t) => return Err(err(t.line, t.col, "Expected {".into())),
-                None => return Err(err(head.line, head.col, "Expected {".into())),
-            }
-            let path = head.text.clone();
-            if sections.iter().any(|(p, _)| *p == path) {
-                return Err(err(
-                    head.line,
-                    head.col,
-                    format!("Duplicate non-terminal name \"{path}\""),
-                ));
-            }
-            k += 2;
-            let mut children: Vec<Child> = Vec::new();
-            loop {
-                let Some(t) = toks.get(k) else {
-                    let l = lines.len().max(1);
-                    return Err(err(l, 0, "Expected NAME, PMID or }".into()));
-                };
-                if t.text == "}" {
-                    k += 1;
-                    break;
-                }
-                if t.text == "{" || t.text.contains(':') || t.text.contains('.') {
-                    return Err(err(t.line, t.col, "Expected NAME or }".into()));
-                }
-                let mut pmid = None;
-                if let Some(n) = toks.get(k + 1) {
-                    if n.text.contains(':') || macros.contains_key(&n.text) {
-                        pmid = Some(parse_pmid(n)?);
-                    }
-                }
-                if children.iter().any(|(c, _)| *c == t.text) {
-                    return Err(err(
-                        t.line,
-                        t.col,
-                        format!("Duplicate name \"{}\" in subtree for \"{path}\"", t.text),
-                    ));
-                }
-                children.push((t.text.clone(), pmid));
-                k += if pmid.is_some() { 2 } else { 1 };
-            }
-            sections.push((path, children));
-        }
-        let whole = |message: String| PmnsParseError {
-            line: None,
-            text: String::new(),
-            column: 0,
-            message,
-        };
-        if !sections.iter().any(|(p, _)| p == "root") {
-            return Err(whole("Missing root node in name space".into()));
-        }
-        // depth-first from root in file order
-        let mut leaves: Vec<(String, PmId)> = Vec::new();
-        let mut used = vec![false; sections.len()];
-        let mut stack: Vec<(String, usize)> = vec![("root".into(), 0)];
-        while let Some((path, next)) = stack.pop() {
-            let Some(si) = sections.iter().position(|(p, _)| *p == path) else {
-                continue;
-            };
-            used[si] = true;
-            let children = &sections[si].1;
-            if next >= children.len() {
-                continue;
-            }
-            stack.push((path.clone(), next + 1));
-            let (name, pmid) = &children[next];
-            let full = if path == "root" {
-                name.clone()
-            } else {
-                format!("{path}.{name}")
-            };
-            match pmid {
-                Some(p) => leaves.push((full, *p)),
-                None => {
-                    if !sections.iter().any(|(p, _)| *p == full) {
-                        return Err(whole(format!(
-                            "Cannot find definition for non-terminal node \"{name}\" in name space"
-                        )));
-                    }
-                    stack.push((full, 0));
-                }
-            }
-        }
-        if let Some(i) = used.iter().position(|u| !u) {
-            return Err(whole(format!(
-                "Disconnected subtree (\"{}\") in name space",
-                sections[i].0
-            )));
-        }
+        let (toks, macros) = ascii_tokens(&lines)?;
+        let sections = ascii_sections(&lines, &toks, &macros)?;
+        let leaves = ascii_leaves(&sections)?;
         // Our tree lists children newest first (as libpcp's archive namespace): insert
         // in reverse so that the walk follows the file's order.
         let mut p = Pmns::new();
@@ -410,6 +220,207 @@ impl Pmns {
         p.finish();
         Ok(p)
     }
+}
+
+type PmnsResult<T> = std::result::Result<T, PmnsParseError>;
+
+/// An error at `line` (1-based) and byte `col` of an ASCII namespace.
+fn error_at(lines: &[&str], line: usize, col: usize, message: String) -> PmnsParseError {
+    PmnsParseError {
+        line: Some(line),
+        text: lines.get(line - 1).copied().unwrap_or("").to_string(),
+        column: col,
+        message,
+    }
+}
+
+/// An error of the namespace as a whole.
+fn error_whole(message: String) -> PmnsParseError {
+    PmnsParseError {
+        line: None,
+        text: String::new(),
+        column: 0,
+        message,
+    }
+}
+
+/// The tokens of an ASCII namespace (names, PMIDs, braces), with C comments and
+/// preprocessor lines removed, and its `#define`s.
+fn ascii_tokens(lines: &[&str]) -> PmnsResult<(Vec<Tok>, HashMap<String, String>)> {
+    let mut macros: HashMap<String, String> = HashMap::new();
+    let mut toks: Vec<Tok> = Vec::new();
+    let mut in_comment = false;
+    for (ln, raw) in lines.iter().enumerate() {
+        let line = ln + 1;
+        let trimmed = raw.trim_start();
+        if !in_comment && trimmed.starts_with('#') {
+            let mut w = trimmed[1..].split_whitespace();
+            if w.next() == Some("define") {
+                if let Some(name) = w.next() {
+                    let value = w.collect::<Vec<_>>().join(" ");
+                    macros.insert(name.to_string(), value);
+                }
+            }
+            continue;
+        }
+        let b = raw.as_bytes();
+        let word = |c: u8| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b':' | b'*');
+        let mut i = 0;
+        while i < b.len() {
+            let c = b[i];
+            if in_comment {
+                let end = c == b'*' && b.get(i + 1) == Some(&b'/');
+                in_comment = !end;
+                i += if end { 2 } else { 1 };
+            } else if c == b'/' && b.get(i + 1) == Some(&b'*') {
+                in_comment = true;
+                i += 2;
+            } else if c.is_ascii_whitespace() {
+                i += 1;
+            } else if c == b'{' || c == b'}' {
+                let text = (c as char).to_string();
+                toks.push(Tok { text, line, col: i });
+                i += 1;
+            } else if word(c) {
+                let start = i;
+                while i < b.len() && word(b[i]) {
+                    i += 1;
+                }
+                let text = raw[start..i].to_string();
+                toks.push(Tok {
+                    text,
+                    line,
+                    col: start,
+                });
+            } else {
+                return Err(error_at(lines, line, i, "Expected NAME or }".into()));
+            }
+        }
+    }
+    Ok((toks, macros))
+}
+
+/// A PMID token (`domain:cluster:item`, `domain:*:*` for a dynamic subtree), its
+/// parts expanded where they name `#define`s.
+fn ascii_pmid(lines: &[&str], t: &Tok, macros: &HashMap<String, String>) -> PmnsResult<PmId> {
+    let e = t
+        .text
+        .split(':')
+        .map(|p| macros.get(p).map(String::as_str).unwrap_or(p))
+        .collect::<Vec<_>>()
+        .join(":");
+    let f: Vec<&str> = e.split(':').collect();
+    let num = |s: &str, max: u32| s.parse::<u32>().ok().filter(|v| *v <= max);
+    let bad = || error_at(lines, t.line, t.col, "Illegal PMID".into());
+    if f.len() != 3 {
+        return Err(bad());
+    }
+    let dom = num(f[0], 510).ok_or_else(bad)?;
+    if f[1] == "*" && f[2] == "*" {
+        return Ok(PmId::new(DYNAMIC_PMID_DOMAIN, dom, 0));
+    }
+    let cl = num(f[1], 4095).ok_or_else(bad)?;
+    let it = num(f[2], 1023).ok_or_else(bad)?;
+    Ok(PmId::new(dom, cl, it))
+}
+
+/// The sections (`path { child [pmid] ... }`) in file order.
+fn ascii_sections(
+    lines: &[&str],
+    toks: &[Tok],
+    macros: &HashMap<String, String>,
+) -> PmnsResult<Vec<(String, Vec<Child>)>> {
+    let err = |t: &Tok, msg: String| error_at(lines, t.line, t.col, msg);
+    let mut sections: Vec<(String, Vec<Child>)> = Vec::new();
+    let mut k = 0;
+    while k < toks.len() {
+        let head = &toks[k];
+        if head.text == "{" || head.text == "}" || head.text.contains(':') {
+            return Err(err(head, "Expected NAME".into()));
+        }
+        match toks.get(k + 1) {
+            Some(t) if t.text == "{" => {}
+            Some(t) => return Err(err(t, "Expected {".into())),
+            None => return Err(err(head, "Expected {".into())),
+        }
+        let path = head.text.clone();
+        if sections.iter().any(|(p, _)| *p == path) {
+            return Err(err(head, format!("Duplicate non-terminal name \"{path}\"")));
+        }
+        k += 2;
+        let mut children: Vec<Child> = Vec::new();
+        loop {
+            let Some(t) = toks.get(k) else {
+                let l = lines.len().max(1);
+                return Err(error_at(lines, l, 0, "Expected NAME, PMID or }".into()));
+            };
+            if t.text == "}" {
+                k += 1;
+                break;
+            }
+            if t.text == "{" || t.text.contains(':') || t.text.contains('.') {
+                return Err(err(t, "Expected NAME or }".into()));
+            }
+            let mut pmid = None;
+            if let Some(n) = toks.get(k + 1) {
+                if n.text.contains(':') || macros.contains_key(&n.text) {
+                    pmid = Some(ascii_pmid(lines, n, macros)?);
+                }
+            }
+            if children.iter().any(|(c, _)| *c == t.text) {
+                let msg = format!("Duplicate name \"{}\" in subtree for \"{path}\"", t.text);
+                return Err(err(t, msg));
+            }
+            children.push((t.text.clone(), pmid));
+            k += if pmid.is_some() { 2 } else { 1 };
+        }
+        sections.push((path, children));
+    }
+    Ok(sections)
+}
+
+/// Every leaf, depth-first from `root` in file order, with libpcp's complaints
+/// about a missing root, an undefined non-terminal or a disconnected subtree.
+fn ascii_leaves(sections: &[(String, Vec<Child>)]) -> PmnsResult<Vec<(String, PmId)>> {
+    if !sections.iter().any(|(p, _)| p == "root") {
+        return Err(error_whole("Missing root node in name space".into()));
+    }
+    let mut leaves: Vec<(String, PmId)> = Vec::new();
+    let mut used = vec![false; sections.len()];
+    let mut stack: Vec<(String, usize)> = vec![("root".into(), 0)];
+    while let Some((path, next)) = stack.pop() {
+        let Some(si) = sections.iter().position(|(p, _)| *p == path) else {
+            continue;
+        };
+        used[si] = true;
+        let children = &sections[si].1;
+        if next >= children.len() {
+            continue;
+        }
+        stack.push((path.clone(), next + 1));
+        let (name, pmid) = &children[next];
+        let full = if path == "root" {
+            name.clone()
+        } else {
+            format!("{path}.{name}")
+        };
+        match pmid {
+            Some(p) => leaves.push((full, *p)),
+            None if !sections.iter().any(|(p, _)| *p == full) => {
+                return Err(error_whole(format!(
+                    "Cannot find definition for non-terminal node \"{name}\" in name space"
+                )));
+            }
+            None => stack.push((full, 0)),
+        }
+    }
+    if let Some(i) = used.iter().position(|u| !u) {
+        return Err(error_whole(format!(
+            "Disconnected subtree (\"{}\") in name space",
+            sections[i].0
+        )));
+    }
+    Ok(leaves)
 }
 
 #[cfg(test)]

@@ -151,13 +151,6 @@ pub fn scan_with(fname: &str, file: &[u8], kind: Kind, done: &mut dyn FnMut(usiz
     // the first four bytes of a metadata record's body, carried over as libpcp's
     // shift register carries them
     let mut rtype: u32 = 0;
-    let at = |n: usize| {
-        if n == 0 {
-            String::new()
-        } else {
-            format!("[record {n}]")
-        }
-    };
     let status = 'done: {
         loop {
             if pos >= next_mark {
@@ -174,68 +167,19 @@ pub fn scan_with(fname: &str, file: &[u8], kind: Kind, done: &mut dyn FnMut(usiz
                 )));
                 break 'done Status::Fatal;
             }
-            let len = be32(file, pos).unwrap_or(0) as i32;
-            pos += 4;
-            // (libpcp compares the lengths as unsigned: a negative one passes here)
-            if (len as u32) < 8 {
-                lines.push(Line::framing(if nrec == 0 {
-                    format!("{fname}: illegal header record length ({len}) in label record")
-                } else {
-                    format!("{fname}[record {nrec}]: illegal header record length ({len})")
-                }));
-                break 'done Status::Fatal;
-            }
-            let body = len.wrapping_sub(8).max(0) as usize;
-            let have = file.len() - pos;
-            if have < body {
-                lines.push(Line::framing(if nrec == 0 {
-                    format!("{fname}: unexpected EOF in label record body, wanted {body}, got {have} bytes")
-                } else {
-                    format!("{fname}{}: unexpected EOF in record body, wanted {body}, got {have} bytes", at(nrec))
-                }));
-                break 'done Status::Fatal;
-            }
+            let (start, body) = match frame(fname, file, pos, nrec) {
+                Ok(f) => f,
+                Err(msg) => {
+                    lines.push(Line::framing(msg));
+                    break 'done Status::Fatal;
+                }
+            };
             if kind == Kind::Meta && nrec > 0 {
-                for &b in &file[pos..pos + body.min(4)] {
+                for &b in &file[start..start + body.min(4)] {
                     rtype = rtype << 8 | b as u32;
                 }
             }
-            pos += body;
-            let have = file.len() - pos;
-            if have < 4 {
-                lines.push(Line::framing(if nrec == 0 {
-                    format!("{fname}: unexpected EOF in label record trailer, wanted 4, got {have} bytes")
-                } else {
-                    format!("{fname}{}: unexpected EOF in record trailer, wanted 4, got {have} bytes", at(nrec))
-                }));
-                break 'done Status::Fatal;
-            }
-            let check = be32(file, pos).unwrap_or(0) as i32;
-            pos += 4;
-            if (check as u32) < 8 {
-                lines.push(Line::framing(if nrec == 0 {
-                    format!("{fname}: illegal trailer record length ({check}) in label record")
-                } else {
-                    format!(
-                        "{fname}{}: illegal trailer record length ({check})",
-                        at(nrec)
-                    )
-                }));
-                break 'done Status::Fatal;
-            }
-            if check != len {
-                lines.push(Line::framing(if nrec == 0 {
-                    format!(
-                        "{fname}: label record length mismatch: header {len} != trailer {check}"
-                    )
-                } else {
-                    format!(
-                        "{fname}{}: length mismatch: header {len} != trailer {check}",
-                        at(nrec)
-                    )
-                }));
-                break 'done Status::Fatal;
-            }
+            pos = start + body + 4;
             if nrec == 0 {
                 let (st, l) = check_label(fname, file, body, &mut lines);
                 label_status = st;
@@ -303,6 +247,66 @@ pub fn scan_with(fname: &str, file: &[u8], kind: Kind, done: &mut dyn FnMut(usiz
         last_good,
         label,
     }
+}
+
+/// Record `nrec` framed at `pos`: its length word, body and trailer checked as
+/// libpcp checks them. Gives where the body starts and its length, or the framing
+/// finding (the label record is named as such).
+fn frame(fname: &str, file: &[u8], pos: usize, nrec: usize) -> Result<(usize, usize), String> {
+    let label = nrec == 0;
+    let at = if label {
+        String::new()
+    } else {
+        format!("[record {nrec}]")
+    };
+    let len = be32(file, pos).unwrap_or(0) as i32;
+    let pos = pos + 4;
+    // (libpcp compares the lengths as unsigned: a negative one passes here)
+    if (len as u32) < 8 {
+        return Err(match label {
+            true => format!("{fname}: illegal header record length ({len}) in label record"),
+            false => format!("{fname}{at}: illegal header record length ({len})"),
+        });
+    }
+    let body = len.wrapping_sub(8).max(0) as usize;
+    let have = file.len() - pos;
+    if have < body {
+        let what = if label {
+            "label record body"
+        } else {
+            "record body"
+        };
+        return Err(format!(
+            "{fname}{at}: unexpected EOF in {what}, wanted {body}, got {have} bytes"
+        ));
+    }
+    let have = file.len() - pos - body;
+    if have < 4 {
+        let what = if label {
+            "label record trailer"
+        } else {
+            "record trailer"
+        };
+        return Err(format!(
+            "{fname}{at}: unexpected EOF in {what}, wanted 4, got {have} bytes"
+        ));
+    }
+    let check = be32(file, pos + body).unwrap_or(0) as i32;
+    if (check as u32) < 8 {
+        return Err(match label {
+            true => format!("{fname}: illegal trailer record length ({check}) in label record"),
+            false => format!("{fname}{at}: illegal trailer record length ({check})"),
+        });
+    }
+    if check != len {
+        return Err(match label {
+            true => {
+                format!("{fname}: label record length mismatch: header {len} != trailer {check}")
+            }
+            false => format!("{fname}{at}: length mismatch: header {len} != trailer {check}"),
+        });
+    }
+    Ok((pos, body))
 }
 
 /// libpcp's names of metadata record types.

@@ -266,6 +266,9 @@ pub fn parse(text: &str, default_ms: i64) -> Result<Config, ConfigError> {
     parse_tokens(&toks, &access_lines, access_line, eof, default_ms)
 }
 
+/// The statements of the configuration (a parser: one statement after another,
+/// each `log [mandatory|advisory] on|off|maybe [every] INTERVAL METRICS`), then
+/// the `[access]` section.
 fn parse_tokens(
     toks: &[(Tok, usize)],
     access_lines: &[(usize, String)],
@@ -273,178 +276,26 @@ fn parse_tokens(
     eof: usize,
     default_ms: i64,
 ) -> Result<Config, ConfigError> {
-    let mut k = 0;
+    let mut p = Parser { toks, k: 0, eof };
     let mut out = Config {
         statements: Vec::new(),
         access: Vec::new(),
     };
-    let err = |line: usize, m: &str| ConfigError {
-        line,
-        message: m.to_string(),
-        partial: Vec::new(),
-    };
-    // where the parser stands: the line of token k, or the end of the text (as
-    // the reference's lexer counts lines, one past the last newline)
-    let at = |k: usize| toks.get(k).map_or(eof, |t| t.1);
-    let word = |k: usize| match toks.get(k) {
-        Some((Tok::Word(w), _)) => Some(w.as_str()),
-        _ => None,
-    };
-    let syntax = |k: usize| err(at(k), "syntax error");
-    while k < toks.len() {
-        let line = toks[k].1;
-        if word(k) == Some("log") {
-            k += 1;
-        }
-        let control = match word(k) {
-            Some("mandatory") => {
-                k += 1;
-                Control::Mandatory
-            }
-            Some("advisory") => {
-                k += 1;
-                Control::Advisory
-            }
-            _ => Control::Advisory,
+    while p.k < toks.len() {
+        let line = toks[p.k].1;
+        let (control, switch) = p.control_and_switch()?;
+        let every = match switch {
+            Switch::On => p.every(default_ms)?,
+            _ => Every::Once,
         };
-        let switch = match word(k) {
-            Some("on") => Switch::On,
-            Some("off") => Switch::Off,
-            Some("maybe") if control == Control::Mandatory => Switch::Maybe,
-            _ => return Err(syntax(k)),
-        };
-        k += 1;
-        let mut every = Every::Once;
-        if switch == Switch::On {
-            if word(k) == Some("every") {
-                k += 1;
-            }
-            match word(k) {
-                Some("once") => {
-                    every = Every::Once;
-                    k += 1;
-                }
-                Some("default") => {
-                    // -t (or PMLOGGER_INTERVAL), checked here as the reference
-                    // checks it
-                    k += 1;
-                    if default_ms < 0 {
-                        return Err(err(
-                            at(k - 1),
-                            &format!("Logging delta ({default_ms} msec) must be positive"),
-                        ));
-                    }
-                    if default_ms as u64 > MAX_DELTA_MS {
-                        return Err(err(
-                            at(k - 1),
-                            &format!(
-                                "Logging delta ({default_ms} msec) cannot be bigger than {MAX_DELTA_MS} msec"
-                            ),
-                        ));
-                    }
-                    every = if default_ms == 0 {
-                        Every::Once
-                    } else {
-                        Every::Millis(default_ms as u64)
-                    };
-                }
-                Some(w) if w.starts_with(|c: char| c.is_ascii_digit()) => {
-                    if let Some(c) = w.chars().find(|c| !c.is_ascii_digit()) {
-                        return Err(err(at(k), &format!("Unexpected character '{c}'")));
-                    }
-                    let n: u64 = w.parse().unwrap_or(u64::MAX);
-                    k += 1;
-                    let Some(mult) = word(k).and_then(unit_ms) else {
-                        return Err(syntax(k));
-                    };
-                    k += 1;
-                    let ms = n.saturating_mul(mult);
-                    if ms > MAX_DELTA_MS {
-                        return Err(err(
-                            at(k - 1),
-                            &format!(
-                                "Logging delta ({ms} msec) cannot be bigger than {MAX_DELTA_MS} msec"
-                            ),
-                        ));
-                    }
-                    every = if ms == 0 {
-                        Every::Once
-                    } else {
-                        Every::Millis(ms)
-                    };
-                }
-                _ => return Err(syntax(k)),
-            }
-        }
-        // one metric, or a group of them
-        let mut metrics = Vec::new();
-        let grouped = matches!(toks.get(k), Some((Tok::Open, _)));
-        if grouped {
-            k += 1;
-        }
-        loop {
-            match toks.get(k) {
-                Some((Tok::Word(w), _)) if is_name(w) && (grouped || metrics.is_empty()) => {
-                    let mut m = MetricSpec {
-                        name: w.clone(),
-                        instances: Vec::new(),
-                    };
-                    k += 1;
-                    if matches!(toks.get(k), Some((Tok::LBracket, _))) {
-                        k += 1;
-                        loop {
-                            match toks.get(k) {
-                                Some((Tok::RBracket, _)) if !m.instances.is_empty() => {
-                                    k += 1;
-                                    break;
-                                }
-                                Some((Tok::Comma, _)) if !m.instances.is_empty() => k += 1,
-                                Some((Tok::Word(x), _))
-                                    if is_name(x) || x.chars().all(|c| c.is_ascii_digit()) =>
-                                {
-                                    m.instances.push(x.clone());
-                                    k += 1;
-                                }
-                                Some((Tok::Str(x), _)) => {
-                                    m.instances.push(x.clone());
-                                    k += 1;
-                                }
-                                _ => {
-                                    return Err(with_partial(
-                                        syntax(k),
-                                        &out.statements,
-                                        (control, switch, every, line),
-                                        &metrics,
-                                    ))
-                                }
-                            }
-                        }
-                    }
-                    metrics.push(m);
-                    if !grouped {
-                        break;
-                    }
-                }
-                Some((Tok::Comma, _)) if grouped && !metrics.is_empty() => k += 1,
-                Some((Tok::Close, _)) if grouped && !metrics.is_empty() => {
-                    k += 1;
-                    break;
-                }
-                _ => {
-                    return Err(with_partial(
-                        syntax(k),
-                        &out.statements,
-                        (control, switch, every, line),
-                        &metrics,
-                    ))
-                }
-            }
-        }
+        let (metrics, grouped) = p.metric_list().map_err(|(e, metrics)| {
+            with_partial(e, &out.statements, (control, switch, every, line), &metrics)
+        })?;
         // a metric without braces takes `[access]` for its instance list, as the
         // reference's grammar does, and fails on it
-        if !grouped && k == toks.len() && metrics[0].instances.is_empty() {
+        if !grouped && p.k == toks.len() && metrics[0].instances.is_empty() {
             if let Some(l) = access_line {
-                return Err(err(l, "syntax error"));
+                return Err(config_error(l, "syntax error"));
             }
         }
         out.statements.push(Statement {
@@ -463,6 +314,181 @@ fn parse_tokens(
         })?;
     }
     Ok(out)
+}
+
+fn config_error(line: usize, m: &str) -> ConfigError {
+    ConfigError {
+        line,
+        message: m.to_string(),
+        partial: Vec::new(),
+    }
+}
+
+/// Where the statement parser stands in the tokens.
+struct Parser<'t> {
+    toks: &'t [(Tok, usize)],
+    k: usize,
+    /// The line past the text's end (as the reference's lexer counts lines, one
+    /// past the last newline).
+    eof: usize,
+}
+
+impl Parser<'_> {
+    /// The line of token `k`, or the end of the text.
+    fn at(&self, k: usize) -> usize {
+        self.toks.get(k).map_or(self.eof, |t| t.1)
+    }
+
+    fn word(&self) -> Option<&str> {
+        match self.toks.get(self.k) {
+            Some((Tok::Word(w), _)) => Some(w.as_str()),
+            _ => None,
+        }
+    }
+
+    fn syntax(&self) -> ConfigError {
+        config_error(self.at(self.k), "syntax error")
+    }
+
+    /// `[log] [mandatory|advisory] on|off|maybe` (`maybe` only when mandatory).
+    fn control_and_switch(&mut self) -> Result<(Control, Switch), ConfigError> {
+        if self.word() == Some("log") {
+            self.k += 1;
+        }
+        let control = match self.word() {
+            Some("mandatory") => Control::Mandatory,
+            Some("advisory") => Control::Advisory,
+            _ => {
+                return self.switch(Control::Advisory);
+            }
+        };
+        self.k += 1;
+        self.switch(control)
+    }
+
+    fn switch(&mut self, control: Control) -> Result<(Control, Switch), ConfigError> {
+        let switch = match self.word() {
+            Some("on") => Switch::On,
+            Some("off") => Switch::Off,
+            Some("maybe") if control == Control::Mandatory => Switch::Maybe,
+            _ => return Err(self.syntax()),
+        };
+        self.k += 1;
+        Ok((control, switch))
+    }
+
+    /// `[every] once|default|N UNIT`, with the reference's checks of the interval
+    /// (`default` is `-t`, or `PMLOGGER_INTERVAL`, checked here as it checks it).
+    fn every(&mut self, default_ms: i64) -> Result<Every, ConfigError> {
+        if self.word() == Some("every") {
+            self.k += 1;
+        }
+        let too_big = |ms: String| {
+            format!("Logging delta ({ms} msec) cannot be bigger than {MAX_DELTA_MS} msec")
+        };
+        let ms = match self.word() {
+            Some("once") => {
+                self.k += 1;
+                return Ok(Every::Once);
+            }
+            Some("default") => {
+                self.k += 1;
+                let line = self.at(self.k - 1);
+                if default_ms < 0 {
+                    let m = format!("Logging delta ({default_ms} msec) must be positive");
+                    return Err(config_error(line, &m));
+                }
+                if default_ms as u64 > MAX_DELTA_MS {
+                    return Err(config_error(line, &too_big(default_ms.to_string())));
+                }
+                default_ms as u64
+            }
+            Some(w) if w.starts_with(|c: char| c.is_ascii_digit()) => {
+                if let Some(c) = w.chars().find(|c| !c.is_ascii_digit()) {
+                    let m = format!("Unexpected character '{c}'");
+                    return Err(config_error(self.at(self.k), &m));
+                }
+                let n: u64 = w.parse().unwrap_or(u64::MAX);
+                self.k += 1;
+                let Some(mult) = self.word().and_then(unit_ms) else {
+                    return Err(self.syntax());
+                };
+                self.k += 1;
+                let ms = n.saturating_mul(mult);
+                if ms > MAX_DELTA_MS {
+                    return Err(config_error(self.at(self.k - 1), &too_big(ms.to_string())));
+                }
+                ms
+            }
+            _ => return Err(self.syntax()),
+        };
+        Ok(if ms == 0 {
+            Every::Once
+        } else {
+            Every::Millis(ms)
+        })
+    }
+
+    /// One metric, or a group of them in braces, each with its instances; whether
+    /// it was a group. On a syntax error, the error and the metrics read before it.
+    #[allow(clippy::type_complexity)]
+    fn metric_list(&mut self) -> Result<(Vec<MetricSpec>, bool), (ConfigError, Vec<MetricSpec>)> {
+        let mut metrics = Vec::new();
+        let grouped = matches!(self.toks.get(self.k), Some((Tok::Open, _)));
+        if grouped {
+            self.k += 1;
+        }
+        loop {
+            match self.toks.get(self.k) {
+                Some((Tok::Word(w), _)) if is_name(w) && (grouped || metrics.is_empty()) => {
+                    let mut m = MetricSpec {
+                        name: w.clone(),
+                        instances: Vec::new(),
+                    };
+                    self.k += 1;
+                    if matches!(self.toks.get(self.k), Some((Tok::LBracket, _))) {
+                        self.k += 1;
+                        if let Err(e) = self.instances(&mut m) {
+                            return Err((e, metrics));
+                        }
+                    }
+                    metrics.push(m);
+                    if !grouped {
+                        return Ok((metrics, grouped));
+                    }
+                }
+                Some((Tok::Comma, _)) if grouped && !metrics.is_empty() => self.k += 1,
+                Some((Tok::Close, _)) if grouped && !metrics.is_empty() => {
+                    self.k += 1;
+                    return Ok((metrics, grouped));
+                }
+                _ => return Err((self.syntax(), metrics)),
+            }
+        }
+    }
+
+    /// A metric's instance list, after its `[`: names, numbers or strings, comma
+    /// separated, to the `]`.
+    fn instances(&mut self, m: &mut MetricSpec) -> Result<(), ConfigError> {
+        loop {
+            match self.toks.get(self.k) {
+                Some((Tok::RBracket, _)) if !m.instances.is_empty() => {
+                    self.k += 1;
+                    return Ok(());
+                }
+                Some((Tok::Comma, _)) if !m.instances.is_empty() => self.k += 1,
+                Some((Tok::Word(x), _)) if is_name(x) || x.chars().all(|c| c.is_ascii_digit()) => {
+                    m.instances.push(x.clone());
+                    self.k += 1;
+                }
+                Some((Tok::Str(x), _)) => {
+                    m.instances.push(x.clone());
+                    self.k += 1;
+                }
+                _ => return Err(self.syntax()),
+            }
+        }
+    }
 }
 
 /// A token of the `[access]` section.

@@ -1,0 +1,284 @@
+//! Writing the output: each record with the metadata it needs first (descriptors,
+//! instance domains as deltas where PCP writes them, labels, help text), volume
+//! switches and temporal index entries where PCP's pmlogextract puts them.
+
+use super::*;
+
+impl Extract<'_> {
+    /// `writerlist` for one record: its metadata, a volume switch if due, the record,
+    /// and a temporal index entry if due.
+    pub(crate) fn write_record(
+        &mut self,
+        ilog: usize,
+        mut rec: Rec,
+        now: Timestamp,
+    ) -> Result<(), Stop> {
+        // a copied record of the same metrics as one fully handled before
+        let mut same_shape = false;
+        if let Some((at, pmids)) = &rec.raw {
+            same_shape = !pmids.is_empty() && same_pmids(pmids, &self.settled_shape);
+            let known = same_shape
+                || (!pmids.is_empty() && same_pmids(pmids, &self.done_shape))
+                || pmids.iter().all(|p| self.g.descs.contains_key(p));
+            if !known {
+                // some value sets will be culled: decode after all
+                let input = &mut self.inputs[ilog];
+                let decoded = input
+                    .arch
+                    .as_ref()
+                    .and_then(|a| a.read_forward_in(*at, &mut input.window).ok().flatten())
+                    .map(|(_, r, _)| to_owned(&r));
+                match decoded {
+                    Some(d) => {
+                        rec = d;
+                        same_shape = false;
+                    }
+                    None => return Err(Stop::Abandon),
+                }
+            }
+        }
+        self.first_datarec = false;
+        self.write_labels(1, u32::MAX, now)?;
+        let mut needti = false;
+        self.write_metadata(&mut rec, same_shape, &mut needti)?;
+        let n = self.o.volume_samples.unwrap_or(0);
+        if n > 0 && self.written > 0 && self.written.is_multiple_of(n) {
+            let vol = self.writer().new_volume()?;
+            let when = cli_common::timefmt::stamp(rec.stamp, 9, &self.tz.clone());
+            self.say(&format!("{PROG}: New log volume {vol}, at {when}"));
+        }
+        let before = match &rec.raw {
+            Some((at, _)) => {
+                let input = &mut self.inputs[ilog];
+                let arch = input.arch.as_ref();
+                // the pending record is still in the input's window
+                let payload = arch
+                    .and_then(|a| a.read_raw_forward_in(*at, &mut input.window).ok().flatten())
+                    .and_then(|(_, p, _)| p);
+                let Some(payload) = payload else {
+                    return Err(Stop::Abandon);
+                };
+                // the record as stored: the writer may copy it file to file
+                let source = arch
+                    .and_then(|a| a.volume_file(at.vol))
+                    .map(|f| (((ilog as u64) << 32) | at.vol as u64, f, at.offset));
+                let w = self.w.as_mut().expect("writer exists while extracting");
+                w.write_result_from(rec.stamp, payload, source)?
+            }
+            None => self.writer().write_result(rec.stamp, &rec.vsets)?,
+        };
+        self.old_log_offset = before;
+        self.written += 1;
+        let label_len = self.writer().label_len();
+        let after = self.writer().data_offset();
+        if before == 0 || before == label_len || after > self.flushsize {
+            needti = true;
+        }
+        if needti && rec.stamp.sec > 0 {
+            let meta = self.old_meta_offset;
+            self.writer().put_index_at(rec.stamp, meta, before)?;
+            self.old_log_offset = after;
+            self.flushsize = after + FLUSH_SIZE;
+        }
+        if let Some((_, pmids)) = rec.raw {
+            self.inputs[ilog].spare_pmids = pmids;
+        }
+        Ok(())
+    }
+
+    /// `write_priorlabelset`: the label set of one kind and identifier that the
+    /// reference's table lookup finds, if not yet written and not later than `now`,
+    /// restamped to `now`.
+    pub(crate) fn write_labels(
+        &mut self,
+        ltype: u32,
+        ident: u32,
+        now: Timestamp,
+    ) -> Result<(), Stop> {
+        let Some(l) = self
+            .g
+            .labels
+            .get_mut(&ltype)
+            .and_then(|t| t.find_mut(ident))
+        else {
+            return Ok(());
+        };
+        if l.stamp > now || l.written {
+            return Ok(());
+        }
+        l.written = true;
+        let sets = l.sets.clone();
+        self.g.unwritten_labels -= 1;
+        self.writer().put_labels(now, ltype, ident, sets)?;
+        Ok(())
+    }
+
+    pub(crate) fn write_text(&mut self, ttype: u32, ident: u32) -> Result<(), Stop> {
+        let Some(t) = self.g.texts.get_mut(&(ttype, ident)) else {
+            return Ok(());
+        };
+        if t.written {
+            return Ok(());
+        }
+        t.written = true;
+        let text = t.text.clone();
+        self.g.unwritten_texts -= 1;
+        self.writer().put_text(ttype, ident, &text)?;
+        Ok(())
+    }
+
+    /// `write_metareclist`: what a record needs, before it.
+    pub(crate) fn write_metadata(
+        &mut self,
+        rec: &mut Rec,
+        same_shape: bool,
+        needti: &mut bool,
+    ) -> Result<(), Stop> {
+        let stamp = rec.stamp;
+        let nothing_left = |g: &meta::Gathered| {
+            g.unwritten_labels == 0 && g.unwritten_texts == 0 && g.unwritten_indoms == 0
+        };
+        let shape_is = |rec: &Rec, shape: &[PmId]| match &rec.raw {
+            Some((_, pmids)) => same_pmids(pmids, shape),
+            None => rec.vsets.iter().map(|v| v.pmid).eq(shape.iter().copied()),
+        };
+        if nothing_left(&self.g) && !self.done_shape.is_empty() && shape_is(rec, &self.done_shape) {
+            return Ok(());
+        }
+        // a record of the same metrics as one fully handled before, when nothing is
+        // left to write for them, needs nothing
+        if self.g.unwritten_labels == 0 && self.g.unwritten_texts == 0 {
+            let same = match &rec.raw {
+                Some(_) => same_shape,
+                None => rec
+                    .vsets
+                    .iter()
+                    .map(|v| v.pmid)
+                    .eq(self.settled_shape.iter().copied()),
+            };
+            if same && !self.settled_shape.is_empty() {
+                return Ok(());
+            }
+        }
+        let mut settled = true;
+        let mut k = 0;
+        loop {
+            let pmid = match &rec.raw {
+                Some((_, pmids)) => match pmids.get(k) {
+                    Some(p) => *p,
+                    None => break,
+                },
+                None => match rec.vsets.get(k) {
+                    Some(v) => v.pmid,
+                    None => break,
+                },
+            };
+            let Some(entry) = self.g.descs.get_mut(&pmid) else {
+                // PCP 6.0.3 gives up here (later versions cull the metric)
+                let msg = format!(
+                    "{PROG}: Error: meta data (TYPE_DESC) for pmid {pmid} has not been found."
+                );
+                self.say(&msg);
+                return Err(Stop::Abandon);
+            };
+            k += 1;
+            let desc = entry.desc;
+            if !entry.written {
+                entry.written = true;
+                let names = entry.names.clone();
+                self.writer().put_desc(desc, &names)?;
+            }
+            if self.g.unwritten_labels == 0 && self.g.unwritten_texts == 0 && desc.indom.is_null() {
+                continue;
+            }
+            self.write_labels(0x10, pmid.0, stamp)?;
+            self.write_labels(2, pmid.0 >> 22 & 0x1ff, stamp)?;
+            self.write_labels(8, pmid.0 & !0x3ff, stamp)?;
+            self.write_text(4 | 1, pmid.0)?;
+            self.write_text(4 | 2, pmid.0)?;
+            let indom = desc.indom;
+            if indom.is_null() {
+                continue;
+            }
+            settled = false;
+            let has_recs = self
+                .g
+                .indoms
+                .get(&indom)
+                .is_some_and(|l| !l.recs.is_empty());
+            if has_recs {
+                let Some(at) = self.g.closest_indom(indom, stamp) else {
+                    continue;
+                };
+                let Some(r) = self
+                    .g
+                    .indoms
+                    .get_mut(&indom)
+                    .and_then(|l| l.recs.get_mut(at))
+                else {
+                    continue;
+                };
+                if r.written {
+                    continue;
+                }
+                r.written = true;
+                self.g.unwritten_indoms = self.g.unwritten_indoms.saturating_sub(1);
+                let r = r.clone();
+                *needti = true;
+                self.write_indom(indom, stamp, &r)?;
+            }
+            self.write_labels(4, indom.0, stamp)?;
+            self.write_labels(0x20, indom.0, stamp)?;
+            self.write_text(8 | 1, indom.0)?;
+            self.write_text(8 | 2, indom.0)?;
+        }
+        if nothing_left(&self.g) {
+            self.done_shape = match &rec.raw {
+                Some((_, pmids)) => pmids.clone(),
+                None => rec.vsets.iter().map(|v| v.pmid).collect(),
+            };
+        }
+        if settled {
+            self.settled_shape = match &rec.raw {
+                Some((_, pmids)) => pmids.clone(),
+                None => rec.vsets.iter().map(|v| v.pmid).collect(),
+            };
+        }
+        Ok(())
+    }
+
+    pub(crate) fn write_indom(
+        &mut self,
+        indom: InDom,
+        stamp: Timestamp,
+        r: &InDomRec,
+    ) -> Result<(), Stop> {
+        let full: Vec<Instance> = r
+            .instances
+            .iter()
+            .map(|(i, n)| Instance {
+                inst: *i,
+                name: Some(n.clone()),
+            })
+            .collect();
+        if self.version < 3 || r.v2 {
+            self.writer()
+                .put_indom_record(InDomKind::V2, stamp, indom, full)?;
+            return Ok(());
+        }
+        let delta = self
+            .last_full
+            .get(&indom)
+            .and_then(|old| meta::delta(old, &r.instances));
+        self.last_full.insert(indom, r.instances.clone());
+        match delta {
+            Some(d) => self
+                .writer()
+                .put_indom_record(InDomKind::Delta, stamp, indom, d)?,
+            None => self
+                .writer()
+                .put_indom_record(InDomKind::Full, stamp, indom, full)?,
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,220 @@
+//! Setting pmval up as PCP's does, in its order and with its messages: what it
+//! refuses, the archives, the window, the metric and its instances, and how the
+//! samples are taken.
+
+use super::*;
+
+/// Why pmval cannot do what it was asked (live sources, GUI time control,
+/// derived metrics), if it cannot.
+pub(crate) fn unsupported(o: &Opts, spec: &spec::MetricSpec) -> Option<String> {
+    if (o.archive.is_none() && spec.archive.is_none()) || spec.host.is_some() {
+        let what = if o.host || o.local {
+            "live metric sources"
+        } else {
+            "the local pmcd"
+        };
+        return Some(format!(
+            "{what} are not supported by this pmval; give an archive with -a"
+        ));
+    }
+    if o.gui {
+        return Some("-g (GUI time control) is not supported".into());
+    }
+    o.derived.then(|| "--derived is not supported".to_string())
+}
+
+/// The archives of `source` as one context, with `-n`'s namespace.
+pub(crate) fn open_source(o: &Opts, source: &str) -> Result<Archive, String> {
+    let mut a = Archive::open_context(source)
+        .map_err(|e| format!("Cannot open archive \"{source}\": {}", e.pm_message()))?;
+    if let Some(f) = &o.namespace {
+        let p = std::fs::read_to_string(f)
+            .map_err(|e| e.to_string())
+            .and_then(|t| Pmns::parse_ascii(&t).map_err(|e| e.to_string()))
+            .map_err(|e| format!("Cannot load namespace from \"{f}\": {e}"))?;
+        a.set_pmns(p);
+    }
+    Ok(a)
+}
+
+/// The window of `-S -T -O -A`, kept inside the archive as pmval keeps it: a start
+/// before it is the archive's start, an end after it the archive's end (the header
+/// and the number of samples say so).
+pub(crate) fn window_in(
+    o: &Opts,
+    a: &Archive,
+    tz: &TimeZone,
+) -> Result<cli_common::window::Window, String> {
+    let label = a.label();
+    let end = a.end_time().unwrap_or(label.start);
+    let args = WindowArgs {
+        start: o.start.as_deref(),
+        finish: o.finish.as_deref(),
+        origin: o.origin.as_deref(),
+        align: o.align.as_deref(),
+    };
+    let bounds = Bounds {
+        start: label.start,
+        end,
+    };
+    let mut window = resolve_window(args, bounds, tz)
+        .map_err(|spec| clock::invalid_window(&spec, clock::bounds(label, Some(end))))?;
+    if window.finish > end {
+        window.finish = end;
+    }
+    if window.start < label.start {
+        window.start = label.start;
+        window.origin = window.origin.max(label.start);
+    }
+    Ok(window)
+}
+
+/// The metric's descriptor, the instances to report (`(id, name)` by id) and the
+/// profile that asks for them (empty for all), as pmLookupName, pmLookupDesc and
+/// pmGetInDom check them.
+#[allow(clippy::type_complexity)]
+pub(crate) fn metric_and_instances(
+    o: &Opts,
+    spec: &spec::MetricSpec,
+    m: &archive_format::Metadata,
+) -> Result<(Desc, Vec<(i32, Arc<str>)>, Vec<i32>), String> {
+    let pmid = match m.pmns.lookup(&spec.metric) {
+        Lookup::Leaf(p) => p,
+        Lookup::NonLeaf => {
+            return Err(format!(
+                "pmLookupName({}): Metric name is not a leaf in PMNS",
+                spec.metric
+            ))
+        }
+        Lookup::Unknown => {
+            return Err(format!(
+                "pmLookupName({}): Unknown metric name",
+                spec.metric
+            ))
+        }
+    };
+    let desc = *m
+        .desc(pmid)
+        .ok_or("pmLookupDesc: Unknown or illegal metric identifier")?;
+    if desc.indom.is_null() && !spec.insts.is_empty() {
+        return Err(format!(
+            "{}: singular metrics do not have instances",
+            spec.metric
+        ));
+    }
+    if desc.indom.is_null() {
+        return Ok((desc, Vec::new(), Vec::new()));
+    }
+    if m.snapshots(desc.indom).is_empty() {
+        let why = pm_err_str(archive_format::error::PM_ERR_INDOM_LOG);
+        return Err(format!("pmGetInDom({}): {why}", desc.indom));
+    }
+    let mut union = m.indom_union(desc.indom);
+    let wanted: Vec<&String> = o.instances.iter().chain(&spec.insts).collect();
+    if wanted.is_empty() {
+        union.sort_by_key(|p| p.0);
+        return Ok((desc, union, Vec::new()));
+    }
+    let (mut ipairs, mut profile) = (Vec::new(), Vec::new());
+    for name in wanted {
+        let id = lookup_instance(&union, name).ok_or(format!("instance {name} not available"))?;
+        ipairs.push((id, Arc::from(name.as_str())));
+        profile.push(id);
+    }
+    ipairs.sort_by_key(|p| p.0);
+    Ok((desc, ipairs, profile))
+}
+
+/// A counter of time is shown as a rate in its own time units: the factor.
+pub(crate) fn rate_scale(desc: &Desc) -> f64 {
+    if desc.sem != sem::COUNTER || desc.units.dim_time() == 0 {
+        return 1.0;
+    }
+    let st = desc.units.scale_time() as i32;
+    if st > 3 {
+        60f64.powi(3 - st)
+    } else {
+        1000f64.powi(3 - st)
+    }
+}
+
+/// The width of a value column: `-w`, else by type.
+pub(crate) fn column_width(o: &Opts, desc: &Desc) -> usize {
+    match o.width {
+        Some(w) => w as usize,
+        None => match desc.vtype {
+            vtype::I32 | vtype::U32 => 11,
+            vtype::FLOAT => 13,
+            vtype::EVENT | vtype::HIGHRES_EVENT => 0,
+            _ => 21,
+        },
+    }
+}
+
+/// How the samples are taken: interpolated or record by record, how far apart, how
+/// many, from where.
+pub(crate) struct Plan {
+    /// Events are never interpolated: every record in turn, as with `-U`.
+    pub(crate) events: bool,
+    pub(crate) interp: bool,
+    pub(crate) delta_ns: i128,
+    /// `-1`: until the end.
+    pub(crate) samples: i64,
+    pub(crate) origin: Timestamp,
+}
+
+impl Plan {
+    pub(crate) fn new(o: &Opts, desc: &Desc, window: &cli_common::window::Window) -> Plan {
+        let events = desc.vtype == vtype::EVENT || desc.vtype == vtype::HIGHRES_EVENT;
+        let interp = !o.nointerp && !events;
+        let delta_ns = o
+            .interval
+            .as_deref()
+            .and_then(cli_common::window::parse_interval)
+            .filter(|n| *n > 0)
+            .unwrap_or(1_000_000_000);
+        let mut samples = o.samples.map_or(-1, i64::from);
+        if samples < 0 && interp {
+            let span = secs(window.finish) - secs(window.origin);
+            let n = (span / (delta_ns as f64 / 1e9)) as i64;
+            samples = if n < 0 { 0 } else { n + 1 };
+        }
+        Plan {
+            events,
+            interp,
+            delta_ns,
+            samples,
+            // pmTimeStateMode hands libpcp a microsecond origin
+            origin: Timestamp::new(window.origin.sec, window.origin.nsec / 1000 * 1000),
+        }
+    }
+
+    /// The replay, set as pmval sets libpcp's context.
+    pub(crate) fn replay<'a>(
+        &self,
+        o: &Opts,
+        a: &'a Archive,
+        desc: &Desc,
+        profile: Vec<i32>,
+    ) -> Replay<'a> {
+        let mut r = Replay::new(a);
+        if o.nearest {
+            r.set_interp_rule(InterpRule::Nearest);
+        }
+        if let Some(policy) = mark_policy() {
+            r.set_mark_policy(policy);
+        }
+        if !profile.is_empty() {
+            r.set_profile(desc.indom, profile);
+        }
+        // pmTimeStateMode hands libpcp a whole number of milliseconds
+        let delta_ms = ((self.delta_ns as f64 / 1e9) * 1000.0) as i64;
+        let mode = if self.interp {
+            Mode::Interp
+        } else {
+            Mode::Forw
+        };
+        r.set_mode(mode, Some(self.origin), Delta::from_millis(delta_ms));
+        r
+    }
+}
