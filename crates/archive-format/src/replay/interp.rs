@@ -179,7 +179,10 @@ impl<'a> Replay<'a> {
                     None => s.no_next_after.is_none_or(|ta| ta > t_req),
                     Some(tn) => tn < t_req,
                 };
-                prior_missing || next_missing
+                // a <mark> before t_req and a record exactly at it: libpcp's roll
+                // reads that record, which becomes the prior
+                let after_mark = matches!(s.prior, Bound::Mark(_)) && s.next.time() == Some(t_req);
+                prior_missing || next_missing || after_mark
             })
         })
     }
