@@ -169,6 +169,21 @@ impl Units {
     pub fn scale_time(self) -> u32 {
         (self.0 >> 12) & 0xf
     }
+
+    /// The factor pmval applies to a rate of a counter with a time dimension, so
+    /// that it shows as its own time units per second (a utilisation): 1 without
+    /// a time dimension.
+    pub fn time_rate_scale(self) -> f64 {
+        if self.dim_time() == 0 {
+            return 1.0;
+        }
+        let st = self.scale_time() as i32;
+        if st > 3 {
+            60f64.powi(3 - st)
+        } else {
+            1000f64.powi(3 - st)
+        }
+    }
     pub fn scale_count(self) -> i32 {
         nibble_signed(self.0 >> 8)
     }

@@ -874,7 +874,7 @@ impl Exporter<'_> {
                         let now = value;
                         let rate = match (now, last.get(&key)) {
                             (Some(x), Some(&(y, at))) => {
-                                let dt = res.stamp.sub_f64(at) * time_scale(&m.desc);
+                                let dt = res.stamp.sub_f64(at) * m.desc.units.time_rate_scale();
                                 (dt > 0.0).then(|| (x - y) / dt)
                             }
                             _ => None,
@@ -910,20 +910,6 @@ impl Exporter<'_> {
             now_values.clear();
         }
         Ok((Some(Resume::Interp { next_ns: ns(next) }), warning))
-    }
-}
-
-/// pmval's scale of a counter with a time dimension: a rate of such a counter is
-/// a utilisation (its time units per second).
-fn time_scale(d: &Desc) -> f64 {
-    if d.units.dim_time() == 0 {
-        return 1.0;
-    }
-    let st = d.units.scale_time() as i32;
-    if st > 3 {
-        60f64.powi(3 - st)
-    } else {
-        1000f64.powi(3 - st)
     }
 }
 
@@ -1018,9 +1004,9 @@ mod tests {
             sem: sem::COUNTER,
             units,
         };
-        assert_eq!(time_scale(&d(Units(0))), 1.0);
+        assert_eq!(d(Units(0)).units.time_rate_scale(), 1.0);
         // millisec: a rate of ms per second, scaled to seconds per second
         let ms = Units(0).with_time(1, 2);
-        assert_eq!(time_scale(&d(ms)), 1000.0);
+        assert_eq!(d(ms).units.time_rate_scale(), 1000.0);
     }
 }

@@ -130,7 +130,12 @@ impl<'a> Pmval<'a> {
             fixed: o.fixed.map(|f| f as usize),
             iall: o.instances.is_empty() && spec.insts.is_empty(),
             ipairs,
-            scale: rate_scale(&desc),
+            // a counter of time is shown as a rate in its own time units
+            scale: if desc.sem == sem::COUNTER {
+                desc.units.time_rate_scale()
+            } else {
+                1.0
+            },
             label_style: None,
             label_full_printed: false,
             events: plan.events,

@@ -125,19 +125,6 @@ pub(crate) fn metric_and_instances(
     Ok((desc, ipairs, profile))
 }
 
-/// A counter of time is shown as a rate in its own time units: the factor.
-pub(crate) fn rate_scale(desc: &Desc) -> f64 {
-    if desc.sem != sem::COUNTER || desc.units.dim_time() == 0 {
-        return 1.0;
-    }
-    let st = desc.units.scale_time() as i32;
-    if st > 3 {
-        60f64.powi(3 - st)
-    } else {
-        1000f64.powi(3 - st)
-    }
-}
-
 /// The width of a value column: `-w`, else by type.
 pub(crate) fn column_width(o: &Opts, desc: &Desc) -> usize {
     match o.width {
