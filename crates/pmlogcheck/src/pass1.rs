@@ -30,23 +30,19 @@ fn sub(a: (i64, i64), b: (i64, i64)) -> f64 {
 /// Runs the checks; returns the lines to print and whether the index is bad.
 pub fn check(c: &Context<'_>, ti: &[IndexEntry]) -> (Vec<String>, bool) {
     let mut out = Vec::new();
-    let mut bad = false;
     let a = c.archname;
     if ti.is_empty() {
         out.push(format!("{a}: warning temporal index is missing"));
         return (out, false);
     }
+    let mut bad = false;
     let mut log_size: Option<i64> = None;
     let mut last: Option<&IndexEntry> = None;
     for (k, e) in ti.iter().enumerate() {
         let i = k + 1;
-        let stamp = (e.stamp.sec, e.raw_nsec);
+        let mut found = Vec::new();
         if e.vol < 0 {
-            out.push(format!(
-                "{a}.index[entry {i}]: illegal negative volume number {}",
-                e.vol
-            ));
-            bad = true;
+            found.push(format!("illegal negative volume number {}", e.vol));
             log_size = None;
         } else if last.is_none_or(|l| l.vol != e.vol) {
             log_size = (c.vol_size)(e.vol);
@@ -57,105 +53,99 @@ pub fn check(c: &Context<'_>, ti: &[IndexEntry]) -> (Vec<String>, bool) {
                 ));
             }
         }
-        if stamp.0 < 0 || stamp.1 < 0 {
-            out.push(format!(
-                "{a}.index[entry {i}]: illegal negative timestamp value ({} sec, {} nsec)",
-                stamp.0, stamp.1
-            ));
-            bad = true;
-        }
-        if stamp.1 > 999_999_999 {
-            out.push(format!(
-                "{a}.index[entry {i}]: illegal timestamp nsec value ({} sec, {} nsec)",
-                stamp.0, stamp.1
-            ));
-            bad = true;
-        }
-        if e.off_meta < c.label_size {
-            out.push(format!(
-                "{a}.index[entry {i}]: offset to metadata ({}) before end of label record ({})",
-                e.off_meta, c.label_size
-            ));
-            bad = true;
-        }
-        if let Some(m) = c.meta_size {
-            if e.off_meta > m {
-                out.push(format!(
-                    "{a}.index[entry {i}]: offset to metadata ({}) past end of file ({m})",
-                    e.off_meta
-                ));
-                bad = true;
-            }
-        }
-        if e.off_data < c.label_size {
-            out.push(format!(
-                "{a}.index[entry {i}]: offset to log ({}) before end of label record ({})",
-                e.off_data, c.label_size
-            ));
-            bad = true;
-        }
-        if let Some(l) = log_size {
-            if e.off_data > l {
-                out.push(format!(
-                    "{a}.index[entry {i}]: offset to log ({}) past end of file ({l})",
-                    e.off_data
-                ));
-                bad = true;
-            }
-        }
-        if let Some(g) = c.golden_start.filter(|g| g.sec != 0) {
-            let gs = (g.sec, g.nsec as i64);
-            if sub(stamp, gs) < 0.0 {
-                out.push(format!(
-                    "{a}.index[entry {i}]: timestamp ({}) less than log label timestamp ({})",
-                    ts(stamp.0, stamp.1),
-                    ts(gs.0, gs.1)
-                ));
-                bad = true;
-            }
-        }
+        alone(c, e, log_size, &mut found);
         if let Some(l) = last {
-            let ls = (l.stamp.sec, l.raw_nsec);
-            if sub(stamp, ls) < 0.0 {
-                out.push(format!(
-                    "{a}.index[entry {i}]: timestamp ({}) went backwards in time (from {} at [entry {}])",
-                    ts(stamp.0, stamp.1),
-                    ts(ls.0, ls.1),
-                    i - 1
-                ));
-                bad = true;
-            }
-            if e.vol < l.vol {
-                out.push(format!(
-                    "{a}.index[entry {i}]: volume number ({}) decreased (from {} at [entry {}])",
-                    e.vol,
-                    l.vol,
-                    i - 1
-                ));
-                bad = true;
-            }
-            if e.vol == l.vol && e.off_meta < l.off_meta {
-                out.push(format!(
-                    "{a}.index[entry {i}]: offset to metadata ({}) decreased (from {} at [entry {}])",
-                    e.off_meta,
-                    l.off_meta,
-                    i - 1
-                ));
-                bad = true;
-            }
-            if e.vol == l.vol && e.off_data < l.off_data {
-                out.push(format!(
-                    "{a}.index[entry {i}]: offset to log ({}) decreased (from {} at [entry {}])",
-                    e.off_data,
-                    l.off_data,
-                    i - 1
-                ));
-                bad = true;
-            }
+            against_last(e, l, i - 1, &mut found);
         }
+        bad |= !found.is_empty();
+        out.extend(found.iter().map(|f| format!("{a}.index[entry {i}]: {f}")));
         last = Some(e);
     }
     (out, bad)
+}
+
+/// The checks of one entry on its own: its time, and its offsets against the
+/// label and the files' sizes.
+fn alone(c: &Context<'_>, e: &IndexEntry, log_size: Option<i64>, found: &mut Vec<String>) {
+    let stamp = (e.stamp.sec, e.raw_nsec);
+    if stamp.0 < 0 || stamp.1 < 0 {
+        found.push(format!(
+            "illegal negative timestamp value ({} sec, {} nsec)",
+            stamp.0, stamp.1
+        ));
+    }
+    if stamp.1 > 999_999_999 {
+        found.push(format!(
+            "illegal timestamp nsec value ({} sec, {} nsec)",
+            stamp.0, stamp.1
+        ));
+    }
+    let label = c.label_size;
+    if e.off_meta < label {
+        found.push(format!(
+            "offset to metadata ({}) before end of label record ({label})",
+            e.off_meta
+        ));
+    }
+    if let Some(m) = c.meta_size.filter(|&m| e.off_meta > m) {
+        found.push(format!(
+            "offset to metadata ({}) past end of file ({m})",
+            e.off_meta
+        ));
+    }
+    if e.off_data < label {
+        found.push(format!(
+            "offset to log ({}) before end of label record ({label})",
+            e.off_data
+        ));
+    }
+    if let Some(l) = log_size.filter(|&l| e.off_data > l) {
+        found.push(format!(
+            "offset to log ({}) past end of file ({l})",
+            e.off_data
+        ));
+    }
+    if let Some(g) = c.golden_start.filter(|g| g.sec != 0) {
+        let gs = (g.sec, g.nsec as i64);
+        if sub(stamp, gs) < 0.0 {
+            found.push(format!(
+                "timestamp ({}) less than log label timestamp ({})",
+                ts(stamp.0, stamp.1),
+                ts(gs.0, gs.1)
+            ));
+        }
+    }
+}
+
+/// The checks of an entry against the one before it, entry number `n`: time,
+/// volume and offsets do not go back.
+fn against_last(e: &IndexEntry, l: &IndexEntry, n: usize, found: &mut Vec<String>) {
+    let (stamp, ls) = ((e.stamp.sec, e.raw_nsec), (l.stamp.sec, l.raw_nsec));
+    if sub(stamp, ls) < 0.0 {
+        found.push(format!(
+            "timestamp ({}) went backwards in time (from {} at [entry {n}])",
+            ts(stamp.0, stamp.1),
+            ts(ls.0, ls.1),
+        ));
+    }
+    if e.vol < l.vol {
+        found.push(format!(
+            "volume number ({}) decreased (from {} at [entry {n}])",
+            e.vol, l.vol
+        ));
+    }
+    if e.vol == l.vol && e.off_meta < l.off_meta {
+        found.push(format!(
+            "offset to metadata ({}) decreased (from {} at [entry {n}])",
+            e.off_meta, l.off_meta
+        ));
+    }
+    if e.vol == l.vol && e.off_data < l.off_data {
+        found.push(format!(
+            "offset to log ({}) decreased (from {} at [entry {n}])",
+            e.off_data, l.off_data
+        ));
+    }
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@
 //! fed decoded records and writes nothing itself (the findings come back as lines),
 //! so it is tested and fuzzed without files.
 
-use archive_format::codec::result::Value;
+use archive_format::codec::result::{Value, ValueSet};
 use archive_format::error::PM_ERR_CONV;
 use archive_format::types::{sem, vtype};
 use archive_format::{pm_err_str, Desc, InDom, PmId, ResultRecord, Timestamp};
@@ -170,181 +170,208 @@ impl Checker {
         stamp: &dyn Fn(Timestamp) -> String,
         out: &mut Vec<String>,
     ) -> Verdict {
-        let now = rec.stamp;
+        let mut r = Report {
+            prefix,
+            look,
+            stamp,
+            out,
+            now: rec.stamp,
+        };
         for vs in &rec.vsets {
             if vs.numval <= 0 {
                 continue;
             }
-            let state = match self.metrics.get_mut(&vs.pmid) {
-                Some(s) => s,
-                None => {
-                    let Some(desc) = look.desc(vs.pmid) else {
-                        out.push(format!(
-                            "{prefix}:[{}] {}: pmLookupDesc failed: {}",
-                            stamp(now),
-                            look.metric(vs.pmid),
-                            pm_err_str(archive_format::error::PM_ERR_PMID_LOG)
-                        ));
-                        // reported once
-                        self.metrics.insert(vs.pmid, State::Skip);
-                        continue;
-                    };
-                    if !numeric(desc.vtype) {
-                        self.metrics.insert(vs.pmid, State::Skip);
-                        continue;
-                    }
-                    let mut t = Tracked {
-                        desc,
-                        valfmt: vs.valfmt,
-                        insts: Vec::with_capacity(vs.values.len()),
-                        pos: FastMap::default(),
-                        next: 0,
-                        ks: Vec::new(),
-                    };
-                    for (inst, v) in &vs.values {
-                        match to_double(desc.vtype, v) {
-                            Ok(x) => t.push(Inst {
-                                inst: *inst,
-                                last: x,
-                                at: Some(now),
-                                first: true,
-                            }),
-                            Err(e) => {
-                                give_up(out, prefix, stamp(now), look.metric(vs.pmid), e);
-                                return Verdict::GiveUp;
-                            }
-                        }
-                    }
-                    self.metrics.insert(vs.pmid, State::Tracked(t));
-                    continue;
-                }
+            let Some(state) = self.metrics.get_mut(&vs.pmid) else {
+                match first_sight(vs, &mut r) {
+                    Some(state) => self.metrics.insert(vs.pmid, state),
+                    None => return Verdict::GiveUp,
+                };
+                continue;
             };
             let State::Tracked(t) = state else {
                 continue;
             };
             if t.valfmt != vs.valfmt {
-                out.push(format!(
-                    "{prefix}:[{}] {}: encoding botch valfmt={} not {} as expected",
-                    stamp(now),
-                    look.metric(vs.pmid),
-                    vs.valfmt,
-                    t.valfmt
-                ));
+                let what = format!(
+                    "encoding botch valfmt={} not {} as expected",
+                    vs.valfmt, t.valfmt
+                );
+                r.about(vs.pmid, &what);
                 continue;
             }
-            let many = vs.values.len() > 1 || !t.desc.indom.is_null();
-            for (j, (inst, v)) in vs.values.iter().enumerate() {
-                let mut k = j;
-                if many {
-                    if k < t.insts.len() && t.insts[k].inst != *inst {
-                        k = t.find(j, *inst).unwrap_or(t.insts.len());
-                        if k == t.insts.len() {
-                            t.remember(j, k);
-                            if !add(t, *inst, v, now, prefix, vs.pmid, look, stamp, out) {
-                                return Verdict::GiveUp;
-                            }
-                            continue;
-                        }
-                    } else if k >= t.insts.len() {
-                        if !add(t, *inst, v, now, prefix, vs.pmid, look, stamp, out) {
-                            return Verdict::GiveUp;
-                        }
-                        continue;
-                    }
-                }
-                if k >= t.insts.len() {
-                    if !add(t, *inst, v, now, prefix, vs.pmid, look, stamp, out) {
-                        return Verdict::GiveUp;
-                    }
-                    continue;
-                }
-                let cur = match to_double(t.desc.vtype, v) {
-                    Ok(x) => x,
-                    Err(e) => {
-                        out.push(format!(
-                            "{prefix}:[{}] {}: pmExtractValue failed: {}",
-                            stamp(now),
-                            look.metric(vs.pmid),
-                            pm_err_str(e)
-                        ));
-                        continue;
-                    }
-                };
-                if t.desc.sem == sem::COUNTER {
-                    let prev = &t.insts[k];
-                    // no time between the two: not a rate, nothing kept
-                    let elapsed = match prev.at {
-                        Some(p) => now.sub_f64(p).max(0.0),
-                        None => now.sub_f64(Timestamp::new(0, 0)),
-                    };
-                    if elapsed == 0.0 {
-                        continue;
-                    }
-                    if cur - prev.last < 0.0
-                        && prev.at.is_some_and(|p| p.sec > 0)
-                        && matches!(
-                            t.desc.vtype,
-                            vtype::I32 | vtype::U32 | vtype::I64 | vtype::U64
-                        )
-                        && !self.nowrap
-                    {
-                        let name = look.metric(vs.pmid);
-                        let which = match look.inst_name(t.desc.indom, prev.inst) {
-                            Some(n) => format!("{name}[{n}]"),
-                            None => name,
-                        };
-                        out.push(format!(
-                            "{prefix}:[{}]: {which}: {} wrap\n\tvalue {:.0} at {}\n\tvalue {cur:.0} at {}",
-                            stamp(now),
-                            type_str(t.desc.vtype),
-                            prev.last,
-                            stamp(prev.at.unwrap_or(now)),
-                            stamp(now)
-                        ));
-                    }
-                }
-                t.insts[k].last = cur;
-                t.insts[k].at = Some(now);
+            if !t.values(vs, self.nowrap, &mut r) {
+                return Verdict::GiveUp;
             }
         }
         Verdict::Go
     }
 }
 
-fn give_up(out: &mut Vec<String>, prefix: &str, at: String, name: String, e: i32) {
-    out.push(format!(
-        "{prefix}:[{at}] {name}: pmExtractValue failed: {}",
-        pm_err_str(e)
-    ));
-    out.push("pmlogcheck: possibly corrupt archive?".into());
+/// Where one record's findings go, and what they are told with.
+struct Report<'a> {
+    prefix: &'a str,
+    look: &'a dyn Lookup,
+    stamp: &'a dyn Fn(Timestamp) -> String,
+    out: &'a mut Vec<String>,
+    /// The record's time.
+    now: Timestamp,
 }
 
-/// A new instance of a tracked metric; `false` when its value does not convert.
-#[allow(clippy::too_many_arguments)]
-fn add(
-    t: &mut Tracked,
-    inst: i32,
-    v: &Value<'_>,
-    now: Timestamp,
-    prefix: &str,
-    pmid: PmId,
-    look: &dyn Lookup,
-    stamp: &dyn Fn(Timestamp) -> String,
-    out: &mut Vec<String>,
-) -> bool {
-    match to_double(t.desc.vtype, v) {
-        Ok(x) => {
-            t.push(Inst {
-                inst,
-                last: x,
-                at: Some(now),
-                first: true,
-            });
-            true
+impl Report<'_> {
+    /// `archive.vol:[time] metric: what`.
+    fn about(&mut self, pmid: PmId, what: &str) {
+        let line = format!(
+            "{}:[{}] {}: {what}",
+            self.prefix,
+            (self.stamp)(self.now),
+            self.look.metric(pmid)
+        );
+        self.out.push(line);
+    }
+
+    /// A value that does not convert where pmlogcheck gives up.
+    fn give_up(&mut self, pmid: PmId, e: i32) {
+        self.about(pmid, &format!("pmExtractValue failed: {}", pm_err_str(e)));
+        self.out
+            .push("pmlogcheck: possibly corrupt archive?".into());
+    }
+}
+
+/// A metric seen for the first time: its state, or `None` when one of its values
+/// does not convert (pmlogcheck gives up).
+fn first_sight(vs: &ValueSet<'_>, r: &mut Report<'_>) -> Option<State> {
+    let Some(desc) = r.look.desc(vs.pmid) else {
+        let what = format!(
+            "pmLookupDesc failed: {}",
+            pm_err_str(archive_format::error::PM_ERR_PMID_LOG)
+        );
+        // reported once
+        r.about(vs.pmid, &what);
+        return Some(State::Skip);
+    };
+    if !numeric(desc.vtype) {
+        return Some(State::Skip);
+    }
+    let mut t = Tracked {
+        desc,
+        valfmt: vs.valfmt,
+        insts: Vec::with_capacity(vs.values.len()),
+        pos: FastMap::default(),
+        next: 0,
+        ks: Vec::new(),
+    };
+    for (inst, v) in &vs.values {
+        if !t.add(*inst, v, vs.pmid, r) {
+            return None;
         }
-        Err(e) => {
-            give_up(out, prefix, stamp(now), look.metric(pmid), e);
-            false
+    }
+    Some(State::Tracked(t))
+}
+
+impl Tracked {
+    /// The values of one record for this metric; `false` to give up.
+    fn values(&mut self, vs: &ValueSet<'_>, nowrap: bool, r: &mut Report<'_>) -> bool {
+        let many = vs.values.len() > 1 || !self.desc.indom.is_null();
+        for (j, (inst, v)) in vs.values.iter().enumerate() {
+            let Some(k) = self.place(j, *inst, many) else {
+                if !self.add(*inst, v, vs.pmid, r) {
+                    return false;
+                }
+                continue;
+            };
+            let cur = match to_double(self.desc.vtype, v) {
+                Ok(x) => x,
+                Err(e) => {
+                    r.about(
+                        vs.pmid,
+                        &format!("pmExtractValue failed: {}", pm_err_str(e)),
+                    );
+                    continue;
+                }
+            };
+            if self.desc.sem == sem::COUNTER {
+                let prev = &self.insts[k];
+                // no time between the two: not a rate, nothing kept
+                let elapsed = match prev.at {
+                    Some(p) => r.now.sub_f64(p).max(0.0),
+                    None => r.now.sub_f64(Timestamp::new(0, 0)),
+                };
+                if elapsed == 0.0 {
+                    continue;
+                }
+                if !nowrap {
+                    self.wrap(k, cur, vs.pmid, r);
+                }
+            }
+            self.insts[k].last = cur;
+            self.insts[k].at = Some(r.now);
+        }
+        true
+    }
+
+    /// Where the `j`th value of a record, of instance `inst`, was last time; `None`
+    /// for an instance not seen before. `many`: the metric has instances, which may
+    /// come in another order.
+    #[inline]
+    fn place(&mut self, j: usize, inst: i32, many: bool) -> Option<usize> {
+        let len = self.insts.len();
+        if j >= len {
+            return None;
+        }
+        if many && self.insts[j].inst != inst {
+            let k = self.find(j, inst);
+            if k.is_none() {
+                self.remember(j, len);
+            }
+            return k;
+        }
+        Some(j)
+    }
+
+    /// Reports an integer counter at place `k` that went down to `cur`.
+    fn wrap(&self, k: usize, cur: f64, pmid: PmId, r: &mut Report<'_>) {
+        let prev = &self.insts[k];
+        let integer = matches!(
+            self.desc.vtype,
+            vtype::I32 | vtype::U32 | vtype::I64 | vtype::U64
+        );
+        let down = cur - prev.last < 0.0;
+        if !(down && prev.at.is_some_and(|p| p.sec > 0) && integer) {
+            return;
+        }
+        let name = r.look.metric(pmid);
+        let which = match r.look.inst_name(self.desc.indom, prev.inst) {
+            Some(n) => format!("{name}[{n}]"),
+            None => name,
+        };
+        let line = format!(
+            "{}:[{}]: {which}: {} wrap\n\tvalue {:.0} at {}\n\tvalue {cur:.0} at {}",
+            r.prefix,
+            (r.stamp)(r.now),
+            type_str(self.desc.vtype),
+            prev.last,
+            (r.stamp)(prev.at.unwrap_or(r.now)),
+            (r.stamp)(r.now)
+        );
+        r.out.push(line);
+    }
+
+    /// A new instance; `false` when its value does not convert.
+    fn add(&mut self, inst: i32, v: &Value<'_>, pmid: PmId, r: &mut Report<'_>) -> bool {
+        match to_double(self.desc.vtype, v) {
+            Ok(x) => {
+                self.push(Inst {
+                    inst,
+                    last: x,
+                    at: Some(r.now),
+                    first: true,
+                });
+                true
+            }
+            Err(e) => {
+                r.give_up(pmid, e);
+                false
+            }
         }
     }
 }
@@ -352,7 +379,6 @@ fn add(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use archive_format::codec::result::ValueSet;
     use archive_format::Units;
 
     struct One(Desc);

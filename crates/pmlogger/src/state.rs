@@ -419,24 +419,12 @@ impl Plan {
         metrics: &[(PmId, InDom, Vec<i32>)],
     ) -> Option<usize> {
         let req = state_of(c, s);
-        let found = if delta_ms != 0 {
-            self.order.iter().copied().find(|&t| {
-                self.tasks[t].state & 0x3 == req & 0x3 && self.tasks[t].delta_ms == delta_ms
-            })
-        } else {
-            None
+        let (ntp, new_task) = self.task_for(req, delta_ms);
+        let ask = Ask {
+            req,
+            ntp,
+            removing: req & MAYBE != 0 || (req & MAND == 0 && req & ON == 0),
         };
-        let new_task = found.is_none();
-        let ntp = found.unwrap_or_else(|| {
-            self.tasks.push(Task {
-                state: req & 0x3,
-                delta_ms: if req & ON != 0 { delta_ms } else { 0 },
-                numvalid: 0,
-                groups: Vec::new(),
-            });
-            self.tasks.len() - 1
-        });
-        let removing = req & MAYBE != 0 || (req & MAND == 0 && req & ON == 0);
         for (pmid, indom, insts) in metrics {
             let (pmid, indom) = (*pmid, *indom);
             let Some((has_indom, has_all, has_inst, has_mand)) = self.flags(pmid) else {
@@ -452,92 +440,22 @@ impl Plan {
                 continue;
             };
             if !has_indom {
-                let Some(id) = self.find_at(pmid, 0) else {
-                    continue;
-                };
-                if self.update_refused(self.req(id).task, req) {
-                    continue;
-                }
-                if removing {
-                    self.delete(id);
-                } else {
-                    self.ungroup(id);
-                    self.group(id, ntp);
-                }
+                self.control_singular(pmid, ask);
             } else if !insts.is_empty() {
+                // "all" cannot become specific instances
+                if !has_all {
+                    for &inst in insts {
+                        self.control_instance(pmid, indom, inst, ask);
+                    }
+                }
+            } else if !(has_mand && req & MAND == 0 && req & MAYBE == 0) {
                 if has_all {
-                    continue; // "all" cannot become specific instances
-                }
-                for &inst in insts {
-                    if let Some(id) = self.find_at(pmid, inst) {
-                        let ctask = self.req(id).task;
-                        if ctask == ntp || self.update_refused(ctask, req) {
-                            continue;
-                        }
-                        self.ungroup(id);
-                        if self.req(id).insts.len() > 1 {
-                            if let Some(r) = self.reqs[id].as_mut() {
-                                r.insts.retain(|i| *i != inst);
-                            }
-                            self.group(id, ctask);
-                        } else {
-                            self.chain.retain(|&c| c != id);
-                            self.reqs[id] = None;
-                        }
-                    }
-                    if removing {
-                        continue;
-                    }
-                    // the smallest list of this metric in the new task
-                    let mut best: Option<usize> = None;
-                    for id in self.ids_of(pmid) {
-                        let r = self.req(id);
-                        if r.task == ntp && !r.insts.is_empty() {
-                            let n = r.insts.len();
-                            if best.is_none_or(|b| n < self.req(b).insts.len()) {
-                                best = Some(id);
-                            }
-                        }
-                    }
-                    match best {
-                        Some(id) => {
-                            self.ungroup(id);
-                            if let Some(r) = self.reqs[id].as_mut() {
-                                r.insts.push(inst);
-                            }
-                            self.group(id, ntp);
-                        }
-                        None => {
-                            self.create(pmid, indom, ntp, vec![inst], true);
-                        }
-                    }
-                }
-            } else {
-                if has_mand && req & MAND == 0 && req & MAYBE == 0 {
-                    continue;
-                }
-                if has_all {
-                    let Some(id) = self.find_at(pmid, i32::MIN) else {
-                        continue;
-                    };
-                    let ctask = self.req(id).task;
-                    if self.tasks[ctask].state & MAND == 0 && req & MAYBE != 0 {
-                        continue;
-                    }
-                    if removing {
-                        self.delete(id);
-                    } else {
-                        self.ungroup(id);
-                        self.group(id, ntp);
-                    }
-                } else {
-                    if req & MAYBE != 0 && has_inst && !has_mand {
-                        continue;
-                    }
+                    self.control_all(pmid, ask);
+                } else if !(req & MAYBE != 0 && has_inst && !has_mand) {
                     for id in self.ids_of(pmid) {
                         self.delete(id);
                     }
-                    if !removing {
+                    if !ask.removing {
                         self.create(pmid, indom, ntp, Vec::new(), true);
                     }
                 }
@@ -551,11 +469,121 @@ impl Plan {
         Some(ntp)
     }
 
+    /// The task a request goes to: one in the same state at the same interval, or
+    /// a new one (`true`), not yet in the order.
+    fn task_for(&mut self, req: u32, delta_ms: u32) -> (usize, bool) {
+        let found = (delta_ms != 0).then(|| {
+            self.order.iter().copied().find(|&t| {
+                self.tasks[t].state & 0x3 == req & 0x3 && self.tasks[t].delta_ms == delta_ms
+            })
+        });
+        if let Some(Some(t)) = found {
+            return (t, false);
+        }
+        self.tasks.push(Task {
+            state: req & 0x3,
+            delta_ms: if req & ON != 0 { delta_ms } else { 0 },
+            numvalid: 0,
+            groups: Vec::new(),
+        });
+        (self.tasks.len() - 1, true)
+    }
+
+    /// A metric without instances: moved to the new task, or removed.
+    fn control_singular(&mut self, pmid: PmId, ask: Ask) {
+        let Some(id) = self.find_at(pmid, 0) else {
+            return;
+        };
+        if self.update_refused(self.req(id).task, ask.req) {
+            return;
+        }
+        if ask.removing {
+            self.delete(id);
+        } else {
+            self.ungroup(id);
+            self.group(id, ask.ntp);
+        }
+    }
+
+    /// One instance named: taken out of the request that has it, and added to the
+    /// smallest list of this metric in the new task (or a new one).
+    fn control_instance(&mut self, pmid: PmId, indom: InDom, inst: i32, ask: Ask) {
+        if let Some(id) = self.find_at(pmid, inst) {
+            let ctask = self.req(id).task;
+            if ctask == ask.ntp || self.update_refused(ctask, ask.req) {
+                return;
+            }
+            self.ungroup(id);
+            if self.req(id).insts.len() > 1 {
+                if let Some(r) = self.reqs[id].as_mut() {
+                    r.insts.retain(|i| *i != inst);
+                }
+                self.group(id, ctask);
+            } else {
+                self.chain.retain(|&c| c != id);
+                self.reqs[id] = None;
+            }
+        }
+        if ask.removing {
+            return;
+        }
+        let mut best: Option<usize> = None;
+        for id in self.ids_of(pmid) {
+            let r = self.req(id);
+            if r.task == ask.ntp && !r.insts.is_empty() {
+                let n = r.insts.len();
+                if best.is_none_or(|b| n < self.req(b).insts.len()) {
+                    best = Some(id);
+                }
+            }
+        }
+        match best {
+            Some(id) => {
+                self.ungroup(id);
+                if let Some(r) = self.reqs[id].as_mut() {
+                    r.insts.push(inst);
+                }
+                self.group(id, ask.ntp);
+            }
+            None => {
+                self.create(pmid, indom, ask.ntp, vec![inst], true);
+            }
+        }
+    }
+
+    /// All instances asked for, where a request for all of them exists.
+    fn control_all(&mut self, pmid: PmId, ask: Ask) {
+        let Some(id) = self.find_at(pmid, i32::MIN) else {
+            return;
+        };
+        let ctask = self.req(id).task;
+        if self.tasks[ctask].state & MAND == 0 && ask.req & MAYBE != 0 {
+            return;
+        }
+        if ask.removing {
+            self.delete(id);
+        } else {
+            self.ungroup(id);
+            self.group(id, ask.ntp);
+        }
+    }
+
     /// `update_ok`: an advisory request (not `mandatory maybe`) cannot change a
     /// mandatory state.
     fn update_refused(&self, ctask: usize, req: u32) -> bool {
         req & MAND == 0 && req & MAYBE == 0 && self.tasks[ctask].state & MAND != 0
     }
+}
+
+/// One pmlc request as `control` carries it to each metric.
+#[derive(Clone, Copy)]
+struct Ask {
+    /// The request's state bits.
+    req: u32,
+    /// The task it goes to.
+    ntp: usize,
+    /// Off, or mandatory maybe: requests are removed, not moved.
+    removing: bool,
 }
 
 #[cfg(test)]

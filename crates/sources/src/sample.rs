@@ -43,6 +43,26 @@ fn metric(
     }
 }
 
+/// The metrics: name, item, type, instance domain, semantics, units and help text.
+#[rustfmt::skip]
+const METRICS: &[(&str, u32, i32, InDom, i32, Units, &str)] = &[
+    ("sample.seconds", 2, vtype::U32, InDom::NULL, sem::COUNTER, Units(0x0100_3000), "elapsed time (seconds)"),
+    ("sample.colour", 5, vtype::I32, COLOUR_INDOM, sem::INSTANT, Units(0), "Metrics with a \"saw-tooth\" trend over time"),
+    ("sample.bin", 6, vtype::I32, BIN_INDOM, sem::INSTANT, Units(0), "Several constant instances, some come and go"),
+    ("sample.long.one", 10, vtype::I32, InDom::NULL, sem::INSTANT, Units(0), "1 as a 32-bit integer"),
+    ("sample.float.million", 18, vtype::FLOAT, InDom::NULL, sem::INSTANT, Units(0), "1000000 as a float"),
+    ("sample.longlong.million", 23, vtype::I64, InDom::NULL, sem::INSTANT, Units(0), "1000000 as a 64-bit integer"),
+    ("sample.double.million", 28, vtype::DOUBLE, InDom::NULL, sem::INSTANT, Units(0), "1000000 as a double"),
+    ("sample.string.hullo", 31, vtype::STRING, InDom::NULL, sem::DISCRETE, Units(0), "K&R have a lot to answer for"),
+    ("sample.aggregate.hullo", 34, vtype::AGGREGATE, InDom::NULL, sem::INSTANT, Units(0), "aggregate value"),
+    ("sample.ulong.million", 96, vtype::U32, InDom::NULL, sem::INSTANT, Units(0), "1000000 as a 32-bit unsigned integer"),
+    ("sample.ulonglong.million", 101, vtype::U64, InDom::NULL, sem::INSTANT, Units(0), "1000000 as a 64-bit unsigned integer"),
+    ("sample.event.type", 127, vtype::I32, InDom::NULL, sem::INSTANT, Units(0), "event type parameter"),
+    ("sample.event.param_string", 134, vtype::STRING, InDom::NULL, sem::INSTANT, Units(0), "string event parameter"),
+    ("sample.event.records", 136, vtype::EVENT, EVENT_INDOM, sem::INSTANT, Units(0), "dummy event records"),
+    ("sample.event.highres_records", 139, vtype::HIGHRES_EVENT, EVENT_INDOM, sem::INSTANT, Units(0), "dummy high resolution event records"),
+];
+
 /// The sample source.
 pub struct Sample {
     metrics: Vec<Metric>,
@@ -59,147 +79,14 @@ impl Default for Sample {
 
 impl Sample {
     pub fn new() -> Sample {
-        let n = InDom::NULL;
-        let (i, d, c) = (sem::INSTANT, sem::DISCRETE, sem::COUNTER);
-        let none = Units(0);
+        let metrics = METRICS
+            .iter()
+            .map(|&(name, item, ty, indom, sm, units, help)| {
+                metric(name, item, ty, indom, sm, units, help)
+            })
+            .collect();
         Sample {
-            metrics: vec![
-                metric(
-                    "sample.seconds",
-                    2,
-                    vtype::U32,
-                    n,
-                    c,
-                    Units(0x0100_3000),
-                    "elapsed time (seconds)",
-                ),
-                metric(
-                    "sample.colour",
-                    5,
-                    vtype::I32,
-                    COLOUR_INDOM,
-                    i,
-                    none,
-                    "Metrics with a \"saw-tooth\" trend over time",
-                ),
-                metric(
-                    "sample.bin",
-                    6,
-                    vtype::I32,
-                    BIN_INDOM,
-                    i,
-                    none,
-                    "Several constant instances, some come and go",
-                ),
-                metric(
-                    "sample.long.one",
-                    10,
-                    vtype::I32,
-                    n,
-                    i,
-                    none,
-                    "1 as a 32-bit integer",
-                ),
-                metric(
-                    "sample.float.million",
-                    18,
-                    vtype::FLOAT,
-                    n,
-                    i,
-                    none,
-                    "1000000 as a float",
-                ),
-                metric(
-                    "sample.longlong.million",
-                    23,
-                    vtype::I64,
-                    n,
-                    i,
-                    none,
-                    "1000000 as a 64-bit integer",
-                ),
-                metric(
-                    "sample.double.million",
-                    28,
-                    vtype::DOUBLE,
-                    n,
-                    i,
-                    none,
-                    "1000000 as a double",
-                ),
-                metric(
-                    "sample.string.hullo",
-                    31,
-                    vtype::STRING,
-                    n,
-                    d,
-                    none,
-                    "K&R have a lot to answer for",
-                ),
-                metric(
-                    "sample.aggregate.hullo",
-                    34,
-                    vtype::AGGREGATE,
-                    n,
-                    i,
-                    none,
-                    "aggregate value",
-                ),
-                metric(
-                    "sample.ulong.million",
-                    96,
-                    vtype::U32,
-                    n,
-                    i,
-                    none,
-                    "1000000 as a 32-bit unsigned integer",
-                ),
-                metric(
-                    "sample.ulonglong.million",
-                    101,
-                    vtype::U64,
-                    n,
-                    i,
-                    none,
-                    "1000000 as a 64-bit unsigned integer",
-                ),
-                metric(
-                    "sample.event.type",
-                    127,
-                    vtype::I32,
-                    n,
-                    i,
-                    none,
-                    "event type parameter",
-                ),
-                metric(
-                    "sample.event.param_string",
-                    134,
-                    vtype::STRING,
-                    n,
-                    i,
-                    none,
-                    "string event parameter",
-                ),
-                metric(
-                    "sample.event.records",
-                    136,
-                    vtype::EVENT,
-                    EVENT_INDOM,
-                    i,
-                    none,
-                    "dummy event records",
-                ),
-                metric(
-                    "sample.event.highres_records",
-                    139,
-                    vtype::HIGHRES_EVENT,
-                    EVENT_INDOM,
-                    i,
-                    none,
-                    "dummy high resolution event records",
-                ),
-            ],
+            metrics,
             n: 0,
             host: "sample".into(),
         }
