@@ -281,32 +281,7 @@ pub fn export(
     let metrics = metrics_of(&a, &pmids, &mut names);
     // the names of metrics and PMIDs are kept for good (the metadata's share)
     names.pin();
-    let from = match prev.and_then(|p| p.resume.clone()) {
-        Some(Resume::Raw { volume, offset }) => format!("v{volume}o{offset}"),
-        Some(Resume::Interp { next_ns }) => format!("t{next_ns}"),
-        None => "start".into(),
-    };
-    let prefix = format!("part-{key}-{from}");
-    let rg = if o.row_group == 0 {
-        1 << 20
-    } else {
-        o.row_group
-    };
-    let (budget, unit) = (grant.budget, o.time_unit);
-    let mut values: Sink<ValueBuffer> = Sink::new(
-        hostdir("values"),
-        unit.schema(table::VALUES),
-        prefix.clone(),
-        rg,
-        budget,
-    );
-    let mut events: Sink<EventBuffer> = Sink::new(
-        hostdir("events"),
-        unit.schema(table::EVENTS),
-        prefix,
-        rg,
-        budget / 8,
-    );
+    let (mut values, mut events) = sinks(o, &hostdir, &key, prev, grant.budget);
     let instances = match stream {
         true => Some(
             a.instance_stream()
@@ -356,6 +331,44 @@ pub fn export(
         unchanged: false,
         warning,
     })
+}
+
+/// The values' and the events' sinks of this run, their files named by the
+/// archive's key and where the run starts.
+fn sinks(
+    o: &Options,
+    hostdir: &dyn Fn(&str) -> PathBuf,
+    key: &str,
+    prev: Option<&ArchiveState>,
+    budget: usize,
+) -> (Sink<ValueBuffer>, Sink<EventBuffer>) {
+    let from = match prev.and_then(|p| p.resume.clone()) {
+        Some(Resume::Raw { volume, offset }) => format!("v{volume}o{offset}"),
+        Some(Resume::Interp { next_ns }) => format!("t{next_ns}"),
+        None => "start".into(),
+    };
+    let prefix = format!("part-{key}-{from}");
+    let rg = if o.row_group == 0 {
+        1 << 20
+    } else {
+        o.row_group
+    };
+    let unit = o.time_unit;
+    let values = Sink::new(
+        hostdir("values"),
+        unit.schema(table::VALUES),
+        prefix.clone(),
+        rg,
+        budget,
+    );
+    let events = Sink::new(
+        hostdir("events"),
+        unit.schema(table::EVENTS),
+        prefix,
+        rg,
+        budget / 8,
+    );
+    (values, events)
 }
 
 fn push_new(outputs: &mut Vec<String>, path: String) {
@@ -834,10 +847,7 @@ impl Exporter<'_> {
         let resumed = prev.is_some_and(|p| p.resume.is_some()) && t0 > wstart;
         let mut r = Replay::new(a);
         r.set_mode(Mode::Interp, Some(t0), Delta::from_nanos(step));
-        // the last fetch's counter values, for rates (as pmval, a rate needs
-        // the value of the sample before), and this fetch's
-        let mut last: FastMap<(PmId, i32), (f64, Timestamp)> = FastMap::default();
-        let mut now_values: FastMap<(PmId, i32), (f64, Timestamp)> = FastMap::default();
+        let mut rates = Rates::default();
         let mut next = t0;
         let mut first = true;
         let mut warning = None;
@@ -868,21 +878,8 @@ impl Exporter<'_> {
                     let v = v.as_value();
                     let (mut value, txt) = convert(m.desc.vtype, &v);
                     if m.desc.sem == sem::COUNTER {
-                        // as pmval: the rate since the last sample, per second
-                        // (time counters scaled to a utilisation)
-                        let key = (set.pmid, *inst);
-                        let now = value;
-                        let rate = match (now, last.get(&key)) {
-                            (Some(x), Some(&(y, at))) => {
-                                let dt = res.stamp.sub_f64(at) * m.desc.units.time_rate_scale();
-                                (dt > 0.0).then(|| (x - y) / dt)
-                            }
-                            _ => None,
-                        };
-                        if let Some(x) = now {
-                            now_values.insert(key, (x, res.stamp));
-                        }
-                        value = rate;
+                        let scale = m.desc.units.time_rate_scale();
+                        value = rates.rate((set.pmid, *inst), value, res.stamp, scale);
                         if value.is_none() {
                             continue;
                         }
@@ -906,10 +903,44 @@ impl Exporter<'_> {
                     values.push(date, row, &mut self.names)?;
                 }
             }
-            std::mem::swap(&mut last, &mut now_values);
-            now_values.clear();
+            rates.roll();
         }
         Ok((Some(Resume::Interp { next_ns: ns(next) }), warning))
+    }
+}
+
+/// Counters' rates as pmval gives them: the change since the last sample, per
+/// second (time counters scaled to a utilisation), so a rate needs the value of
+/// the sample before.
+#[derive(Default)]
+struct Rates {
+    /// The last fetch's counter values and their times.
+    last: FastMap<(PmId, i32), (f64, Timestamp)>,
+    /// This fetch's.
+    now: FastMap<(PmId, i32), (f64, Timestamp)>,
+}
+
+impl Rates {
+    /// The rate of the counter `key`, now `value` at `stamp`; `scale` is its
+    /// units' time-rate scale.
+    fn rate(
+        &mut self,
+        key: (PmId, i32),
+        value: Option<f64>,
+        stamp: Timestamp,
+        scale: f64,
+    ) -> Option<f64> {
+        let x = value?;
+        self.now.insert(key, (x, stamp));
+        let &(y, at) = self.last.get(&key)?;
+        let dt = stamp.sub_f64(at) * scale;
+        (dt > 0.0).then(|| (x - y) / dt)
+    }
+
+    /// The fetch is over: its values become the last.
+    fn roll(&mut self) {
+        std::mem::swap(&mut self.last, &mut self.now);
+        self.now.clear();
     }
 }
 

@@ -173,59 +173,12 @@ pub fn dump(o: &Opts, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<i3
     }
     let meta = a.metadata();
 
-    // metric names on the command line
-    let mut wanted: Vec<PmId> = Vec::new();
-    if !o.names.is_empty() {
-        for n in &o.names {
-            match meta.pmns.lookup(n) {
-                Lookup::Leaf(p) => wanted.push(p),
-                Lookup::NonLeaf => {
-                    let leaves = meta.pmns.traverse(n);
-                    if leaves.is_empty() {
-                        writeln!(
-                            err,
-                            "{PROG}: pmTraversePMNS({n}): {}",
-                            pm_err_str(PM_ERR_NONLEAF)
-                        )?;
-                    }
-                    wanted.extend(leaves.into_iter().map(|(_, p)| p));
-                }
-                Lookup::Unknown => {
-                    writeln!(
-                        err,
-                        "{PROG}: pmLookupName({n}): {}",
-                        pm_err_str(archive_format::error::PM_ERR_NAME)
-                    )?;
-                }
-            }
-        }
-        if wanted.is_empty() {
-            writeln!(err, "No metric names can be translated, dump abandoned")?;
-            return Ok(1);
-        }
-    }
+    let Some(wanted) = wanted(&o.names, &meta.pmns, err)? else {
+        return Ok(1);
+    };
 
     let label = a.label().clone();
-    let end = match a.end_time() {
-        Ok(e) => Some(e),
-        Err(e) => {
-            out.flush()?;
-            writeln!(
-                err,
-                "{PROG}: Cannot locate end of archive {name}: {}",
-                e.pm_message()
-            )?;
-            writeln!(
-                err,
-                "\nWARNING: This archive is sufficiently damaged that it may not be possible to"
-            )?;
-            writeln!(
-                err,
-                "         produce complete information.  Continuing and hoping for the best.\n"
-            )?;
-            None
-        }
-    };
+    let end = end_time(&a, &name, out, err)?;
 
     let (tz, note) = clock::zone_for(o.hostzone, o.tz.as_deref(), &label);
     if let Some(n) = note {
@@ -272,6 +225,67 @@ pub fn dump(o: &Opts, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<i3
         return dump_values(&a, o, &wanted, wstart, wend, &clock, out, err);
     }
     Ok(0)
+}
+
+/// The metrics named on the command line (each a leaf or a subtree), empty for
+/// all; `None` when none of them is known.
+fn wanted(
+    names: &[String],
+    pmns: &archive_format::pmns::Pmns,
+    err: &mut dyn Write,
+) -> io::Result<Option<Vec<PmId>>> {
+    let mut wanted: Vec<PmId> = Vec::new();
+    for n in names {
+        match pmns.lookup(n) {
+            Lookup::Leaf(p) => wanted.push(p),
+            Lookup::NonLeaf => {
+                let leaves = pmns.traverse(n);
+                if leaves.is_empty() {
+                    let e = pm_err_str(PM_ERR_NONLEAF);
+                    writeln!(err, "{PROG}: pmTraversePMNS({n}): {e}")?;
+                }
+                wanted.extend(leaves.into_iter().map(|(_, p)| p));
+            }
+            Lookup::Unknown => {
+                let e = pm_err_str(archive_format::error::PM_ERR_NAME);
+                writeln!(err, "{PROG}: pmLookupName({n}): {e}")?;
+            }
+        }
+    }
+    if !names.is_empty() && wanted.is_empty() {
+        writeln!(err, "No metric names can be translated, dump abandoned")?;
+        return Ok(None);
+    }
+    Ok(Some(wanted))
+}
+
+/// The archive's end, or `None` with pmdumplog's warning where it cannot be found.
+fn end_time(
+    a: &Archive,
+    name: &str,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> io::Result<Option<Timestamp>> {
+    match a.end_time() {
+        Ok(e) => Ok(Some(e)),
+        Err(e) => {
+            out.flush()?;
+            writeln!(
+                err,
+                "{PROG}: Cannot locate end of archive {name}: {}",
+                e.pm_message()
+            )?;
+            writeln!(
+                err,
+                "\nWARNING: This archive is sufficiently damaged that it may not be possible to"
+            )?;
+            writeln!(
+                err,
+                "         produce complete information.  Continuing and hoping for the best.\n"
+            )?;
+            Ok(None)
+        }
+    }
 }
 
 fn dump_label(

@@ -32,120 +32,102 @@ impl Ctl<'_> {
 
     /// Carries out one request; returns the encoded reply.
     pub(crate) fn handle(&mut self, req: &control::Request) -> Vec<u8> {
-        use pdu::{control as c, request as r, state as s, Pdu};
-        let denied = || {
-            pdu::encode(&Pdu::Error {
-                from: 0,
-                code: archive_format::error::PM_ERR_PERMISSION,
-            })
-        };
+        use pdu::{request as r, Pdu};
         // what the [access] rules must allow: status and enquire need nothing
         // beyond being let in, as in the reference
         if matches!(&req.pdu, Pdu::LogRequest { request, .. } if *request == r::NEWVOLUME)
             && req.ops & access::MANDATORY == 0
         {
-            return denied();
+            return pdu::encode(&error(archive_format::error::PM_ERR_PERMISSION));
         }
         let reply = match &req.pdu {
-            Pdu::LogRequest { request, .. } => match *request {
-                r::STATUS => self.status(),
-                r::NEWVOLUME => match self.w.new_volume() {
-                    Ok(v) => {
-                        let _ = writeln!(
-                            self.log,
-                            "New log volume {v}, via pmlc request at {}",
-                            ctime_now()
-                        );
-                        Pdu::Error {
-                            from: 0,
-                            code: v as i32,
-                        }
-                    }
-                    Err(e) => {
-                        let _ = writeln!(self.log, "{PROG}: {e}");
-                        Pdu::Error { from: 0, code: -5 }
-                    }
-                },
-                r::SYNC => Pdu::Error {
-                    from: 0,
-                    code: self.w.flush().map_or(-5, |_| 0),
-                },
-                _ => Pdu::Error {
-                    from: 0,
-                    code: archive_format::error::PM_ERR_IPC,
-                },
-            },
+            Pdu::LogRequest { request, .. } => self.log_request(*request),
             Pdu::LogControl {
                 control,
                 state,
                 delta,
                 metrics,
                 ..
-            } => {
-                let change = match (*control, *state) {
-                    (c::ENQUIRE, _) => None,
-                    (c::MANDATORY, st) | (c::ADVISORY, st) => {
-                        let ctl = if *control == c::MANDATORY {
-                            state::Control::Mandatory
-                        } else {
-                            state::Control::Advisory
-                        };
-                        let sw = match st {
-                            s::ON => Switch::On,
-                            s::OFF => Switch::Off,
-                            _ => Switch::Maybe,
-                        };
-                        Some((ctl, sw, (*delta).max(0) as u32))
-                    }
-                    _ => {
-                        let _ = writeln!(self.log, "Bad control PDU type {control}");
-                        return pdu::encode(&Pdu::Error {
-                            from: 0,
-                            code: archive_format::error::PM_ERR_IPC,
-                        });
-                    }
-                };
-                if let Some((ctl, sw, d)) = change {
-                    let _ = writeln!(
-                        self.log,
-                        "\n{}\npmlc request from {}: {} {}",
-                        ctime_now(),
-                        req.peer,
-                        if ctl == state::Control::Mandatory {
-                            "mandatory"
-                        } else {
-                            "advisory"
-                        },
-                        match sw {
-                            Switch::On if d == 0 => "on once".to_string(),
-                            Switch::On => format!("on {} sec", secs(d)),
-                            Switch::Off => "off".into(),
-                            Switch::Maybe => "maybe".into(),
-                        }
-                    );
-                    let need = if ctl == state::Control::Mandatory {
-                        access::MANDATORY
-                    } else {
-                        access::ADVISORY
-                    };
-                    if req.ops & need == 0 {
-                        let _ = writeln!(
-                            self.log,
-                            "Error: {}",
-                            pm_err_str(archive_format::error::PM_ERR_PERMISSION)
-                        );
-                        return denied();
-                    }
-                    self.apply(ctl, sw, d, metrics);
-                }
-                self.reply(change, metrics)
-            }
-            _ => Pdu::Error {
-                from: 0,
-                code: archive_format::error::PM_ERR_IPC,
-            },
+            } => self.log_control(req, (*control, *state, *delta), metrics),
+            _ => error(archive_format::error::PM_ERR_IPC),
         };
         pdu::encode(&reply)
+    }
+
+    /// A LOG_REQUEST: status, a new volume, or a sync.
+    fn log_request(&mut self, request: i32) -> pdu::Pdu {
+        use pdu::request as r;
+        match request {
+            r::STATUS => self.status(),
+            r::NEWVOLUME => match self.w.new_volume() {
+                Ok(v) => {
+                    let _ = writeln!(
+                        self.log,
+                        "New log volume {v}, via pmlc request at {}",
+                        ctime_now()
+                    );
+                    error(v as i32)
+                }
+                Err(e) => {
+                    let _ = writeln!(self.log, "{PROG}: {e}");
+                    error(-5)
+                }
+            },
+            r::SYNC => error(self.w.flush().map_or(-5, |_| 0)),
+            _ => error(archive_format::error::PM_ERR_IPC),
+        }
+    }
+
+    /// A LOG_CONTROL (`control`, `state`, `delta`): an enquiry, or a change of
+    /// logging that goes to the log and must be allowed by the `[access]` rules.
+    fn log_control(
+        &mut self,
+        req: &control::Request,
+        (control, state, delta): (i32, i32, i32),
+        metrics: &[pdu::ValueList],
+    ) -> pdu::Pdu {
+        use pdu::{control as c, state as s};
+        let ctl = match control {
+            c::ENQUIRE => return self.reply(None, metrics),
+            c::MANDATORY => state::Control::Mandatory,
+            c::ADVISORY => state::Control::Advisory,
+            _ => {
+                let _ = writeln!(self.log, "Bad control PDU type {control}");
+                return error(archive_format::error::PM_ERR_IPC);
+            }
+        };
+        let sw = match state {
+            s::ON => Switch::On,
+            s::OFF => Switch::Off,
+            _ => Switch::Maybe,
+        };
+        let d = delta.max(0) as u32;
+        let mandatory = ctl == state::Control::Mandatory;
+        let _ = writeln!(
+            self.log,
+            "\n{}\npmlc request from {}: {} {}",
+            ctime_now(),
+            req.peer,
+            if mandatory { "mandatory" } else { "advisory" },
+            match sw {
+                Switch::On if d == 0 => "on once".to_string(),
+                Switch::On => format!("on {} sec", secs(d)),
+                Switch::Off => "off".into(),
+                Switch::Maybe => "maybe".into(),
+            }
+        );
+        let need = if mandatory {
+            access::MANDATORY
+        } else {
+            access::ADVISORY
+        };
+        if req.ops & need == 0 {
+            let code = archive_format::error::PM_ERR_PERMISSION;
+            let _ = writeln!(self.log, "Error: {}", pm_err_str(code));
+            return error(code);
+        }
+        self.apply(ctl, sw, d, metrics);
+        self.reply(Some((ctl, sw, d)), metrics)
     }
 
     pub(crate) fn status(&mut self) -> pdu::Pdu {
@@ -237,41 +219,18 @@ impl Ctl<'_> {
                 let _ = write!(self.log, "  metric: {names}");
             }
             let desc = self.source.desc(pmid);
-            let insts: Vec<i32> = if m.numval > 0 {
-                m.values.iter().map(|(i, _)| *i).collect()
-            } else {
-                match &desc {
-                    Err(e) => {
-                        if change.is_some() {
-                            let _ = writeln!(self.log);
-                        }
-                        vsets.push(pdu::ValueList {
-                            pmid: m.pmid,
-                            numval: e.code(),
-                            values: Vec::new(),
-                        });
-                        continue;
+            let insts = match self.instances_of(m, &desc, change.is_some()) {
+                Ok(insts) => insts,
+                Err(code) => {
+                    if change.is_some() {
+                        let _ = writeln!(self.log);
                     }
-                    Ok(d) if d.indom.is_null() => vec![-1],
-                    Ok(d) => {
-                        let mut v: Vec<i32> = self
-                            .source
-                            .instances(d.indom)
-                            .unwrap_or_default()
-                            .into_iter()
-                            .map(|(i, _)| i)
-                            .collect();
-                        if change.is_none() {
-                            if let Some(h) = self.rec.metrics.get(&pmid) {
-                                for i in &h.ever {
-                                    if !v.contains(i) {
-                                        v.push(*i);
-                                    }
-                                }
-                            }
-                        }
-                        v
-                    }
+                    vsets.push(pdu::ValueList {
+                        pmid: m.pmid,
+                        numval: code,
+                        values: Vec::new(),
+                    });
+                    continue;
                 }
             };
             let indom = desc.as_ref().map_or(InDom::NULL, |d| d.indom);
@@ -285,33 +244,12 @@ impl Ctl<'_> {
                 let word = self.rec.plan.word(pmid, *inst)
                     | self.rec.hist_flags(pmid, *inst, indom.is_null());
                 values.push((*inst, word));
-                let Some((ctl, sw, d)) = change else {
-                    continue;
-                };
-                let covered = self.rec.plan.requests(pmid).next().is_some();
-                if !indom.is_null() && covered || insts.len() > 1 || *inst != -1 {
-                    if j == 0 {
-                        let _ = writeln!(self.log);
-                    }
-                    match names.iter().find(|(i, _)| i == inst) {
-                        Some((_, n)) => {
-                            let _ = write!(self.log, "    instance: {n}");
-                        }
-                        None => {
-                            let _ = write!(self.log, "    instance: #{inst}");
-                        }
-                    }
+                if let Some(asked) = change {
+                    let one = insts.len() == 1 && *inst == -1;
+                    let covered = self.rec.plan.requests(pmid).next().is_some();
+                    let named = (!indom.is_null() && covered || !one).then_some(&names[..]);
+                    self.log_instance(j, *inst, named, word, asked);
                 }
-                // the state asked for, and the bits that say whether it holds
-                let (want, mask) = match sw {
-                    Switch::Maybe => (0, state::MAND),
-                    _ => (state::state_of(ctl, sw) & 0x3, state::MAND | state::ON),
-                };
-                let want_delta = if want & state::ON != 0 { d } else { 0 };
-                if word & mask != want || (word >> 4) != want_delta {
-                    let _ = write!(self.log, " [request failed]");
-                }
-                let _ = writeln!(self.log);
             }
             vsets.push(pdu::ValueList {
                 pmid: m.pmid,
@@ -326,9 +264,85 @@ impl Ctl<'_> {
             vsets,
         }
     }
+
+    /// The instances a reply gives for one metric: those of the request, else the
+    /// instance domain now (and, for an enquiry, the instances logged before that
+    /// it no longer has); `Err` with the code of a metric without a descriptor.
+    fn instances_of(
+        &mut self,
+        m: &pdu::ValueList,
+        desc: &Result<Desc, SourceError>,
+        change: bool,
+    ) -> Result<Vec<i32>, i32> {
+        if m.numval > 0 {
+            return Ok(m.values.iter().map(|(i, _)| *i).collect());
+        }
+        let d = match desc {
+            Err(e) => return Err(e.code()),
+            Ok(d) if d.indom.is_null() => return Ok(vec![-1]),
+            Ok(d) => d,
+        };
+        let mut v: Vec<i32> = self
+            .source
+            .instances(d.indom)
+            .unwrap_or_default()
+            .into_iter()
+            .map(|(i, _)| i)
+            .collect();
+        if !change {
+            if let Some(h) = self.rec.metrics.get(&PmId(m.pmid)) {
+                for i in &h.ever {
+                    if !v.contains(i) {
+                        v.push(*i);
+                    }
+                }
+            }
+        }
+        Ok(v)
+    }
+
+    /// The log's line for the `j`th instance of a logging request's reply (its
+    /// name from `names` where the line has one), with "[request failed]" where
+    /// its state `word` is not what was asked.
+    fn log_instance(
+        &mut self,
+        j: usize,
+        inst: i32,
+        names: Option<&[(i32, String)]>,
+        word: u32,
+        (ctl, sw, d): (state::Control, Switch, u32),
+    ) {
+        if let Some(names) = names {
+            if j == 0 {
+                let _ = writeln!(self.log);
+            }
+            match names.iter().find(|(i, _)| *i == inst) {
+                Some((_, n)) => {
+                    let _ = write!(self.log, "    instance: {n}");
+                }
+                None => {
+                    let _ = write!(self.log, "    instance: #{inst}");
+                }
+            }
+        }
+        // the state asked for, and the bits that say whether it holds
+        let (want, mask) = match sw {
+            Switch::Maybe => (0, state::MAND),
+            _ => (state::state_of(ctl, sw) & 0x3, state::MAND | state::ON),
+        };
+        let want_delta = if want & state::ON != 0 { d } else { 0 };
+        if word & mask != want || (word >> 4) != want_delta {
+            let _ = write!(self.log, " [request failed]");
+        }
+        let _ = writeln!(self.log);
+    }
 }
 
-/// Milliseconds as seconds, without trailing zeros (`500` -> `0.5`).
+/// The reply that carries only a code.
+fn error(code: i32) -> pdu::Pdu {
+    pdu::Pdu::Error { from: 0, code }
+}
+
 /// An interval in seconds as the reference logs it (one decimal, single precision).
 pub(crate) fn secs(ms: u32) -> String {
     format!("{:.1}", ms as f32 / 1000.0)

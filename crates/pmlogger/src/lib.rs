@@ -143,40 +143,17 @@ fn run_logged(o: &Opts, log: &mut dyn Write) -> i32 {
     if o.check {
         return 0;
     }
-    let _ = writeln!(
-        log,
-        "Starting {}logger for host \"{}\" via \"{}\"",
-        if o.primary { "primary " } else { "" },
-        source.hostname(),
-        o.source.as_deref().unwrap_or("local:")
-    );
-    // -H names the host in the label instead of pmcd's name for itself
-    let host = o.labelhost.clone().unwrap_or_else(|| source.hostname());
-    let _ = writeln!(log, "{PROG}: recording from {}", source.describe());
-    let finish = match o.finish.as_deref().map(|t| (t, finish_after(t))) {
-        None => None,
-        Some((_, Some(d))) => Some(d),
-        Some((t, None)) => {
-            let _ = writeln!(
-                log,
-                "{PROG}: illegal -T argument\n{t}\n^ -- unexpected value"
-            );
-            return 1;
-        }
-    };
-    if !o.primary && !o.linger && plan.tasks.is_empty() {
-        let _ = writeln!(
-            log,
-            "Nothing to log, and not the primary logger instance ... good-bye"
-        );
+    let Some(finish) = ready(o, &mut *source, &plan, log) else {
         return 1;
-    }
+    };
     let tasks = timers(&plan);
     // only one primary logger (before anything is created)
     if let Some(e) = o.primary.then(control::primary_running).flatten() {
         let _ = writeln!(log, "{PROG}: ERROR: {e}");
         return 1;
     }
+    // -H names the host in the label instead of pmcd's name for itself
+    let host = o.labelhost.clone().unwrap_or_else(|| source.hostname());
     let (mut w, archive_path) = match create_archive(o, &mut *source, &host) {
         Ok(made) => made,
         Err(e) => {
@@ -186,27 +163,12 @@ fn run_logged(o: &Opts, log: &mut dyn Write) -> i32 {
     };
     let _ = writeln!(log, "Archive basename: {}", o.archive);
     let signals = Signals::register();
-    let mut ctl = control::start(
-        &host,
-        &archive_path,
-        o.note.as_deref(),
-        access,
-        signals.events_tx.clone(),
-    );
-    if o.primary {
-        let made = ctl
-            .as_mut()
-            .map_or(Err("no control port".to_string()), |c| c.make_primary());
-        if let Err(e) = made {
-            let _ = writeln!(log, "{PROG}: {e}");
-        }
-    }
-    let port = ctl.as_ref().map_or(0, |c| c.port);
+    let ctl = start_control(o, &host, &archive_path, access, &signals, log);
     let mut last = sources::now();
     let logue = Logue {
         archive: archive_path,
         host: source.host_spec(),
-        port,
+        port: ctl.as_ref().map_or(0, |c| c.port),
     };
     let ids = source.pmcd_ids();
     if let Err(e) = logue.put(&mut w, last, ids) {
@@ -243,6 +205,71 @@ fn run_logged(o: &Opts, log: &mut dyn Write) -> i32 {
             1
         }
     }
+}
+
+/// The lines that say what is recorded from where, and the checks before an
+/// archive is made: the `-T` end (returned, as a time from now), and something
+/// to log. `None` when the logger stops here.
+fn ready(
+    o: &Opts,
+    source: &mut dyn Source,
+    plan: &Plan,
+    log: &mut dyn Write,
+) -> Option<Option<std::time::Duration>> {
+    let _ = writeln!(
+        log,
+        "Starting {}logger for host \"{}\" via \"{}\"",
+        if o.primary { "primary " } else { "" },
+        source.hostname(),
+        o.source.as_deref().unwrap_or("local:")
+    );
+    let _ = writeln!(log, "{PROG}: recording from {}", source.describe());
+    let finish = match o.finish.as_deref().map(|t| (t, finish_after(t))) {
+        None => None,
+        Some((_, Some(d))) => Some(d),
+        Some((t, None)) => {
+            let _ = writeln!(
+                log,
+                "{PROG}: illegal -T argument\n{t}\n^ -- unexpected value"
+            );
+            return None;
+        }
+    };
+    if !o.primary && !o.linger && plan.tasks.is_empty() {
+        let _ = writeln!(
+            log,
+            "Nothing to log, and not the primary logger instance ... good-bye"
+        );
+        return None;
+    }
+    Some(finish)
+}
+
+/// The control port pmlc talks to, made the primary logger's with `-P`.
+fn start_control(
+    o: &Opts,
+    host: &str,
+    archive: &str,
+    access: access::Access,
+    signals: &Signals,
+    log: &mut dyn Write,
+) -> Option<control::ControlPort> {
+    let mut ctl = control::start(
+        host,
+        archive,
+        o.note.as_deref(),
+        access,
+        signals.events_tx.clone(),
+    );
+    if o.primary {
+        let made = ctl
+            .as_mut()
+            .map_or(Err("no control port".to_string()), |c| c.make_primary());
+        if let Err(e) = made {
+            let _ = writeln!(log, "{PROG}: {e}");
+        }
+    }
+    ctl
 }
 
 /// The configuration read, parsed and planned, and its `[access]` rules, with the

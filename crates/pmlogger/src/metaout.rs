@@ -113,6 +113,12 @@ pub(crate) fn write_fetch(
     // the record first (pmcd's PDU copied, or the built-in source's values
     // encoded), then its value sets read in place for what they bring
     let v = w.version();
+    // a v2 archive keeps microseconds
+    let kept = if v >= 3 {
+        stamp
+    } else {
+        Timestamp::new(stamp.sec, stamp.nsec / 1000 * 1000)
+    };
     let mut encoded = std::mem::take(&mut rec.payload);
     let payload: &[u8] = match &mut f.raw {
         // pmcd's PDU becomes the payload where it lies
@@ -124,12 +130,7 @@ pub(crate) fn write_fetch(
             &r.pdu[at..]
         }
         None => {
-            let stamp = if v >= 3 {
-                stamp
-            } else {
-                Timestamp::new(stamp.sec, stamp.nsec / 1000 * 1000)
-            };
-            encoded = archive_format::codec::result::encode_result(stamp, &f.vsets, v);
+            encoded = archive_format::codec::result::encode_result(kept, &f.vsets, v);
             &encoded
         }
     };
@@ -138,84 +139,102 @@ pub(crate) fn write_fetch(
     // each instance domain is asked for and written at most once per fetch
     let mut asked: Vec<InDom> = Vec::new();
     for vs in &sets {
-        let desc = match rec.metrics.get(&vs.pmid) {
-            Some(m) => m.desc,
-            None => {
-                let Ok(desc) = source.desc(vs.pmid) else {
-                    continue;
-                };
-                if !w.has_desc(vs.pmid) {
-                    put_desc(w, source, desc, rec).map_err(|e| e.to_string())?;
-                    write_labels(w, source, stamp, &desc, &mut rec.seen)
-                        .map_err(|e| e.to_string())?;
-                    write_help(w, source, &desc, &mut rec.seen).map_err(|e| e.to_string())?;
-                }
-                rec.metrics.insert(vs.pmid, Seen::new(desc));
-                desc
-            }
-        };
-        let Some(m) = rec.metrics.get_mut(&vs.pmid) else {
-            continue;
-        };
-        // pmlc's history: what this fetch had (looked through only on change)
-        let same = vs.insts_eq(&m.returned);
-        if !same {
-            m.returned.clear();
-            m.returned.extend(vs.insts());
-            m.ever.extend(vs.insts());
-            m.checked = 0;
-        }
-        m.fetched = true;
-        if vs.numval <= 0 {
-            continue;
-        }
-        if desc.vtype == vtype::EVENT || desc.vtype == vtype::HIGHRES_EVENT {
-            describe_event_params(w, source, &desc, vs, log).map_err(|e| e.to_string())?;
-        }
-        if desc.indom.is_null() {
-            continue;
-        }
-        // the instance domain is asked for when this fetch shows instances the
-        // latest snapshot lacks, or other instances than the metric's last fetch
-        // (the same instances as last time, found in the same snapshot then,
-        // need no looking through)
-        let changed = !same
-            || match rec.snapshot.get(&desc.indom) {
-                None => true,
-                Some((gen, _)) if *gen == m.checked => false,
-                Some((gen, k)) => {
-                    let missing = vs.insts().any(|i| k.binary_search(&i).is_err());
-                    if !missing {
-                        m.checked = *gen;
-                    }
-                    missing
-                }
-            };
-        if changed && !asked.contains(&desc.indom) {
-            asked.push(desc.indom);
-            let mut all = match source.instances(desc.indom) {
-                Ok(a) => a,
-                Err(_) => continue,
-            };
-            all.sort_by_key(|(i, _)| *i);
-            w.put_indom(stamp, desc.indom, &all)
-                .map_err(|e| e.to_string())?;
-            rec.snapshots += 1;
-            rec.snapshot.insert(
-                desc.indom,
-                (rec.snapshots, all.iter().map(|(i, _)| *i).collect()),
-            );
-        }
+        describe(w, source, vs, stamp, rec, &mut asked, log)?;
     }
     drop(sets);
-    let stamp = if v >= 3 {
-        stamp
-    } else {
-        Timestamp::new(stamp.sec, stamp.nsec / 1000 * 1000)
-    };
-    let wrote = w.write_result_payload(stamp, payload);
+    let wrote = w.write_result_payload(kept, payload);
     rec.payload = encoded;
     wrote.map(|_| ()).map_err(|e| e.to_string())
+}
+
+/// What one value set of a fetch brings: its metric's descriptor, labels and
+/// help the first time, pmlc's history, the descriptors of event parameters, and
+/// its instance domain when it shows instances the archive has not got.
+fn describe(
+    w: &mut ArchiveWriter,
+    source: &mut dyn Source,
+    vs: &archive_format::codec::result::RawValueSet<'_>,
+    stamp: Timestamp,
+    rec: &mut Recorder,
+    asked: &mut Vec<InDom>,
+    log: &mut dyn Write,
+) -> Result<(), String> {
+    let desc = match rec.metrics.get(&vs.pmid) {
+        Some(m) => m.desc,
+        None => {
+            let Ok(desc) = source.desc(vs.pmid) else {
+                return Ok(());
+            };
+            if !w.has_desc(vs.pmid) {
+                put_desc(w, source, desc, rec).map_err(|e| e.to_string())?;
+                write_labels(w, source, stamp, &desc, &mut rec.seen).map_err(|e| e.to_string())?;
+                write_help(w, source, &desc, &mut rec.seen).map_err(|e| e.to_string())?;
+            }
+            rec.metrics.insert(vs.pmid, Seen::new(desc));
+            desc
+        }
+    };
+    let Some(m) = rec.metrics.get_mut(&vs.pmid) else {
+        return Ok(());
+    };
+    // pmlc's history: what this fetch had (looked through only on change)
+    let same = vs.insts_eq(&m.returned);
+    if !same {
+        m.returned.clear();
+        m.returned.extend(vs.insts());
+        m.ever.extend(vs.insts());
+        m.checked = 0;
+    }
+    m.fetched = true;
+    if vs.numval <= 0 {
+        return Ok(());
+    }
+    if desc.vtype == vtype::EVENT || desc.vtype == vtype::HIGHRES_EVENT {
+        describe_event_params(w, source, &desc, vs, log).map_err(|e| e.to_string())?;
+    }
+    if desc.indom.is_null() {
+        return Ok(());
+    }
+    // the instance domain is asked for when this fetch shows instances the
+    // latest snapshot lacks, or other instances than the metric's last fetch
+    // (the same instances as last time, found in the same snapshot then,
+    // need no looking through)
+    let changed = !same
+        || match rec.snapshot.get(&desc.indom) {
+            None => true,
+            Some((gen, _)) if *gen == m.checked => false,
+            Some((gen, k)) => {
+                let missing = vs.insts().any(|i| k.binary_search(&i).is_err());
+                if !missing {
+                    m.checked = *gen;
+                }
+                missing
+            }
+        };
+    if changed && !asked.contains(&desc.indom) {
+        asked.push(desc.indom);
+        put_snapshot(w, source, stamp, desc.indom, rec)?;
+    }
+    Ok(())
+}
+
+/// The instance domain as the source has it now, written and remembered.
+fn put_snapshot(
+    w: &mut ArchiveWriter,
+    source: &mut dyn Source,
+    stamp: Timestamp,
+    indom: InDom,
+    rec: &mut Recorder,
+) -> Result<(), String> {
+    let Ok(mut all) = source.instances(indom) else {
+        return Ok(());
+    };
+    all.sort_by_key(|(i, _)| *i);
+    w.put_indom(stamp, indom, &all).map_err(|e| e.to_string())?;
+    rec.snapshots += 1;
+    let insts = all.iter().map(|(i, _)| *i).collect();
+    rec.snapshot.insert(indom, (rec.snapshots, insts));
+    Ok(())
 }
 
 /// The descriptors of the parameters in a fetch's event records, each the first
