@@ -623,96 +623,112 @@ fn build(b: Building, run: usize) -> io::Result<Lives> {
     } = b;
     let calipered = largest >= CALIPER_THRESHOLD;
     let spilled = events.spilled();
-    let mut events = events.sorted()?;
-    let mut times = times.sorted()?;
+    let events = events.sorted()?;
+    let times = times.sorted()?;
     let store = if !spilled {
-        // in memory: each life (birth, death), in instance order, then by set
-        let mut born_count = vec![0u64; n + 1];
-        let mut members = Vec::new();
-        let mut lives = Vec::new();
-        each_life(&mut events, |inst, birth, death| {
-            born_count[birth] += 1;
-            members.push(inst);
-            lives.push(((birth as u64) << 32) | u64::from(death));
-            Ok(())
-        })?;
-        drop(events);
-        let starts: Vec<u32> = starts_of(&born_count).map(|s| s as u32).collect();
-        let mut fill = starts.clone();
-        let total = starts.last().copied().unwrap_or(0) as usize;
-        let mut insts = vec![0i32; total];
-        let mut deaths = vec![NEVER; total];
-        for (&inst, &life) in members.iter().zip(&lives) {
-            if let Some(f) = fill.get_mut((life >> 32) as usize) {
-                insts[*f as usize] = inst;
-                deaths[*f as usize] = life as u32;
-                *f += 1;
-            }
-        }
-        let mut stamps = Vec::with_capacity(n);
-        while let Some(k) = times.next()? {
-            stamps.push(key_time(k));
-        }
-        Store::Memory {
-            times: stamps,
-            members,
-            births: Births {
-                starts,
-                insts,
-                deaths,
-            },
-        }
+        in_memory(events, times, n)?
     } else {
-        // on disk: the members as they come, the lives sorted again by birth,
-        // then each set's entry
-        let file = tempfile::tempfile()?;
-        let mut w = At::new(&file, 0);
-        let mut lives: Spill<u128> = Spill::new(run / 2);
-        let (mut members, mut sparse) = (0u64, Vec::new());
-        each_life(&mut events, |inst, birth, death| {
-            if members % BLOCK as u64 == 0 {
-                sparse.push(inst);
-            }
-            members += 1;
-            w.put(&inst.to_le_bytes())?;
-            let life = ((birth as u128) << 64) | (u128::from(key(inst)) << 32) | u128::from(death);
-            lives.push(life)
-        })?;
-        w.flush()?;
-        drop(events);
-        let mut lives = lives.sorted()?;
-        let mut births = At::new(&file, members * 4);
-        let mut table = At::new(&file, members * 12);
-        let mut entry = |t: Timestamp, start: u64| {
-            let mut e = [0u8; SET];
-            e[..8].copy_from_slice(&t.sec.to_le_bytes());
-            e[8..12].copy_from_slice(&t.nsec.to_le_bytes());
-            e[16..].copy_from_slice(&start.to_le_bytes());
-            table.put(&e)
-        };
-        let (mut next, mut written) = (lives.next()?, 0u64);
-        for k in 0..n {
-            let t = times.next()?.map(key_time).unwrap_or_default();
-            entry(t, written)?;
-            while let Some(l) = next.filter(|l| (l >> 64) as usize == k) {
-                births.put(&unkey((l >> 32) as u64 & 0xffff_ffff).to_le_bytes())?;
-                births.put(&(l as u32).to_le_bytes())?;
-                written += 1;
-                next = lives.next()?;
-            }
-        }
-        entry(Timestamp::default(), written)?;
-        births.flush()?;
-        table.flush()?;
-        Store::Disk(OnDisk {
-            file,
-            members,
-            sparse,
-            sets: n,
-            near: Mutex::new(Vec::new()),
-        })
+        on_disk(events, times, n, run)?
     };
     Ok(Lives { calipered, store })
+}
+
+/// The lives of `n` sets kept in memory.
+fn in_memory(mut events: Sorted<u64>, mut times: Sorted<u128>, n: usize) -> io::Result<Store> {
+    // in memory: each life (birth, death), in instance order, then by set
+    let mut born_count = vec![0u64; n + 1];
+    let mut members = Vec::new();
+    let mut lives = Vec::new();
+    each_life(&mut events, |inst, birth, death| {
+        born_count[birth] += 1;
+        members.push(inst);
+        lives.push(((birth as u64) << 32) | u64::from(death));
+        Ok(())
+    })?;
+    drop(events);
+    let starts: Vec<u32> = starts_of(&born_count).map(|s| s as u32).collect();
+    let mut fill = starts.clone();
+    let total = starts.last().copied().unwrap_or(0) as usize;
+    let mut insts = vec![0i32; total];
+    let mut deaths = vec![NEVER; total];
+    for (&inst, &life) in members.iter().zip(&lives) {
+        if let Some(f) = fill.get_mut((life >> 32) as usize) {
+            insts[*f as usize] = inst;
+            deaths[*f as usize] = life as u32;
+            *f += 1;
+        }
+    }
+    let mut stamps = Vec::with_capacity(n);
+    while let Some(k) = times.next()? {
+        stamps.push(key_time(k));
+    }
+    Ok(Store::Memory {
+        times: stamps,
+        members,
+        births: Births {
+            starts,
+            insts,
+            deaths,
+        },
+    })
+}
+
+/// The lives of `n` sets written to a temporary file (`run`: how many sorted
+/// in memory at a time).
+fn on_disk(
+    mut events: Sorted<u64>,
+    mut times: Sorted<u128>,
+    n: usize,
+    run: usize,
+) -> io::Result<Store> {
+    // on disk: the members as they come, the lives sorted again by birth,
+    // then each set's entry
+    let file = tempfile::tempfile()?;
+    let mut w = At::new(&file, 0);
+    let mut lives: Spill<u128> = Spill::new(run / 2);
+    let (mut members, mut sparse) = (0u64, Vec::new());
+    each_life(&mut events, |inst, birth, death| {
+        if members % BLOCK as u64 == 0 {
+            sparse.push(inst);
+        }
+        members += 1;
+        w.put(&inst.to_le_bytes())?;
+        let life = ((birth as u128) << 64) | (u128::from(key(inst)) << 32) | u128::from(death);
+        lives.push(life)
+    })?;
+    w.flush()?;
+    drop(events);
+    let mut lives = lives.sorted()?;
+    let mut births = At::new(&file, members * 4);
+    let mut table = At::new(&file, members * 12);
+    let mut entry = |t: Timestamp, start: u64| {
+        let mut e = [0u8; SET];
+        e[..8].copy_from_slice(&t.sec.to_le_bytes());
+        e[8..12].copy_from_slice(&t.nsec.to_le_bytes());
+        e[16..].copy_from_slice(&start.to_le_bytes());
+        table.put(&e)
+    };
+    let (mut next, mut written) = (lives.next()?, 0u64);
+    for k in 0..n {
+        let t = times.next()?.map(key_time).unwrap_or_default();
+        entry(t, written)?;
+        while let Some(l) = next.filter(|l| (l >> 64) as usize == k) {
+            births.put(&unkey((l >> 32) as u64 & 0xffff_ffff).to_le_bytes())?;
+            births.put(&(l as u32).to_le_bytes())?;
+            written += 1;
+            next = lives.next()?;
+        }
+    }
+    entry(Timestamp::default(), written)?;
+    births.flush()?;
+    table.flush()?;
+    Ok(Store::Disk(OnDisk {
+        file,
+        members,
+        sparse,
+        sets: n,
+        near: Mutex::new(Vec::new()),
+    }))
 }
 
 /// Writes appended at a place in a file, a chunk at a time.

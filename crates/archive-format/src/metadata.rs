@@ -381,94 +381,13 @@ impl Metadata {
 
     fn add(&mut self, rec: MetaRecord, off: u64) -> Result<(), DecodeError> {
         match rec {
-            MetaRecord::Desc { desc, names } => {
-                if let Some(&i) = self.desc_idx.get(&desc.pmid) {
-                    let old = self.descs[i];
-                    if old.vtype != desc.vtype {
-                        return Err(rec_err(off, PM_ERR_LOGCHANGETYPE, "metric type changed"));
-                    }
-                    if old.sem != desc.sem {
-                        return Err(rec_err(
-                            off,
-                            PM_ERR_LOGCHANGESEM,
-                            "metric semantics changed",
-                        ));
-                    }
-                    if old.indom != desc.indom {
-                        return Err(rec_err(
-                            off,
-                            PM_ERR_LOGCHANGEINDOM,
-                            "metric instance domain changed",
-                        ));
-                    }
-                    if old.units != desc.units {
-                        return Err(rec_err(off, PM_ERR_LOGCHANGEUNITS, "metric units changed"));
-                    }
-                } else {
-                    self.desc_idx.insert(desc.pmid, self.descs.len());
-                    self.descs.push(desc);
-                }
-                for n in &names {
-                    // libpcp takes a name as a C string: it ends at the first NUL
-                    let n = n.split('\0').next().unwrap_or_default();
-                    self.pmns.insert(n, desc.pmid);
-                }
-            }
+            MetaRecord::Desc { desc, names } => self.add_desc(desc, &names, off)?,
             MetaRecord::InDom {
                 kind,
                 stamp,
                 indom,
                 instances,
-            } => {
-                if instances.is_empty() {
-                    return Ok(());
-                }
-                let snaps = self.snapshots.entry(indom).or_default();
-                if snaps.is_empty() && !self.indom_order.contains(&indom) {
-                    self.indom_order.push(indom);
-                }
-                // the latest snapshot at or before this time: a delta applies to
-                // it, and a full set shares the runs it holds of it
-                let base = snaps
-                    .iter()
-                    .rev()
-                    .find(|s| s.stamp <= stamp)
-                    .or(snaps.last());
-                let mut set: Vec<(i32, Arc<str>)> = if kind == InDomKind::Delta {
-                    let mut set = base.map(|s| s.instances.to_vec()).unwrap_or_default();
-                    for i in instances {
-                        set.retain(|(id, _)| *id != i.inst);
-                        if let Some(n) = i.name {
-                            set.push((i.inst, intern(&mut self.inst_names, n)));
-                        }
-                    }
-                    set
-                } else {
-                    let names = &mut self.inst_names;
-                    instances
-                        .into_iter()
-                        .map(|i| (i.inst, intern(names, i.name.unwrap_or_default())))
-                        .collect()
-                };
-                set.sort_by_key(|(i, _)| *i);
-                let snap = Snapshot {
-                    stamp,
-                    instances: Instances::build(&set, base.map(|s| &s.instances)),
-                };
-                // libpcp keeps an indom's records newest first; a record goes to the
-                // head of its time slot (records with the same timestamp), so among
-                // equal timestamps the later record counts as the newer one, and a
-                // duplicate of a record of that slot is not added but moved to the
-                // slot's head. Here the order is ascending: the head is the slot's end.
-                let lo = snaps.partition_point(|s| s.stamp < stamp);
-                let hi = snaps.partition_point(|s| s.stamp <= stamp);
-                let snap = match snaps[lo..hi].iter().position(|s| *s == snap) {
-                    Some(j) => snaps.remove(lo + j),
-                    None => snap,
-                };
-                let hi = snaps.partition_point(|s| s.stamp <= stamp);
-                snaps.insert(hi, snap);
-            }
+            } => self.add_indom(kind, stamp, indom, instances),
             MetaRecord::Label {
                 stamp,
                 ltype,
@@ -491,6 +410,96 @@ impl Metadata {
             }
         }
         Ok(())
+    }
+
+    /// A descriptor and its names; one that changes a known metric's type,
+    /// semantics, instance domain or units is an error at `off`.
+    fn add_desc(&mut self, desc: Desc, names: &[String], off: u64) -> Result<(), DecodeError> {
+        if let Some(&i) = self.desc_idx.get(&desc.pmid) {
+            let old = self.descs[i];
+            let changed = if old.vtype != desc.vtype {
+                Some((PM_ERR_LOGCHANGETYPE, "metric type changed"))
+            } else if old.sem != desc.sem {
+                Some((PM_ERR_LOGCHANGESEM, "metric semantics changed"))
+            } else if old.indom != desc.indom {
+                Some((PM_ERR_LOGCHANGEINDOM, "metric instance domain changed"))
+            } else if old.units != desc.units {
+                Some((PM_ERR_LOGCHANGEUNITS, "metric units changed"))
+            } else {
+                None
+            };
+            if let Some((code, what)) = changed {
+                return Err(rec_err(off, code, what));
+            }
+        } else {
+            self.desc_idx.insert(desc.pmid, self.descs.len());
+            self.descs.push(desc);
+        }
+        for n in names {
+            // libpcp takes a name as a C string: it ends at the first NUL
+            let n = n.split('\0').next().unwrap_or_default();
+            self.pmns.insert(n, desc.pmid);
+        }
+        Ok(())
+    }
+
+    /// An instance domain record: a full set, or a delta on the latest snapshot
+    /// at or before its time.
+    fn add_indom(
+        &mut self,
+        kind: InDomKind,
+        stamp: Timestamp,
+        indom: InDom,
+        instances: Vec<crate::codec::meta::Instance>,
+    ) {
+        if instances.is_empty() {
+            return;
+        }
+        let snaps = self.snapshots.entry(indom).or_default();
+        if snaps.is_empty() && !self.indom_order.contains(&indom) {
+            self.indom_order.push(indom);
+        }
+        // the latest snapshot at or before this time: a delta applies to
+        // it, and a full set shares the runs it holds of it
+        let base = snaps
+            .iter()
+            .rev()
+            .find(|s| s.stamp <= stamp)
+            .or(snaps.last());
+        let mut set: Vec<(i32, Arc<str>)> = if kind == InDomKind::Delta {
+            let mut set = base.map(|s| s.instances.to_vec()).unwrap_or_default();
+            for i in instances {
+                set.retain(|(id, _)| *id != i.inst);
+                if let Some(n) = i.name {
+                    set.push((i.inst, intern(&mut self.inst_names, n)));
+                }
+            }
+            set
+        } else {
+            let names = &mut self.inst_names;
+            instances
+                .into_iter()
+                .map(|i| (i.inst, intern(names, i.name.unwrap_or_default())))
+                .collect()
+        };
+        set.sort_by_key(|(i, _)| *i);
+        let snap = Snapshot {
+            stamp,
+            instances: Instances::build(&set, base.map(|s| &s.instances)),
+        };
+        // libpcp keeps an indom's records newest first; a record goes to the
+        // head of its time slot (records with the same timestamp), so among
+        // equal timestamps the later record counts as the newer one, and a
+        // duplicate of a record of that slot is not added but moved to the
+        // slot's head. Here the order is ascending: the head is the slot's end.
+        let lo = snaps.partition_point(|s| s.stamp < stamp);
+        let hi = snaps.partition_point(|s| s.stamp <= stamp);
+        let snap = match snaps[lo..hi].iter().position(|s| *s == snap) {
+            Some(j) => snaps.remove(lo + j),
+            None => snap,
+        };
+        let hi = snaps.partition_point(|s| s.stamp <= stamp);
+        snaps.insert(hi, snap);
     }
 
     /// Adds a later archive's metadata, as libpcp merges the archives of a

@@ -332,6 +332,8 @@ pub(crate) fn whole(b: &[u8]) -> Result<(i32, i32), PduError> {
 }
 
 /// Decodes one PDU (`b` holds exactly the PDU, header included).
+///
+/// Long on purpose: a dispatch on the PDU type with each type's layout in its arm.
 pub fn decode(b: &[u8]) -> Result<Pdu, PduError> {
     let (ptype, from) = whole(b)?;
     let mut r = R { b, off: 12 };

@@ -259,6 +259,8 @@ fn padded_str(r: &mut R<'_>) -> Result<String, PduError> {
 }
 
 /// Decodes a reply from pmcd (`b` holds exactly the PDU).
+///
+/// Long on purpose: a dispatch on the PDU type with each reply's layout in its arm.
 pub fn decode_reply(b: &[u8]) -> Result<Reply, PduError> {
     if let Some((stamp, at, numpmid)) = result_layout(b)? {
         return result(b, at, numpmid, stamp);
@@ -478,54 +480,62 @@ pub fn encode_reply(reply: &Reply, highres: bool) -> Vec<u8> {
             finish(PDU_TEXT, 0, w)
         }
         Reply::Labels { ident, ltype, sets } => {
-            w.u32(*ident);
-            w.i32(*ltype);
-            w.i32(0);
-            w.i32(sets.len() as i32);
-            let mut json_at = 12 + 16 + sets.iter().map(|s| 16 + 8 * s.labels.len()).sum::<usize>();
-            for s in sets {
-                w.i32(s.inst);
-                w.i32(s.labels.len() as i32);
-                w.i32(json_at as i32);
-                w.i32(s.json.len() as i32);
-                json_at += s.json.len();
-                for l in &s.labels {
-                    w.u32((l.name_off as u32) << 16 | (l.name_len as u32) << 8 | l.flags as u32);
-                    w.u32((l.value_off as u32) << 16 | l.value_len as u32);
-                }
-            }
-            for s in sets {
-                w.0.extend_from_slice(s.json.as_bytes());
-            }
-            while !w.0.len().is_multiple_of(4) {
-                w.0.push(b'~');
-            }
+            put_labels(&mut w, *ident, *ltype, sets);
             finish(PDU_LABEL, 0, w)
         }
         Reply::Result { stamp, vsets } => {
-            let vlist_at = if highres {
-                w.i32(vsets.len() as i32);
-                w.0.extend_from_slice(&stamp.sec.to_be_bytes());
-                w.0.extend_from_slice(&(stamp.nsec as u64).to_be_bytes());
-                32
+            put_result(&mut w, *stamp, vsets, highres);
+            let ty = if highres {
+                PDU_HIGHRES_RESULT
             } else {
-                w.i32(stamp.sec as i32);
-                w.i32((stamp.nsec / 1000) as i32);
-                w.i32(vsets.len() as i32);
-                24
+                super::PDU_RESULT
             };
-            put_vsets(&mut w, vsets, vlist_at);
-            finish(
-                if highres {
-                    PDU_HIGHRES_RESULT
-                } else {
-                    super::PDU_RESULT
-                },
-                0,
-                w,
-            )
+            finish(ty, 0, w)
         }
     }
+}
+
+/// A LABEL PDU's body: the sets' headers and labels, then their JSON, padded.
+fn put_labels(w: &mut W, ident: u32, ltype: i32, sets: &[LabelSet]) {
+    w.u32(ident);
+    w.i32(ltype);
+    w.i32(0);
+    w.i32(sets.len() as i32);
+    let mut json_at = 12 + 16 + sets.iter().map(|s| 16 + 8 * s.labels.len()).sum::<usize>();
+    for s in sets {
+        w.i32(s.inst);
+        w.i32(s.labels.len() as i32);
+        w.i32(json_at as i32);
+        w.i32(s.json.len() as i32);
+        json_at += s.json.len();
+        for l in &s.labels {
+            w.u32((l.name_off as u32) << 16 | (l.name_len as u32) << 8 | l.flags as u32);
+            w.u32((l.value_off as u32) << 16 | l.value_len as u32);
+        }
+    }
+    for s in sets {
+        w.0.extend_from_slice(s.json.as_bytes());
+    }
+    while !w.0.len().is_multiple_of(4) {
+        w.0.push(b'~');
+    }
+}
+
+/// A RESULT's body (HIGHRES_RESULT's when `highres`): the time, the value
+/// lists and their blocks.
+fn put_result(w: &mut W, stamp: Timestamp, vsets: &[OwnedValueSet], highres: bool) {
+    let vlist_at = if highres {
+        w.i32(vsets.len() as i32);
+        w.0.extend_from_slice(&stamp.sec.to_be_bytes());
+        w.0.extend_from_slice(&(stamp.nsec as u64).to_be_bytes());
+        32
+    } else {
+        w.i32(stamp.sec as i32);
+        w.i32((stamp.nsec / 1000) as i32);
+        w.i32(vsets.len() as i32);
+        24
+    };
+    put_vsets(w, vsets, vlist_at);
 }
 
 fn put_desc(w: &mut W, d: &Desc) {

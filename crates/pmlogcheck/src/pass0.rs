@@ -190,33 +190,17 @@ pub fn scan_with(fname: &str, file: &[u8], kind: Kind, done: &mut dyn FnMut(usiz
             }
             if kind == Kind::Index {
                 // after the label, whole entries of the label's version
-                let size = if golden_version >= 3 { 32 } else { 20 };
-                nrec += 1;
-                let rest = file.len() - pos;
-                nrec += rest / size;
-                let part = rest % size;
-                if part != 0 {
-                    lines.push(Line::framing(format!(
-                        "{fname}[record {nrec}]: unexpected EOF in index entry, wanted {size}, got {part} bytes"
-                    )));
+                let (n, part) = index_entries(file.len() - pos, golden_version);
+                nrec += 1 + n;
+                if let Some(msg) = part {
+                    lines.push(Line::framing(format!("{fname}[record {nrec}]: {msg}")));
                     break 'done Status::Fatal;
                 }
                 break;
             }
             if kind == Kind::Meta && nrec > 0 {
-                let t = rtype as i32;
-                let bad = match t {
-                    meta::TYPE_INDOM | meta::TYPE_INDOM_DELTA | meta::TYPE_LABEL => {
-                        golden_version == 2
-                    }
-                    meta::TYPE_INDOM_V2 | meta::TYPE_LABEL_V2 => golden_version == 3,
-                    _ => false,
-                };
-                if bad {
-                    lines.push(Line::framing(format!(
-                        "{fname}[record {nrec}]: unexpected record type {} ({t}) for V{golden_version} archive",
-                        type_name(t)
-                    )));
+                if let Some(msg) = wrong_type(rtype as i32, golden_version) {
+                    lines.push(Line::framing(format!("{fname}[record {nrec}]: {msg}")));
                 }
             }
             nrec += 1;
@@ -247,6 +231,32 @@ pub fn scan_with(fname: &str, file: &[u8], kind: Kind, done: &mut dyn FnMut(usiz
         last_good,
         label,
     }
+}
+
+/// The whole index entries of version `version` in `rest` bytes, and the finding
+/// of a part entry after them.
+fn index_entries(rest: usize, version: u32) -> (usize, Option<String>) {
+    let size = if version >= 3 { 32 } else { 20 };
+    let part = rest % size;
+    let msg = (part != 0)
+        .then(|| format!("unexpected EOF in index entry, wanted {size}, got {part} bytes"));
+    (rest / size, msg)
+}
+
+/// The finding of a metadata record of type `t` that an archive of `version`
+/// does not have.
+fn wrong_type(t: i32, version: u32) -> Option<String> {
+    let bad = match t {
+        meta::TYPE_INDOM | meta::TYPE_INDOM_DELTA | meta::TYPE_LABEL => version == 2,
+        meta::TYPE_INDOM_V2 | meta::TYPE_LABEL_V2 => version == 3,
+        _ => false,
+    };
+    bad.then(|| {
+        format!(
+            "unexpected record type {} ({t}) for V{version} archive",
+            type_name(t)
+        )
+    })
 }
 
 /// Record `nrec` framed at `pos`: its length word, body and trailer checked as

@@ -110,7 +110,6 @@ pub fn repair(
     let mut status = 0;
     // new sizes of the files cut, by name without compression suffix
     let mut sizes: HashMap<PathBuf, u64> = HashMap::new();
-    let mut index_done = false;
     for (path, kind, last_good) in damaged {
         let bytes = load(path)?;
         let Some(cut) = cut_point(*kind, &bytes, *last_good) else {
@@ -127,9 +126,6 @@ pub fn repair(
         };
         let (plain, comp) = plain_name(path);
         sizes.insert(plain, cut.keep);
-        if *kind == Kind::Index {
-            index_done = true;
-        }
         let msg = format!(
             "{}: {verb} at offset {}, dropping {} bytes (a record cut short)",
             path.display(),
@@ -154,58 +150,72 @@ pub fn repair(
         }
     }
     // index entries that now point past the end of their files
-    let _ = index_done;
     if !sizes.is_empty() {
-        let index = find(archname, "index");
-        if let Some(ip) = index {
-            let bytes = match sizes.get(&plain_name(&ip).0) {
-                Some(&k) => load(&ip)?[..k as usize].to_vec(),
-                None => load(&ip)?,
-            };
-            if let Some((lab, version)) = index_layout(&bytes) {
-                let v = if version >= 3 { 3 } else { 2 };
-                let entries = decode_index(&bytes[lab..], lab as u64, v).unwrap_or_default();
-                let size_of = |suffix: &str| -> Option<u64> {
-                    let p = PathBuf::from(format!("{archname}.{suffix}"));
-                    sizes.get(&p).copied().or_else(|| {
-                        find(archname, suffix)
-                            .and_then(|f| load(&f).ok())
-                            .map(|b| b.len() as u64)
-                    })
-                };
-                let meta = size_of("meta");
-                let mut vols: HashMap<i32, Option<u64>> = HashMap::new();
-                let mut kept = bytes[..lab].to_vec();
-                let mut dropped = 0usize;
-                for e in &entries {
-                    let vs = *vols
-                        .entry(e.vol)
-                        .or_insert_with(|| size_of(&e.vol.to_string()));
-                    let ok = meta.is_some_and(|m| e.off_meta >= 0 && e.off_meta as u64 <= m)
-                        && vs.is_some_and(|d| e.off_data >= 0 && e.off_data as u64 <= d);
-                    if ok {
-                        kept.extend(encode_index_entry(e, v));
-                    } else {
-                        dropped += 1;
-                    }
-                }
-                if dropped > 0 || kept.len() != bytes.len() {
-                    let msg = format!(
-                        "{}: {} {dropped} of {} entries that point past the end of their files",
-                        ip.display(),
-                        if o.dry_run { "would drop" } else { "dropped" },
-                        entries.len()
-                    );
-                    report(out, rep, o.json, &msg)?;
-                    if !o.dry_run {
-                        let (_, comp) = plain_name(&ip);
-                        replace(&ip, comp, &kept)?;
-                    }
-                }
-            }
+        if let Some(ip) = find(archname, "index") {
+            repair_index(o, archname, &ip, &sizes, out, rep)?;
         }
     }
     Ok(status)
+}
+
+/// Drops the entries of the index `ip` that point past the end of their files,
+/// whose new sizes are in `sizes` (by name without compression suffix) when they
+/// were cut.
+fn repair_index(
+    o: &Opts,
+    archname: &str,
+    ip: &Path,
+    sizes: &HashMap<PathBuf, u64>,
+    out: &mut dyn Write,
+    rep: &mut Report,
+) -> io::Result<()> {
+    let bytes = match sizes.get(&plain_name(ip).0) {
+        Some(&k) => load(ip)?[..k as usize].to_vec(),
+        None => load(ip)?,
+    };
+    let Some((lab, version)) = index_layout(&bytes) else {
+        return Ok(());
+    };
+    let v = if version >= 3 { 3 } else { 2 };
+    let entries = decode_index(&bytes[lab..], lab as u64, v).unwrap_or_default();
+    let size_of = |suffix: &str| -> Option<u64> {
+        let p = PathBuf::from(format!("{archname}.{suffix}"));
+        sizes.get(&p).copied().or_else(|| {
+            find(archname, suffix)
+                .and_then(|f| load(&f).ok())
+                .map(|b| b.len() as u64)
+        })
+    };
+    let meta = size_of("meta");
+    let mut vols: HashMap<i32, Option<u64>> = HashMap::new();
+    let mut kept = bytes[..lab].to_vec();
+    let mut dropped = 0usize;
+    for e in &entries {
+        let vs = *vols
+            .entry(e.vol)
+            .or_insert_with(|| size_of(&e.vol.to_string()));
+        let ok = meta.is_some_and(|m| e.off_meta >= 0 && e.off_meta as u64 <= m)
+            && vs.is_some_and(|d| e.off_data >= 0 && e.off_data as u64 <= d);
+        if ok {
+            kept.extend(encode_index_entry(e, v));
+        } else {
+            dropped += 1;
+        }
+    }
+    if dropped > 0 || kept.len() != bytes.len() {
+        let msg = format!(
+            "{}: {} {dropped} of {} entries that point past the end of their files",
+            ip.display(),
+            if o.dry_run { "would drop" } else { "dropped" },
+            entries.len()
+        );
+        report(out, rep, o.json, &msg)?;
+        if !o.dry_run {
+            let (_, comp) = plain_name(ip);
+            replace(ip, comp, &kept)?;
+        }
+    }
+    Ok(())
 }
 
 /// The file `archname.suffix`, plain or compressed, if there is one.

@@ -99,6 +99,9 @@ enum InstSpec {
 
 /// Loads the file; returns what it selects and the warnings to print, or the
 /// messages of a fatal error.
+///
+/// Long on purpose: the configuration's grammar as one parser, a clause per arm,
+/// in the order of the reference's grammar.
 pub fn load(
     path: &str,
     inputs: &[(&str, &Archive)],

@@ -145,7 +145,47 @@ impl<'e> Extract<'e> {
             ));
             self.o.daily = false;
         }
-        // inputs
+        if let Err(code) = self.open_inputs() {
+            return code;
+        }
+        let Some((logstart, logend)) = self.span() else {
+            return 1;
+        };
+        if let Some(cfg) = self.o.config.clone() {
+            match config::load(&cfg, &self.inputs_archives()) {
+                Ok((sel, warnings)) => {
+                    for w in warnings {
+                        self.say(&w);
+                    }
+                    self.sel = config::selects(&sel).then_some(sel);
+                }
+                Err(msgs) => {
+                    for m in msgs {
+                        self.say(&m);
+                    }
+                    return 1;
+                }
+            }
+        }
+        self.choose_zone(out);
+        let _ = out.flush();
+        if let Some(code) = self.refuse_existing() {
+            return code;
+        }
+        match self.extract(logstart, logend) {
+            Ok(()) => self.finish_ok(),
+            Err(Stop::Abandon) => self.abandon(),
+            Err(Stop::Write(e)) => {
+                let msg = format!("{PROG}: Error: {e}");
+                self.say(&msg);
+                self.abandon()
+            }
+        }
+    }
+
+    /// Opens the inputs; an empty one is skipped with a warning, and all of them
+    /// empty, or one that does not open, ends the run.
+    fn open_inputs(&mut self) -> Result<(), i32> {
         let mut nempty = 0;
         for name in self.o.inputs.clone() {
             match Archive::open(&name) {
@@ -164,7 +204,7 @@ impl<'e> Extract<'e> {
                         "{PROG}: Error: cannot open archive \"{name}\": {}",
                         e.pm_message()
                     ));
-                    return 1;
+                    return Err(1);
                 }
             }
         }
@@ -172,10 +212,17 @@ impl<'e> Extract<'e> {
             self.say(&format!(
                 "{PROG}: Warning: all input archive(s) are empty, no output archive created"
             ));
-            return 1;
+            return Err(1);
         }
+        Ok(())
+    }
+
+    /// The earliest start and the latest end of the inputs; `None` (said) when an
+    /// end cannot be found, unless desperate (`-x`).
+    fn span(&mut self) -> Option<(Timestamp, Timestamp)> {
         let mut logstart: Option<Timestamp> = None;
         let mut logend: Option<Timestamp> = None;
+        let mut failed = None;
         for i in &self.inputs {
             let Some(a) = &i.arch else { continue };
             let s = a.label().start;
@@ -184,45 +231,30 @@ impl<'e> Extract<'e> {
             }
             let end = match a.end_time() {
                 Ok(e) => e,
+                Err(_) if self.o.desperate => Timestamp::new(i64::MAX, 0),
                 Err(e) => {
-                    if self.o.desperate {
-                        Timestamp::new(i64::MAX, 0)
-                    } else {
-                        let msg = format!(
-                            "{PROG}: Error: cannot get end of archive ({}): {}",
-                            i.name,
-                            e.pm_message()
-                        );
-                        self.say(&msg);
-                        return 1;
-                    }
+                    failed = Some(format!(
+                        "{PROG}: Error: cannot get end of archive ({}): {}",
+                        i.name,
+                        e.pm_message()
+                    ));
+                    break;
                 }
             };
             if logend.is_none_or(|l| end > l) {
                 logend = Some(end);
             }
         }
-        let (logstart, logend) = (
-            logstart.unwrap_or(Timestamp::new(0, 0)),
-            logend.unwrap_or(Timestamp::new(0, 0)),
-        );
-        if let Some(cfg) = self.o.config.clone() {
-            match config::load(&cfg, &self.inputs_archives()) {
-                Ok((sel, warnings)) => {
-                    for w in warnings {
-                        self.say(&w);
-                    }
-                    self.sel = config::selects(&sel).then_some(sel);
-                }
-                Err(msgs) => {
-                    for m in msgs {
-                        self.say(&m);
-                    }
-                    return 1;
-                }
-            }
+        if let Some(msg) = failed {
+            self.say(&msg);
+            return None;
         }
-        // time zone for -S/-T and messages
+        let zero = Timestamp::new(0, 0);
+        Some((logstart.unwrap_or(zero), logend.unwrap_or(zero)))
+    }
+
+    /// The time zone of `-S`/`-T` and the messages, with its `Note:` line.
+    fn choose_zone(&mut self, out: &mut dyn Write) {
         let first = self.inputs.iter().find(|i| i.arch.is_some());
         if let Some(label) = first.and_then(|i| i.arch.as_ref()).map(|a| a.label()) {
             let (tz, note) = clock::zone_for(self.o.hostzone, self.o.tz.as_deref(), label);
@@ -233,19 +265,6 @@ impl<'e> Extract<'e> {
             let _ = writeln!(out, "Note: timezone set to \"TZ={tz}\"\n");
         } else {
             self.tz = cli_common::zone::local();
-        }
-        let _ = out.flush();
-        if let Some(code) = self.refuse_existing() {
-            return code;
-        }
-        match self.extract(logstart, logend) {
-            Ok(()) => self.finish_ok(),
-            Err(Stop::Abandon) => self.abandon(),
-            Err(Stop::Write(e)) => {
-                let msg = format!("{PROG}: Error: {e}");
-                self.say(&msg);
-                self.abandon()
-            }
         }
     }
 

@@ -134,117 +134,144 @@ impl Extract<'_> {
         same_shape: bool,
         needti: &mut bool,
     ) -> Result<(), Stop> {
-        let stamp = rec.stamp;
-        let nothing_left = |g: &meta::Gathered| {
-            g.unwritten_labels == 0 && g.unwritten_texts == 0 && g.unwritten_indoms == 0
+        if self.needs_nothing(rec, same_shape) {
+            return Ok(());
+        }
+        let mut settled = true;
+        for k in 0.. {
+            let pmid = match &rec.raw {
+                Some((_, pmids)) => pmids.get(k).copied(),
+                None => rec.vsets.get(k).map(|v| v.pmid),
+            };
+            let Some(pmid) = pmid else {
+                break;
+            };
+            settled &= self.metric_metadata(pmid, rec.stamp, needti)?;
+        }
+        let shape = || match &rec.raw {
+            Some((_, pmids)) => pmids.clone(),
+            None => rec.vsets.iter().map(|v| v.pmid).collect(),
         };
-        let shape_is = |rec: &Rec, shape: &[PmId]| match &rec.raw {
+        if self.nothing_left() {
+            self.done_shape = shape();
+        }
+        if settled {
+            self.settled_shape = shape();
+        }
+        Ok(())
+    }
+
+    /// No labels, help text or instance domains are left to write.
+    fn nothing_left(&self) -> bool {
+        let g = &self.g;
+        g.unwritten_labels == 0 && g.unwritten_texts == 0 && g.unwritten_indoms == 0
+    }
+
+    /// A record of the same metrics as one fully handled before, when nothing is
+    /// left to write for them, needs nothing.
+    fn needs_nothing(&self, rec: &Rec, same_shape: bool) -> bool {
+        let is = |shape: &[PmId]| match &rec.raw {
             Some((_, pmids)) => same_pmids(pmids, shape),
             None => rec.vsets.iter().map(|v| v.pmid).eq(shape.iter().copied()),
         };
-        if nothing_left(&self.g) && !self.done_shape.is_empty() && shape_is(rec, &self.done_shape) {
-            return Ok(());
+        if self.nothing_left() && !self.done_shape.is_empty() && is(&self.done_shape) {
+            return true;
         }
-        // a record of the same metrics as one fully handled before, when nothing is
-        // left to write for them, needs nothing
-        if self.g.unwritten_labels == 0 && self.g.unwritten_texts == 0 {
-            let same = match &rec.raw {
-                Some(_) => same_shape,
-                None => rec
-                    .vsets
-                    .iter()
-                    .map(|v| v.pmid)
-                    .eq(self.settled_shape.iter().copied()),
-            };
-            if same && !self.settled_shape.is_empty() {
-                return Ok(());
-            }
+        if self.g.unwritten_labels != 0 || self.g.unwritten_texts != 0 {
+            return false;
         }
-        let mut settled = true;
-        let mut k = 0;
-        loop {
-            let pmid = match &rec.raw {
-                Some((_, pmids)) => match pmids.get(k) {
-                    Some(p) => *p,
-                    None => break,
-                },
-                None => match rec.vsets.get(k) {
-                    Some(v) => v.pmid,
-                    None => break,
-                },
-            };
-            let Some(entry) = self.g.descs.get_mut(&pmid) else {
-                // PCP 6.0.3 gives up here (later versions cull the metric)
-                let msg = format!(
-                    "{PROG}: Error: meta data (TYPE_DESC) for pmid {pmid} has not been found."
-                );
-                self.say(&msg);
-                return Err(Stop::Abandon);
-            };
-            k += 1;
-            let desc = entry.desc;
-            if !entry.written {
-                entry.written = true;
-                let names = entry.names.clone();
-                self.writer().put_desc(desc, &names)?;
-            }
-            if self.g.unwritten_labels == 0 && self.g.unwritten_texts == 0 && desc.indom.is_null() {
-                continue;
-            }
-            self.write_labels(0x10, pmid.0, stamp)?;
-            self.write_labels(2, pmid.0 >> 22 & 0x1ff, stamp)?;
-            self.write_labels(8, pmid.0 & !0x3ff, stamp)?;
-            self.write_text(4 | 1, pmid.0)?;
-            self.write_text(4 | 2, pmid.0)?;
-            let indom = desc.indom;
-            if indom.is_null() {
-                continue;
-            }
-            settled = false;
-            let has_recs = self
-                .g
-                .indoms
-                .get(&indom)
-                .is_some_and(|l| !l.recs.is_empty());
-            if has_recs {
-                let Some(at) = self.g.closest_indom(indom, stamp) else {
-                    continue;
-                };
-                let Some(r) = self
-                    .g
-                    .indoms
-                    .get_mut(&indom)
-                    .and_then(|l| l.recs.get_mut(at))
-                else {
-                    continue;
-                };
-                if r.written {
-                    continue;
-                }
-                r.written = true;
-                self.g.unwritten_indoms = self.g.unwritten_indoms.saturating_sub(1);
-                let r = r.clone();
-                *needti = true;
-                self.write_indom(indom, stamp, &r)?;
-            }
-            self.write_labels(4, indom.0, stamp)?;
-            self.write_labels(0x20, indom.0, stamp)?;
-            self.write_text(8 | 1, indom.0)?;
-            self.write_text(8 | 2, indom.0)?;
+        let same = match &rec.raw {
+            Some(_) => same_shape,
+            None => rec
+                .vsets
+                .iter()
+                .map(|v| v.pmid)
+                .eq(self.settled_shape.iter().copied()),
+        };
+        same && !self.settled_shape.is_empty()
+    }
+
+    /// What one metric of a record needs: its descriptor, its labels and help,
+    /// and its instance domain at the record's time with that's labels and help.
+    /// `false` when the metric has an instance domain (not settled for good).
+    fn metric_metadata(
+        &mut self,
+        pmid: PmId,
+        stamp: Timestamp,
+        needti: &mut bool,
+    ) -> Result<bool, Stop> {
+        let Some(entry) = self.g.descs.get_mut(&pmid) else {
+            // PCP 6.0.3 gives up here (later versions cull the metric)
+            let msg =
+                format!("{PROG}: Error: meta data (TYPE_DESC) for pmid {pmid} has not been found.");
+            self.say(&msg);
+            return Err(Stop::Abandon);
+        };
+        let desc = entry.desc;
+        if !entry.written {
+            entry.written = true;
+            let names = entry.names.clone();
+            self.writer().put_desc(desc, &names)?;
         }
-        if nothing_left(&self.g) {
-            self.done_shape = match &rec.raw {
-                Some((_, pmids)) => pmids.clone(),
-                None => rec.vsets.iter().map(|v| v.pmid).collect(),
-            };
+        if self.g.unwritten_labels == 0 && self.g.unwritten_texts == 0 && desc.indom.is_null() {
+            return Ok(true);
         }
-        if settled {
-            self.settled_shape = match &rec.raw {
-                Some((_, pmids)) => pmids.clone(),
-                None => rec.vsets.iter().map(|v| v.pmid).collect(),
-            };
+        self.write_labels(0x10, pmid.0, stamp)?;
+        self.write_labels(2, pmid.0 >> 22 & 0x1ff, stamp)?;
+        self.write_labels(8, pmid.0 & !0x3ff, stamp)?;
+        self.write_text(4 | 1, pmid.0)?;
+        self.write_text(4 | 2, pmid.0)?;
+        let indom = desc.indom;
+        if indom.is_null() {
+            return Ok(true);
         }
-        Ok(())
+        if !self.indom_at(indom, stamp, needti)? {
+            return Ok(false);
+        }
+        self.write_labels(4, indom.0, stamp)?;
+        self.write_labels(0x20, indom.0, stamp)?;
+        self.write_text(8 | 1, indom.0)?;
+        self.write_text(8 | 2, indom.0)?;
+        Ok(false)
+    }
+
+    /// The instance domain's record closest to `stamp`, written if it was not;
+    /// `false` when the domain has records and none is to be written (its
+    /// labels and help wait too).
+    fn indom_at(
+        &mut self,
+        indom: InDom,
+        stamp: Timestamp,
+        needti: &mut bool,
+    ) -> Result<bool, Stop> {
+        let has_recs = self
+            .g
+            .indoms
+            .get(&indom)
+            .is_some_and(|l| !l.recs.is_empty());
+        if !has_recs {
+            return Ok(true);
+        }
+        let Some(at) = self.g.closest_indom(indom, stamp) else {
+            return Ok(false);
+        };
+        let Some(r) = self
+            .g
+            .indoms
+            .get_mut(&indom)
+            .and_then(|l| l.recs.get_mut(at))
+        else {
+            return Ok(false);
+        };
+        if r.written {
+            return Ok(false);
+        }
+        r.written = true;
+        self.g.unwritten_indoms = self.g.unwritten_indoms.saturating_sub(1);
+        let r = r.clone();
+        *needti = true;
+        self.write_indom(indom, stamp, &r)?;
+        Ok(true)
     }
 
     pub(crate) fn write_indom(

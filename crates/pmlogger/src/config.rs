@@ -503,72 +503,94 @@ enum ATok {
     Other,
 }
 
+/// What a rule of the `[access]` section's lexer makes.
+const KEY: u8 = 1;
+const HOST: u8 = 2;
+const OTHER: u8 = 3;
+
+/// The `[access]` section lexer's rules, in the reference's order (keywords
+/// first): a pattern and what it makes.
+const ACCESS_RULES: &[(&str, u8)] = &[
+    ("milliseconds?", KEY),
+    ("mandatory", KEY),
+    ("advisory", KEY),
+    ("disallow", KEY),
+    ("minutes?", KEY),
+    ("seconds?", KEY),
+    ("default", KEY),
+    ("enquire", KEY),
+    ("access", KEY),
+    ("except", KEY),
+    ("allow", KEY),
+    ("every", KEY),
+    ("maybe", KEY),
+    ("hours?", KEY),
+    ("msecs?", KEY),
+    ("mins?", KEY),
+    ("once", KEY),
+    ("secs?", KEY),
+    ("log", KEY),
+    ("all", KEY),
+    ("off", KEY),
+    ("on", KEY),
+    ("[A-Za-z][A-Za-z0-9_.]*", HOST),
+    ("[A-Za-z][A-Za-z0-9_.-]*", HOST),
+    (r#""[^"\n][^"\n]*""#, OTHER),
+    ("[0-9]+", OTHER),
+    (r"[0-9]+\.[0-9]+\.[0-9]+\.[0-9]+", HOST),
+    (r"[0-9]+\.[0-9]+\.[0-9]+\.\*", HOST),
+    (r"[0-9]+\.[0-9]+\.\*", HOST),
+    (r"[0-9]+\.\*", HOST),
+    (r"\.\*", HOST),
+    ("([A-Fa-f0-9]+:)*[A-Fa-f0-9]+", HOST),
+    ("::", HOST),
+    ("::([A-Fa-f0-9]+:)*[A-Fa-f0-9]+", HOST),
+    ("([A-Fa-f0-9]+:)+:([A-Fa-f0-9]+:)*[A-Fa-f0-9]+", HOST),
+    ("([A-Fa-f0-9]+:)+:", HOST),
+    (r"([A-Fa-f0-9]+:)+\*", HOST),
+    (r"::([A-Fa-f0-9]+:)*\*", HOST),
+    (r"([A-Fa-f0-9]+:)+:([A-Fa-f0-9]+:)*\*", HOST),
+    (r":\*", HOST),
+    (r"\*", HOST),
+    (r"unix:[A-Za-z0-9_./]*\*", HOST),
+    ("unix:[A-Za-z0-9_./]*", HOST),
+    (r"local:[A-Za-z0-9_./]*\*", HOST),
+    ("local:[A-Za-z0-9_./]*", HOST),
+];
+
+/// [`ACCESS_RULES`] compiled, each anchored at the start.
+fn access_rules() -> &'static [(regex::Regex, u8)] {
+    use std::sync::OnceLock;
+    static RULES: OnceLock<Vec<(regex::Regex, u8)>> = OnceLock::new();
+    RULES.get_or_init(|| {
+        ACCESS_RULES
+            .iter()
+            .filter_map(|(re, kind)| {
+                let re = regex::Regex::new(&format!("^(?:{re})")).ok()?;
+                Some((re, *kind))
+            })
+            .collect()
+    })
+}
+
+/// The longest match of a rule at the start of `rest`, the earlier rule on a
+/// tie: its length and what it makes.
+fn longest(rest: &str) -> Option<(usize, u8)> {
+    let mut best: Option<(usize, u8)> = None;
+    for (re, kind) in access_rules() {
+        if let Some(m) = re.find(rest) {
+            if m.end() > best.map_or(0, |b| b.0) {
+                best = Some((m.end(), *kind));
+            }
+        }
+    }
+    best
+}
+
 /// The section's tokens as PCP's lexer makes them: at each point the longest
 /// match of its rules, the earlier rule on a tie; a character no rule takes is
 /// an error ("Unexpected character").
 fn lex_access(lines: &[(usize, String)]) -> Result<Vec<(ATok, usize)>, (usize, String)> {
-    use regex::Regex;
-    use std::sync::OnceLock;
-    // (rule, what it makes): keywords first, as in the reference's rules
-    static RULES: OnceLock<Vec<(Regex, u8)>> = OnceLock::new();
-    let rules = RULES.get_or_init(|| {
-        const KEY: u8 = 1;
-        const HOST: u8 = 2;
-        const OTHER: u8 = 3;
-        let words = [
-            "milliseconds?",
-            "mandatory",
-            "advisory",
-            "disallow",
-            "minutes?",
-            "seconds?",
-            "default",
-            "enquire",
-            "access",
-            "except",
-            "allow",
-            "every",
-            "maybe",
-            "hours?",
-            "msecs?",
-            "mins?",
-            "once",
-            "secs?",
-            "log",
-            "all",
-            "off",
-            "on",
-        ];
-        let mut r: Vec<(&str, u8)> = words.iter().map(|w| (*w, KEY)).collect();
-        r.extend([
-            ("[A-Za-z][A-Za-z0-9_.]*", HOST),
-            ("[A-Za-z][A-Za-z0-9_.-]*", HOST),
-            (r#""[^"\n][^"\n]*""#, OTHER),
-            ("[0-9]+", OTHER),
-            (r"[0-9]+\.[0-9]+\.[0-9]+\.[0-9]+", HOST),
-            (r"[0-9]+\.[0-9]+\.[0-9]+\.\*", HOST),
-            (r"[0-9]+\.[0-9]+\.\*", HOST),
-            (r"[0-9]+\.\*", HOST),
-            (r"\.\*", HOST),
-            ("([A-Fa-f0-9]+:)*[A-Fa-f0-9]+", HOST),
-            ("::", HOST),
-            ("::([A-Fa-f0-9]+:)*[A-Fa-f0-9]+", HOST),
-            ("([A-Fa-f0-9]+:)+:([A-Fa-f0-9]+:)*[A-Fa-f0-9]+", HOST),
-            ("([A-Fa-f0-9]+:)+:", HOST),
-            (r"([A-Fa-f0-9]+:)+\*", HOST),
-            (r"::([A-Fa-f0-9]+:)*\*", HOST),
-            (r"([A-Fa-f0-9]+:)+:([A-Fa-f0-9]+:)*\*", HOST),
-            (r":\*", HOST),
-            (r"\*", HOST),
-            (r"unix:[A-Za-z0-9_./]*\*", HOST),
-            ("unix:[A-Za-z0-9_./]*", HOST),
-            (r"local:[A-Za-z0-9_./]*\*", HOST),
-            ("local:[A-Za-z0-9_./]*", HOST),
-        ]);
-        r.into_iter()
-            .filter_map(|(re, kind)| Regex::new(&format!("^(?:{re})")).ok().map(|re| (re, kind)))
-            .collect()
-    });
     let mut out = Vec::new();
     for (line, text) in lines {
         let mut rest = text.as_str();
@@ -580,39 +602,23 @@ fn lex_access(lines: &[(usize, String)]) -> Result<Vec<(ATok, usize)>, (usize, S
                 rest = &rest[1..];
                 continue;
             }
-            if "[],{}:;".contains(c) {
-                // a lone ':' is punctuation unless a longer rule takes it (":*")
-                let longer = rules
-                    .iter()
-                    .filter_map(|(re, _)| re.find(rest).map(|m| m.end()))
-                    .max()
-                    .unwrap_or(0);
-                if longer <= 1 {
-                    out.push((ATok::Punct(c), *line));
-                    rest = &rest[1..];
-                    continue;
-                }
-            }
-            let mut best: Option<(usize, u8)> = None;
-            for (re, kind) in rules.iter() {
-                if let Some(m) = re.find(rest) {
-                    if m.end() > best.map_or(0, |b| b.0) {
-                        best = Some((m.end(), *kind));
-                    }
-                }
+            let best = longest(rest);
+            // a lone ':' is punctuation unless a longer rule takes it (":*")
+            if "[],{}:;".contains(c) && best.is_none_or(|b| b.0 <= 1) {
+                out.push((ATok::Punct(c), *line));
+                rest = &rest[1..];
+                continue;
             }
             let Some((len, kind)) = best else {
                 return Err((*line, format!("Unexpected character '{c}'")));
             };
             let word = &rest[..len];
-            out.push((
-                match kind {
-                    1 => ATok::Key(word.to_string()),
-                    2 => ATok::Host(word.to_string()),
-                    _ => ATok::Other,
-                },
-                *line,
-            ));
+            let tok = match kind {
+                KEY => ATok::Key(word.to_string()),
+                HOST => ATok::Host(word.to_string()),
+                _ => ATok::Other,
+            };
+            out.push((tok, *line));
             rest = &rest[len..];
         }
     }

@@ -283,6 +283,8 @@ fn default_interval_ms() -> i64 {
 }
 
 /// Parses the command line.
+///
+/// Long on purpose: a dispatch table, an arm per option of pmlogger(1).
 pub fn parse(args: &[String]) -> Result<Opts, UsageError> {
     let p = TOOL.getopt(args).map_err(UsageError)?;
     let mut o = Opts {

@@ -67,35 +67,11 @@ pub(crate) fn plan(
                     }
                 };
                 names.entry(pmid).or_insert_with(|| name.clone());
-                // instances by name (pmLookupInDom) or by number (pmNameInDom); the
-                // ones the metric does not have now are dropped with a warning
-                let mut ids = Vec::new();
-                if !m.instances.is_empty() {
-                    let now = if desc.indom.is_null() {
-                        Vec::new()
-                    } else {
-                        source.instances(desc.indom).unwrap_or_default()
-                    };
-                    for i in &m.instances {
-                        let hit = match i.parse::<i32>() {
-                            Ok(n) => now.iter().find(|(id, _)| *id == n),
-                            Err(_) => now.iter().find(|(_, n)| names_instance(i, n)),
-                        };
-                        match hit {
-                            Some((id, _)) => ids.push((*id, i.clone())),
-                            None => {
-                                let _ = writeln!(
-                                    log,
-                                    "Warning [{file}, line {}]\nInstance \"{i}\" is not defined for the metric \"{name}\"",
-                                    s.line
-                                );
-                            }
-                        }
-                    }
-                    if ids.is_empty() {
-                        continue;
-                    }
-                }
+                let at = format!("Warning [{file}, line {}]", s.line);
+                let Some(ids) = instances_named(source, &desc, &m.instances, &name, &at, log)
+                else {
+                    continue;
+                };
                 let list: Vec<i32> = ids.iter().map(|(id, _)| *id).collect();
                 let refused = p.configure(
                     task,
@@ -104,22 +80,13 @@ pub(crate) fn plan(
                     (!m.instances.is_empty()).then_some(list.as_slice()),
                 );
                 for (inst, state::Refusal::Incompatible(why)) in refused {
-                    match inst.and_then(|i| ids.iter().find(|(id, _)| *id == i)) {
-                        Some((_, spec)) => {
-                            let _ = writeln!(
-                                log,
-                                "Warning [{file}, line {}]\nIncompatible request for metric \"{name}\" and instance \"{spec}\"\n{why}",
-                                s.line
-                            );
-                        }
-                        None => {
-                            let _ = writeln!(
-                                log,
-                                "Warning [{file}, line {}]\nIncompatible request for metric \"{name}\"",
-                                s.line
-                            );
-                        }
-                    }
+                    let _ = match inst.and_then(|i| ids.iter().find(|(id, _)| *id == i)) {
+                        Some((_, spec)) => writeln!(
+                            log,
+                            "{at}\nIncompatible request for metric \"{name}\" and instance \"{spec}\"\n{why}"
+                        ),
+                        None => writeln!(log, "{at}\nIncompatible request for metric \"{name}\""),
+                    };
                 }
             }
         }
@@ -127,6 +94,45 @@ pub(crate) fn plan(
     }
     p.end_config();
     Some(p)
+}
+
+/// The instances a statement names for a metric, by name (pmLookupInDom) or by
+/// number (pmNameInDom), with the text that named each; the ones the metric
+/// does not have now are dropped with a warning (`at` says where). `None` when
+/// instances were named and none of them is there.
+fn instances_named(
+    source: &mut dyn Source,
+    desc: &Desc,
+    named: &[String],
+    metric: &str,
+    at: &str,
+    log: &mut dyn Write,
+) -> Option<Vec<(i32, String)>> {
+    let mut ids = Vec::new();
+    if named.is_empty() {
+        return Some(ids);
+    }
+    let now = if desc.indom.is_null() {
+        Vec::new()
+    } else {
+        source.instances(desc.indom).unwrap_or_default()
+    };
+    for i in named {
+        let hit = match i.parse::<i32>() {
+            Ok(n) => now.iter().find(|(id, _)| *id == n),
+            Err(_) => now.iter().find(|(_, n)| names_instance(i, n)),
+        };
+        match hit {
+            Some((id, _)) => ids.push((*id, i.clone())),
+            None => {
+                let _ = writeln!(
+                    log,
+                    "{at}\nInstance \"{i}\" is not defined for the metric \"{metric}\""
+                );
+            }
+        }
+    }
+    (!ids.is_empty()).then_some(ids)
 }
 
 /// Timers for the tasks the configuration runs: once-only tasks fire at once,

@@ -98,110 +98,130 @@ impl State<'_> {
         for (n, line) in text.lines().enumerate() {
             let lineno = n + 1;
             let err = |m: String| format!("pmcpp: {name}[{lineno}]: {m}");
-            let t = line.trim_start();
-            if let Some(d) = t.strip_prefix('%') {
+            let directive = line.trim_start().strip_prefix('%').map(|d| {
                 let word = d.split_whitespace().next().unwrap_or("");
-                let arg = d[word.len()..].trim();
-                match word {
-                    "ifdef" | "ifndef" => {
-                        if cond.is_some() {
-                            return Err(err("nested %ifdef or %ifndef".into()));
-                        }
-                        let defined = self.lookup(unquote(arg)).is_some();
-                        cond = Some(if word == "ifdef" { defined } else { !defined });
-                        self.out.push('\n');
-                        continue;
-                    }
-                    "else" => {
-                        let Some(c) = cond else {
-                            return Err(err("%else without %ifdef or %ifndef".into()));
-                        };
-                        cond = Some(!c);
-                        self.out.push('\n');
-                        continue;
-                    }
-                    "endif" => {
-                        if cond.take().is_none() {
-                            return Err(err("%endif without %ifdef or %ifndef".into()));
-                        }
-                        self.out.push('\n');
-                        continue;
-                    }
-                    _ => {}
-                }
-                if cond == Some(false) {
+                (word, d[word.len()..].trim())
+            });
+            if let Some((word, arg)) = directive {
+                if self.conditional(word, arg, &mut cond).map_err(err)? {
                     self.out.push('\n');
                     continue;
                 }
-                match word {
-                    "define" => {
-                        let name_end = arg.find(char::is_whitespace).unwrap_or(arg.len());
-                        let m = &arg[..name_end];
-                        if !is_macro_name(m) {
-                            return Err(err(format!("bad macro name \"{m}\"")));
-                        }
-                        let v = arg[name_end..].trim();
-                        let v = if v.starts_with(['"', '\'']) {
-                            unquote(v)
-                        } else {
-                            v
-                        };
-                        self.macros.push((m.to_string(), v.to_string()));
-                        self.out.push('\n');
-                    }
-                    "undef" => {
-                        let m = unquote(arg);
-                        self.macros.retain(|(n, _)| n != m);
-                        self.out.push('\n');
-                    }
-                    "include" => {
-                        if depth >= MAX_DEPTH {
-                            return Err(err("%include nested too deeply".into()));
-                        }
-                        let inc = arg
-                            .trim()
-                            .trim_start_matches(['"', '<'])
-                            .trim_end_matches(['"', '>']);
-                        let p = self
-                            .find_include(inc, path)
-                            .ok_or_else(|| err(format!("Cannot open include file \"{inc}\"")))?;
-                        let bytes = std::fs::read(&p)
-                            .map_err(|e| err(format!("Cannot read \"{}\": {e}", p.display())))?;
-                        let text = String::from_utf8_lossy(&bytes).into_owned();
-                        self.file(&text, &p.to_string_lossy(), &p, depth + 1)?;
-                        marker_due = true;
-                    }
-                    "shell" => {
-                        let cmd = unquote(arg);
-                        let o = std::process::Command::new("/bin/sh")
-                            .arg("-c")
-                            .arg(cmd)
-                            .output()
-                            .map_err(|e| err(format!("%shell \"{cmd}\": {e}")))?;
-                        if !o.status.success() {
-                            return Err(err(format!("%shell \"{cmd}\" failed: {}", o.status)));
-                        }
-                        let text = String::from_utf8_lossy(&o.stdout).into_owned();
-                        self.file(&text, &format!("<shell {cmd}>"), path, depth + 1)?;
-                        marker_due = true;
-                    }
-                    // not a directive: text for the lexer (which will refuse it)
-                    _ => {
-                        self.line(line, lineno, name, &mut marker_due);
-                    }
-                }
-                continue;
             }
             if cond == Some(false) {
                 self.out.push('\n');
                 continue;
             }
-            self.line(line, lineno, name, &mut marker_due);
+            let done = match directive {
+                Some((word, arg)) => self.directive(word, arg, path, depth, &err)?,
+                None => None,
+            };
+            match done {
+                Some(included) => marker_due |= included,
+                // not a directive: text for the lexer (which will refuse it)
+                None => self.line(line, lineno, name, &mut marker_due),
+            }
         }
         if cond.is_some() {
             return Err(format!("pmcpp: {name}: %ifdef or %ifndef without %endif"));
         }
         Ok(())
+    }
+
+    /// `%ifdef`, `%ifndef`, `%else` and `%endif`: `true` when `word` is one of
+    /// them (`cond` is the block's state: `None` outside one, else whether its
+    /// lines are kept).
+    fn conditional(&self, word: &str, arg: &str, cond: &mut Option<bool>) -> Result<bool, String> {
+        match word {
+            "ifdef" | "ifndef" => {
+                if cond.is_some() {
+                    return Err("nested %ifdef or %ifndef".into());
+                }
+                let defined = self.lookup(unquote(arg)).is_some();
+                *cond = Some(if word == "ifdef" { defined } else { !defined });
+            }
+            "else" => {
+                let Some(c) = *cond else {
+                    return Err("%else without %ifdef or %ifndef".into());
+                };
+                *cond = Some(!c);
+            }
+            "endif" => {
+                if cond.take().is_none() {
+                    return Err("%endif without %ifdef or %ifndef".into());
+                }
+            }
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+
+    /// `%define`, `%undef`, `%include` and `%shell` in `path`, at include depth
+    /// `depth`: `None` when `word` is none of them, else whether text was
+    /// included (a line marker is due after it).
+    fn directive(
+        &mut self,
+        word: &str,
+        arg: &str,
+        path: &Path,
+        depth: usize,
+        err: &dyn Fn(String) -> String,
+    ) -> Result<Option<bool>, String> {
+        match word {
+            "define" => {
+                let name_end = arg.find(char::is_whitespace).unwrap_or(arg.len());
+                let m = &arg[..name_end];
+                if !is_macro_name(m) {
+                    return Err(err(format!("bad macro name \"{m}\"")));
+                }
+                let v = arg[name_end..].trim();
+                let v = if v.starts_with(['"', '\'']) {
+                    unquote(v)
+                } else {
+                    v
+                };
+                self.macros.push((m.to_string(), v.to_string()));
+                self.out.push('\n');
+            }
+            "undef" => {
+                let m = unquote(arg);
+                self.macros.retain(|(n, _)| n != m);
+                self.out.push('\n');
+            }
+            "include" => {
+                if depth >= MAX_DEPTH {
+                    return Err(err("%include nested too deeply".into()));
+                }
+                let inc = arg
+                    .trim()
+                    .trim_start_matches(['"', '<'])
+                    .trim_end_matches(['"', '>']);
+                let p = self
+                    .find_include(inc, path)
+                    .ok_or_else(|| err(format!("Cannot open include file \"{inc}\"")))?;
+                let bytes = std::fs::read(&p)
+                    .map_err(|e| err(format!("Cannot read \"{}\": {e}", p.display())))?;
+                let text = String::from_utf8_lossy(&bytes).into_owned();
+                self.file(&text, &p.to_string_lossy(), &p, depth + 1)?;
+                return Ok(Some(true));
+            }
+            "shell" => {
+                let cmd = unquote(arg);
+                let o = std::process::Command::new("/bin/sh")
+                    .arg("-c")
+                    .arg(cmd)
+                    .output()
+                    .map_err(|e| err(format!("%shell \"{cmd}\": {e}")))?;
+                if !o.status.success() {
+                    return Err(err(format!("%shell \"{cmd}\" failed: {}", o.status)));
+                }
+                let text = String::from_utf8_lossy(&o.stdout).into_owned();
+                self.file(&text, &format!("<shell {cmd}>"), path, depth + 1)?;
+                return Ok(Some(true));
+            }
+            _ => return Ok(None),
+        }
+        Ok(Some(false))
     }
 
     fn line(&mut self, line: &str, lineno: usize, name: &str, marker_due: &mut bool) {

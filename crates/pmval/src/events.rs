@@ -1,7 +1,9 @@
 //! Event metrics in pmval: every record's event arrays, unpacked, as PCP 6.0.3's
 //! pmval prints them (its `printevents`).
 
-use archive_format::codec::event::{decode_events, flags_str, FLAG_MISSED};
+use archive_format::codec::event::{
+    decode_events, flags_str, EventParam, EventRecord, FLAG_MISSED,
+};
 use archive_format::format::format_value;
 use archive_format::metadata::Metadata;
 use archive_format::replay::FetchedSet;
@@ -51,32 +53,10 @@ pub fn print_events(
         if *inst == -1 {
             write!(out, "{}:", em.name)?;
         } else {
-            let iname = if em.selected.is_empty() {
-                match em
-                    .meta
-                    .indom_at(em.desc.indom, at)
-                    .and_then(|s| s.name_of(*inst))
-                    .map(str::to_string)
-                    .or_else(|| {
-                        em.meta
-                            .indom_union(em.desc.indom)
-                            .into_iter()
-                            .find(|(i, _)| i == inst)
-                            .map(|(_, n)| n.to_string())
-                    }) {
-                    Some(n) => n,
-                    None => {
-                        return Ok(Err(format!(
-                            "pmNameInDom: {}[{}]: Unknown or illegal instance identifier",
-                            em.name, *inst as u32
-                        )))
-                    }
-                }
-            } else {
-                match em.selected.iter().find(|(i, _)| i == inst) {
-                    Some((_, n)) => n.to_string(),
-                    None => continue,
-                }
+            let iname = match instance_name(em, *inst, at) {
+                Ok(Some(n)) => n,
+                Ok(None) => continue,
+                Err(e) => return Ok(Err(e)),
             };
             write!(out, "{}[{}]:", em.name, iname)?;
         }
@@ -94,60 +74,100 @@ pub fn print_events(
         };
         writeln!(out, " {} event records", recs.len())?;
         for (k, r) in recs.iter().enumerate() {
-            write!(
-                out,
-                "  {} --- event record [{k}]",
-                stamp(r.stamp, highres, em.tz)
-            )?;
-            let mut first = true;
-            if r.flags != 0 {
-                writeln!(out, " flags 0x{:x} ({}) ---", r.flags, flags_str(r.flags))?;
-                first = false;
-                if r.flags & FLAG_MISSED != 0 {
-                    writeln!(out, "    ==> {} missed event records", r.nparams)?;
-                    continue;
-                }
-            }
-            if first && r.params.is_empty() {
-                writeln!(out, " ---\n    ==> No parameters")?;
-                continue;
-            }
-            for p in &r.params {
-                if first {
-                    writeln!(out, " ---")?;
-                    first = false;
-                }
-                let Some(pname) = em.meta.names(p.pmid).first() else {
-                    writeln!(
-                        out,
-                        "\t{}: pmNameID: Unknown or illegal metric identifier",
-                        p.pmid
-                    )?;
-                    continue;
-                };
-                let Some(pd) = em.meta.desc(p.pmid) else {
-                    writeln!(
-                        out,
-                        "\t{pname}: pmLookupDesc: Unknown or illegal metric identifier"
-                    )?;
-                    continue;
-                };
-                write!(out, "    {pname}")?;
-                write!(out, " ")?;
-                if matches!(pd.vtype, vtype::AGGREGATE | vtype::AGGREGATE_STATIC) {
-                    let hex: String = p.data.iter().map(|b| format!("{b:02x}")).collect();
-                    writeln!(out, "[{hex}]")?;
-                } else {
-                    let pv = p.value_as(pd.vtype);
-                    let fmt = if matches!(pv, archive_format::codec::result::Value::Insitu(_)) {
-                        0
-                    } else {
-                        1
-                    };
-                    writeln!(out, "{}", format_value(pd.vtype, fmt, &pv))?;
-                }
-            }
+            print_record(out, em, k, r, highres)?;
         }
     }
     Ok(Ok(()))
+}
+
+/// An instance's name: with `-i`, as given (`None` for one not selected), else
+/// from the instance domain at `at` or ever; `Err` is pmval's message for an
+/// instance it has no name for.
+fn instance_name(em: &EventMetric<'_>, inst: i32, at: Timestamp) -> Result<Option<String>, String> {
+    if !em.selected.is_empty() {
+        let given = em.selected.iter().find(|(i, _)| *i == inst);
+        return Ok(given.map(|(_, n)| n.to_string()));
+    }
+    let now = em.meta.indom_at(em.desc.indom, at);
+    let name = now
+        .and_then(|s| s.name_of(inst))
+        .map(str::to_string)
+        .or_else(|| {
+            let ever = em.meta.indom_union(em.desc.indom);
+            ever.into_iter()
+                .find(|(i, _)| *i == inst)
+                .map(|(_, n)| n.to_string())
+        });
+    match name {
+        Some(n) => Ok(Some(n)),
+        None => Err(format!(
+            "pmNameInDom: {}[{}]: Unknown or illegal instance identifier",
+            em.name, inst as u32
+        )),
+    }
+}
+
+/// The `k`th event record of an array: its time and flags, then its parameters.
+fn print_record(
+    out: &mut dyn Write,
+    em: &EventMetric<'_>,
+    k: usize,
+    r: &EventRecord<'_>,
+    highres: bool,
+) -> io::Result<()> {
+    write!(
+        out,
+        "  {} --- event record [{k}]",
+        stamp(r.stamp, highres, em.tz)
+    )?;
+    let mut first = true;
+    if r.flags != 0 {
+        writeln!(out, " flags 0x{:x} ({}) ---", r.flags, flags_str(r.flags))?;
+        first = false;
+        if r.flags & FLAG_MISSED != 0 {
+            writeln!(out, "    ==> {} missed event records", r.nparams)?;
+            return Ok(());
+        }
+    }
+    if first && r.params.is_empty() {
+        writeln!(out, " ---\n    ==> No parameters")?;
+        return Ok(());
+    }
+    for p in &r.params {
+        if first {
+            writeln!(out, " ---")?;
+            first = false;
+        }
+        print_param(out, em.meta, p)?;
+    }
+    Ok(())
+}
+
+/// One parameter of an event record: its name and value.
+fn print_param(out: &mut dyn Write, meta: &Metadata, p: &EventParam<'_>) -> io::Result<()> {
+    let Some(pname) = meta.names(p.pmid).first() else {
+        return writeln!(
+            out,
+            "\t{}: pmNameID: Unknown or illegal metric identifier",
+            p.pmid
+        );
+    };
+    let Some(pd) = meta.desc(p.pmid) else {
+        return writeln!(
+            out,
+            "\t{pname}: pmLookupDesc: Unknown or illegal metric identifier"
+        );
+    };
+    write!(out, "    {pname} ")?;
+    if matches!(pd.vtype, vtype::AGGREGATE | vtype::AGGREGATE_STATIC) {
+        let hex: String = p.data.iter().map(|b| format!("{b:02x}")).collect();
+        return writeln!(out, "[{hex}]");
+    }
+    let pv = p.value_as(pd.vtype);
+    let fmt = if matches!(pv, archive_format::codec::result::Value::Insitu(_)) {
+        0
+    } else {
+        1
+    };
+    writeln!(out, "{}", format_value(pd.vtype, fmt, &pv))
 }

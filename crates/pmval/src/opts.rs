@@ -283,25 +283,33 @@ pub fn parse(args: &[String]) -> Parse<Box<Opts>> {
         1 => o.metric = p.operands[0].clone(),
         _ => return Parse::Usage(Some("error - too many arguments".into())),
     }
+    match refuse(&o) {
+        Some(no) => no,
+        None => Parse::Run(Box::new(o)),
+    }
+}
+
+/// What pmval refuses before it opens anything: a `-t` it cannot read, and a
+/// metric argument that is wrong (where, and the usage) or names a host beside
+/// `-a` or an archive beside `-h`.
+fn refuse(o: &Opts) -> Option<Parse<Box<Opts>>> {
     if let Some(t) = &o.interval {
         // (an interval of 0 is read, and leaves pmval's default of a second)
         if cli_common::window::parse_interval(t).is_none() {
             let at = cli_common::window::interval_stop(t);
-            return Parse::Usage(Some(format!(
+            return Some(Parse::Usage(Some(format!(
                 "-t argument not in pmParseHighResInterval(3) format:\n{t}\n{:at$}^ -- unexpected value\n",
                 ""
-            )));
+            ))));
         }
     }
-    // as pmval does before it opens anything: the argument, where it is wrong,
-    // and the usage
     match crate::spec::parse(&o.metric) {
-        Err(e) => return Parse::UsageAfter(e.render(&o.metric)),
-        // a host in the argument beside -a, or an archive beside -h
+        Err(e) => Some(Parse::UsageAfter(e.render(&o.metric))),
         Ok(s) if (s.host.is_some() && o.archive.is_some()) || (s.archive.is_some() && o.host) => {
-            return Parse::Usage(Some("only one host or archive allowed".into()));
+            Some(Parse::Usage(Some(
+                "only one host or archive allowed".into(),
+            )))
         }
-        Ok(_) => {}
+        Ok(_) => None,
     }
-    Parse::Run(Box::new(o))
 }

@@ -43,54 +43,32 @@ fn unescape(b: &[u8]) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
+fn ws(c: u8) -> bool {
+    c.is_ascii_whitespace()
+}
+
+/// Where the white space at `i` ends.
+fn skip_ws(b: &[u8], mut i: usize) -> usize {
+    while i < b.len() && ws(b[i]) {
+        i += 1;
+    }
+    i
+}
+
+fn fail<T>(at: usize, what: &'static str) -> Result<T, SpecError> {
+    Err(SpecError { at, what })
+}
+
 /// Parses a metric argument.
 pub fn parse(spec: &str) -> Result<MetricSpec, SpecError> {
     let b = spec.as_bytes();
-    let ws = |c: u8| c.is_ascii_whitespace();
-    let err = |at: usize, what: &'static str| Err(SpecError { at, what });
-    let mut i = 0;
-    while i < b.len() && ws(b[i]) {
-        i += 1;
-    }
-    // a host or archive: the last ':' or '/' before '[' (or the end)
-    let (mut host, mut archive) = (None, None);
-    let limit = b[i..]
-        .iter()
-        .position(|&c| c == b'[')
-        .map_or(b.len(), |k| i + k + 1);
-    if let Some(k) = b[i..limit]
-        .iter()
-        .rposition(|&c| c == b':' || c == b'/')
-        .map(|k| i + k)
-    {
-        let mut end = k;
-        while end > i && ws(b[end - 1]) {
-            end -= 1;
-        }
-        if end == i {
-            let what = if b[k] == b':' {
-                "host name expected"
-            } else {
-                "archive name expected"
-            };
-            return err(i, what);
-        }
-        let name = unescape(&b[i..end]);
-        if b[k] == b':' {
-            host = Some(name);
-        } else {
-            archive = Some(name);
-        }
-        i = k + 1;
-    }
-    while i < b.len() && ws(b[i]) {
-        i += 1;
-    }
+    let (host, archive, i) = source(b, skip_ws(b, 0))?;
     // the metric name
-    let start = i;
+    let start = skip_ws(b, i);
+    let mut i = start;
     while i < b.len() && !ws(b[i]) && b[i] != b'[' {
         if b[i] == b']' || b[i] == b',' {
-            return err(i, "unexpected character in metric name");
+            return fail(i, "unexpected character in metric name");
         }
         if b[i] == b'\\' && i + 1 < b.len() {
             i += 1;
@@ -98,47 +76,17 @@ pub fn parse(spec: &str) -> Result<MetricSpec, SpecError> {
         i += 1;
     }
     if i == start {
-        return err(start, "performance metric name expected");
+        return fail(start, "performance metric name expected");
     }
     let metric = unescape(&b[start..i]);
-    while i < b.len() && ws(b[i]) {
-        i += 1;
-    }
-    // the instance list
+    i = skip_ws(b, i);
     let mut insts = Vec::new();
     if i < b.len() && b[i] == b'[' {
-        i += 1;
-        while i < b.len() && ws(b[i]) {
-            i += 1;
-        }
-        let list = i;
-        let mut quoted = false;
-        loop {
-            if i >= b.len() {
-                let what = if quoted {
-                    "closing \" and ] expected"
-                } else {
-                    "closing ] expected"
-                };
-                return err(b.len(), what);
-            }
-            if b[i] == b'\\' && i + 1 < b.len() {
-                i += 1;
-            } else if b[i] == b'"' {
-                quoted = !quoted;
-            } else if !quoted && b[i] == b']' {
-                break;
-            }
-            i += 1;
-        }
-        insts = split(&b[list..i]);
-        i += 1;
+        (insts, i) = instance_list(b, i + 1)?;
     }
-    while i < b.len() && ws(b[i]) {
-        i += 1;
-    }
+    i = skip_ws(b, i);
     if i < b.len() {
-        return err(i, "unexpected extra characters");
+        return fail(i, "unexpected extra characters");
     }
     Ok(MetricSpec {
         host,
@@ -146,6 +94,70 @@ pub fn parse(spec: &str) -> Result<MetricSpec, SpecError> {
         metric,
         insts,
     })
+}
+
+/// A host (`host:`) or an archive (`archive/`) before the metric name at `i`:
+/// the last ':' or '/' before '[' (or the end). Gives them and where the name
+/// may start.
+#[allow(clippy::type_complexity)]
+fn source(b: &[u8], i: usize) -> Result<(Option<String>, Option<String>, usize), SpecError> {
+    let limit = b[i..]
+        .iter()
+        .position(|&c| c == b'[')
+        .map_or(b.len(), |k| i + k + 1);
+    let Some(k) = b[i..limit]
+        .iter()
+        .rposition(|&c| c == b':' || c == b'/')
+        .map(|k| i + k)
+    else {
+        return Ok((None, None, i));
+    };
+    let mut end = k;
+    while end > i && ws(b[end - 1]) {
+        end -= 1;
+    }
+    let host = b[k] == b':';
+    if end == i {
+        let what = if host {
+            "host name expected"
+        } else {
+            "archive name expected"
+        };
+        return fail(i, what);
+    }
+    let name = unescape(&b[i..end]);
+    Ok(if host {
+        (Some(name), None, k + 1)
+    } else {
+        (None, Some(name), k + 1)
+    })
+}
+
+/// The instance list after the `[` that ends at `i`: its names, and where the
+/// text after its `]` starts.
+fn instance_list(b: &[u8], i: usize) -> Result<(Vec<String>, usize), SpecError> {
+    let list = skip_ws(b, i);
+    let mut i = list;
+    let mut quoted = false;
+    loop {
+        if i >= b.len() {
+            let what = if quoted {
+                "closing \" and ] expected"
+            } else {
+                "closing ] expected"
+            };
+            return fail(b.len(), what);
+        }
+        if b[i] == b'\\' && i + 1 < b.len() {
+            i += 1;
+        } else if b[i] == b'"' {
+            quoted = !quoted;
+        } else if !quoted && b[i] == b']' {
+            break;
+        }
+        i += 1;
+    }
+    Ok((split(&b[list..i]), i + 1))
 }
 
 /// The names of an instance list (between `[` and `]`).

@@ -198,6 +198,10 @@ pub fn indom_head(head: &[u8]) -> Option<(InDomKind, Timestamp, InDom)> {
 }
 
 /// Decodes one `.meta` record payload; `base` is the file offset of `payload[0]`.
+///
+/// Long on purpose: a dispatch on the record type with each type's layout in its
+/// arm, so that the layouts read top to bottom beside each other as LOGARCHIVE(5)
+/// lists them.
 pub fn decode_meta(payload: &[u8], base: u64) -> Result<MetaRecord, DecodeError> {
     let mut c = Cursor::new(payload, base);
     let rtype = c.i32()?;

@@ -181,45 +181,17 @@ pub(super) fn dump_values_on(
         ended: false,
     };
     let texts = MetricTexts::of_archive(a);
+    let fmt = Formatter {
+        a,
+        o,
+        wanted,
+        c,
+        payload_pool,
+        record_pool,
+    };
     let work = |cache: &mut MetricCache<'_>, job: Job| {
         let mut text = text_pool.take(TEXT_ROOM);
-        let mut fail = job.fail;
-        if let Some((record, place, part, at)) = job.part {
-            let payload = record.payload();
-            let checked = if part.heading {
-                place.check(a, payload).map(|_| ())
-            } else {
-                Ok(())
-            };
-            let start = (part.first_slot, at);
-            match checked.and_then(|_| place.decode_part(a, payload, start, part.sets.len())) {
-                Ok(rec) => {
-                    let _ = dump_record(a, &rec, Some(part), o, wanted, c, cache, &mut text);
-                }
-                Err(e) => fail = Some(e),
-            }
-            // the last part done gives the read buffer back
-            if let Ok(r) = std::sync::Arc::try_unwrap(record) {
-                record_pool.give(r.buf);
-            }
-            return Done { text, fail };
-        }
-        let mut from = 0;
-        for &(end, place) in &job.recs {
-            let rec = match place.decode(a, &job.payloads[from..end]) {
-                Ok(r) => r,
-                Err(e) => {
-                    fail = Some(e);
-                    break;
-                }
-            };
-            from = end;
-            if picked(o, wanted, &rec) {
-                // writing to a Vec does not fail
-                let _ = dump_record(a, &rec, None, o, wanted, c, cache, &mut text);
-            }
-        }
-        payload_pool.give(job.payloads);
+        let fail = fmt.job(cache, job, &mut text);
         Done { text, fail }
     };
     let produce = move || source.next();
@@ -250,6 +222,67 @@ pub(super) fn dump_values_on(
         None => Ok(0),
         Some(Ok(())) => Ok(1),
         Some(Err(e)) => Err(e),
+    }
+}
+
+/// What [`dump_values_on`]'s threads need to format a job.
+struct Formatter<'a, 'p> {
+    a: &'a Archive,
+    o: &'a Opts,
+    wanted: &'a [PmId],
+    c: &'a Clock,
+    payload_pool: &'p Pool,
+    record_pool: &'p Pool,
+}
+
+impl Formatter<'_, '_> {
+    /// Decodes and formats a job into `text`, giving its buffers back; the
+    /// error that ends the run after it.
+    fn job(
+        &self,
+        cache: &mut MetricCache<'_>,
+        job: Job,
+        text: &mut Vec<u8>,
+    ) -> Option<archive_format::Error> {
+        let (a, o, wanted, c) = (self.a, self.o, self.wanted, self.c);
+        let mut fail = job.fail;
+        if let Some((record, place, part, at)) = job.part {
+            let payload = record.payload();
+            let checked = if part.heading {
+                place.check(a, payload).map(|_| ())
+            } else {
+                Ok(())
+            };
+            let start = (part.first_slot, at);
+            match checked.and_then(|_| place.decode_part(a, payload, start, part.sets.len())) {
+                Ok(rec) => {
+                    let _ = dump_record(a, &rec, Some(part), o, wanted, c, cache, text);
+                }
+                Err(e) => fail = Some(e),
+            }
+            // the last part done gives the read buffer back
+            if let Ok(r) = std::sync::Arc::try_unwrap(record) {
+                self.record_pool.give(r.buf);
+            }
+            return fail;
+        }
+        let mut from = 0;
+        for &(end, place) in &job.recs {
+            let rec = match place.decode(a, &job.payloads[from..end]) {
+                Ok(r) => r,
+                Err(e) => {
+                    fail = Some(e);
+                    break;
+                }
+            };
+            from = end;
+            if picked(o, wanted, &rec) {
+                // writing to a Vec does not fail
+                let _ = dump_record(a, &rec, None, o, wanted, c, cache, text);
+            }
+        }
+        self.payload_pool.give(job.payloads);
+        fail
     }
 }
 
