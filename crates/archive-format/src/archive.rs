@@ -18,7 +18,7 @@ mod read;
 pub use read::Records;
 
 /// Options for [`Archive::open_with`].
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct OpenOptions {
     /// Accept unknown feature bits in a v3 label (pmdumplog retries this way after
     /// warning).
@@ -29,6 +29,62 @@ pub struct OpenOptions {
     /// writes a domain of processes again at each change is then what one set of
     /// each domain holds, not its history.
     pub without_instances: bool,
+    /// Load compressed files through these decompressed copies (shared with the
+    /// caller, who may have loaded the same files through them already).
+    pub decompressed: Option<volume::Decompressed>,
+    /// Start no thread. By default a compressed archive's first volume is
+    /// decompressed on a thread of its own while the metadata is read, and the
+    /// next compressed volume while one is read.
+    pub single_threaded: bool,
+}
+
+/// How an archive's files are loaded: through the caller's decompressed copies,
+/// and whether threads may decompress ahead.
+#[derive(Debug, Clone, Default)]
+struct Loader {
+    cache: Option<volume::Decompressed>,
+    threads: bool,
+}
+
+impl Loader {
+    fn of(opts: &OpenOptions) -> Loader {
+        Loader {
+            cache: opts.decompressed.clone(),
+            threads: !opts.single_threaded,
+        }
+    }
+
+    fn load(&self, fref: &FileRef) -> Result<Bytes> {
+        volume::load_with(fref, self.cache.as_ref())
+    }
+
+    /// The file's bytes and its label, which must say it is this file (`role`: a
+    /// volume number, or the index's or metadata's).
+    fn labelled(&self, fref: &FileRef, role: i32) -> Result<(Bytes, Label)> {
+        self.checked(fref, role, true)
+    }
+
+    /// A file and its label; with `strict`, the label must say it is this file
+    /// (`role`: a volume number, or the index's or metadata's). libpcp checks that
+    /// when it opens an archive, not when reading goes on into a later volume: a
+    /// later "volume" whose label says otherwise is read on, record by record.
+    fn checked(&self, fref: &FileRef, role: i32, strict: bool) -> Result<(Bytes, Label)> {
+        let bytes = self.load(fref)?;
+        if bytes.len() < 4 {
+            return Err(nodata(&fref.path));
+        }
+        let label = decode_label(&bytes).map_err(|e| Error::decode(&fref.path, e))?;
+        if strict && label.vol != role {
+            return Err(Error::decode(
+                &fref.path,
+                DecodeError::new(
+                    20,
+                    DecodeErrorKind::Label("volume number in label does not match the file"),
+                ),
+            ));
+        }
+        Ok((bytes, label))
+    }
 }
 
 struct Volume {
@@ -78,6 +134,7 @@ pub struct Archive {
     /// The next compressed volume, being decompressed on another thread while this
     /// one is read: (list index, the loader).
     prefetch: Mutex<Option<(usize, Prefetch)>>,
+    loader: Loader,
 }
 
 type Prefetch = std::thread::JoinHandle<Result<(Bytes, Label)>>;
@@ -187,33 +244,7 @@ pub struct Position {
 /// the archives of a multi-archive context), and where the next one starts.
 pub type RawRecord<'a> = (Position, Option<&'a [u8]>, Position);
 
-fn load_labelled(fref: &FileRef, role: i32) -> Result<(Bytes, Label)> {
-    load_checked(fref, role, true)
-}
-
-/// A file and its label; with `strict`, the label must say it is this file
-/// (`role`: a volume number, or the index's or metadata's). libpcp checks that
-/// when it opens an archive, not when reading goes on into a later volume: a
-/// later "volume" whose label says otherwise is read on, record by record.
-fn load_checked(fref: &FileRef, role: i32, strict: bool) -> Result<(Bytes, Label)> {
-    let bytes = volume::load(fref)?;
-    if bytes.len() < 4 {
-        return Err(nodata(&fref.path));
-    }
-    let label = decode_label(&bytes).map_err(|e| Error::decode(&fref.path, e))?;
-    if strict && label.vol != role {
-        return Err(Error::decode(
-            &fref.path,
-            DecodeError::new(
-                20,
-                DecodeErrorKind::Label("volume number in label does not match the file"),
-            ),
-        ));
-    }
-    Ok((bytes, label))
-}
-
-fn check_features(label: &Label, path: &Path, opts: OpenOptions) -> Result<()> {
+fn check_features(label: &Label, path: &Path, opts: &OpenOptions) -> Result<()> {
     if label.version >= 3 && !opts.ignore_features && label.features & !FEATURE_QA != 0 {
         return Err(Error::decode(
             path,
@@ -313,17 +344,71 @@ struct SideFiles {
     index: Option<Result<(Bytes, Label)>>,
 }
 
+/// The metadata and the index, checked against the first volume's label.
+type Checked = (Metadata, Bytes, u64, Vec<IndexEntry>);
+
 impl SideFiles {
-    fn load(files: &volume::ArchiveFiles, instances: bool) -> SideFiles {
+    /// The metadata decoded, its bytes and its label's length, and the index:
+    /// each file's label must match the first volume's, and each must hold more
+    /// than a label.
+    fn check(self, files: &ArchiveFiles, label: &Label, instances: bool) -> Result<Checked> {
+        let same = |other: &Label| {
+            other.version == label.version
+                && other.pid == label.pid
+                && other.hostname == label.hostname
+        };
+        let label_len = label.record_len() as u64;
+        let meta_ref = files
+            .meta
+            .clone()
+            .ok_or_else(|| Error::pcp(crate::error::PM_ERR_LOGFILE, "no .meta"))?;
+        let (mbytes, mlabel) = self.meta?;
+        if !same(&mlabel) {
+            let e = Error::pcp(
+                PM_ERR_LABEL,
+                "label of .meta does not match the data volume",
+            );
+            return Err(e.at(&meta_ref.path, Some(0)));
+        }
+        if mbytes.len() as u64 <= label_len {
+            return Err(nodata(&meta_ref.path));
+        }
+        let mut index = Vec::new();
+        if let (Some(iref), Some(loaded)) = (&files.index, self.index) {
+            let (ibytes, ilabel) = loaded?;
+            if !same(&ilabel) {
+                let e = Error::pcp(
+                    PM_ERR_LABEL,
+                    "label of .index does not match the data volume",
+                );
+                return Err(e.at(&iref.path, Some(0)));
+            }
+            if ibytes.len() as u64 <= label_len {
+                return Err(nodata(&iref.path));
+            }
+            index = decode_index(&ibytes[label_len as usize..], label_len, label.version)
+                .map_err(|e| Error::decode(&iref.path, e))?;
+        }
+        let mlabel_len = mlabel.record_len() as u64;
+        let meta = match self.decoded {
+            // decoded with the length of its own label, which is the volume's here
+            Some(decoded) if mlabel_len == label_len => decoded,
+            _ => load_metadata(&mbytes, label_len, instances),
+        }
+        .map_err(|e| Error::decode(&meta_ref.path, e))?;
+        Ok((meta, mbytes, mlabel_len, index))
+    }
+
+    fn load(loader: &Loader, files: &volume::ArchiveFiles, instances: bool) -> SideFiles {
         let meta = match &files.meta {
-            Some(m) => load_labelled(m, VOL_META),
+            Some(m) => loader.labelled(m, VOL_META),
             None => Err(Error::pcp(crate::error::PM_ERR_LOGFILE, "no .meta")),
         };
         let decoded = meta
             .as_ref()
             .ok()
             .map(|(b, l)| load_metadata(b, l.record_len() as u64, instances));
-        let index = files.index.as_ref().map(|i| load_labelled(i, VOL_INDEX));
+        let index = files.index.as_ref().map(|i| loader.labelled(i, VOL_INDEX));
         SideFiles {
             meta,
             decoded,
@@ -338,8 +423,12 @@ impl Archive {
         Self::open_with(name, OpenOptions::default())
     }
 
+    /// Opens the archive named `name` (base name or any of its files) as `opts`
+    /// say.
     pub fn open_with(name: impl AsRef<str>, opts: OpenOptions) -> Result<Archive> {
         let files = volume::find_archive(name.as_ref())?;
+        let loader = Loader::of(&opts);
+        let instances = !opts.without_instances;
         let mut volumes: Vec<Volume> = files
             .volumes
             .iter()
@@ -356,74 +445,32 @@ impl Archive {
         // on a thread of its own while the metadata and index are read and decoded
         // here; errors are still reported in the order of reading them one by one.
         let first = &volumes[0];
-        let (first_loaded, mut side) = if first.fref.compression.is_some() {
+        let (first_loaded, side) = if first.fref.compression.is_some() && loader.threads {
             std::thread::scope(|s| {
-                let h = s.spawn(|| load_labelled(&first.fref, first.num as i32));
-                let side = SideFiles::load(&files, !opts.without_instances);
+                let h = s.spawn(|| loader.labelled(&first.fref, first.num as i32));
+                let side = SideFiles::load(&loader, &files, instances);
                 let first = h.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
                 (first, Some(side))
             })
         } else {
-            (load_labelled(&first.fref, first.num as i32), None)
+            (loader.labelled(&first.fref, first.num as i32), None)
         };
         let (vbytes, label) = first_loaded?;
-        check_features(&label, &first.fref.path, opts)?;
+        check_features(&label, &first.fref.path, &opts)?;
         let label_len = label.record_len() as u64;
         if vbytes.len() as u64 <= label_len {
             return Err(nodata(&first.fref.path));
         }
         let _ = volumes[0].bytes.set(Some(vbytes));
-
-        let same = |other: &Label| {
-            other.version == label.version
-                && other.pid == label.pid
-                && other.hostname == label.hostname
-        };
-        let side = match side.take() {
+        let side = match side {
             Some(side) => side,
-            None => SideFiles::load(&files, !opts.without_instances),
+            None => SideFiles::load(&loader, &files, instances),
         };
-        let meta_ref = files
-            .meta
-            .clone()
-            .ok_or_else(|| Error::pcp(crate::error::PM_ERR_LOGFILE, "no .meta"))?;
-        let (mbytes, mlabel) = side.meta?;
-        if !same(&mlabel) {
-            return Err(Error::pcp(
-                PM_ERR_LABEL,
-                "label of .meta does not match the data volume",
-            )
-            .at(&meta_ref.path, Some(0)));
-        }
-        if mbytes.len() as u64 <= label_len {
-            return Err(nodata(&meta_ref.path));
-        }
-        let mut index = Vec::new();
-        if let (Some(iref), Some(loaded)) = (&files.index, side.index) {
-            let (ibytes, ilabel) = loaded?;
-            if !same(&ilabel) {
-                return Err(Error::pcp(
-                    PM_ERR_LABEL,
-                    "label of .index does not match the data volume",
-                )
-                .at(&iref.path, Some(0)));
-            }
-            if ibytes.len() as u64 <= label_len {
-                return Err(nodata(&iref.path));
-            }
-            index = decode_index(&ibytes[label_len as usize..], label_len, label.version)
-                .map_err(|e| Error::decode(&iref.path, e))?;
-        }
-        let meta = match side.decoded {
-            // decoded with the length of its own label, which is the volume's here
-            Some(decoded) if mlabel.record_len() as u64 == label_len => decoded,
-            _ => load_metadata(&mbytes, label_len, !opts.without_instances),
-        }
-        .map_err(|e| Error::decode(&meta_ref.path, e))?;
+        let (meta, mbytes, mlabel_len, index) = side.check(&files, &label, instances)?;
         let meta_size = mbytes.len() as u64;
         let kept_meta = opts
             .without_instances
-            .then(|| (std::sync::Arc::new(mbytes), mlabel.record_len() as u64));
+            .then(|| (std::sync::Arc::new(mbytes), mlabel_len));
         for v in &mut volumes {
             v.version = label.version;
         }
@@ -437,6 +484,7 @@ impl Archive {
             index,
             volumes,
             prefetch: Mutex::new(None),
+            loader,
         })
     }
 
@@ -578,7 +626,7 @@ impl Archive {
             .meta
             .as_ref()
             .ok_or_else(|| Error::pcp(crate::error::PM_ERR_LOGFILE, "no .meta"))?;
-        let (bytes, label) = load_labelled(meta_ref, VOL_META)?;
+        let (bytes, label) = self.loader.labelled(meta_ref, VOL_META)?;
         Ok((bytes, label, meta_ref))
     }
 
@@ -713,8 +761,8 @@ impl Archive {
                         None
                     }
                 };
-                let loaded =
-                    prefetched.unwrap_or_else(|| load_checked(&v.fref, v.file_num as i32, false));
+                let loaded = prefetched
+                    .unwrap_or_else(|| self.loader.checked(&v.fref, v.file_num as i32, false));
                 self.start_prefetch(i + 1);
                 let (b, l) = loaded.ok()?;
                 if l.version != v.version || b.len() as u64 <= Label::len_for(v.version) {
@@ -737,7 +785,7 @@ impl Archive {
         let Some(v) = self.volumes.get(i) else {
             return;
         };
-        if v.fref.compression.is_none() || v.bytes.get().is_some() {
+        if !self.loader.threads || v.fref.compression.is_none() || v.bytes.get().is_some() {
             return;
         }
         let mut slot = self.prefetch_slot();
@@ -745,9 +793,10 @@ impl Archive {
             return;
         }
         let (fref, role) = (v.fref.clone(), v.file_num as i32);
+        let loader = self.loader.clone();
         if let Ok(h) = std::thread::Builder::new()
             .name("decompress".into())
-            .spawn(move || load_checked(&fref, role, false))
+            .spawn(move || loader.checked(&fref, role, false))
         {
             *slot = Some((i, h));
         }

@@ -3,11 +3,11 @@
 
 use crate::codec::result::Value;
 use crate::types::vtype;
-use serde::Serialize;
 
 /// One value of a metric, in its own type.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(untagged)]
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(untagged))]
 pub enum Atom<'a> {
     I32(i32),
     U32(u32),

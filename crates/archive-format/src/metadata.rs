@@ -10,12 +10,12 @@ use crate::error::{
 };
 use crate::pmns::Pmns;
 use crate::types::{Desc, InDom, PmId, Timestamp};
-use serde::Serialize;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 
 /// An instance-domain record as stored on disk (for `pmdumplog -I`).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct InDomRecord {
     pub kind: InDomKind,
     pub stamp: Timestamp,
@@ -24,7 +24,8 @@ pub struct InDomRecord {
 }
 
 /// The full instance set of an instance domain from a given time on.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Snapshot {
     pub stamp: Timestamp,
     /// `(instance id, name)`, sorted by id.
@@ -159,14 +160,16 @@ impl std::fmt::Debug for Instances {
     }
 }
 
-impl Serialize for Instances {
+#[cfg(feature = "serde")]
+impl serde::Serialize for Instances {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.collect_seq(self.iter())
     }
 }
 
 /// A label-set record.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct LabelRecord {
     pub stamp: Timestamp,
     /// `PM_LABEL_*` type (COMPOUND/OPTIONAL masked off).

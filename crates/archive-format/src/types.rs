@@ -2,11 +2,11 @@
 //! (pmUnits), value types and semantics, timestamps and metric descriptors (pmDesc),
 //! with their PCP text forms.
 
-use serde::Serialize;
 use std::fmt;
 
 /// A metric identifier, PCP's `pmID`: `flag:1 | domain:9 | cluster:12 | item:10`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct PmId(pub u32);
 
 impl PmId {
@@ -39,7 +39,8 @@ impl fmt::Display for PmId {
 }
 
 /// An instance domain identifier, PCP's `pmInDom`: `flag:1 | domain:9 | serial:22`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct InDom(pub u32);
 
 impl InDom {
@@ -141,7 +142,8 @@ pub mod sem {
 }
 
 /// Units and scale of a metric (`pmUnits`), packed exactly as on disk.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Units(pub u32);
 
 fn nibble_signed(v: u32) -> i32 {
@@ -259,7 +261,8 @@ impl fmt::Display for Units {
 
 /// A timestamp: seconds since the epoch and nanoseconds. v2 archives only carry
 /// microseconds (nsec is then a multiple of 1000).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Timestamp {
     pub sec: i64,
     pub nsec: u32,
@@ -316,7 +319,8 @@ impl Timestamp {
 }
 
 /// A metric descriptor (`pmDesc`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Desc {
     pub pmid: PmId,
     /// `PM_TYPE_*` code (see [`vtype`]).

@@ -299,82 +299,92 @@ fn map_file(f: &File) -> io::Result<memmap2::Mmap> {
 /// Files smaller than this are read rather than mapped.
 const MAP_THRESHOLD: u64 = 64 * 1024;
 
-/// Decompressed copies kept for [`keep_decompressed`]: by file name, size and
-/// modification time, the unlinked temporary file holding the bytes, and the
-/// files being decompressed now (by [`prefetch`] or another caller of [`load`]).
+/// Decompressed copies of compressed files, for a reader that reads the same
+/// files more than once (pmlogcheck reads each file whole, then the archive): a
+/// compressed file loaded through it is decompressed once, into an unlinked
+/// temporary file (not memory), which is mapped again when the same unchanged
+/// file (by name, size and modification time) is loaded again. Clones share the
+/// copies; they go with the last clone. An archive opened with one
+/// ([`crate::OpenOptions::decompressed`]) loads its files through it.
+#[derive(Clone, Default)]
+pub struct Decompressed(std::sync::Arc<Shared>);
+
+#[derive(Default)]
+struct Shared {
+    kept: std::sync::Mutex<Kept>,
+    /// Signalled when a pending decompression ends.
+    done: std::sync::Condvar,
+}
+
+/// The copies by file, and the files being decompressed now (by
+/// [`Decompressed::prefetch`] or another caller of [`Decompressed::load`]).
 #[derive(Default)]
 struct Kept {
     files: std::collections::HashMap<KeptKey, File>,
     pending: std::collections::HashSet<KeptKey>,
 }
 type KeptKey = (PathBuf, u64, Option<std::time::SystemTime>);
-static KEPT: std::sync::Mutex<Option<Kept>> = std::sync::Mutex::new(None);
-/// Signalled when a pending decompression ends.
-static KEPT_DONE: std::sync::Condvar = std::sync::Condvar::new();
-
-fn kept_lock() -> std::sync::MutexGuard<'static, Option<Kept>> {
-    KEPT.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-/// From now on (`true`), a compressed file is decompressed once per process: its
-/// decompressed copy (an unlinked temporary file, not memory) is kept and mapped
-/// again when the same unchanged file is loaded again. A tool that reads an
-/// archive's files twice (pmlogcheck: each file whole, then the archive) turns
-/// this on; `false` drops what was kept.
-pub fn keep_decompressed(on: bool) {
-    let mut k = kept_lock();
-    *k = on.then(Kept::default);
-}
 
 fn kept_key(fr: &FileRef, file: &File) -> Option<KeptKey> {
     let md = file.metadata().ok()?;
     Some((fr.path.clone(), md.len(), md.modified().ok()))
 }
 
-/// Decompresses `files` on a thread of its own, in order, into the copies kept
-/// for [`keep_decompressed`] (nothing when that is off): while the caller reads
-/// one file, the next is being decompressed. A file the caller reaches first is
-/// left to it; one it reaches while the thread is at it, it waits for. Errors are
-/// left for the caller's own [`load`] to meet.
-pub fn prefetch(files: Vec<FileRef>) -> Option<std::thread::JoinHandle<()>> {
-    if kept_lock().is_none() {
-        return None;
+impl std::fmt::Debug for Decompressed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let n = self.lock().files.len();
+        f.debug_struct("Decompressed").field("files", &n).finish()
     }
-    let files: Vec<FileRef> = files
-        .into_iter()
-        .filter(|f| f.compression.is_some())
-        .collect();
-    if files.is_empty() {
-        return None;
+}
+
+impl Decompressed {
+    pub fn new() -> Decompressed {
+        Decompressed::default()
     }
-    std::thread::Builder::new()
-        .name("decompress".into())
-        .spawn(move || {
-            for fr in &files {
-                let Ok(file) = File::open(&fr.path) else {
-                    continue;
-                };
-                let Some(key) = kept_key(fr, &file) else {
-                    continue;
-                };
-                {
-                    let mut kept = kept_lock();
-                    let Some(k) = kept.as_mut() else { return };
+
+    /// The copies (a panic while they were held leaves them usable).
+    fn lock(&self) -> std::sync::MutexGuard<'_, Kept> {
+        self.0.kept.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Decompresses `files` on a thread of its own, in order: while the caller
+    /// reads one file, the next is being decompressed. A file the caller reaches
+    /// first is left to it; one it reaches while the thread is at it, it waits
+    /// for. Errors are left for the caller's own [`Decompressed::load`] to meet.
+    pub fn prefetch(&self, files: Vec<FileRef>) -> Option<std::thread::JoinHandle<()>> {
+        let files: Vec<FileRef> = files
+            .into_iter()
+            .filter(|f| f.compression.is_some())
+            .collect();
+        if files.is_empty() {
+            return None;
+        }
+        let me = self.clone();
+        std::thread::Builder::new()
+            .name("decompress".into())
+            .spawn(move || {
+                for fr in &files {
+                    let Ok(file) = File::open(&fr.path) else {
+                        continue;
+                    };
+                    let Some(key) = kept_key(fr, &file) else {
+                        continue;
+                    };
+                    let mut k = me.lock();
                     if k.files.contains_key(&key) || !k.pending.insert(key.clone()) {
                         continue;
                     }
+                    drop(k);
+                    let got = load_uncached(fr, &file);
+                    me.finish(key, got.ok().as_ref());
                 }
-                let got = load_uncached(fr, &file);
-                finish(key, got.ok().as_ref());
-            }
-        })
-        .ok()
-}
+            })
+            .ok()
+    }
 
-/// The end of a pending decompression: its copy kept (when there is one).
-fn finish(key: KeptKey, bytes: Option<&Bytes>) {
-    let mut kept = kept_lock();
-    if let Some(k) = kept.as_mut() {
+    /// The end of a pending decompression: its copy kept (when there is one).
+    fn finish(&self, key: KeptKey, bytes: Option<&Bytes>) {
+        let mut k = self.lock();
         k.pending.remove(&key);
         if let Some(f) = bytes
             .and_then(|b| b.file())
@@ -382,47 +392,58 @@ fn finish(key: KeptKey, bytes: Option<&Bytes>) {
         {
             k.files.insert(key, f);
         }
+        drop(k);
+        self.0.done.notify_all();
     }
-    KEPT_DONE.notify_all();
+
+    /// Opens `fr` and returns its (decompressed) bytes, decompressed once.
+    pub fn load(&self, fr: &FileRef) -> Result<Bytes> {
+        let file = File::open(&fr.path).map_err(|e| Error::io(&fr.path, &e))?;
+        if fr.compression.is_none() {
+            return load_uncached(fr, &file);
+        }
+        let Some(key) = kept_key(fr, &file) else {
+            return load_uncached(fr, &file);
+        };
+        let mut k = self.lock();
+        loop {
+            if let Some(f) = k.files.get(&key) {
+                let f = f.try_clone().map_err(|e| Error::io(&fr.path, &e))?;
+                drop(k);
+                if f.metadata().map(|m| m.len()).unwrap_or(0) == 0 {
+                    return Ok(Bytes::from_vec(Vec::new()));
+                }
+                let m = map_file(&f).map_err(|e| Error::io(&fr.path, &e))?;
+                return Ok(Bytes {
+                    inner: Inner::Map(m, f),
+                });
+            }
+            if k.pending.insert(key.clone()) {
+                break;
+            }
+            // another thread is decompressing it: wait for its copy (or its
+            // failure, after which this one tries and meets the error itself)
+            k = self.0.done.wait(k).unwrap_or_else(|e| e.into_inner());
+        }
+        drop(k);
+        let bytes = load_uncached(fr, &file);
+        self.finish(key, bytes.as_ref().ok());
+        bytes
+    }
 }
 
 /// Opens `fr` and returns its (decompressed) bytes.
 pub fn load(fr: &FileRef) -> Result<Bytes> {
     let file = File::open(&fr.path).map_err(|e| Error::io(&fr.path, &e))?;
-    if fr.compression.is_none() {
-        return load_uncached(fr, &file);
+    load_uncached(fr, &file)
+}
+
+/// [`load`], through `cache` when there is one.
+pub fn load_with(fr: &FileRef, cache: Option<&Decompressed>) -> Result<Bytes> {
+    match cache {
+        Some(c) => c.load(fr),
+        None => load(fr),
     }
-    let Some(key) = kept_key(fr, &file) else {
-        return load_uncached(fr, &file);
-    };
-    let mut kept = kept_lock();
-    loop {
-        let Some(k) = kept.as_mut() else {
-            drop(kept);
-            return load_uncached(fr, &file);
-        };
-        if let Some(f) = k.files.get(&key) {
-            let f = f.try_clone().map_err(|e| Error::io(&fr.path, &e))?;
-            drop(kept);
-            if f.metadata().map(|m| m.len()).unwrap_or(0) == 0 {
-                return Ok(Bytes::from_vec(Vec::new()));
-            }
-            let m = map_file(&f).map_err(|e| Error::io(&fr.path, &e))?;
-            return Ok(Bytes {
-                inner: Inner::Map(m, f),
-            });
-        }
-        if k.pending.insert(key.clone()) {
-            break;
-        }
-        // another thread is decompressing it: wait for its copy (or its failure,
-        // after which this one tries and meets the error itself)
-        kept = KEPT_DONE.wait(kept).unwrap_or_else(|e| e.into_inner());
-    }
-    drop(kept);
-    let bytes = load_uncached(fr, &file);
-    finish(key, bytes.as_ref().ok());
-    bytes
 }
 
 fn load_uncached(fr: &FileRef, file: &File) -> Result<Bytes> {
@@ -511,9 +532,6 @@ mod tests {
         }
     }
 
-    /// The kept copies are the process's: one test at a time uses them.
-    static KEPT_TESTS: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
     #[cfg(feature = "gzip")]
     #[test]
     fn kept_decompressed_copies_follow_the_file() {
@@ -524,21 +542,24 @@ mod tests {
             compression: Some(Compression::Gzip),
         };
         let gz = |data: &[u8]| crate::compress::compress(Compression::Gzip, data).unwrap();
-        let _one = KEPT_TESTS.lock().unwrap_or_else(|e| e.into_inner());
-        keep_decompressed(true);
+        let c = Decompressed::new();
         std::fs::write(&p, gz(b"first contents")).unwrap();
-        assert_eq!(&*load(&fr).unwrap(), b"first contents");
-        assert_eq!(&*load(&fr).unwrap(), b"first contents");
+        assert_eq!(&*c.load(&fr).unwrap(), b"first contents");
+        assert_eq!(c.lock().files.len(), 1);
+        assert_eq!(&*c.clone().load(&fr).unwrap(), b"first contents");
+        assert_eq!(c.lock().files.len(), 1, "loaded again from the copy");
         // the file changes (another size): decompressed afresh
         std::fs::write(&p, gz(b"second, longer contents")).unwrap();
-        assert_eq!(&*load(&fr).unwrap(), b"second, longer contents");
-        keep_decompressed(false);
+        assert_eq!(&*c.load(&fr).unwrap(), b"second, longer contents");
+        assert_eq!(c.lock().files.len(), 2);
+        // without a cache nothing is kept anywhere
+        assert_eq!(&*load_with(&fr, None).unwrap(), b"second, longer contents");
+        assert_eq!(c.lock().files.len(), 2);
     }
 
     #[cfg(feature = "gzip")]
     #[test]
     fn prefetched_files_are_the_files() {
-        let _one = KEPT_TESTS.lock().unwrap_or_else(|e| e.into_inner());
         let d = tempfile::tempdir().unwrap();
         let gz = |data: &[u8]| crate::compress::compress(Compression::Gzip, data).unwrap();
         let frs: Vec<FileRef> = (0..4)
@@ -562,23 +583,33 @@ mod tests {
             path: bad,
             compression: Some(Compression::Gzip),
         };
-        keep_decompressed(true);
+        let c = Decompressed::new();
         let mut all = frs.clone();
         all.push(bad.clone());
-        let t = prefetch(all[1..].to_vec()).expect("a thread");
+        let t = c.prefetch(all[1..].to_vec()).expect("a thread");
         for (i, fr) in frs.iter().enumerate() {
             let want = format!("volume {i} ").repeat(1000 * i + 1);
-            assert_eq!(&*load(fr).unwrap(), want.as_bytes());
+            assert_eq!(&*c.load(fr).unwrap(), want.as_bytes());
         }
-        assert!(load(&bad).is_err());
+        assert!(c.load(&bad).is_err());
         t.join().unwrap();
         // all kept: loaded again without decompressing (the same bytes)
+        assert_eq!(c.lock().files.len(), 4);
         assert_eq!(
-            &*load(&frs[3]).unwrap(),
+            &*c.load(&frs[3]).unwrap(),
             "volume 3 ".repeat(3001).as_bytes()
         );
-        keep_decompressed(false);
-        assert!(prefetch(frs).is_none(), "nothing kept: no thread");
+        let plain: Vec<FileRef> = frs
+            .iter()
+            .map(|f| FileRef {
+                compression: None,
+                ..f.clone()
+            })
+            .collect();
+        assert!(
+            c.prefetch(plain).is_none(),
+            "nothing to decompress: no thread"
+        );
     }
 
     #[test]

@@ -4,7 +4,7 @@
 #[cfg(feature = "gzip")]
 mod common;
 
-use archive_format::archive::Archive;
+use archive_format::archive::{Archive, OpenOptions};
 use archive_format::compress::{decoder, Compression};
 use std::io::Read;
 use std::path::PathBuf;
@@ -126,16 +126,34 @@ fn compressed_volumes_read_in_order_while_the_next_decompresses() {
         gz.finish().expect("finish");
         std::fs::remove_file(&f).expect("remove plain volume");
     }
-    let a = Archive::open(base.to_string_lossy()).expect("compressed");
-    let got: Vec<_> = a.records().map(|r| r.expect("record").1.stamp).collect();
-    assert_eq!(got, want);
-    let a = Archive::open(base.to_string_lossy()).expect("compressed again");
-    let mut back: Vec<_> = a
-        .records_rev()
-        .map(|r| r.expect("record").1.stamp)
-        .collect();
-    back.reverse();
-    assert_eq!(back, want);
+    // by default, with no thread started, and through decompressed copies (the
+    // second archive opened with them loads what the first decompressed)
+    let cache = archive_format::volume::Decompressed::new();
+    let ways = [
+        OpenOptions::default(),
+        OpenOptions {
+            single_threaded: true,
+            ..OpenOptions::default()
+        },
+        OpenOptions {
+            decompressed: Some(cache.clone()),
+            ..OpenOptions::default()
+        },
+    ];
+    for opts in ways {
+        let open = || Archive::open_with(base.to_string_lossy(), opts.clone());
+        let a = open().expect("compressed");
+        let got: Vec<_> = a.records().map(|r| r.expect("record").1.stamp).collect();
+        assert_eq!(got, want, "{opts:?}");
+        let a = open().expect("compressed again");
+        let mut back: Vec<_> = a
+            .records_rev()
+            .map(|r| r.expect("record").1.stamp)
+            .collect();
+        back.reverse();
+        assert_eq!(back, want, "{opts:?}");
+    }
+    assert!(format!("{cache:?}").contains("files: 4"), "{cache:?}");
 }
 
 /// A compressed first volume is decompressed while the metadata and index are read:
@@ -156,10 +174,21 @@ fn errors_of_an_archive_with_a_compressed_volume_come_in_file_order() {
     };
     let volume = std::fs::read(testdata("archives/sample_v2.0")).expect("volume");
     let xz = compress(Compression::Xz, &volume).expect("xz");
+    // the same errors whether the volume is decompressed beside the metadata's
+    // reading or before it
     let open = || {
-        Archive::open(base.to_string_lossy())
-            .map(|_| ())
-            .map_err(|e| e.to_string())
+        let one = |single_threaded| {
+            let opts = OpenOptions {
+                single_threaded,
+                ..OpenOptions::default()
+            };
+            Archive::open_with(base.to_string_lossy(), opts)
+                .map(|_| ())
+                .map_err(|e| e.to_string())
+        };
+        let (threaded, single) = (one(false), one(true));
+        assert_eq!(threaded, single);
+        threaded
     };
     let write = |ext: &str, b: &[u8]| {
         std::fs::write(format!("{}.{ext}", base.display()), b).expect("write")

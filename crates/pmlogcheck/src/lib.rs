@@ -19,8 +19,8 @@ pub use opts::TOOL;
 
 use archive_format::compress;
 use archive_format::logfetch::LogCursor;
-use archive_format::volume::FileRef;
-use archive_format::{Archive, InDom, PmId, Timestamp};
+use archive_format::volume::{Decompressed, FileRef};
+use archive_format::{Archive, InDom, OpenOptions, PmId, Timestamp};
 use cli_common::clock;
 use cli_common::timefmt::{ctime, local_tm};
 use cli_common::TimeZone;
@@ -311,10 +311,10 @@ fn check(
     }
     // pass 0 reads every file whole and pass 3 the archive: compressed files are
     // decompressed once
-    archive_format::volume::keep_decompressed(true);
+    let cache = Decompressed::new();
     // while pass 0 reads one compressed file, the next is decompressed on another
     // core (the first is the pass's own)
-    let _prefetch = archive_format::volume::prefetch(
+    let _prefetch = cache.prefetch(
         files
             .iter()
             .filter(|(_, _, comp)| comp.is_some())
@@ -325,7 +325,7 @@ fn check(
             })
             .collect(),
     );
-    let p0 = pass0_files(o, &names, &files, err, rep)?;
+    let p0 = pass0_files(o, &names, &files, &cache, err, rep)?;
     if o.repair {
         return repair::repair(o, &names.archname, &p0.damaged, out, err, rep);
     }
@@ -338,7 +338,11 @@ fn check(
     let Ok(pmns) = cli_common::pmns::load_option(PROG, o.namespace.as_deref(), err)? else {
         return Ok(1);
     };
-    let mut a = match Archive::open(&names.arg) {
+    let opts = OpenOptions {
+        decompressed: Some(cache),
+        ..OpenOptions::default()
+    };
+    let mut a = match Archive::open_with(&names.arg, opts) {
         Ok(a) => a,
         Err(e) => {
             let msg = format!(
@@ -361,6 +365,7 @@ fn pass0_files(
     o: &opts::Opts,
     names: &Names,
     files: &[(String, Kind, Option<compress::Compression>)],
+    cache: &Decompressed,
     err: &mut dyn Write,
     rep: &mut Report,
 ) -> io::Result<Pass0> {
@@ -375,8 +380,11 @@ fn pass0_files(
     };
     for (name, kind, comp) in files {
         let fname = names.shown(name);
-        let path = Path::new(&names.dir).join(name);
-        let r = scan_file(&fname, name, &path, *kind, *comp, &mut p0.sizes, err, rep)?;
+        let fr = FileRef {
+            path: Path::new(&names.dir).join(name),
+            compression: *comp,
+        };
+        let r = scan_file(&fname, name, &fr, *kind, cache, &mut p0.sizes, err, rep)?;
         if o.verbose > 0 {
             rep.verbose(err, &format!("{fname}: start pass0 ... "))?;
         }
@@ -393,7 +401,7 @@ fn pass0_files(
             p0.golden_start = Some(start);
         }
         if r.framing == Status::Fatal {
-            p0.damaged.push((path.clone(), *kind, r.last_good));
+            p0.damaged.push((fr.path.clone(), *kind, r.last_good));
         }
         p0.note(*kind, r.framing == Status::Ok);
         p0.fatal |= r.status == Status::Fatal;
@@ -438,18 +446,14 @@ impl Pass0 {
 fn scan_file(
     fname: &str,
     name: &str,
-    path: &Path,
+    fr: &FileRef,
     kind: Kind,
-    compression: Option<compress::Compression>,
+    cache: &Decompressed,
     sizes: &mut HashMap<String, i64>,
     err: &mut dyn Write,
     rep: &mut Report,
 ) -> io::Result<pass0::Report> {
-    let fr = FileRef {
-        path: path.to_path_buf(),
-        compression,
-    };
-    match archive_format::volume::load(&fr) {
+    match cache.load(fr) {
         Ok(bytes) => {
             let plain = compress::strip_suffix(name).map_or(name, |(p, _)| p);
             sizes.insert(plain.to_string(), bytes.len() as i64);

@@ -10,10 +10,10 @@
 use super::cursor::{Cursor, PutBe};
 use crate::error::DecodeError;
 use crate::types::Timestamp;
-use serde::Serialize;
 
 /// One temporal index entry (`__pmLogTI`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct IndexEntry {
     pub stamp: Timestamp,
     /// The sub-second field as stored, in nanoseconds (v2: usec x 1000), unclamped,

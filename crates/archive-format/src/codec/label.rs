@@ -20,7 +20,6 @@
 use super::cursor::{Cursor, PutBe};
 use crate::error::{DecodeError, DecodeErrorKind};
 use crate::types::Timestamp;
-use serde::Serialize;
 
 pub const PM_LOG_MAGIC: u32 = 0x5005_2600;
 pub const LABEL_V2_LEN: usize = 132;
@@ -31,7 +30,8 @@ pub const VOL_META: i32 = -1;
 pub const VOL_INDEX: i32 = -2;
 
 /// An archive label (`__pmLogLabel`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Label {
     /// Archive format version, 2 or 3.
     pub version: u32,

@@ -17,7 +17,6 @@
 use super::cursor::{Cursor, PutBe};
 use crate::error::{DecodeError, DecodeErrorKind};
 use crate::types::{Desc, InDom, PmId, Timestamp, Units};
-use serde::Serialize;
 
 pub const TYPE_DESC: i32 = 1;
 pub const TYPE_INDOM_V2: i32 = 2;
@@ -48,7 +47,8 @@ pub mod text_type {
 }
 
 /// How an instance domain record is stored.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub enum InDomKind {
     /// `TYPE_INDOM_V2`: full set, v2 timestamp.
     V2,
@@ -60,14 +60,16 @@ pub enum InDomKind {
 
 /// One instance of an instance-domain record. In a delta record `name == None` means
 /// the instance was deleted.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Instance {
     pub inst: i32,
     pub name: Option<String>,
 }
 
 /// One label (`pmLabel`): offsets into the set's JSON string.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct LabelEntry {
     pub name_off: u16,
     pub name_len: u8,
@@ -77,7 +79,8 @@ pub struct LabelEntry {
 }
 
 /// A label set (`pmLabelSet`) with its JSON.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct LabelSet {
     pub inst: i32,
     pub json: String,
@@ -133,7 +136,8 @@ impl LabelSet {
 }
 
 /// A decoded `.meta` record.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub enum MetaRecord {
     Desc {
         desc: Desc,
