@@ -8,13 +8,13 @@
 # there is any.
 #
 # Usage: scripts/fuzz.sh [SECONDS] [TARGET...]   (targets: label meta result
-# events archive)
+# events archive check pdu text)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-600}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(label meta result events archive check)
+[ ${#targets[@]} -gt 0 ] || targets=(label meta result events archive check pdu text)
 jobs=${JOBS:-$(nproc)}
 triple=$(rustc -vV | awk '/^host:/ { print $2 }')
 out=${FUZZ_TARGET_DIR:-target/fuzz}
@@ -29,6 +29,13 @@ bin="$out/$triple/release"
 seed() {
   local t=$1 dir=fuzz/corpus/$t
   mkdir -p "$dir"
+  # the text parsers start from pmlogger's configurations; the PDU decoders from
+  # nothing (their headers are found at once)
+  if [ "$t" = text ]; then
+    cp testdata/configs/* "$dir/" 2>/dev/null || true
+    return
+  fi
+  [ "$t" = pdu ] && return
   for base in testdata/archives/*.meta; do
     base=${base%.meta}
     name=$(basename "$base")

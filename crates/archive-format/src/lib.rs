@@ -5,10 +5,15 @@
 //! - [`codec`]: pure decoders and encoders of every record kind (labels, `.meta`
 //!   records, temporal index entries, pmResult data records, event arrays); no I/O.
 //!   [`types`] holds the data model they share ([`PmId`], [`InDom`], [`Desc`],
-//!   [`Units`], [`Timestamp`]); [`error`] the errors, which name the file, the byte
-//!   offset and what was wrong.
+//!   [`Units`], [`Timestamp`]), with PCP's PDUs too (the `pdu` crate builds on
+//!   them), and [`pmids`] the well-known metrics; [`error`] the errors, which name
+//!   the file, the byte offset and what was wrong.
 //! - [`volume`] and [`compress`]: finding an archive's files and getting their bytes
-//!   (memory-mapped, or decompressed into an unlinked temporary file).
+//!   (memory-mapped, or decompressed into an unlinked temporary file, kept for a
+//!   second reading when the caller passes [`volume::Decompressed`] in
+//!   [`OpenOptions`]). Threads decompress ahead unless
+//!   [`OpenOptions::single_threaded`]. With the `serde` feature the data model
+//!   is `serde::Serialize`.
 //! - [`metadata`] and [`pmns`]: the loaded `.meta` (descriptors, names, instance
 //!   domains, labels, help text) and namespaces; [`instances`] reads the instance
 //!   domains as a stream in time order instead.
@@ -92,6 +97,7 @@ pub mod logfetch;
 mod lzw;
 pub mod metadata;
 pub mod metric;
+pub mod pmids;
 pub mod pmns;
 pub mod replay;
 pub mod text;

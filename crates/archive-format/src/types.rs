@@ -45,7 +45,7 @@ pub struct InDom(pub u32);
 
 impl InDom {
     pub const NULL: InDom = InDom(0xffff_ffff);
-    pub fn new(domain: u32, serial: u32) -> Self {
+    pub const fn new(domain: u32, serial: u32) -> Self {
         InDom((domain & 0x1ff) << 22 | (serial & 0x3f_ffff))
     }
     pub fn domain(self) -> u32 {

@@ -1,6 +1,9 @@
-//! PCP's PDU wire format, the part pmlc and pmlogger speak to each other: pure
-//! encoders and decoders (no I/O besides [`read_frame`], which only frames bytes
-//! from a reader).
+//! PCP's PDU wire format, the part pmlc and pmlogger speak to each other and the
+//! part pmlogger speaks to pmcd ([`pmcd`]): pure encoders and decoders (no I/O
+//! besides [`read_frame`], which only frames bytes from a reader). The data model
+//! is the archive's (`archive_format`'s timestamps, descriptors, value sets and
+//! label sets, read with its cursor), and the conversions between PDUs and
+//! archive records are here ([`pmcd::payload_in_pdu`]).
 //!
 //! Every PDU starts with a 12-byte header: total length (header included), type, and
 //! `from` (the sender's pid or 0); all integers are big-endian.
@@ -14,6 +17,9 @@
 //! | LOG_REQUEST 0x8002 | `request i32` |
 //! | LOG_STATUS 0x8003 | start, last, now (v3 timestamps), `state, vol, size i64`, 6 string lengths, the strings, `~` padding |
 
+use archive_format::codec::cursor::Cursor;
+use archive_format::error::DecodeError;
+use archive_format::Timestamp;
 use std::io::{self, Read};
 
 pub mod pmcd;
@@ -50,19 +56,12 @@ pub mod state {
     pub const ON: i32 = 2;
 }
 
-/// A timestamp as PDUs carry it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Stamp {
-    pub sec: i64,
-    pub nsec: u32,
-}
-
 /// The LOG_STATUS body.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct LogStatus {
-    pub start: Stamp,
-    pub last: Stamp,
-    pub now: Stamp,
+    pub start: Timestamp,
+    pub last: Timestamp,
+    pub now: Timestamp,
     /// 0: nothing logged yet; 1: logging.
     pub state: i32,
     pub vol: i32,
@@ -122,6 +121,8 @@ pub enum Pdu {
 pub enum PduError {
     /// Shorter than its header says, or than its fields need.
     Truncated { need: usize, have: usize },
+    /// Ends inside a field that starts at this byte.
+    Short { at: u64 },
     /// A length below 12 or above the limit.
     BadLength(i64),
     /// A type this module does not decode.
@@ -138,6 +139,7 @@ impl std::fmt::Display for PduError {
             PduError::Truncated { need, have } => {
                 write!(f, "PDU truncated: {need} bytes needed, {have} present")
             }
+            PduError::Short { at } => write!(f, "PDU ends inside the field at byte {at}"),
             PduError::BadLength(n) => write!(f, "bad PDU length {n}"),
             PduError::UnknownType(t) => write!(f, "unknown PDU type {t:#x}"),
             PduError::BadCount(n) => write!(f, "bad count {n} in PDU"),
@@ -148,6 +150,12 @@ impl std::fmt::Display for PduError {
 
 impl std::error::Error for PduError {}
 
+impl From<DecodeError> for PduError {
+    fn from(e: DecodeError) -> PduError {
+        PduError::Short { at: e.offset }
+    }
+}
+
 struct W(Vec<u8>);
 
 impl W {
@@ -157,7 +165,7 @@ impl W {
     fn u32(&mut self, v: u32) {
         self.0.extend_from_slice(&v.to_be_bytes());
     }
-    fn stamp(&mut self, s: Stamp) {
+    fn stamp(&mut self, s: Timestamp) {
         // v3 layout: 64-bit seconds low word first, then nanoseconds
         let v = s.sec as u64;
         self.u32(v as u32);
@@ -166,52 +174,35 @@ impl W {
     }
 }
 
-struct R<'a> {
-    b: &'a [u8],
-    off: usize,
+/// What PDUs read beyond the archive's fields, on the archive codec's cursor.
+trait PduCursor {
+    /// A count of items of `each` bytes, which must fit in the PDU.
+    fn count(&mut self, each: usize) -> Result<usize, PduError>;
+    /// A v3 timestamp (64-bit seconds, low word first, then nanoseconds).
+    fn stamp(&mut self) -> Result<Timestamp, PduError>;
 }
 
-impl R<'_> {
-    fn need(&self, n: usize) -> Result<(), PduError> {
-        if self.off + n > self.b.len() {
-            Err(PduError::Truncated {
-                need: self.off + n,
-                have: self.b.len(),
-            })
-        } else {
-            Ok(())
-        }
-    }
-    fn u32(&mut self) -> Result<u32, PduError> {
-        self.need(4)?;
-        let v = u32::from_be_bytes([
-            self.b[self.off],
-            self.b[self.off + 1],
-            self.b[self.off + 2],
-            self.b[self.off + 3],
-        ]);
-        self.off += 4;
-        Ok(v)
-    }
-    fn i32(&mut self) -> Result<i32, PduError> {
-        self.u32().map(|v| v as i32)
-    }
-    fn stamp(&mut self) -> Result<Stamp, PduError> {
-        let lo = self.u32()? as u64;
-        let hi = self.u32()? as u64;
-        let nsec = self.u32()?;
-        Ok(Stamp {
-            sec: (hi << 32 | lo) as i64,
-            nsec,
-        })
-    }
+impl PduCursor for Cursor<'_> {
     fn count(&mut self, each: usize) -> Result<usize, PduError> {
         let n = self.i32()?;
-        if n < 0 || (n as usize).saturating_mul(each) > self.b.len() {
+        let len = self.pos() + self.remaining();
+        if n < 0 || (n as usize).saturating_mul(each) > len {
             return Err(PduError::BadCount(n as i64));
         }
         Ok(n as usize)
     }
+    fn stamp(&mut self) -> Result<Timestamp, PduError> {
+        let sec = self.sec64()?;
+        let nsec = self.u32()?;
+        Ok(Timestamp { sec, nsec })
+    }
+}
+
+/// A PDU's fields after its header.
+fn body(b: &[u8]) -> Cursor<'_> {
+    let mut c = Cursor::new(b, 0);
+    let _ = c.skip(12);
+    c
 }
 
 fn finish(ptype: i32, from: i32, body: W) -> Vec<u8> {
@@ -309,7 +300,7 @@ pub fn encode(p: &Pdu) -> Vec<u8> {
 
 /// The header of a PDU: `(length, type, from)`.
 pub fn header(b: &[u8]) -> Result<(usize, i32, i32), PduError> {
-    let mut r = R { b, off: 0 };
+    let mut r = Cursor::new(b, 0);
     let len = r.i32()?;
     let ptype = r.i32()?;
     let from = r.i32()?;
@@ -336,7 +327,7 @@ pub(crate) fn whole(b: &[u8]) -> Result<(i32, i32), PduError> {
 /// Long on purpose: a dispatch on the PDU type with each type's layout in its arm.
 pub fn decode(b: &[u8]) -> Result<Pdu, PduError> {
     let (ptype, from) = whole(b)?;
-    let mut r = R { b, off: 12 };
+    let mut r = body(b);
     match ptype {
         PDU_ERROR => Ok(Pdu::Error {
             from,
@@ -346,9 +337,8 @@ pub fn decode(b: &[u8]) -> Result<Pdu, PduError> {
             let n = r.count(4)?;
             let mut creds = Vec::with_capacity(n);
             for _ in 0..n {
-                r.need(4)?;
-                creds.push([b[r.off], b[r.off + 1], b[r.off + 2], b[r.off + 3]]);
-                r.off += 4;
+                let c = r.bytes(4)?;
+                creds.push([c[0], c[1], c[2], c[3]]);
             }
             Ok(Pdu::Creds { from, creds })
         }
@@ -444,10 +434,8 @@ pub fn decode(b: &[u8]) -> Result<Pdu, PduError> {
                 if *l == 0 {
                     continue;
                 }
-                r.need(*l)?;
-                let raw = &b[r.off..r.off + l - 1];
-                strings[k] = Some(String::from_utf8_lossy(raw).into_owned());
-                r.off += l;
+                let raw = r.bytes(*l)?;
+                strings[k] = Some(String::from_utf8_lossy(&raw[..l - 1]).into_owned());
             }
             Ok(Pdu::LogStatus {
                 from,

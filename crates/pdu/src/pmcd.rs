@@ -15,10 +15,14 @@
 //! In both results a pointer value is the word index of its block from the start
 //! of the PDU.
 
-use super::{finish, PduError, R, W};
+use super::{body, finish, PduCursor, PduError, W};
+use archive_format::codec::cursor::{Cursor, PutBe};
 use archive_format::codec::meta::{LabelEntry, LabelSet};
-use archive_format::codec::result::{decode_value_sets, OwnedValue, OwnedValueSet};
-use archive_format::types::Timestamp;
+use archive_format::codec::result::{
+    decode_value_sets, value_list, OwnedValue, OwnedValueSet, VAL_INSITU,
+};
+use archive_format::error::{DecodeError, DecodeErrorKind};
+use archive_format::types::{Desc, InDom, PmId, Timestamp, Units};
 
 pub const PDU_FETCH: i32 = 0x7003;
 pub const PDU_DESC_REQ: i32 = 0x7004;
@@ -58,16 +62,6 @@ pub mod change {
 pub const PM_ID_NULL: u32 = 0xffff_ffff;
 /// PM_IN_NULL: every instance in an INSTANCE_REQ.
 pub const PM_IN_NULL: i32 = -1;
-
-/// A metric descriptor as pmcd sends it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Desc {
-    pub pmid: u32,
-    pub vtype: i32,
-    pub indom: u32,
-    pub sem: i32,
-    pub units: u32,
-}
 
 /// A reply from pmcd.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -245,16 +239,17 @@ pub fn instances_req(indom: u32) -> Vec<u8> {
     finish(PDU_INSTANCE_REQ, 0, w)
 }
 
-fn padded_str(r: &mut R<'_>) -> Result<String, PduError> {
+fn padded_str(r: &mut Cursor<'_>) -> Result<String, PduError> {
     let len = r.count(1)?;
-    r.need(len)?;
-    let b = &r.b[r.off..r.off + len];
+    let b = r.bytes(len)?;
     // valid UTF-8 (the usual case) is copied as it is; anything else lossily
     let s = match std::str::from_utf8(b) {
         Ok(s) => s.to_owned(),
         Err(_) => String::from_utf8_lossy(b).into_owned(),
     };
-    r.off += len.div_ceil(4) * 4;
+    // the padding, where there is any (the last string may go without)
+    let pad = len.div_ceil(4) * 4 - len;
+    r.skip(pad.min(r.remaining()))?;
     Ok(s)
 }
 
@@ -266,7 +261,7 @@ pub fn decode_reply(b: &[u8]) -> Result<Reply, PduError> {
         return result(b, at, numpmid, stamp);
     }
     let (ptype, _) = super::whole(b)?;
-    let mut r = R { b, off: 12 };
+    let mut r = body(b);
     match ptype {
         super::PDU_ERROR => {
             let code = r.i32()?;
@@ -295,13 +290,7 @@ pub fn decode_reply(b: &[u8]) -> Result<Reply, PduError> {
             }
             Ok(Reply::Names(names))
         }
-        PDU_DESC => Ok(Reply::Desc(Desc {
-            pmid: r.u32()?,
-            vtype: r.i32()?,
-            indom: r.u32()?,
-            sem: r.i32()?,
-            units: r.u32()?,
-        })),
+        PDU_DESC => Ok(Reply::Desc(get_desc(&mut r)?)),
         PDU_INSTANCE => {
             let indom = r.u32()?;
             let n = r.count(8)?;
@@ -316,21 +305,14 @@ pub fn decode_reply(b: &[u8]) -> Result<Reply, PduError> {
             let n = r.count(20)?;
             let mut descs = Vec::with_capacity(n);
             for _ in 0..n {
-                descs.push(Desc {
-                    pmid: r.u32()?,
-                    vtype: r.i32()?,
-                    indom: r.u32()?,
-                    sem: r.i32()?,
-                    units: r.u32()?,
-                });
+                descs.push(get_desc(&mut r)?);
             }
             Ok(Reply::Descs(descs))
         }
         PDU_TEXT => {
             let ident = r.u32()?;
             let len = r.count(1)?;
-            r.need(len)?;
-            let text = String::from_utf8_lossy(&b[r.off..r.off + len]).into_owned();
+            let text = String::from_utf8_lossy(r.bytes(len)?).into_owned();
             Ok(Reply::Text { ident, text })
         }
         PDU_LABEL => {
@@ -384,7 +366,7 @@ pub fn decode_reply(b: &[u8]) -> Result<Reply, PduError> {
 /// `(stamp, offset of the value lists, numpmid)`; `None` for other PDUs.
 pub fn result_layout(b: &[u8]) -> Result<Option<(Timestamp, usize, i32)>, PduError> {
     let (ptype, _) = super::whole(b)?;
-    let mut r = R { b, off: 12 };
+    let mut r = body(b);
     match ptype {
         super::PDU_RESULT => {
             let sec = r.i32()?;
@@ -395,7 +377,7 @@ pub fn result_layout(b: &[u8]) -> Result<Option<(Timestamp, usize, i32)>, PduErr
             }
             Ok(Some((
                 Timestamp::new(sec as i64, usec as u32 * 1000),
-                r.off,
+                r.pos(),
                 numpmid,
             )))
         }
@@ -408,7 +390,7 @@ pub fn result_layout(b: &[u8]) -> Result<Option<(Timestamp, usize, i32)>, PduErr
             }
             Ok(Some((
                 Timestamp::new(sec as i64, nsec as u32),
-                r.off,
+                r.pos(),
                 numpmid,
             )))
         }
@@ -539,11 +521,22 @@ fn put_result(w: &mut W, stamp: Timestamp, vsets: &[OwnedValueSet], highres: boo
 }
 
 fn put_desc(w: &mut W, d: &Desc) {
-    w.u32(d.pmid);
+    w.u32(d.pmid.0);
     w.i32(d.vtype);
-    w.u32(d.indom);
+    w.u32(d.indom.0);
     w.i32(d.sem);
-    w.u32(d.units);
+    w.u32(d.units.0);
+}
+
+/// A descriptor as pmcd sends it (the archive's layout).
+fn get_desc(r: &mut Cursor<'_>) -> Result<Desc, PduError> {
+    Ok(Desc {
+        pmid: PmId(r.u32()?),
+        vtype: r.i32()?,
+        indom: InDom(r.u32()?),
+        sem: r.i32()?,
+        units: Units(r.u32()?),
+    })
 }
 
 /// Value lists, then their blocks; `vlist_at` is where the lists start in the PDU.
@@ -585,6 +578,85 @@ fn put_vsets(w: &mut W, vsets: &[OwnedValueSet], vlist_at: usize) {
         }
     }
     w.0.extend_from_slice(&blocks);
+}
+
+/// A record payload's error at `off` in the PDU.
+fn logrec(off: u64, what: &'static str) -> DecodeError {
+    DecodeError::new(off, DecodeErrorKind::Record(what))
+}
+
+/// A data record payload made from a pmcd RESULT or HIGHRES_RESULT PDU without
+/// decoding its values: the stamp in `version`'s layout, then the PDU's value lists
+/// and blocks from `vlist_at` on, copied, with each pointer value's word index
+/// moved by the difference of the two layouts (a block stays where it is relative
+/// to the value lists). `out` is cleared and filled (reused between calls).
+pub fn payload_from_pdu(
+    pdu: &[u8],
+    vlist_at: usize,
+    numpmid: i32,
+    stamp: Timestamp,
+    version: u32,
+    out: &mut Vec<u8>,
+) -> Result<(), DecodeError> {
+    out.clear();
+    out.extend_from_slice(pdu);
+    let start = payload_in_pdu(out, vlist_at, numpmid, stamp, version)?;
+    out.drain(..start);
+    Ok(())
+}
+
+/// [`payload_from_pdu`] in place: the payload's header (stamp and count) is
+/// written over the end of the PDU's header, just before `vlist_at`, and the
+/// pointer values are moved there; returns where the payload starts (`pdu[at..]`
+/// is the payload). Any PDU header of RESULT or HIGHRES_RESULT has room for it.
+pub fn payload_in_pdu(
+    pdu: &mut [u8],
+    vlist_at: usize,
+    numpmid: i32,
+    stamp: Timestamp,
+    version: u32,
+) -> Result<usize, DecodeError> {
+    let mut head = Vec::with_capacity(16);
+    if version >= 3 {
+        head.put_sec64(stamp.sec);
+        head.put_u32(stamp.nsec);
+    } else {
+        head.put_i32(stamp.sec as i32);
+        head.put_i32((stamp.nsec / 1000) as i32);
+    }
+    head.put_i32(numpmid);
+    let Some(start) = vlist_at.checked_sub(head.len()) else {
+        return Err(logrec(vlist_at as u64, "no room for the record header"));
+    };
+    if pdu.len() < vlist_at {
+        return Err(logrec(vlist_at as u64, "truncated result"));
+    }
+    // payload word index = PDU word index + shift (a block at payload byte p has
+    // index (p + 12) / 4, see decode_result_for; in a PDU, at byte p index p / 4)
+    let shift = (12 - start as i64) / 4;
+    if numpmid < 0 || numpmid as usize > (pdu.len() - vlist_at) / 8 {
+        return Err(logrec(vlist_at as u64, "illegal number of metrics"));
+    }
+    // where each pointer value is, found first (the cursor borrows the PDU)
+    let mut patch = Vec::new();
+    {
+        let mut c = Cursor::new(&pdu[vlist_at..], vlist_at as u64);
+        for _ in 0..numpmid {
+            let (_, numval, valfmt, _) = value_list(&mut c)?;
+            if numval > 0 && valfmt != VAL_INSITU {
+                // each pair's value word, in the list just read
+                let list = vlist_at + c.pos() - 8 * numval as usize;
+                patch.extend((0..numval as usize).map(|j| list + 8 * j + 4));
+            }
+        }
+    }
+    for at in patch {
+        let w = u32::from_be_bytes([pdu[at], pdu[at + 1], pdu[at + 2], pdu[at + 3]]);
+        let moved = (w as i64 + shift) as u32;
+        pdu[at..at + 4].copy_from_slice(&moved.to_be_bytes());
+    }
+    pdu[start..vlist_at].copy_from_slice(&head);
+    Ok(start)
 }
 
 #[cfg(test)]

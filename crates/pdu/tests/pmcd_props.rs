@@ -4,7 +4,8 @@
 use archive_format::codec::meta::LabelSet;
 use archive_format::codec::result::{BlockData, OwnedValue, OwnedValueSet, VAL_DPTR, VAL_INSITU};
 use archive_format::types::{PmId, Timestamp};
-use pdu::pmcd::{self as p, decode_reply, encode_reply, Desc, Reply};
+use archive_format::{Desc, InDom, Units};
+use pdu::pmcd::{self as p, decode_reply, encode_reply, Reply};
 use proptest::prelude::*;
 
 fn vset() -> impl Strategy<Value = OwnedValueSet> {
@@ -82,11 +83,11 @@ fn label_set() -> impl Strategy<Value = LabelSet> {
 fn desc() -> impl Strategy<Value = Desc> {
     (any::<u32>(), -1i32..11, any::<u32>(), 0i32..5, any::<u32>()).prop_map(
         |(pmid, vtype, indom, sem, units)| Desc {
-            pmid,
+            pmid: PmId(pmid),
             vtype,
-            indom,
+            indom: InDom(indom),
             sem,
-            units,
+            units: Units(units),
         },
     )
 }
@@ -179,7 +180,7 @@ proptest! {
         let (got_stamp, at, numpmid) = p::result_layout(&b).expect("layout").expect("a result");
         prop_assert_eq!(got_stamp, stamp);
         let mut out = Vec::new();
-        archive_format::codec::result::payload_from_pdu(&b, at, numpmid, stamp, version, &mut out)
+        p::payload_from_pdu(&b, at, numpmid, stamp, version, &mut out)
             .expect("payload");
         let want_stamp = if version >= 3 { stamp } else { Timestamp::new(sec, nsec / 1000 * 1000) };
         prop_assert_eq!(out, archive_format::codec::result::encode_result(want_stamp, &vsets, version));

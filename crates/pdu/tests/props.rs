@@ -1,6 +1,7 @@
 //! Every PDU kind decodes to what was encoded; arbitrary bytes never panic.
 
-use pdu::{decode, encode, LogStatus, Pdu, Stamp, ValueList};
+use archive_format::Timestamp as Stamp;
+use pdu::{decode, encode, LogStatus, Pdu, ValueList};
 use proptest::prelude::*;
 
 fn vlist(with_values: bool) -> impl Strategy<Value = ValueList> {

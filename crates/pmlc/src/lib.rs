@@ -530,7 +530,7 @@ impl Session<'_> {
             ),
             Zone::Tz(t) => (cli_common::zone::parse_tz(t), t.clone()),
         };
-        let when = |s: pdu::Stamp| {
+        let when = |s: archive_format::Timestamp| {
             let c = cli_common::timefmt::ctime(s.sec, &tz);
             // "Sun Nov 22 03:39:15 2026" -> with nanoseconds before the year
             let (head, year) = c.rsplit_once(' ').unwrap_or((c.as_str(), ""));
@@ -655,16 +655,7 @@ impl Session<'_> {
             .unwrap_or_default();
         let mut out = Vec::new();
         for (n, pmid) in leaves {
-            let from_pmcd =
-                self.pmcd()
-                    .and_then(|c| c.desc(pmid.0))
-                    .map(|d| archive_format::Desc {
-                        pmid,
-                        vtype: d.vtype,
-                        indom: archive_format::InDom(d.indom),
-                        sem: d.sem,
-                        units: archive_format::Units(d.units),
-                    });
+            let from_pmcd = self.pmcd().and_then(|c| c.desc(pmid.0));
             let desc = from_pmcd.or_else(|| {
                 self.local
                     .metric(pmid)
@@ -691,16 +682,7 @@ impl Session<'_> {
         for (n, id) in names.iter().zip(ids) {
             let Some(id) = id else { continue };
             let Some(d) = c.desc(id) else { continue };
-            out.push((
-                n.clone(),
-                archive_format::Desc {
-                    pmid: archive_format::PmId(d.pmid),
-                    vtype: d.vtype,
-                    indom: archive_format::InDom(d.indom),
-                    sem: d.sem,
-                    units: archive_format::Units(d.units),
-                },
-            ));
+            out.push((n.clone(), d));
         }
         Some(out)
     }

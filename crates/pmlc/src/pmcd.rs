@@ -4,7 +4,8 @@
 //! socket `$PCP_RUN_DIR/pmcd.socket` (`PMCD_SOCKET` overrides), then TCP to the
 //! local host; any other host is TCP, port 44321 (`PMCD_PORT`).
 
-use pdu::pmcd::{self as p, Desc, Reply};
+use archive_format::Desc;
+use pdu::pmcd::{self as p, Reply};
 use pdu::{encode, read_frame, Pdu};
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -99,7 +100,7 @@ impl Pmcd {
 
     pub fn desc(&mut self, pmid: u32) -> Option<Desc> {
         match self.call(&p::desc_req(pmid))? {
-            Reply::Desc(d) if d.pmid == pmid => Some(d),
+            Reply::Desc(d) if d.pmid.0 == pmid => Some(d),
             _ => None,
         }
     }

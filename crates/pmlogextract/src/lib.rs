@@ -37,8 +37,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 const PROG: &str = "pmlogextract";
-const PMCD_PID: PmId = PmId((2 << 22) | 23);
-const PMCD_SEQNUM: PmId = PmId((2 << 22) | 24);
+use archive_format::pmids::{PMCD_PID, PMCD_SEQNUM};
 const DAY: i64 = 86_400;
 /// Input pages behind the reader are let go of every this many bytes (records are
 /// read through a window, so few pages of the map are ever touched: a release per

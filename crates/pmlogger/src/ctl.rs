@@ -13,13 +13,6 @@ pub(crate) struct Ctl<'a> {
     pub(crate) log: &'a mut dyn Write,
 }
 
-pub(crate) fn pdu_stamp(t: Timestamp) -> pdu::Stamp {
-    pdu::Stamp {
-        sec: t.sec,
-        nsec: t.nsec,
-    }
-}
-
 impl Ctl<'_> {
     /// A PMID's names as pmNameAll gives them, joined as the reference's log
     /// joins them.
@@ -138,9 +131,9 @@ impl Ctl<'_> {
         pdu::Pdu::LogStatus {
             from: 0,
             status: pdu::LogStatus {
-                start: start.map(pdu_stamp).unwrap_or_default(),
-                last: pdu_stamp(self.last),
-                now: pdu_stamp(now),
+                start: start.unwrap_or_default(),
+                last: self.last,
+                now,
                 state: start.is_some() as i32,
                 vol: self.w.volume() as i32,
                 size: self.w.data_offset() as i64,
@@ -346,4 +339,180 @@ fn error(code: i32) -> pdu::Pdu {
 /// An interval in seconds as the reference logs it (one decimal, single precision).
 pub(crate) fn secs(ms: u32) -> String {
     format!("{:.1}", ms as f32 / 1000.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pdu::{control as c, request as r, state as s, Pdu, ValueList};
+
+    /// A recording of the sample source into a temporary archive, and what the
+    /// requests wrote to the log.
+    struct Fixture {
+        _dir: tempfile::TempDir,
+        source: sources::sample::Sample,
+        w: ArchiveWriter,
+        timers: Vec<Timer>,
+        rec: Recorder,
+        log: Vec<u8>,
+    }
+
+    impl Fixture {
+        fn new() -> Fixture {
+            let dir = tempfile::tempdir().expect("tempdir");
+            let w = ArchiveWriter::create(dir.path().join("a"), WriterOptions::default())
+                .expect("archive");
+            Fixture {
+                _dir: dir,
+                source: sources::sample::Sample::new(),
+                w,
+                timers: Vec::new(),
+                rec: Recorder::default(),
+                log: Vec::new(),
+            }
+        }
+
+        /// The decoded reply to `pdu` from a client allowed `ops`.
+        fn ask(&mut self, pdu: Pdu, ops: u8) -> Pdu {
+            let (tx, _rx) = std::sync::mpsc::channel();
+            let req = control::Request {
+                pdu,
+                peer: "127.0.0.1".into(),
+                ops,
+                reply: tx,
+            };
+            let mut ctl = Ctl {
+                source: &mut self.source,
+                w: &mut self.w,
+                timers: &mut self.timers,
+                rec: &mut self.rec,
+                last: Timestamp::new(10, 0),
+                log: &mut self.log,
+            };
+            pdu::decode(&ctl.handle(&req)).expect("a PDU")
+        }
+
+        fn log(&self) -> String {
+            String::from_utf8_lossy(&self.log).into_owned()
+        }
+    }
+
+    fn control(control: i32, state: i32, delta: i32, pmid: PmId) -> Pdu {
+        Pdu::LogControl {
+            from: 0,
+            control,
+            state,
+            delta,
+            metrics: vec![ValueList {
+                pmid: pmid.0,
+                numval: 0,
+                values: Vec::new(),
+            }],
+        }
+    }
+
+    const LONG_ONE: PmId = PmId::new(29, 0, 10);
+    const ALL: u8 = access::ADVISORY | access::MANDATORY | access::ENQUIRE;
+
+    fn code(p: &Pdu) -> i32 {
+        match p {
+            Pdu::Error { code, .. } => *code,
+            other => panic!("not an error: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn status_says_what_is_recorded() {
+        let mut f = Fixture::new();
+        let Pdu::LogStatus { status, .. } = f.ask(
+            Pdu::LogRequest {
+                from: 0,
+                request: r::STATUS,
+            },
+            access::ENQUIRE,
+        ) else {
+            panic!("not a status");
+        };
+        assert_eq!(status.last, Timestamp::new(10, 0));
+        assert_eq!(status.state, 0, "nothing written yet");
+        assert_eq!(status.vol, 0);
+        assert_eq!(status.strings[0].as_deref(), Some("sample"));
+    }
+
+    #[test]
+    fn a_mandatory_request_changes_the_plan_and_is_logged() {
+        let mut f = Fixture::new();
+        let reply = f.ask(control(c::MANDATORY, s::ON, 2500, LONG_ONE), ALL);
+        let Pdu::Result { vsets, .. } = reply else {
+            panic!("not a result: {reply:?}");
+        };
+        assert_eq!(vsets.len(), 1);
+        assert_eq!(vsets[0].pmid, LONG_ONE.0);
+        // one value for a singular metric: mandatory on, every 2500 ms
+        let (inst, word) = vsets[0].values[0];
+        assert_eq!(inst, -1);
+        assert_eq!(word & (state::MAND | state::ON), state::MAND | state::ON);
+        assert_eq!(word >> 4, 2500);
+        assert_eq!(f.timers.len(), 1, "the new task has a timer");
+        let log = f.log();
+        assert!(
+            log.contains("pmlc request from 127.0.0.1: mandatory on 2.5 sec"),
+            "{log}"
+        );
+        assert!(log.contains("  metric: sample.long.one\n"), "{log}");
+        // asked again: the same task, no second timer
+        f.ask(control(c::MANDATORY, s::ON, 2500, LONG_ONE), ALL);
+        assert_eq!(f.timers.len(), 1);
+        // an enquiry changes nothing and logs nothing
+        let before = f.log.len();
+        let Pdu::Result { vsets, .. } = f.ask(control(c::ENQUIRE, 0, 0, LONG_ONE), ALL) else {
+            panic!("not a result");
+        };
+        assert_eq!(vsets[0].values[0].1 >> 4, 2500);
+        assert_eq!(f.log.len(), before);
+    }
+
+    #[test]
+    fn requests_the_access_rules_refuse() {
+        let mut f = Fixture::new();
+        let denied = archive_format::error::PM_ERR_PERMISSION;
+        let reply = f.ask(
+            control(c::MANDATORY, s::ON, 1000, LONG_ONE),
+            access::ADVISORY,
+        );
+        assert_eq!(code(&reply), denied);
+        assert!(f.log().contains("Error: "), "{}", f.log());
+        assert!(f.timers.is_empty());
+        let newvol = Pdu::LogRequest {
+            from: 0,
+            request: r::NEWVOLUME,
+        };
+        assert_eq!(code(&f.ask(newvol.clone(), access::ADVISORY)), denied);
+        assert_eq!(f.w.volume(), 0);
+        // allowed: the volume number comes back, and the log says so
+        assert_eq!(code(&f.ask(newvol, access::MANDATORY)), 1);
+        assert_eq!(f.w.volume(), 1);
+        assert!(f.log().contains("New log volume 1, via pmlc request"));
+    }
+
+    #[test]
+    fn what_is_not_a_request() {
+        let mut f = Fixture::new();
+        let ipc = archive_format::error::PM_ERR_IPC;
+        assert_eq!(code(&f.ask(control(99, s::ON, 0, LONG_ONE), ALL)), ipc);
+        assert!(f.log().contains("Bad control PDU type 99"));
+        let odd = Pdu::LogRequest {
+            from: 0,
+            request: 42,
+        };
+        assert_eq!(code(&f.ask(odd, ALL)), ipc);
+        assert_eq!(code(&f.ask(Pdu::Error { from: 0, code: 0 }, ALL)), ipc);
+    }
+
+    #[test]
+    fn interval_text() {
+        assert_eq!(secs(500), "0.5");
+        assert_eq!(secs(60_000), "60.0");
+        assert_eq!(secs(1250), "1.2");
+    }
 }

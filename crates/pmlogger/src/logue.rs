@@ -4,12 +4,10 @@
 use super::*;
 
 /// The prologue/epilogue metrics pmlogger writes (pmcd's domain 2).
-pub(crate) const PM_HOST: PmId = PmId((2 << 22) | (3 << 10) | 3);
-pub(crate) const PM_PORT: PmId = PmId((2 << 22) | (3 << 10));
-pub(crate) const PM_ARCHIVE: PmId = PmId((2 << 22) | (3 << 10) | 2);
-pub(crate) const PMCD_PID: PmId = PmId((2 << 22) | 23);
-pub(crate) const PMCD_SEQNUM: PmId = PmId((2 << 22) | 24);
-pub(crate) const PMLOGGER_INDOM: InDom = InDom((2 << 22) | 1);
+pub(crate) use archive_format::pmids::{
+    PMCD_PID, PMCD_SEQNUM, PMLOGGER_ARCHIVE as PM_ARCHIVE, PMLOGGER_HOST as PM_HOST,
+    PMLOGGER_INDOM, PMLOGGER_PORT as PM_PORT,
+};
 
 pub(crate) fn string_block(s: &str) -> OwnedValue {
     let mut b = BlockData::from_slice(s.as_bytes());

@@ -123,10 +123,8 @@ pub(crate) fn write_fetch(
     let payload: &[u8] = match &mut f.raw {
         // pmcd's PDU becomes the payload where it lies
         Some(r) => {
-            let at = archive_format::codec::result::payload_in_pdu(
-                &mut r.pdu, r.vlist_at, r.numpmid, stamp, v,
-            )
-            .map_err(|e| format!("bad result from pmcd: {e}"))?;
+            let at = pdu::pmcd::payload_in_pdu(&mut r.pdu, r.vlist_at, r.numpmid, stamp, v)
+                .map_err(|e| format!("bad result from pmcd: {e}"))?;
             &r.pdu[at..]
         }
         None => {

@@ -217,3 +217,115 @@ pub(crate) fn notify_ready() {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn opts_with_config(path: &str) -> Opts {
+        let args: Vec<String> = ["-c", path, "out"].iter().map(|s| s.to_string()).collect();
+        opts::parse(&args).expect("options")
+    }
+
+    #[test]
+    fn built_in_sources_by_name() {
+        let mut log = Vec::new();
+        let mut s = open_source(Some("@sample"), &mut log).expect("sample");
+        assert_eq!(s.hostname(), "sample");
+        assert!(open_source(Some("@builtin"), &mut log).is_ok());
+        let e = open_source(Some("@nothing"), &mut log)
+            .err()
+            .expect("refused");
+        assert!(e.contains("unknown built-in source \"@nothing\""), "{e}");
+        assert!(log.is_empty(), "nothing logged for a named source");
+    }
+
+    #[test]
+    fn a_lost_connection_in_libpcp_words() {
+        let e =
+            SourceError::Lost("connect to 127.0.0.1:1: Connection refused (os error 111)".into());
+        assert_eq!(pmcd_err(&e), "Connection refused");
+        let e = std::io::Error::from_raw_os_error(2);
+        assert_eq!(io_text(&e), "No such file or directory");
+    }
+
+    #[test]
+    fn archive_names_with_and_without_conversions() {
+        assert_eq!(archive_name("plain/name"), "plain/name");
+        // the year this host's zone says (read on both sides of the call, in
+        // case the year turns between)
+        let year = || {
+            jiff::Timestamp::now()
+                .to_zoned(cli_common::zone::local())
+                .year()
+        };
+        let before = year();
+        let named = archive_name("a-%Y");
+        let after = year();
+        assert!(
+            named == format!("a-{before}") || named == format!("a-{after}"),
+            "{named}"
+        );
+    }
+
+    #[test]
+    fn the_end_of_the_recording() {
+        assert_eq!(finish_after("10sec"), Some(Duration::from_secs(10)));
+        assert_eq!(finish_after(" +2min "), Some(Duration::from_secs(120)));
+        assert_eq!(finish_after("no such time"), None);
+        // a time that has passed: at once
+        assert_eq!(finish_after("@1 Jan 2000"), Some(Duration::ZERO));
+    }
+
+    #[test]
+    fn the_configuration_named_by_c_is_preprocessed() {
+        let d = tempfile::tempdir().expect("tempdir");
+        let p = d.path().join("cfg");
+        std::fs::write(
+            &p,
+            "%define WHAT 'sample.long.one'\nlog mandatory on once { %WHAT }\n",
+        )
+        .expect("config");
+        let mut log = Vec::new();
+        let name = p.to_string_lossy().into_owned();
+        let (text, shown) = read_config(&opts_with_config(&name), &mut log).expect("read");
+        assert_eq!(shown, name);
+        assert!(text.contains("{ sample.long.one }"), "{text}");
+        assert!(log.is_empty());
+        // a file that is not there: the reference's message, and no configuration
+        let gone = d.path().join("gone").to_string_lossy().into_owned();
+        assert!(read_config(&opts_with_config(&gone), &mut log).is_none());
+        let log = String::from_utf8_lossy(&log);
+        assert_eq!(
+            log,
+            format!("pmlogger: Cannot open config file \"{gone}\": No such file or directory\n")
+        );
+    }
+
+    #[test]
+    fn notices_as_pmnotifyerr_writes_them() {
+        let mut log = Vec::new();
+        info(&mut log, "Start");
+        let line = String::from_utf8_lossy(&log).into_owned();
+        let want = format!("] pmlogger({}) Info: Start\n", std::process::id());
+        assert!(line.starts_with('[') && line.ends_with(&want), "{line}");
+        // "[Tue Nov 24 00:59:51]": ctime without the year
+        assert_eq!(line.find(']'), Some(20), "{line}");
+    }
+
+    #[test]
+    fn an_archive_without_records_is_removed() {
+        let d = tempfile::tempdir().expect("tempdir");
+        let base = d.path().join("a").to_string_lossy().into_owned();
+        for s in ["0", "meta", "index"] {
+            std::fs::write(format!("{base}.{s}"), b"x").expect("file");
+        }
+        std::fs::write(format!("{base}.1"), b"kept").expect("file");
+        remove_archive(&base);
+        let left: Vec<_> = std::fs::read_dir(d.path())
+            .expect("dir")
+            .map(|e| e.expect("entry").file_name().into_string().expect("name"))
+            .collect();
+        assert_eq!(left, ["a.1"]);
+    }
+}

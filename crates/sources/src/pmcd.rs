@@ -17,7 +17,7 @@
 use crate::{Fetched, Source, SourceError};
 use archive_format::codec::meta::LabelSet;
 use archive_format::codec::result::OwnedValue;
-use archive_format::types::{Desc, InDom, PmId, Units};
+use archive_format::types::{Desc, InDom, PmId};
 use pdu::pmcd::{self as p, feature, Reply};
 use pdu::{encode, read_frame, Pdu};
 use std::collections::HashMap;
@@ -495,13 +495,7 @@ impl Source for Pmcd {
             return Ok(*d);
         }
         let d = match self.call(&p::desc_req(pmid.0))? {
-            Reply::Desc(d) if d.pmid == pmid.0 => Desc {
-                pmid,
-                vtype: d.vtype,
-                indom: InDom(d.indom),
-                sem: d.sem,
-                units: Units(d.units),
-            },
+            Reply::Desc(d) if d.pmid == pmid => d,
             r => return Err(Self::error(r)),
         };
         self.descs.insert(pmid, d);
@@ -555,8 +549,7 @@ impl Source for Pmcd {
     }
 
     fn pmcd_ids(&mut self) -> (u64, u32) {
-        const PMCD_PID: PmId = PmId((2 << 22) | 23);
-        const PMCD_SEQNUM: PmId = PmId((2 << 22) | 24);
+        use archive_format::pmids::{PMCD_PID, PMCD_SEQNUM};
         let keep = self.profile.clone().unwrap_or_default();
         let Ok(got) = self
             .fetch_raw(&[PMCD_PID, PMCD_SEQNUM], &keep)

@@ -172,7 +172,8 @@ impl<'a> RawValueSet<'a> {
 
 /// One value list's head, at the cursor: PMID, count, value format (0 without
 /// values) and the `(inst, value)` pairs, checked against what the payload holds.
-fn value_list<'a>(c: &mut Cursor<'a>) -> Result<(PmId, i32, i32, &'a [u8]), DecodeError> {
+/// (A RESULT PDU's value lists are laid out as a record's.)
+pub fn value_list<'a>(c: &mut Cursor<'a>) -> Result<(PmId, i32, i32, &'a [u8]), DecodeError> {
     let pmid = PmId(c.u32()?);
     let numval = c.i32()?;
     if numval <= 0 {
@@ -230,80 +231,6 @@ pub fn raw_value_sets_into<'a>(
         v.vlist_end = end;
     }
     Ok(())
-}
-
-/// A data record payload made from a pmcd RESULT or HIGHRES_RESULT PDU without
-/// decoding its values: the stamp in `version`'s layout, then the PDU's value lists
-/// and blocks from `vlist_at` on, copied, with each pointer value's word index
-/// moved by the difference of the two layouts (a block stays where it is relative
-/// to the value lists). `out` is cleared and filled (reused between calls).
-pub fn payload_from_pdu(
-    pdu: &[u8],
-    vlist_at: usize,
-    numpmid: i32,
-    stamp: Timestamp,
-    version: u32,
-    out: &mut Vec<u8>,
-) -> Result<(), DecodeError> {
-    out.clear();
-    out.extend_from_slice(pdu);
-    let start = payload_in_pdu(out, vlist_at, numpmid, stamp, version)?;
-    out.drain(..start);
-    Ok(())
-}
-
-/// [`payload_from_pdu`] in place: the payload's header (stamp and count) is
-/// written over the end of the PDU's header, just before `vlist_at`, and the
-/// pointer values are moved there; returns where the payload starts (`pdu[at..]`
-/// is the payload). Any PDU header of RESULT or HIGHRES_RESULT has room for it.
-pub fn payload_in_pdu(
-    pdu: &mut [u8],
-    vlist_at: usize,
-    numpmid: i32,
-    stamp: Timestamp,
-    version: u32,
-) -> Result<usize, DecodeError> {
-    let mut head = Vec::with_capacity(16);
-    if version >= 3 {
-        head.put_sec64(stamp.sec);
-        head.put_u32(stamp.nsec);
-    } else {
-        head.put_i32(stamp.sec as i32);
-        head.put_i32((stamp.nsec / 1000) as i32);
-    }
-    head.put_i32(numpmid);
-    let Some(start) = vlist_at.checked_sub(head.len()) else {
-        return Err(logrec(vlist_at as u64, "no room for the record header"));
-    };
-    if pdu.len() < vlist_at {
-        return Err(logrec(vlist_at as u64, "truncated result"));
-    }
-    // payload word index = PDU word index + shift (a block at payload byte p has
-    // index (p + 12) / 4, see decode_result_for; in a PDU, at byte p index p / 4)
-    let shift = (12 - start as i64) / 4;
-    if numpmid < 0 || numpmid as usize > (pdu.len() - vlist_at) / 8 {
-        return Err(logrec(vlist_at as u64, "illegal number of metrics"));
-    }
-    // where each pointer value is, found first (the cursor borrows the PDU)
-    let mut patch = Vec::new();
-    {
-        let mut c = Cursor::new(&pdu[vlist_at..], vlist_at as u64);
-        for _ in 0..numpmid {
-            let (_, numval, valfmt, _) = value_list(&mut c)?;
-            if numval > 0 && valfmt != VAL_INSITU {
-                // each pair's value word, in the list just read
-                let list = vlist_at + c.pos() - 8 * numval as usize;
-                patch.extend((0..numval as usize).map(|j| list + 8 * j + 4));
-            }
-        }
-    }
-    for at in patch {
-        let w = u32::from_be_bytes([pdu[at], pdu[at + 1], pdu[at + 2], pdu[at + 3]]);
-        let moved = (w as i64 + shift) as u32;
-        pdu[at..at + 4].copy_from_slice(&moved.to_be_bytes());
-    }
-    pdu[start..vlist_at].copy_from_slice(&head);
-    Ok(start)
 }
 
 /// Whether a data record payload is exactly what [`encode_result`] makes of its

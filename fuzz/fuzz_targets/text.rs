@@ -1,0 +1,14 @@
+#![no_main]
+//! The text parsers: pmlogger's configuration, an ASCII namespace, pmval's metric
+//! argument, and PCP's time intervals and points in time.
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let text = String::from_utf8_lossy(data);
+    let _ = pmlogger::config::parse(&text, 60_000);
+    let _ = archive_format::pmns::Pmns::parse_ascii(&text);
+    let _ = pmval::spec::parse(&text);
+    let _ = cli_common::window::parse_interval(&text);
+    let utc = cli_common::zone::parse_tz("UTC");
+    let _ = cli_common::window::parse_absolute(&text, &utc, None);
+});
