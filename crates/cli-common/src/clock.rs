@@ -9,6 +9,46 @@ use jiff::tz::TimeZone;
 use crate::window::{parse_window, time_error, Bounds};
 use crate::zone;
 
+/// PCP's options of the archive clock as a tool holds them: `-S` and `-T` as
+/// given, and the zone of `-Z TZ` or `-z`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ClockOpts {
+    pub start: Option<String>,
+    pub finish: Option<String>,
+    pub tz: Option<String>,
+    pub hostzone: bool,
+}
+
+impl ClockOpts {
+    /// Takes option `c` with its argument when it is `-S`, `-T`, `-Z` or `-z`:
+    /// `None` for another option, else PCP's message when both `-Z` and `-z`
+    /// are given.
+    pub fn take(&mut self, c: char, arg: Option<String>) -> Option<Result<(), String>> {
+        match c {
+            'S' => self.start = arg,
+            'T' => self.finish = arg,
+            'Z' | 'z' => return Some(zone_opt(c, arg, &mut self.tz, &mut self.hostzone)),
+            _ => return None,
+        }
+        Some(Ok(()))
+    }
+
+    /// `-S` or `-T` was given.
+    pub fn windowed(&self) -> bool {
+        self.start.is_some() || self.finish.is_some()
+    }
+
+    /// The zone for an archive with this label, and PCP's note ([`zone_for`]).
+    pub fn zone_for(&self, label: &Label) -> (TimeZone, Option<String>) {
+        zone_for(self.hostzone, self.tz.as_deref(), label)
+    }
+
+    /// The `-S`/`-T` window inside `bounds` ([`window`]).
+    pub fn window(&self, bounds: Bounds, tz: &TimeZone) -> Result<(Timestamp, Timestamp), String> {
+        window(self.start.as_deref(), self.finish.as_deref(), bounds, tz)
+    }
+}
+
 /// The zone `-z`/`-Z` choose for an archive with this label, and the note PCP
 /// prints for the choice (with its blank line), `None` for local time.
 pub fn zone_for(hostzone: bool, tz: Option<&str>, label: &Label) -> (TimeZone, Option<String>) {
@@ -92,6 +132,30 @@ mod tests {
             timezone: "UTC".into(),
             zoneinfo: String::new(),
         }
+    }
+
+    #[test]
+    fn clock_options_taken_from_the_command_line() {
+        let mut c = ClockOpts::default();
+        assert_eq!(c.take('x', None), None, "not a clock option");
+        assert!(!c.windowed());
+        assert_eq!(c.take('S', Some("@10:00".into())), Some(Ok(())));
+        assert!(c.windowed());
+        assert_eq!(c.take('T', Some("+1h".into())), Some(Ok(())));
+        assert_eq!(c.take('z', None), Some(Ok(())));
+        assert_eq!(
+            c.take('Z', Some("UTC".into())),
+            Some(Err("at most one of -Z and -z allowed".into()))
+        );
+        assert_eq!(c.start.as_deref(), Some("@10:00"));
+        assert_eq!(c.finish.as_deref(), Some("+1h"));
+        assert!(c.hostzone);
+        // -z: the archive's zone, with PCP's note
+        let mut c = ClockOpts::default();
+        c.take('z', None);
+        let (tz, note) = c.zone_for(&label());
+        assert_eq!(tz.iana_name(), Some("UTC"));
+        assert!(note.is_some_and(|n| n.contains("host \"bozo\"")));
     }
 
     #[test]

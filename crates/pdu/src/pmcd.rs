@@ -16,10 +16,10 @@
 //! of the PDU.
 
 use super::{body, finish, PduCursor, PduError, W};
-use archive_format::codec::cursor::{Cursor, PutBe};
+use archive_format::codec::cursor::Cursor;
 use archive_format::codec::meta::{LabelEntry, LabelSet};
 use archive_format::codec::result::{
-    decode_value_sets, value_list, OwnedValue, OwnedValueSet, VAL_INSITU,
+    decode_value_sets, put_record_head, value_list, OwnedValue, OwnedValueSet, VAL_INSITU,
 };
 use archive_format::error::{DecodeError, DecodeErrorKind};
 use archive_format::types::{Desc, InDom, PmId, Timestamp, Units};
@@ -617,14 +617,7 @@ pub fn payload_in_pdu(
     version: u32,
 ) -> Result<usize, DecodeError> {
     let mut head = Vec::with_capacity(16);
-    if version >= 3 {
-        head.put_sec64(stamp.sec);
-        head.put_u32(stamp.nsec);
-    } else {
-        head.put_i32(stamp.sec as i32);
-        head.put_i32((stamp.nsec / 1000) as i32);
-    }
-    head.put_i32(numpmid);
+    put_record_head(&mut head, stamp, numpmid, version);
     let Some(start) = vlist_at.checked_sub(head.len()) else {
         return Err(logrec(vlist_at as u64, "no room for the record header"));
     };
@@ -666,14 +659,7 @@ mod tests {
 
     /// Replies built the way pmcd lays them out, for the decoder.
     fn names_reply(names: &[String]) -> Vec<u8> {
-        let mut w = W(Vec::new());
-        w.i32(names.iter().map(|n| n.len() as i32 + 1).sum());
-        w.i32(0);
-        w.i32(names.len() as i32);
-        for n in names {
-            pad_str(&mut w, n);
-        }
-        finish(PDU_PMNS_NAMES, 0, w)
+        encode_reply(&Reply::Names(names.to_vec()), false)
     }
 
     #[test]

@@ -108,31 +108,22 @@ impl Clock {
 }
 
 fn open(name: &str, err: &mut dyn Write) -> io::Result<Result<Archive, i32>> {
-    match Archive::open(name) {
-        Ok(a) => Ok(Ok(a)),
+    let opened = match Archive::open(name) {
         Err(e) if e.pm_err() == PM_ERR_FEATURE => {
             writeln!(
                 err,
                 "{PROG}: Warning: unsupported feature bits, other errors may follow ..."
             )?;
-            match Archive::open_with(
-                name,
-                OpenOptions {
-                    ignore_features: true,
-                    ..OpenOptions::default()
-                },
-            ) {
-                Ok(a) => Ok(Ok(a)),
-                Err(e) => {
-                    writeln!(
-                        err,
-                        "{PROG}: Cannot open archive \"{name}\": {}",
-                        e.pm_message()
-                    )?;
-                    Ok(Err(1))
-                }
-            }
+            let opts = OpenOptions {
+                ignore_features: true,
+                ..OpenOptions::default()
+            };
+            Archive::open_with(name, opts)
         }
+        other => other,
+    };
+    match opened {
+        Ok(a) => Ok(Ok(a)),
         Err(e) => {
             writeln!(
                 err,
@@ -180,7 +171,7 @@ pub fn dump(o: &Opts, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<i3
     let label = a.label().clone();
     let end = end_time(&a, &name, out, err)?;
 
-    let (tz, note) = clock::zone_for(o.hostzone, o.tz.as_deref(), &label);
+    let (tz, note) = o.clock.zone_for(&label);
     if let Some(n) = note {
         write!(out, "{n}")?;
     }
@@ -191,14 +182,13 @@ pub fn dump(o: &Opts, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<i3
         start: label.start,
     };
     let bounds = clock::bounds(&label, end);
-    let (wstart, wend) =
-        match clock::window(o.start.as_deref(), o.finish.as_deref(), bounds, &clock.tz) {
-            Ok(w) => w,
-            Err(msg) => {
-                writeln!(err, "{PROG}: {msg}")?;
-                return Ok(1);
-            }
-        };
+    let (wstart, wend) = match o.clock.window(bounds, &clock.tz) {
+        Ok(w) => w,
+        Err(msg) => {
+            writeln!(err, "{PROG}: {msg}")?;
+            return Ok(1);
+        }
+    };
 
     if o.label {
         dump_label(&a, end, o.verbose_label, &clock, out)?;

@@ -251,9 +251,13 @@ pub fn dump(o: &Opts, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<i3
     }
     let label = a.label();
     let end = a.end_time().ok();
-    let (tz, _) = clock::zone_for(o.hostzone && o.tz.is_none(), o.tz.as_deref(), label);
+    let (tz, _) = clock::zone_for(
+        o.clock.hostzone && o.clock.tz.is_none(),
+        o.clock.tz.as_deref(),
+        label,
+    );
     let bounds = clock::bounds(label, end);
-    let (ws, we) = match clock::window(o.start.as_deref(), o.finish.as_deref(), bounds, &tz) {
+    let (ws, we) = match o.clock.window(bounds, &tz) {
         Ok(w) => w,
         Err(msg) => {
             writeln!(err, "{PROG}: {msg}")?;

@@ -75,14 +75,12 @@ pub struct Opts {
     pub marks: bool,
     pub namespace: Option<String>,
     pub reverse: bool,
-    pub start: Option<String>,
-    pub finish: Option<String>,
     pub sizes: bool,
     pub index: bool,
     pub raw: Option<String>,
     pub x: u32,
-    pub tz: Option<String>,
-    pub hostzone: bool,
+    /// `-S`, `-T`, `-Z`, `-z`.
+    pub clock: clock::ClockOpts,
     pub json: bool,
     pub archive: Option<String>,
     pub names: Vec<String>,
@@ -126,14 +124,12 @@ pub fn parse(args: &[String]) -> Parse<Box<Opts>> {
             'm' => o.metrics = true,
             'n' => o.namespace = v,
             'r' => o.reverse = true,
-            'S' => o.start = v,
             's' => o.sizes = true,
-            'T' => o.finish = v,
             't' => o.index = true,
             'v' => o.raw = v,
             'x' => o.x += 1,
-            'Z' | 'z' => {
-                if let Err(e) = clock::zone_opt(c, v, &mut o.tz, &mut o.hostzone) {
+            'S' | 'T' | 'Z' | 'z' => {
+                if let Some(Err(e)) = o.clock.take(c, v) {
                     err.get_or_insert(e);
                 }
             }

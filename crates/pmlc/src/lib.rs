@@ -567,38 +567,14 @@ impl Session<'_> {
         let mut out = Vec::new();
         let mut bad = false;
         for spec in specs {
-            if self.pmns.is_some() {
-                let found = self.pmns_lookup(&spec.name);
-                if found.is_empty() {
-                    let _ = writeln!(
-                        self.err,
-                        "Warning [<stdin>, line {line}]\nProblem with lookup for metric \"{}\" ...\nReason: Unknown metric name",
-                        spec.name
-                    );
-                    bad = true;
-                } else {
-                    self.resolve_insts(spec, found, &mut out, &mut bad);
+            // the -n namespace; else pmcd, and the built-in sources
+            let found = if self.pmns.is_some() {
+                self.pmns_lookup(&spec.name)
+            } else {
+                match self.pmcd_lookup(&spec.name) {
+                    Some(found) if !found.is_empty() => found,
+                    _ => self.builtin_lookup(&spec.name),
                 }
-                continue;
-            }
-            if let Some(found) = self.pmcd_lookup(&spec.name) {
-                if !found.is_empty() {
-                    self.resolve_insts(spec, found, &mut out, &mut bad);
-                    continue;
-                }
-            }
-            let found: Vec<(String, archive_format::Desc)> = match self.local.lookup(&spec.name) {
-                Ok(v) => v
-                    .into_iter()
-                    .map(|m| (m.name.to_string(), m.desc))
-                    .collect(),
-                Err(_) => match self.sample.lookup(&spec.name) {
-                    Ok(v) => v
-                        .into_iter()
-                        .map(|m| (m.name.to_string(), m.desc))
-                        .collect(),
-                    Err(_) => Vec::new(),
-                },
             };
             if found.is_empty() {
                 let _ = writeln!(
@@ -667,6 +643,19 @@ impl Session<'_> {
             }
         }
         out
+    }
+
+    /// A name (leaf or subtree) in the built-in sources: @builtin's, else
+    /// @sample's.
+    fn builtin_lookup(&self, name: &str) -> Vec<(String, archive_format::Desc)> {
+        let found = match self.local.lookup(name) {
+            Ok(v) => v,
+            Err(_) => self.sample.lookup(name).unwrap_or_default(),
+        };
+        found
+            .into_iter()
+            .map(|m| (m.name.to_string(), m.desc))
+            .collect()
     }
 
     /// A name (leaf or subtree) through pmcd: `None` without a pmcd.

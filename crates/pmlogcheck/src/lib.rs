@@ -490,12 +490,12 @@ fn check_archive(
 ) -> io::Result<i32> {
     let label = a.label().clone();
     // (the notes go to stdout, as PCP's: not into a JSON document there)
-    let (tz, note) = clock::zone_for(o.hostzone, o.tz.as_deref(), &label);
+    let (tz, note) = o.clock.zone_for(&label);
     if let Some(n) = note.filter(|_| !o.json) {
         write!(out, "{n}")?;
     }
     let bounds = clock::bounds(&label, a.end_time().ok());
-    let (wstart, wend) = match clock::window(o.start.as_deref(), o.finish.as_deref(), bounds, &tz) {
+    let (wstart, wend) = match o.clock.window(bounds, &tz) {
         Ok(w) => w,
         Err(msg) => {
             writeln!(err, "{PROG}: {msg}")?;
@@ -607,7 +607,7 @@ fn pass3_records(
 ) -> io::Result<i32> {
     let fmt = |t: Timestamp| stamps.fmt(t);
     // the first record is checked against -S's start when one was given
-    let mut last = o.start.is_some().then_some(wstart);
+    let mut last = o.clock.start.is_some().then_some(wstart);
     let look = ArchiveLookup { a, origin: wstart };
     let mut checker = pass3::Checker::default();
     checker.nowrap = o.nowrap;

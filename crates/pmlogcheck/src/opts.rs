@@ -55,12 +55,10 @@ pub struct Opts {
     pub label: bool,
     pub metadata_only: bool,
     pub namespace: Option<String>,
-    pub start: Option<String>,
-    pub finish: Option<String>,
     pub verbose: u32,
     pub nowrap: bool,
-    pub tz: Option<String>,
-    pub hostzone: bool,
+    /// `-S`, `-T`, `-Z`, `-z`.
+    pub clock: clock::ClockOpts,
     /// Ours: cut damaged files back to their last whole record, mend the index.
     pub repair: bool,
     /// Ours, with `--repair`: say what would be cut, change nothing.
@@ -87,12 +85,10 @@ pub fn parse(args: &[String]) -> Parse<Box<Opts>> {
             'l' => o.label = true,
             'm' => o.metadata_only = true,
             'n' => o.namespace = v,
-            'S' => o.start = v,
-            'T' => o.finish = v,
             'v' => o.verbose += 1,
             'w' => o.nowrap = true,
-            'Z' | 'z' => {
-                if let Err(e) = clock::zone_opt(c, v, &mut o.tz, &mut o.hostzone) {
+            'S' | 'T' | 'Z' | 'z' => {
+                if let Some(Err(e)) = o.clock.take(c, v) {
                     err.get_or_insert(e);
                 }
             }

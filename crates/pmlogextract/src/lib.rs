@@ -138,7 +138,7 @@ impl<'e> Extract<'e> {
     }
 
     fn run(&mut self, out: &mut dyn Write) -> i32 {
-        if self.o.daily && (self.o.start.is_none() || self.o.finish.is_none()) {
+        if self.o.daily && (self.o.clock.start.is_none() || self.o.clock.finish.is_none()) {
             self.say(&format!(
                 "{PROG}: Warning: -w flag requires that both -S and -T are specified.\nIgnoring -w flag."
             ));
@@ -256,10 +256,17 @@ impl<'e> Extract<'e> {
     fn choose_zone(&mut self, out: &mut dyn Write) {
         let first = self.inputs.iter().find(|i| i.arch.is_some());
         if let Some(label) = first.and_then(|i| i.arch.as_ref()).map(|a| a.label()) {
-            let (tz, note) = clock::zone_for(self.o.hostzone, self.o.tz.as_deref(), label);
+            let (tz, note) =
+                clock::zone_for(self.o.clock.hostzone, self.o.clock.tz.as_deref(), label);
             self.tz = tz;
             let _ = write!(out, "{}", note.unwrap_or_default());
-        } else if let Some(tz) = self.o.tz.as_deref().filter(|_| !self.o.hostzone) {
+        } else if let Some(tz) = self
+            .o
+            .clock
+            .tz
+            .as_deref()
+            .filter(|_| !self.o.clock.hostzone)
+        {
             self.tz = cli_common::zone::parse_tz(tz);
             let _ = writeln!(out, "Note: timezone set to \"TZ={tz}\"\n");
         } else {
@@ -534,7 +541,10 @@ impl<'e> Extract<'e> {
             start: logstart,
             end: logend,
         };
-        let (start, finish) = (self.o.start.as_deref(), self.o.finish.as_deref());
+        let (start, finish) = (
+            self.o.clock.start.as_deref(),
+            self.o.clock.finish.as_deref(),
+        );
         let (ws, we) = match parse_window(start, finish, bounds, &self.tz) {
             Ok(w) => w,
             Err(spec) => {

@@ -52,8 +52,6 @@ pub struct Opts {
     pub desperate: bool,
     pub first_tz: bool,
     pub always_mark: bool,
-    pub start: Option<String>,
-    pub finish: Option<String>,
     /// `-s`: stop after this many output records.
     pub samples: Option<u64>,
     /// `-V`: output version.
@@ -62,8 +60,9 @@ pub struct Opts {
     pub volume_samples: Option<u64>,
     pub daily: bool,
     pub skip_conflicts: bool,
-    pub tz: Option<String>,
-    pub hostzone: bool,
+    /// `-S`, `-T`, `-Z`, `-z` (the zone options with pmlogextract's own
+    /// messages).
+    pub clock: cli_common::clock::ClockOpts,
     pub inputs: Vec<String>,
     pub output: String,
 }
@@ -98,8 +97,8 @@ pub fn parse(args: &[String]) -> Parse<Opts> {
                     nerr += 1;
                 }
             },
-            'S' => o.start = Some(a),
-            'T' => o.finish = Some(a),
+            'S' => o.clock.start = Some(a),
+            'T' => o.clock.finish = Some(a),
             'V' => {
                 match a.parse::<i64>() {
                     Ok(n) if n >= 0 => {
@@ -128,18 +127,18 @@ pub fn parse(args: &[String]) -> Parse<Opts> {
             c if c == pcp::OUR_VERSION.key => return Parse::Version,
             'x' => o.skip_conflicts = true,
             'Z' => {
-                if o.hostzone {
+                if o.clock.hostzone {
                     errors.push("pmlogextract: at most one of -Z and/or -z allowed".into());
                     nerr += 1;
                 }
-                o.tz = Some(a);
+                o.clock.tz = Some(a);
             }
             'z' => {
-                if o.tz.is_some() {
+                if o.clock.tz.is_some() {
                     errors.push("pmlogextract: at most one of -Z and/or -z allowed".into());
                     nerr += 1;
                 }
-                o.hostzone = true;
+                o.clock.hostzone = true;
             }
             _ => nerr += 1,
         }

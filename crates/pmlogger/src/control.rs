@@ -302,6 +302,17 @@ impl Conn for std::os::unix::net::UnixStream {
 /// as long as it likes: pmlc waits for its user.)
 const PDU_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// The answer to a client that does not speak the protocol: an IPC error.
+fn refuse(s: &mut impl Write) {
+    let _ = send(
+        s,
+        &Pdu::Error {
+            from: 0,
+            code: PM_ERR_IPC,
+        },
+    );
+}
+
 /// Reads one PDU: `Ok(None)` when the client closed the connection between PDUs.
 fn read_pdu(s: &mut impl Conn) -> std::io::Result<Option<Vec<u8>>> {
     let mut first = [0u8; 1];
@@ -392,13 +403,7 @@ fn session(s: &mut impl Conn, pid: i32, tx: &mpsc::Sender<Event>, peer: &str, op
         Ok(Some(Ok(Pdu::Creds { .. }))) => {}
         Ok(None) => return,
         _ => {
-            let _ = send(
-                s,
-                &Pdu::Error {
-                    from: 0,
-                    code: PM_ERR_IPC,
-                },
-            );
+            refuse(s);
             return;
         }
     }
@@ -407,26 +412,14 @@ fn session(s: &mut impl Conn, pid: i32, tx: &mpsc::Sender<Event>, peer: &str, op
             Ok(Some(f)) => f,
             Ok(None) => return,
             Err(_) => {
-                let _ = send(
-                    s,
-                    &Pdu::Error {
-                        from: 0,
-                        code: PM_ERR_IPC,
-                    },
-                );
+                refuse(s);
                 return;
             }
         };
         let pdu = match decode(&frame) {
             Ok(p @ (Pdu::LogRequest { .. } | Pdu::LogControl { .. })) => p,
             _ => {
-                let _ = send(
-                    s,
-                    &Pdu::Error {
-                        from: 0,
-                        code: PM_ERR_IPC,
-                    },
-                );
+                refuse(s);
                 return;
             }
         };

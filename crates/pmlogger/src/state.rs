@@ -497,6 +497,11 @@ impl Plan {
         if self.update_refused(self.req(id).task, ask.req) {
             return;
         }
+        self.remove_or_move(id, ask);
+    }
+
+    /// Request `id` removed, or moved to the request's task.
+    fn remove_or_move(&mut self, id: usize, ask: Ask) {
         if ask.removing {
             self.delete(id);
         } else {
@@ -560,12 +565,7 @@ impl Plan {
         if self.tasks[ctask].state & MAND == 0 && ask.req & MAYBE != 0 {
             return;
         }
-        if ask.removing {
-            self.delete(id);
-        } else {
-            self.ungroup(id);
-            self.group(id, ask.ntp);
-        }
+        self.remove_or_move(id, ask);
     }
 
     /// `update_ok`: an advisory request (not `mandatory maybe`) cannot change a

@@ -89,7 +89,7 @@ impl<'a> Pmval<'a> {
             }
         };
         let label = a.label().clone();
-        let (tz, note) = clock::zone_for(o.hostzone, o.tz.as_deref(), &label);
+        let (tz, note) = o.clock.zone_for(&label);
         if let Some(n) = note.filter(|_| o.format == Format::Text) {
             write!(out, "{n}")?;
         }
@@ -108,7 +108,7 @@ impl<'a> Pmval<'a> {
             Err(msg) => return refused(out, err, msg),
         };
         let plan = Plan::new(o, &desc, &window);
-        if o.tz.is_none() && !o.hostzone && !plan.events && o.format == Format::Text {
+        if o.clock.tz.is_none() && !o.clock.hostzone && !plan.events && o.format == Format::Text {
             writeln!(out)?;
         }
         let cols = column_width(o, &desc);

@@ -129,15 +129,13 @@ pub struct Opts {
     pub host: bool,
     pub local: bool,
     pub gui: bool,
-    pub start: Option<String>,
-    pub finish: Option<String>,
     pub origin: Option<String>,
     pub align: Option<String>,
     /// `-s N`: `Some(0)` is allowed and means no samples.
     pub samples: Option<i32>,
     pub interval: Option<String>,
-    pub tz: Option<String>,
-    pub hostzone: bool,
+    /// `-S`, `-T`, `-Z`, `-z`.
+    pub clock: clock::ClockOpts,
     pub namespace: Option<String>,
     pub fixed: Option<i32>,
     pub instances: Vec<String>,
@@ -230,16 +228,14 @@ pub fn parse(args: &[String]) -> Parse<Box<Opts>> {
             'n' => o.namespace = Some(v),
             'O' => o.origin = Some(v),
             'p' => {}
-            'S' => o.start = Some(v),
             's' => match v.trim().parse::<i32>() {
                 Ok(n) if n >= 0 => o.samples = Some(n),
                 _ => errs.push("-s requires a positive numeric argument".into()),
             },
-            'T' => o.finish = Some(v),
             't' => o.interval = Some(v),
             'V' => return Parse::Version,
-            'Z' | 'z' => {
-                if let Err(e) = clock::zone_opt(c, Some(v), &mut o.tz, &mut o.hostzone) {
+            'S' | 'T' | 'Z' | 'z' => {
+                if let Some(Err(e)) = o.clock.take(c, Some(v)) {
                     errs.push(e);
                 }
             }

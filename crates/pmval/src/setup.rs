@@ -48,8 +48,8 @@ pub(crate) fn window_in(
     let label = a.label();
     let end = a.end_time().unwrap_or(label.start);
     let args = WindowArgs {
-        start: o.start.as_deref(),
-        finish: o.finish.as_deref(),
+        start: o.clock.start.as_deref(),
+        finish: o.clock.finish.as_deref(),
         origin: o.origin.as_deref(),
         align: o.align.as_deref(),
     };

@@ -468,6 +468,14 @@ pub mod vs {
             }),
         )
     }
+    /// One value of type `ty` and no instance, its bytes as given.
+    pub fn block(pmid: PmId, ty: i32, bytes: &[u8]) -> OwnedValueSet {
+        blocks(
+            pmid,
+            ty,
+            std::iter::once((-1, BlockData::from_slice(bytes))),
+        )
+    }
     fn blocks(pmid: PmId, ty: i32, vals: impl Iterator<Item = (i32, BlockData)>) -> OwnedValueSet {
         let vtype = ty as u8;
         set(

@@ -7,7 +7,7 @@ use crate::vs;
 use crate::{label, now, Metric, MetricSource, SourceError};
 use archive_format::codec::event::EventArrayBuilder;
 use archive_format::codec::meta::LabelSet;
-use archive_format::codec::result::{BlockData, OwnedValue, OwnedValueSet, VAL_DPTR};
+use archive_format::codec::result::{OwnedValue, OwnedValueSet, VAL_DPTR};
 use archive_format::types::{sem, vtype, Desc, InDom, PmId, Timestamp, Units};
 
 pub const COLOUR_INDOM: InDom = InDom((29 << 22) | 1);
@@ -229,32 +229,10 @@ impl MetricSource for Sample {
                 6 => vs::u32s(p, self.bins().into_iter().map(|(i, _)| (i, i as u32))),
                 10 => vs::u32(p, 1),
                 18 => vs::f32s(p, [(-1, 1e6)]),
-                23 => OwnedValueSet {
-                    pmid: p,
-                    numval: 1,
-                    valfmt: VAL_DPTR,
-                    values: vec![(
-                        -1,
-                        OwnedValue::Block {
-                            vtype: vtype::I64 as u8,
-                            data: BlockData::from_slice(&1_000_000i64.to_be_bytes()),
-                        },
-                    )],
-                },
+                23 => vs::block(p, vtype::I64, &1_000_000i64.to_be_bytes()),
                 28 => vs::f64s(p, [(-1, 1e6)]),
                 31 => vs::strings(p, [(-1, "hullo world!")]),
-                34 => OwnedValueSet {
-                    pmid: p,
-                    numval: 1,
-                    valfmt: VAL_DPTR,
-                    values: vec![(
-                        -1,
-                        OwnedValue::Block {
-                            vtype: vtype::AGGREGATE as u8,
-                            data: BlockData::from_slice(b"hullo world!"),
-                        },
-                    )],
-                },
+                34 => vs::block(p, vtype::AGGREGATE, b"hullo world!"),
                 96 => vs::u32(p, 1_000_000),
                 101 => vs::u64(p, 1_000_000),
                 136 | 139 => OwnedValueSet {

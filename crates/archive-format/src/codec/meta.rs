@@ -170,15 +170,7 @@ fn rec(c: &Cursor, what: &'static str) -> DecodeError {
 }
 
 fn stamp(c: &mut Cursor, v3: bool) -> Result<Timestamp, DecodeError> {
-    if v3 {
-        let sec = c.sec64()?;
-        let nsec = c.u32()?;
-        Ok(Timestamp::new(sec, nsec.min(999_999_999)))
-    } else {
-        let sec = c.i32()? as i64;
-        let usec = c.i32()?;
-        Ok(Timestamp::new(sec, usec.clamp(0, 999_999) as u32 * 1000))
-    }
+    crate::codec::result::read_stamp(c, v3)
 }
 
 /// The bytes of a `.meta` payload that [`indom_head`] needs at most: the type

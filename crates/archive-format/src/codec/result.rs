@@ -90,8 +90,13 @@ fn logrec(off: u64, what: &'static str) -> DecodeError {
 
 /// Decodes the timestamp at the start of a record payload.
 pub fn decode_stamp(payload: &[u8], base: u64, version: u32) -> Result<Timestamp, DecodeError> {
-    let mut c = Cursor::new(payload, base);
-    if version >= 3 {
+    read_stamp(&mut Cursor::new(payload, base), version >= 3)
+}
+
+/// A timestamp at the cursor in a v3 layout (64-bit seconds, nanoseconds) or a
+/// v2 one (32-bit seconds, microseconds), its fraction clamped as libpcp's is.
+pub(crate) fn read_stamp(c: &mut Cursor, v3: bool) -> Result<Timestamp, DecodeError> {
+    if v3 {
         let sec = c.sec64()?;
         let nsec = c.u32()?;
         Ok(Timestamp::new(sec, nsec.min(999_999_999)))
@@ -100,6 +105,18 @@ pub fn decode_stamp(payload: &[u8], base: u64, version: u32) -> Result<Timestamp
         let usec = c.i32()?;
         Ok(Timestamp::new(sec, usec.clamp(0, 999_999) as u32 * 1000))
     }
+}
+
+/// A data record's head in `version`'s layout: its time, then `numpmid`.
+pub fn put_record_head(out: &mut Vec<u8>, stamp: Timestamp, numpmid: i32, version: u32) {
+    if version >= 3 {
+        out.put_sec64(stamp.sec);
+        out.put_u32(stamp.nsec);
+    } else {
+        out.put_i32(stamp.sec as i32);
+        out.put_i32((stamp.nsec / 1000) as i32);
+    }
+    out.put_i32(numpmid);
 }
 
 /// One value set of a record payload, read in place: its values are decoded only
@@ -727,14 +744,7 @@ pub fn encode_result(stamp: Timestamp, vsets: &[OwnedValueSet], version: u32) ->
         }
     }
     let mut head = Vec::with_capacity(16 + vlist_len + blocks_len);
-    if version >= 3 {
-        head.put_sec64(stamp.sec);
-        head.put_u32(stamp.nsec);
-    } else {
-        head.put_i32(stamp.sec as i32);
-        head.put_i32((stamp.nsec / 1000) as i32);
-    }
-    head.put_i32(vsets.len() as i32);
+    put_record_head(&mut head, stamp, vsets.len() as i32, version);
     // word index of the first block: 8 bytes before the record + 4 (len) + head + vlist
     let mut blocks = Vec::with_capacity(blocks_len);
     let first = 8 + 4 + head.len() + vlist_len;

@@ -17,7 +17,7 @@ pub(super) fn dump_values(
 ) -> io::Result<i32> {
     // pmSetMode(FORW, start) or pmSetMode(BACK, finish), then pmFetchArchive until
     // the end, as the reference does (so damaged archives end as they do there)
-    let windowed = o.start.is_some() || o.finish.is_some();
+    let windowed = o.clock.windowed();
     // forward: on as many threads as there are (one included: records are
     // decoded a part at a time there too)
     if !o.reverse {
