@@ -18,9 +18,20 @@ pub struct Parsed {
     pub operands: Vec<String>,
 }
 
-/// Parses `args` (without the program name). On error returns the glibc message
-/// (without the `prog: ` prefix).
+/// Parses `args` (without the program name). On error returns glibc's messages
+/// (without the `prog: ` prefix), a line each: as glibc, parsing goes on after a
+/// mistake, so that every mistake is reported.
 pub fn getopt(args: &[String], short: &str, long: &[LongOpt]) -> Result<Parsed, String> {
+    let (parsed, errors) = getopt_all(args, short, long);
+    match errors.is_empty() {
+        true => Ok(parsed),
+        false => Err(errors.join("\n")),
+    }
+}
+
+/// [`getopt`] for a tool that goes on after glibc's messages (pmlc checks its
+/// operand even then): what was parsed, and the messages.
+pub fn getopt_all(args: &[String], short: &str, long: &[LongOpt]) -> (Parsed, Vec<String>) {
     let takes_arg = |c: char| -> Option<bool> {
         let i = short.find(c)?;
         if c == ':' {
@@ -29,6 +40,7 @@ pub fn getopt(args: &[String], short: &str, long: &[LongOpt]) -> Result<Parsed, 
         Some(short[i + c.len_utf8()..].starts_with(':'))
     };
     let mut out = Parsed::default();
+    let mut errors: Vec<String> = Vec::new();
     let mut i = 0;
     while i < args.len() {
         let a = &args[i];
@@ -49,15 +61,19 @@ pub fn getopt(args: &[String], short: &str, long: &[LongOpt]) -> Result<Parsed, 
                     let cands: Vec<&LongOpt> =
                         long.iter().filter(|l| l.name.starts_with(name)).collect();
                     match cands.len() {
-                        0 => return Err(format!("unrecognized option '--{name}'")),
+                        0 => {
+                            errors.push(format!("unrecognized option '--{name}'"));
+                            continue;
+                        }
                         1 => *cands[0],
                         _ => {
                             let list: Vec<String> =
                                 cands.iter().map(|l| format!("'--{}'", l.name)).collect();
-                            return Err(format!(
+                            errors.push(format!(
                                 "option '--{name}' is ambiguous; possibilities: {}",
                                 list.join(" ")
                             ));
+                            continue;
                         }
                     }
                 }
@@ -70,14 +86,16 @@ pub fn getopt(args: &[String], short: &str, long: &[LongOpt]) -> Result<Parsed, 
                             i += 1;
                             args[i - 1].clone()
                         } else {
-                            return Err(format!("option '--{}' requires an argument", opt.name));
+                            errors.push(format!("option '--{}' requires an argument", opt.name));
+                            continue;
                         }
                     }
                 };
                 out.opts.push((opt.short, Some(v)));
             } else {
                 if val.is_some() {
-                    return Err(format!("option '--{}' doesn't allow an argument", opt.name));
+                    errors.push(format!("option '--{}' doesn't allow an argument", opt.name));
+                    continue;
                 }
                 out.opts.push((opt.short, None));
             }
@@ -90,7 +108,7 @@ pub fn getopt(args: &[String], short: &str, long: &[LongOpt]) -> Result<Parsed, 
                 let c = chars[k];
                 k += 1;
                 match takes_arg(c) {
-                    None => return Err(format!("invalid option -- '{c}'")),
+                    None => errors.push(format!("invalid option -- '{c}'")),
                     Some(false) => out.opts.push((c, None)),
                     Some(true) => {
                         let rest: String = chars[k..].iter().collect();
@@ -100,7 +118,8 @@ pub fn getopt(args: &[String], short: &str, long: &[LongOpt]) -> Result<Parsed, 
                             i += 1;
                             args[i - 1].clone()
                         } else {
-                            return Err(format!("option requires an argument -- '{c}'"));
+                            errors.push(format!("option requires an argument -- '{c}'"));
+                            break;
                         };
                         out.opts.push((c, Some(v)));
                         break;
@@ -111,7 +130,7 @@ pub fn getopt(args: &[String], short: &str, long: &[LongOpt]) -> Result<Parsed, 
         }
         out.operands.push(a.clone());
     }
-    Ok(out)
+    (out, errors)
 }
 
 #[cfg(test)]

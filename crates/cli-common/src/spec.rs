@@ -188,9 +188,17 @@ impl Tool {
             .collect()
     }
 
-    /// Parses `args` with glibc's rules.
+    /// Parses `args` with glibc's rules. The error is glibc's messages, the lines
+    /// after the first with `NAME: ` before them (the caller prints the first's).
     pub fn getopt(&self, args: &[String]) -> Result<crate::getopt::Parsed, String> {
         crate::getopt::getopt(args, &self.short(), &self.long())
+            .map_err(|m| m.replace('\n', &format!("\n{}: ", self.name)))
+    }
+
+    /// Parses `args` with glibc's rules, going on after mistakes: what was
+    /// parsed, and glibc's messages (without `NAME: `).
+    pub fn getopt_all(&self, args: &[String]) -> (crate::getopt::Parsed, Vec<String>) {
+        crate::getopt::getopt_all(args, &self.short(), &self.long())
     }
 
     /// PCP's usage text, as `pmUsageMessage` lays it out: an option's synopsis in a

@@ -128,15 +128,11 @@ struct Args {
 }
 
 /// The command line as PCP's pmlc reads it; `Err(status)` once it has said why
-/// it will not run (or printed its version).
+/// it will not run (or printed its version). As PCP's, it goes on after a
+/// mistake: glibc's messages come first, then pmlc's own (its operand is checked
+/// even after a bad option), then the usage.
 fn parse_args(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> Result<Args, i32> {
-    let usage = |err: &mut dyn Write, msg: Option<&str>| {
-        if let Some(m) = msg {
-            let _ = writeln!(err, "{PROG}: {m}");
-        }
-        cli_common::shell::usage(&TOOL, args, err)
-    };
-    let p = TOOL.getopt(args).map_err(|m| usage(err, Some(&m)))?;
+    let (p, glibc) = TOOL.getopt_all(args);
     let mut a = Args {
         echo: false,
         interactive: false,
@@ -146,25 +142,43 @@ fn parse_args(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> Resu
         strict: true,
         pmns: None,
     };
+    for m in &glibc {
+        let _ = writeln!(err, "{PROG}: {m}");
+    }
+    let mut said: Vec<&str> = Vec::new();
+    let mut errors = glibc.len();
+    let mut socket = Socket::default();
+    const AT_MOST_ONE: &str = "at most one of -P, -p, unix socket, or PID may be specified";
     for (c, v) in p.opts {
         let v = v.unwrap_or_default();
         match c {
             'e' => a.echo = true,
             'i' => a.interactive = true,
-            'h' => a.host = Some(v),
+            'h' => {
+                socket = Socket::of(&v);
+                a.host = Some(v);
+            }
             'n' => match cli_common::pmns::load(PROG, &v, err) {
                 Ok(Some(p)) => a.pmns = Some(p),
                 _ => return Err(1),
             },
             'D' => {}
+            'P' if a.target.is_some() || (socket.unix && socket.path) => {
+                said.push(AT_MOST_ONE);
+                errors += 1;
+            }
             'P' => a.target = Some(Target::Primary),
+            'p' if a.target.is_some() || socket.unix => {
+                said.push(AT_MOST_ONE);
+                errors += 1;
+            }
+            // a port that is not one still counts as given
             'p' => match v.parse::<u16>() {
                 Ok(n) if n > 0 => a.target = Some(Target::Port(n)),
                 _ => {
-                    return Err(usage(
-                        err,
-                        Some("port must be numeric and greater than zero"),
-                    ))
+                    a.target = Some(Target::Port(0));
+                    said.push("port must be numeric and greater than 0");
+                    errors += 1;
                 }
             },
             'Z' => a.zone = Zone::Tz(v),
@@ -174,16 +188,54 @@ fn parse_args(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> Resu
                 let _ = write!(out, "{}", cli_common::about::version(PROG));
                 return Err(0);
             }
-            _ => return Err(usage(err, None)),
+            _ => errors += 1,
         }
     }
-    if let Some(pid) = p.operands.first() {
-        match pid.parse::<u32>() {
-            Ok(n) if n > 0 => a.target = Some(Target::Pid(n)),
-            _ => return Err(usage(err, None)),
+    match p.operands.as_slice() {
+        [] => {}
+        [_] if a.target.is_some() || (socket.unix && socket.path) => {
+            said.push(AT_MOST_ONE);
+            errors += 1;
         }
+        [pid] => match pid.parse::<u32>() {
+            Ok(n) if n > 0 && n <= i32::MAX as u32 => a.target = Some(Target::Pid(n)),
+            _ => {
+                said.push("PID must be a numeric process ID and greater than 0");
+                errors += 1;
+            }
+        },
+        _ => errors += 1,
+    }
+    if errors == 0 && a.host.is_some() && a.target.is_none() && !socket.path {
+        said.push("-h may not be used without -P or -p or a socket path or a PID");
+        errors += 1;
+    }
+    if errors > 0 {
+        for m in said {
+            let _ = writeln!(err, "{PROG}: {m}");
+        }
+        return Err(cli_common::shell::usage(&TOOL, args, err));
     }
     Ok(a)
+}
+
+/// What `-h` says of a local socket: a `unix:` URL, and a path in a `unix:` or
+/// `local:` one.
+#[derive(Default)]
+struct Socket {
+    unix: bool,
+    path: bool,
+}
+
+impl Socket {
+    fn of(host: &str) -> Socket {
+        let (unix, local) = (host.starts_with("unix:"), host.starts_with("local:"));
+        let rest = host.split_once(':').map_or("", |(_, r)| r);
+        Socket {
+            unix,
+            path: (unix || local) && !rest.trim_start_matches('/').is_empty(),
+        }
+    }
 }
 
 /// Runs pmlc over `input`; returns the exit status.
