@@ -32,6 +32,79 @@ pub fn getopt(args: &[String], short: &str, long: &[LongOpt]) -> Result<Parsed, 
 /// [`getopt`] for a tool that goes on after glibc's messages (pmlc checks its
 /// operand even then): what was parsed, and the messages.
 pub fn getopt_all(args: &[String], short: &str, long: &[LongOpt]) -> (Parsed, Vec<String>) {
+    let mut out = Parsed::default();
+    let mut errors: Vec<String> = Vec::new();
+    // the arguments not yet read (an option's argument may be the next one)
+    let mut rest = args.iter();
+    while let Some(a) = rest.next() {
+        if a == "--" {
+            out.operands.extend(rest.cloned());
+            break;
+        }
+        let found = if let Some(body) = a.strip_prefix("--") {
+            long_option(body, long, &mut rest)
+        } else if a.len() > 1 && a.starts_with('-') {
+            short_options(&a[1..], short, &mut rest)
+        } else {
+            out.operands.push(a.clone());
+            continue;
+        };
+        match found {
+            Ok(opts) => out.opts.extend(opts),
+            Err((opts, e)) => {
+                out.opts.extend(opts);
+                errors.extend(e);
+            }
+        }
+    }
+    (out, errors)
+}
+
+/// What one argument gave: its options, or those before a mistake with glibc's
+/// messages.
+type Found = Result<Vec<(char, Option<String>)>, (Vec<(char, Option<String>)>, Vec<String>)>;
+
+/// A long option (`body` after `--`), its exact name or a unique prefix, with
+/// its argument after `=` or taken from `rest`.
+fn long_option(body: &str, long: &[LongOpt], rest: &mut std::slice::Iter<'_, String>) -> Found {
+    let fail = |m: String| Err((Vec::new(), vec![m]));
+    let (name, val) = match body.split_once('=') {
+        Some((n, v)) => (n, Some(v.to_string())),
+        None => (body, None),
+    };
+    let opt = match long.iter().find(|l| l.name == name) {
+        Some(l) => *l,
+        None => {
+            let cands: Vec<&LongOpt> = long.iter().filter(|l| l.name.starts_with(name)).collect();
+            match cands.len() {
+                0 => return fail(format!("unrecognized option '--{name}'")),
+                1 => *cands[0],
+                _ => {
+                    let list: Vec<String> =
+                        cands.iter().map(|l| format!("'--{}'", l.name)).collect();
+                    return fail(format!(
+                        "option '--{name}' is ambiguous; possibilities: {}",
+                        list.join(" ")
+                    ));
+                }
+            }
+        }
+    };
+    match (opt.has_arg, val) {
+        (true, Some(v)) => Ok(vec![(opt.short, Some(v))]),
+        (true, None) => match rest.next() {
+            Some(v) => Ok(vec![(opt.short, Some(v.clone()))]),
+            None => fail(format!("option '--{}' requires an argument", opt.name)),
+        },
+        (false, Some(_)) => fail(format!("option '--{}' doesn't allow an argument", opt.name)),
+        (false, None) => Ok(vec![(opt.short, None)]),
+    }
+}
+
+/// A cluster of short options (`cluster` after `-`): each on its own, the last
+/// one that takes an argument with the rest of the cluster or the next argument.
+/// An unknown one is reported and the cluster goes on.
+fn short_options(cluster: &str, short: &str, rest: &mut std::slice::Iter<'_, String>) -> Found {
     let takes_arg = |c: char| -> Option<bool> {
         let i = short.find(c)?;
         if c == ':' {
@@ -39,98 +112,28 @@ pub fn getopt_all(args: &[String], short: &str, long: &[LongOpt]) -> (Parsed, Ve
         }
         Some(short[i + c.len_utf8()..].starts_with(':'))
     };
-    let mut out = Parsed::default();
-    let mut errors: Vec<String> = Vec::new();
-    let mut i = 0;
-    while i < args.len() {
-        let a = &args[i];
-        i += 1;
-        if a == "--" {
-            out.operands.extend(args[i..].iter().cloned());
-            break;
-        }
-        if let Some(body) = a.strip_prefix("--") {
-            let (name, val) = match body.split_once('=') {
-                Some((n, v)) => (n, Some(v.to_string())),
-                None => (body, None),
-            };
-            let exact = long.iter().find(|l| l.name == name);
-            let opt = match exact {
-                Some(l) => *l,
-                None => {
-                    let cands: Vec<&LongOpt> =
-                        long.iter().filter(|l| l.name.starts_with(name)).collect();
-                    match cands.len() {
-                        0 => {
-                            errors.push(format!("unrecognized option '--{name}'"));
-                            continue;
-                        }
-                        1 => *cands[0],
-                        _ => {
-                            let list: Vec<String> =
-                                cands.iter().map(|l| format!("'--{}'", l.name)).collect();
-                            errors.push(format!(
-                                "option '--{name}' is ambiguous; possibilities: {}",
-                                list.join(" ")
-                            ));
-                            continue;
-                        }
-                    }
+    let (mut opts, mut errors) = (Vec::new(), Vec::new());
+    for (at, c) in cluster.char_indices() {
+        match takes_arg(c) {
+            None => errors.push(format!("invalid option -- '{c}'")),
+            Some(false) => opts.push((c, None)),
+            Some(true) => {
+                let attached = &cluster[at + c.len_utf8()..];
+                if !attached.is_empty() {
+                    opts.push((c, Some(attached.to_string())));
+                } else if let Some(v) = rest.next() {
+                    opts.push((c, Some(v.clone())));
+                } else {
+                    errors.push(format!("option requires an argument -- '{c}'"));
                 }
-            };
-            if opt.has_arg {
-                let v = match val {
-                    Some(v) => v,
-                    None => {
-                        if i < args.len() {
-                            i += 1;
-                            args[i - 1].clone()
-                        } else {
-                            errors.push(format!("option '--{}' requires an argument", opt.name));
-                            continue;
-                        }
-                    }
-                };
-                out.opts.push((opt.short, Some(v)));
-            } else {
-                if val.is_some() {
-                    errors.push(format!("option '--{}' doesn't allow an argument", opt.name));
-                    continue;
-                }
-                out.opts.push((opt.short, None));
+                break;
             }
-            continue;
         }
-        if a.len() > 1 && a.starts_with('-') {
-            let chars: Vec<char> = a[1..].chars().collect();
-            let mut k = 0;
-            while k < chars.len() {
-                let c = chars[k];
-                k += 1;
-                match takes_arg(c) {
-                    None => errors.push(format!("invalid option -- '{c}'")),
-                    Some(false) => out.opts.push((c, None)),
-                    Some(true) => {
-                        let rest: String = chars[k..].iter().collect();
-                        let v = if !rest.is_empty() {
-                            rest
-                        } else if i < args.len() {
-                            i += 1;
-                            args[i - 1].clone()
-                        } else {
-                            errors.push(format!("option requires an argument -- '{c}'"));
-                            break;
-                        };
-                        out.opts.push((c, Some(v)));
-                        break;
-                    }
-                }
-            }
-            continue;
-        }
-        out.operands.push(a.clone());
     }
-    (out, errors)
+    match errors.is_empty() {
+        true => Ok(opts),
+        false => Err((opts, errors)),
+    }
 }
 
 #[cfg(test)]
