@@ -796,14 +796,43 @@ pub fn of_stream(
 ) -> Result<HashMap<InDom, Lives>> {
     let mut b = LivesBuilder::with_run(run);
     let mut changes: HashMap<InDom, u64> = HashMap::new();
+    let mut slots: HashMap<InDom, Slot> = HashMap::new();
     stream.for_each_rest(|indom, set, _| {
         let seen = changes.entry(indom).or_insert(0);
-        if *seen != set.changes() {
-            *seen = set.changes();
-            b.push(indom, set.stamp(), set.iter().map(|(i, _)| i));
+        if *seen == set.changes() {
+            return;
         }
+        *seen = set.changes();
+        let members: Members = set.iter().map(|(i, n)| (i, n.into())).collect();
+        let slot = slots
+            .entry(indom)
+            .or_insert_with(|| (set.stamp(), Vec::new()));
+        if slot.0 != set.stamp() {
+            flush(&mut b, indom, slot);
+            slot.0 = set.stamp();
+        }
+        // a record the slot has already is not another set: it moves to the end
+        slot.1.retain(|m| *m != members);
+        slot.1.push(members);
     })?;
+    for (indom, slot) in &mut slots {
+        flush(&mut b, *indom, slot);
+    }
     b.finish()
+}
+
+/// A set's instances and their names.
+type Members = Vec<(i32, Box<str>)>;
+
+/// The sets of one domain at one time (its records with that time, as libpcp
+/// keeps them: of a record and its duplicates the last only, where it came).
+type Slot = (Timestamp, Vec<Members>);
+
+/// The slot's sets go to the builder; the slot is emptied.
+fn flush(b: &mut LivesBuilder, indom: InDom, slot: &mut Slot) {
+    for members in slot.1.drain(..) {
+        b.push(indom, slot.0, members.iter().map(|(i, _)| *i));
+    }
 }
 
 #[cfg(test)]
