@@ -5,7 +5,8 @@
 //! hold names such as `/^N[\xc9E]V/` (ISO 8859-1). The library hands strings out as
 //! `String`, so that they are easy to use, but decodes them losslessly: each byte
 //! that is not part of valid UTF-8 becomes the character `U+10FF00 + byte` (in a
-//! private-use plane no archive string is expected to use). [`to_bytes`] gives the
+//! private-use plane no archive string is expected to use; one that does have
+//! such a character has its four bytes kept as four). [`to_bytes`] gives the
 //! original bytes back, the writer encodes strings with it, and [`RawBytes`] restores
 //! them in output, so that a tool prints exactly the bytes the reference prints.
 
@@ -20,19 +21,39 @@ pub fn from_bytes(mut b: &[u8]) -> String {
     loop {
         match std::str::from_utf8(b) {
             Ok(t) => {
-                s.push_str(t);
+                push_valid(&mut s, t);
                 return s;
             }
             Err(e) => {
                 let (good, rest) = b.split_at(e.valid_up_to());
                 // valid_up_to() marks a prefix that is valid UTF-8
-                s.push_str(std::str::from_utf8(good).unwrap_or_default());
+                push_valid(&mut s, std::str::from_utf8(good).unwrap_or_default());
                 let bad = e.error_len().unwrap_or(rest.len()).max(1);
                 for &x in &rest[..bad.min(rest.len())] {
                     s.push(char::from_u32(BASE + u32::from(x)).unwrap_or('\u{fffd}'));
                 }
                 b = &rest[bad.min(rest.len())..];
             }
+        }
+    }
+}
+
+/// Valid UTF-8 as it is, except the characters that stand for raw bytes: a
+/// string holding one has its bytes kept as raw bytes, so that [`to_bytes`]
+/// gives them back.
+fn push_valid(s: &mut String, t: &str) {
+    if memchr::memchr(0xf4, t.as_bytes()).is_none() {
+        s.push_str(t);
+        return;
+    }
+    for c in t.chars() {
+        if (BASE..=BASE + 0xff).contains(&(c as u32)) {
+            let mut buf = [0u8; 4];
+            for &x in c.encode_utf8(&mut buf).as_bytes() {
+                s.push(char::from_u32(BASE + u32::from(x)).unwrap_or('\u{fffd}'));
+            }
+        } else {
+            s.push(c);
         }
     }
 }
@@ -116,6 +137,17 @@ mod tests {
         assert_eq!(out.0, [b"<".as_slice(), b, b">"].concat());
         assert_eq!(from_bytes("héllo".as_bytes()), "héllo");
         assert!(!has_raw("héllo"));
+    }
+
+    #[test]
+    fn a_character_that_stands_for_a_byte_is_kept_as_its_bytes() {
+        // U+10FF00 in UTF-8: the character for raw byte 0 if it were taken as one
+        let b = [0xf4, 0x8f, 0xbc, 0x80, b'x'];
+        let s = from_bytes(&b);
+        assert_eq!(to_bytes(&s), b);
+        let mut out = RawBytes(Vec::new());
+        out.write_all(s.as_bytes()).expect("write");
+        assert_eq!(out.0, b);
     }
 
     proptest! {
