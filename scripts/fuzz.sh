@@ -33,6 +33,8 @@ seed() {
   # nothing (their headers are found at once)
   if [ "$t" = text ]; then
     cp testdata/configs/* "$dir/" 2>/dev/null || true
+    grep -v '^#' testdata/golden-derive/syntax.tsv | cut -f1 >"$dir/derived-expressions"
+    cut -f1 testdata/golden-derive/units.tsv >"$dir/units"
     return
   fi
   [ "$t" = pdu ] && return

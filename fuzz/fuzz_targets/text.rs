@@ -1,6 +1,7 @@
 #![no_main]
 //! The text parsers: pmlogger's configuration, an ASCII namespace, pmval's metric
-//! argument, and PCP's time intervals and points in time.
+//! argument, PCP's time intervals and points in time, derived-metric expressions
+//! (one after another, as libpcp parses them) and units strings.
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -8,6 +9,11 @@ fuzz_target!(|data: &[u8]| {
     let _ = pmlogger::config::parse(&text, 60_000);
     let _ = archive_format::pmns::Pmns::parse_ascii(&text);
     let _ = pmval::spec::parse(&text);
+    let mut in_matchinst = false;
+    for line in text.lines() {
+        let _ = archive_format::derive::parse_after(line, &mut in_matchinst);
+    }
+    let _ = archive_format::unitstr::parse_units(&text);
     let _ = cli_common::window::parse_interval(&text);
     let utc = cli_common::zone::parse_tz("UTC");
     let _ = cli_common::window::parse_absolute(&text, &utc, None);

@@ -87,6 +87,7 @@ pub mod atom;
 pub mod codec;
 pub mod compress;
 mod copier;
+pub mod derive;
 pub mod error;
 mod errtab;
 pub mod format;
@@ -102,6 +103,7 @@ pub mod pmns;
 pub mod replay;
 pub mod text;
 pub mod types;
+pub mod unitstr;
 pub mod volume;
 pub mod writer;
 

@@ -156,6 +156,18 @@ fn nibble_signed(v: u32) -> i32 {
 }
 
 impl Units {
+    /// Units of these dimensions and scales, each kept in its four bits as
+    /// the on-disk word keeps it (dimensions and the count scale signed).
+    pub const fn new(dims: [i32; 3], scales: [u32; 2], scale_count: i32) -> Units {
+        Units(
+            ((dims[0] as u32) & 0xf) << 28
+                | ((dims[1] as u32) & 0xf) << 24
+                | ((dims[2] as u32) & 0xf) << 20
+                | (scales[0] & 0xf) << 16
+                | (scales[1] & 0xf) << 12
+                | ((scale_count as u32) & 0xf) << 8,
+        )
+    }
     pub fn dim_space(self) -> i32 {
         nibble_signed(self.0 >> 28)
     }
