@@ -121,8 +121,101 @@ def write_units(lib):
     print(f"{len(lines)} units strings -> {os.path.relpath(path, ROOT)}")
 
 
-def main():
+# metrics of testdata/archives/sample_v3 of each kind: a U32 counter in seconds,
+# instances of two domains, each numeric type, strings, count / sec
+M = {
+    "c": "sample.seconds", "i1": "sample.colour", "i2": "sample.bin",
+    "i2b": "sample.long.bin", "f": "sample.float.ten", "d": "sample.double.million",
+    "s": "sample.string.hullo", "u64": "sample.ulonglong.million",
+    "i64": "sample.longlong.million", "u32": "sample.ulong.million",
+    "one": "sample.long.one", "rate": "sample.write_me", "disc": "sample.lights",
+    "agg": "sample.aggregate.hullo",
+}
+SEM_FORMS = [
+    "{a}", "{a} + {b}", "{a} - {b}", "{a} * {b}", "{a} / {b}", "{a} < {b}", "{a} >= {b}",
+    "{a} == 0", "{a} && {b}", "{a} || 1", "-{a}", "!{a}", "{a} ? {b} : {a}",
+    "{a} ? {a} : {b}", "avg({a})", "count({a})", "delta({a})", "max({a})", "min({a})",
+    "sum({a})", "rate({a})", "instant({a})", "defined({a})", "scalar({a})",
+    "rescale({a}, \"Kbyte/sec\")", "rescale({a}, \"millisec\")", "{a}[red]",
+    "matchinst(/bin-1/, {a})", "{a} * 1024 + {b}", "mkconst(1, units=sec) + {a}",
+    "{a} + mkconst(2, type=double, units=\"count/sec\")", "defined(no.such) ? {a} : {b}",
+    "no.such + {a}", "mkconst(1, semantics=counter) * {a}", "{a} / mkconst(3, units=\"Kbyte\")",
+]
+
+
+class Desc(ctypes.Structure):
+    _fields_ = [("pmid", ctypes.c_uint32), ("type", ctypes.c_int), ("indom", ctypes.c_uint32),
+                ("sem", ctypes.c_int), ("units", ctypes.c_uint32)]
+
+
+def sem_cases():
+    keys = list(M)
+    out = []
+    for f in SEM_FORMS:
+        for a in keys:
+            for b in (keys if "{b}" in f else [""]):
+                e = f.format(a=M[a], b=M.get(b, ""))
+                if e not in out:
+                    out.append(e)
+    return out
+
+
+def write_semantics():
+    """Runs itself in a child (libpcp's semantic errors go to its stderr) over
+    testdata/archives/sample_v3, without the global derived metrics."""
+    import subprocess
+    import sys
+    env = dict(os.environ, PCP_DERIVED_CONFIG="")
+    r = subprocess.run([sys.executable, __file__, "--semantics-child"], env=env,
+                       capture_output=True, text=True, check=True)
+    errors = {}
+    for line in r.stderr.splitlines():
+        if line.startswith("Semantic error: derived metric "):
+            name = line.split()[4].rstrip(":")
+            errors.setdefault(name, line)
+    lines = []
+    for e, row in zip(sem_cases(), r.stdout.splitlines()):
+        name, said = row.split("\t")
+        if said == "unavailable" and name in errors:
+            said = "error: " + errors[name]
+        lines.append(f"{e}\t{said}")
+    path = os.path.join(os.path.dirname(OUT), "semantics.tsv")
+    with open(path, "w") as f:
+        f.write("# expression<TAB>its descriptor (type sem indom units) over testdata/archives/sample_v3, "
+                "the semantic error, or unavailable (made by scripts/make-derive-goldens.py)\n")
+        f.write("\n".join(lines) + "\n")
+    print(f"{len(lines)} expressions over an archive -> {os.path.relpath(path, ROOT)}")
+
+
+def semantics_child():
     lib = ctypes.CDLL("libpcp.so.3")
+    lib.pmRegisterDerivedMetric.argtypes = [
+        ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_char_p)]
+    cases = sem_cases()
+    for n, e in enumerate(cases):
+        err = ctypes.c_char_p()
+        lib.pmRegisterDerivedMetric(f"d.m{n}".encode(), e.encode(), ctypes.byref(err))
+    archive = os.path.join(ROOT, "testdata/archives/sample_v3").encode()
+    if lib.pmNewContext(2, archive) < 0:
+        raise SystemExit("cannot open the archive")
+    for n, e in enumerate(cases):
+        name = ctypes.c_char_p(f"d.m{n}".encode())
+        pmid = ctypes.c_uint32()
+        said = "unavailable"
+        if lib.pmLookupName(1, ctypes.byref(name), ctypes.byref(pmid)) >= 0:
+            d = Desc()
+            if lib.pmLookupDesc(pmid, ctypes.byref(d)) >= 0:
+                said = f"{d.type} {d.sem} {d.indom:08x} {d.units:08x}"
+        print(f"d.m{n}\t{said}")
+
+
+def main():
+    import sys
+    if "--semantics-child" in sys.argv:
+        semantics_child()
+        return
+    lib = ctypes.CDLL("libpcp.so.3")
+    write_semantics()
     write_units(lib)
     lib.pmRegisterDerivedMetric.argtypes = [
         ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_char_p)]

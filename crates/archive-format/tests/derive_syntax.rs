@@ -96,3 +96,47 @@ fn units_as_libpcp_reads_them() {
     assert!(all > 2000, "{all} strings");
     assert!(diffs.is_empty(), "{same} of {all}:\n{}", diffs.join("\n"));
 }
+
+/// Derived metrics over testdata/archives/sample_v3 as PCP's libpcp checked them
+/// when it opened the archive (testdata/golden-derive/semantics.tsv): the same
+/// descriptor, the same semantic error, or unavailable alike.
+#[test]
+fn semantics_as_libpcp_checks_them() {
+    use archive_format::derive::check::{check, Unavailable};
+    use archive_format::derive::parse;
+    use archive_format::pmns::Lookup;
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata");
+    let a = archive_format::Archive::open(format!("{root}/archives/sample_v3")).expect("archive");
+    let meta = a.metadata();
+    let lookup = |name: &str| match meta.pmns.lookup(name) {
+        Lookup::Leaf(p) => meta.desc(p).copied(),
+        _ => None,
+    };
+    let text =
+        std::fs::read_to_string(format!("{root}/golden-derive/semantics.tsv")).expect("goldens");
+    let (mut same, mut all, mut diffs) = (0, 0, Vec::new());
+    for (n, line) in text.lines().filter(|l| !l.starts_with('#')).enumerate() {
+        let Some((expr, want)) = line.split_once('\t') else {
+            continue;
+        };
+        let name = format!("d.m{n}");
+        let got = match parse(expr).map(|node| check(&name, &node, &lookup)) {
+            Err(e) => format!("syntax {e:?}"),
+            Ok(Ok(p)) => {
+                let d = p.desc;
+                format!("{} {} {:08x} {:08x}", d.vtype, d.sem, d.indom.0, d.units.0)
+            }
+            Ok(Err(Unavailable::Operand(_))) => "unavailable".into(),
+            Ok(Err(Unavailable::Semantics(m))) => format!("error: {m}"),
+        };
+        all += 1;
+        if got == want {
+            same += 1;
+        } else if diffs.len() < 20 {
+            diffs.push(format!("{expr:?}\n  want {want}\n  got  {got}"));
+        }
+    }
+    println!("derived-metric semantics: {same} of {all} identical");
+    assert!(all > 2000, "{all} expressions");
+    assert!(diffs.is_empty(), "{same} of {all}:\n{}", diffs.join("\n"));
+}

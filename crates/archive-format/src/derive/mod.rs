@@ -7,6 +7,7 @@
 //! - [`lex`] and [`parse`]: the lexer and the table-driven parser, with libpcp's
 //!   diagnostics for a bad expression ([`SyntaxError`]).
 
+pub mod check;
 mod lex;
 mod parse;
 pub mod regex;
