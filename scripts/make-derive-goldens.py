@@ -209,12 +209,52 @@ def semantics_child():
         print(f"d.m{n}\t{said}")
 
 
+# configuration files for pmLoadDerivedConfig(3): each kind of line and mistake
+CONFIGS = {
+    "good": "# a comment\n\na.x = b.y + 1\na.z=rate(q.r)\n  spaced.name  =  1\n",
+    "attrs": "m.a = 1\nm.a(oneline) = \"one line\"\nm.a(helptext) = 'two\\\nlines and \\' quote'\n"
+             "m.a(oneline) = again\nm.a(colour) = red\nno.such(oneline) = x\nm.a( ) = y\n",
+    "multiline": "m.b = 2\nm.b(helptext) = \"first\nsecond\nthird\"  trailing\nm.b(oneline) = 'a'\n",
+    "mistakes": "no equals here\n = 3\n9bad = 1\nm.c( = 1\nm.d) = 1\nm.e =   \nm.f(oneline) =  \n",
+    "syntax": "m.g = a +\nm.h =\tb c\nm.i = (a\nm.g = 1\nm.j = matchinst(/x, a)\nm.k = a / b\n",
+    "unterminated": "m.l = 1\nm.l(helptext) = \"never\nends\n",
+    "lastline": "m.m = 1\nm.n = 2",
+    "dup": "m.o = 1\nm.o = 2\n",
+}
+
+
+def write_configs():
+    import subprocess
+    import sys
+    d = os.path.join(os.path.dirname(OUT), "config")
+    os.makedirs(d, exist_ok=True)
+    lines = []
+    for name, body in CONFIGS.items():
+        path = os.path.join(d, name + ".conf")
+        with open(path, "w") as f:
+            f.write(body)
+        r = subprocess.run([sys.executable, __file__, "--config-child", path],
+                           env=dict(os.environ, PCP_DERIVED_CONFIG=""),
+                           capture_output=True, text=True, check=True)
+        said = r.stdout.strip() + "\t" + r.stderr.replace(path, "{FILE}").replace("\\", "\\\\").replace("\n", "\\n").replace("\t", "\\t")
+        lines.append(f"{name}.conf\t{said}")
+    with open(os.path.join(os.path.dirname(OUT), "config.tsv"), "w") as f:
+        f.write("# file in config/<TAB>what pmLoadDerivedConfig returned<TAB>what it said (made by scripts/make-derive-goldens.py)\n")
+        f.write("\n".join(lines) + "\n")
+    print(f"{len(lines)} configuration files -> testdata/golden-derive/config.tsv")
+
+
 def main():
     import sys
     if "--semantics-child" in sys.argv:
         semantics_child()
         return
+    if "--config-child" in sys.argv:
+        lib = ctypes.CDLL("libpcp.so.3")
+        print(lib.pmLoadDerivedConfig(sys.argv[-1].encode()))
+        return
     lib = ctypes.CDLL("libpcp.so.3")
+    write_configs()
     write_semantics()
     write_units(lib)
     lib.pmRegisterDerivedMetric.argtypes = [

@@ -140,3 +140,39 @@ fn semantics_as_libpcp_checks_them() {
     assert!(all > 2000, "{all} expressions");
     assert!(diffs.is_empty(), "{same} of {all}:\n{}", diffs.join("\n"));
 }
+
+/// Configuration files as PCP's pmLoadDerivedConfig(3) loaded them
+/// (testdata/golden-derive/config.tsv): the same count registered and the same
+/// diagnostics.
+#[test]
+fn configurations_as_libpcp_loads_them() {
+    use archive_format::derive::config::Registry;
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/golden-derive");
+    let text = std::fs::read_to_string(format!("{root}/config.tsv")).expect("goldens");
+    let (mut same, mut all, mut diffs) = (0, 0, Vec::new());
+    for line in text.lines().filter(|l| !l.starts_with('#')) {
+        let mut f = line.splitn(3, '\t');
+        let (Some(file), Some(count), Some(said)) = (f.next(), f.next(), f.next()) else {
+            continue;
+        };
+        let path = format!("{root}/config/{file}");
+        let mut r = Registry::new();
+        let mut err = Vec::new();
+        let n = r
+            .load_config(std::path::Path::new(&path), &mut err)
+            .expect("reads");
+        let got_said = String::from_utf8_lossy(&err).replace(&path, "{FILE}");
+        let want_said = unescape(said);
+        all += 1;
+        if n.to_string() == count && got_said == want_said {
+            same += 1;
+        } else {
+            diffs.push(format!(
+                "{file}: want {count} {want_said:?}\n  got {n} {got_said:?}"
+            ));
+        }
+    }
+    println!("derived-metric configurations: {same} of {all} identical");
+    assert!(all >= 8, "{all} files");
+    assert!(diffs.is_empty(), "{same} of {all}:\n{}", diffs.join("\n"));
+}

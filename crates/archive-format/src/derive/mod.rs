@@ -8,6 +8,7 @@
 //!   diagnostics for a bad expression ([`SyntaxError`]).
 
 pub mod check;
+pub mod config;
 mod lex;
 mod parse;
 pub mod regex;
