@@ -50,6 +50,9 @@ MAX_SAMPLES = "400"
 # replaced per sample): instance domains whose processes come and go, large enough
 # for libpcp's time calipers
 GENERATED = {"churn": ["300", "40", "20"], "churn-slow": ["120", "30", "3"]}
+# an archive all at time 0 (scripts/make-zero-time-archive.py, with PCP's pcp.pmi):
+# pmval takes an end at second 0 for no end
+ZERO_SETS = [[], ["-t", "1"], ["-s", "2"], ["-r"], ["-T", "+5"], ["-z"], ["-S", "+0"]]
 
 
 def run(cmd, env):
@@ -177,6 +180,13 @@ def main():
         dur, metrics = archive_info(base, env)
         for m in metrics:
             for opts in option_sets(base, dur) + [["-t", "7"], ["-t", "25"]]:
+                jobs.append((base, m, opts, None))
+    if not a.filter or a.filter in "zero-time":
+        base = os.path.join(gendir, "zero-time")
+        subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "scripts/make-zero-time-archive.py"),
+                        base], check=True)
+        for m in ["zero.count", "zero.level"]:
+            for opts in ZERO_SETS:
                 jobs.append((base, m, opts, None))
     for src in MULTI:
         if a.filter and a.filter not in src:

@@ -179,12 +179,12 @@ impl<'a> Pmval<'a> {
         writeln!(out, "archive:   {source}")?;
         writeln!(out, "host:      {host}")?;
         // 6.0.3 prints the header times with ctime whatever -X says
-        let (st, en) = (
-            cli_common::timefmt::ctime(origin.sec, &self.tz),
-            cli_common::timefmt::ctime(finish.sec, &self.tz),
-        );
+        let st = cli_common::timefmt::ctime(origin.sec, &self.tz);
         writeln!(out, "start:     {st}")?;
-        writeln!(out, "end:       {en}")?;
+        if finish.sec != setup::UNBOUNDED {
+            let en = cli_common::timefmt::ctime(finish.sec, &self.tz);
+            writeln!(out, "end:       {en}")?;
+        }
         if self.events {
             if samples < 0 {
                 writeln!(out, "samples:   all")?;

@@ -66,8 +66,16 @@ pub(crate) fn window_in(
         window.start = label.start;
         window.origin = window.origin.max(label.start);
     }
+    // an end at second 0 is no end to pmval (an archive all at time 0 has none)
+    if window.finish.sec == 0 {
+        window.finish.sec = UNBOUNDED;
+    }
     Ok(window)
 }
+
+/// The seconds of an end that is no end (pmval's PM_MAX_TIME_T): no `end:` in
+/// the header, and samples until the archive ends.
+pub(crate) const UNBOUNDED: i64 = i64::MAX;
 
 /// The metric's descriptor, the instances to report (`(id, name)` by id) and the
 /// profile that asks for them (empty for all), as pmLookupName, pmLookupDesc and
@@ -161,7 +169,7 @@ impl Plan {
             .filter(|n| *n > 0)
             .unwrap_or(1_000_000_000);
         let mut samples = o.samples.map_or(-1, i64::from);
-        if samples < 0 && interp {
+        if samples < 0 && interp && window.finish.sec != UNBOUNDED {
             let span = secs(window.finish) - secs(window.origin);
             let n = (span / (delta_ns as f64 / 1e9)) as i64;
             samples = if n < 0 { 0 } else { n + 1 };
