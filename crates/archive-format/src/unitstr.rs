@@ -310,10 +310,7 @@ fn part(b: &[u8]) -> Result<Part, String> {
         p.dim[k] = match b.get(at) {
             None => 1,
             Some(&c) if is_space(c) => 1,
-            Some(_) => match EXPONENT
-                .iter()
-                .find_map(|(w, e)| Some((word_at(b, at, w)?, *e)))
-            {
+            Some(_) => match first(EXPONENT, b, at) {
                 Some((end, e)) => {
                     at = end;
                     e
@@ -325,33 +322,37 @@ fn part(b: &[u8]) -> Result<Part, String> {
     Ok(p)
 }
 
+/// The first word of `table` at `b[at..]`: where it ends, and what it stands for.
+fn first<T: Copy>(table: &[(&str, T)], b: &[u8], at: usize) -> Option<(usize, T)> {
+    table
+        .iter()
+        .find_map(|(w, s)| Some((word_at(b, at, w)?, *s)))
+}
+
 /// A base unit at `at` whose dimension the part has not got yet: its
 /// dimension (space, time, count as 0, 1, 2), with its scale set in `p`, and
 /// where it ends.
 fn base_unit(b: &[u8], at: usize, p: &mut Part) -> Option<(usize, usize)> {
-    if p.dim[1] == 0 {
-        if let Some((end, s)) = TIME
+    // the first word of a table at `at`: where it ends, and its scale
+    fn first<T: Copy>(table: &[(&str, T)], b: &[u8], at: usize) -> Option<(usize, T)> {
+        table
             .iter()
             .find_map(|(w, s)| Some((word_at(b, at, w)?, *s)))
-        {
+    }
+    if p.dim[1] == 0 {
+        if let Some((end, s)) = first(TIME, b, at) {
             p.scale_time = s;
             return Some((1, end));
         }
     }
     if p.dim[0] == 0 {
-        if let Some((end, s)) = SPACE
-            .iter()
-            .find_map(|(w, s)| Some((word_at(b, at, w)?, *s)))
-        {
+        if let Some((end, s)) = first(SPACE, b, at) {
             p.scale_space = s;
             return Some((0, end));
         }
     }
     if p.dim[2] == 0 {
-        if let Some((end, s)) = COUNT
-            .iter()
-            .find_map(|(w, s)| Some((word_at(b, at, w)?, *s)))
-        {
+        if let Some((end, s)) = first(COUNT, b, at) {
             p.scale_count = s;
             return Some((2, end));
         }

@@ -23,17 +23,51 @@ fn unescape(s: &str) -> String {
     out
 }
 
+/// How many cases were the same, of how many, and the first that were not.
+#[derive(Default)]
+struct Score {
+    same: usize,
+    all: usize,
+    diffs: Vec<String>,
+}
+
+impl Score {
+    fn add(&mut self, same: bool, diff: impl FnOnce() -> String) {
+        self.all += 1;
+        if same {
+            self.same += 1;
+        } else if self.diffs.len() < 20 {
+            self.diffs.push(diff());
+        }
+    }
+
+    /// Says the score, and fails unless every one of at least `min` cases was
+    /// the same.
+    fn finish(self, what: &str, min: usize) {
+        let (same, all) = (self.same, self.all);
+        println!("{what}: {same} of {all} identical");
+        assert!(all >= min, "{all} cases");
+        assert!(
+            self.diffs.is_empty(),
+            "{same} of {all}:\n{}",
+            self.diffs.join("\n")
+        );
+    }
+}
+
+/// A golden file of testdata/golden-derive, read as Latin-1 (each byte a
+/// character, as the expressions were written).
+fn golden(name: &str) -> String {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/golden-derive");
+    let bytes = std::fs::read(format!("{dir}/{name}")).expect("goldens");
+    bytes.iter().map(|&b| b as char).collect()
+}
+
 #[test]
 fn every_expression_as_libpcp_takes_it() {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../testdata/golden-derive/syntax.tsv"
-    );
-    let bytes = std::fs::read(path).expect("goldens");
-    // the file is Latin-1 (each byte a character)
-    let text: String = bytes.iter().map(|&b| b as char).collect();
+    let text = golden("syntax.tsv");
     let mut in_matchinst = false;
-    let (mut same, mut all, mut first_diff) = (0, 0, Vec::new());
+    let mut score = Score::default();
     for (n, line) in text.lines().filter(|l| !l.starts_with('#')).enumerate() {
         let Some((expr, want)) = line.split_once('\t') else {
             continue;
@@ -43,20 +77,11 @@ fn every_expression_as_libpcp_takes_it() {
             Ok(_) => "OK".to_string(),
             Err(e) => e.render(&format!("g.m{n}"), expr),
         };
-        all += 1;
-        if got == want {
-            same += 1;
-        } else if first_diff.len() < 15 {
-            first_diff.push(format!("{expr:?}\n  want {want:?}\n  got  {got:?}"));
-        }
+        score.add(got == want, || {
+            format!("{expr:?}\n  want {want:?}\n  got  {got:?}")
+        });
     }
-    println!("derived-metric syntax: {same} of {all} identical");
-    assert!(all > 1000, "{all} expressions");
-    assert!(
-        first_diff.is_empty(),
-        "{same} of {all}:\n{}",
-        first_diff.join("\n")
-    );
+    score.finish("derived-metric syntax", 1000);
 }
 
 /// Units strings as PCP's pmParseUnitsStr(3) read them
@@ -64,12 +89,8 @@ fn every_expression_as_libpcp_takes_it() {
 /// same message.
 #[test]
 fn units_as_libpcp_reads_them() {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../testdata/golden-derive/units.tsv"
-    );
-    let text = std::fs::read_to_string(path).expect("goldens");
-    let (mut same, mut all, mut diffs) = (0, 0, Vec::new());
+    let text = golden("units.tsv");
+    let mut score = Score::default();
     for line in text.lines().filter(|l| !l.starts_with('#')) {
         let Some((s, want)) = line.split_once('\t') else {
             continue;
@@ -85,16 +106,9 @@ fn units_as_libpcp_reads_them() {
             }
             _ => false,
         };
-        all += 1;
-        if ok {
-            same += 1;
-        } else if diffs.len() < 15 {
-            diffs.push(format!("{s:?}: want {want}, got {got:?}"));
-        }
+        score.add(ok, || format!("{s:?}: want {want}, got {got:?}"));
     }
-    println!("units strings: {same} of {all} identical");
-    assert!(all > 2000, "{all} strings");
-    assert!(diffs.is_empty(), "{same} of {all}:\n{}", diffs.join("\n"));
+    score.finish("units strings", 2000);
 }
 
 /// Derived metrics over testdata/archives/sample_v3 as PCP's libpcp checked them
@@ -112,9 +126,8 @@ fn semantics_as_libpcp_checks_them() {
         Lookup::Leaf(p) => meta.desc(p).copied(),
         _ => None,
     };
-    let text =
-        std::fs::read_to_string(format!("{root}/golden-derive/semantics.tsv")).expect("goldens");
-    let (mut same, mut all, mut diffs) = (0, 0, Vec::new());
+    let text = golden("semantics.tsv");
+    let mut score = Score::default();
     for (n, line) in text.lines().filter(|l| !l.starts_with('#')).enumerate() {
         let Some((expr, want)) = line.split_once('\t') else {
             continue;
@@ -129,16 +142,11 @@ fn semantics_as_libpcp_checks_them() {
             Ok(Err(Unavailable::Operand(_))) => "unavailable".into(),
             Ok(Err(Unavailable::Semantics(m))) => format!("error: {m}"),
         };
-        all += 1;
-        if got == want {
-            same += 1;
-        } else if diffs.len() < 20 {
-            diffs.push(format!("{expr:?}\n  want {want}\n  got  {got}"));
-        }
+        score.add(got == want, || {
+            format!("{expr:?}\n  want {want}\n  got  {got}")
+        });
     }
-    println!("derived-metric semantics: {same} of {all} identical");
-    assert!(all > 2000, "{all} expressions");
-    assert!(diffs.is_empty(), "{same} of {all}:\n{}", diffs.join("\n"));
+    score.finish("derived-metric semantics", 2000);
 }
 
 /// Configuration files as PCP's pmLoadDerivedConfig(3) loaded them
@@ -148,8 +156,8 @@ fn semantics_as_libpcp_checks_them() {
 fn configurations_as_libpcp_loads_them() {
     use archive_format::derive::config::Registry;
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/golden-derive");
-    let text = std::fs::read_to_string(format!("{root}/config.tsv")).expect("goldens");
-    let (mut same, mut all, mut diffs) = (0, 0, Vec::new());
+    let text = golden("config.tsv");
+    let mut score = Score::default();
     for line in text.lines().filter(|l| !l.starts_with('#')) {
         let mut f = line.splitn(3, '\t');
         let (Some(file), Some(count), Some(said)) = (f.next(), f.next(), f.next()) else {
@@ -163,16 +171,13 @@ fn configurations_as_libpcp_loads_them() {
             .expect("reads");
         let got_said = String::from_utf8_lossy(&err).replace(&path, "{FILE}");
         let want_said = unescape(said);
-        all += 1;
-        if n.to_string() == count && got_said == want_said {
-            same += 1;
-        } else {
-            diffs.push(format!(
-                "{file}: want {count} {want_said:?}\n  got {n} {got_said:?}"
-            ));
-        }
+        let same = n.to_string() == count && got_said == want_said;
+        score.add(same, || {
+            format!(
+                "{file}: want {count} {want_said:?}
+  got {n} {got_said:?}"
+            )
+        });
     }
-    println!("derived-metric configurations: {same} of {all} identical");
-    assert!(all >= 8, "{all} files");
-    assert!(diffs.is_empty(), "{same} of {all}:\n{}", diffs.join("\n"));
+    score.finish("derived-metric configurations", 8);
 }

@@ -731,18 +731,7 @@ impl Exporter<'_> {
                         } else {
                             convert(m.desc.vtype, v)
                         };
-                    let row = ValueRow {
-                        time: t,
-                        metric: m.name,
-                        pmid: m.pmid,
-                        inst,
-                        iname,
-                        value,
-                        text: txt,
-                        mark: false,
-                    };
-                    let date = self.dates.of(t);
-                    values.push(date, row, &mut self.names)?;
+                    self.push_value(values, t, &m, (inst, iname), (value, txt))?;
                 }
             }
         }
@@ -889,23 +878,38 @@ impl Exporter<'_> {
                     }
                     let gone = || r.gone(set.pmid, *inst);
                     let iname = self.inst_name(m.desc.indom, *inst, res.stamp, gone);
-                    let row = ValueRow {
-                        time: t,
-                        metric: m.name,
-                        pmid: m.pmid,
-                        inst: (!m.desc.indom.is_null()).then_some(*inst),
-                        iname,
-                        value,
-                        text: txt,
-                        mark: false,
-                    };
-                    let date = self.dates.of(t);
-                    values.push(date, row, &mut self.names)?;
+                    let inst = (!m.desc.indom.is_null()).then_some(*inst);
+                    self.push_value(values, t, &m, (inst, iname), (value, txt))?;
                 }
             }
             rates.roll();
         }
         Ok((Some(Resume::Interp { next_ns: ns(next) }), warning))
+    }
+}
+
+impl Exporter<'_> {
+    /// A value's row (number or text), into its day's part of the table.
+    fn push_value(
+        &mut self,
+        values: &mut Sink<ValueBuffer>,
+        time: i64,
+        m: &Metric,
+        (inst, iname): (Option<i32>, u32),
+        (value, text): (Option<f64>, Option<Box<str>>),
+    ) -> io::Result<()> {
+        let row = ValueRow {
+            time,
+            metric: m.name,
+            pmid: m.pmid,
+            inst,
+            iname,
+            value,
+            text,
+            mark: false,
+        };
+        let date = self.dates.of(time);
+        values.push(date, row, &mut self.names)
     }
 }
 

@@ -322,10 +322,9 @@ mod tests {
         }
         std::fs::write(format!("{base}.1"), b"kept").expect("file");
         remove_archive(&base);
-        let left: Vec<_> = std::fs::read_dir(d.path())
-            .expect("dir")
-            .map(|e| e.expect("entry").file_name().into_string().expect("name"))
-            .collect();
-        assert_eq!(left, ["a.1"]);
+        for (s, left) in [("0", false), ("meta", false), ("index", false), ("1", true)] {
+            let there = std::path::Path::new(&format!("{base}.{s}")).exists();
+            assert_eq!(there, left, "{base}.{s}");
+        }
     }
 }

@@ -69,10 +69,7 @@ const N_INTEGER: i32 = 1;
 const N_DOUBLE: i32 = 16;
 
 fn arithmetic(ty: i32) -> bool {
-    matches!(
-        ty,
-        vtype::I32 | vtype::U32 | vtype::I64 | vtype::U64 | vtype::FLOAT | vtype::DOUBLE
-    )
+    super::NUMERIC.contains(&ty)
 }
 
 fn part(kind: Kind, desc: Desc) -> Part {
@@ -178,15 +175,8 @@ struct Checker<'a> {
 
 /// The type of `+ - *` between operands of two types (libpcp's promotion table).
 fn promote(a: i32, b: i32) -> i32 {
-    const ORDER: [i32; 6] = [
-        vtype::I32,
-        vtype::U32,
-        vtype::I64,
-        vtype::U64,
-        vtype::FLOAT,
-        vtype::DOUBLE,
-    ];
-    let rank = |t: i32| ORDER.iter().position(|&o| o == t).unwrap_or(0);
+    // the numeric types are in the order of promotion
+    let rank = |t: i32| super::NUMERIC.iter().position(|&o| o == t).unwrap_or(0);
     match (rank(a), rank(b)) {
         (5, _) | (_, 5) => vtype::DOUBLE,
         (4, _) | (_, 4) => vtype::FLOAT,

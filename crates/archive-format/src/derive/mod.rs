@@ -19,6 +19,17 @@ pub use parse::{parse, parse_after, SyntaxError};
 
 use crate::types::{sem, vtype, Units};
 
+/// The numeric types, in the order libpcp promotes them (`32 < U32 < 64 < U64 <
+/// FLOAT < DOUBLE`): the types arithmetic takes.
+pub(crate) const NUMERIC: [i32; 6] = [
+    vtype::I32,
+    vtype::U32,
+    vtype::I64,
+    vtype::U64,
+    vtype::FLOAT,
+    vtype::DOUBLE,
+];
+
 /// A binary operator.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Op {

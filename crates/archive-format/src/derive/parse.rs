@@ -331,8 +331,11 @@ impl Parser<'_> {
     fn spec(&mut self, kind: &str, value: String) -> Outcome {
         let v = value.to_ascii_lowercase();
         match kind {
-            "SpecType" => match TYPES.iter().find(|(n, _)| *n == v) {
-                Some((_, ty)) => self.spec.vtype = *ty,
+            "SpecType" => match super::NUMERIC
+                .iter()
+                .find(|&&t| vtype::short_name(t).eq_ignore_ascii_case(&v))
+            {
+                Some(&ty) => self.spec.vtype = ty,
                 None => return self.abort(format!("Unrecognized value for type '{value}'")),
             },
             "SpecSemantics" => match SEMANTICS.iter().find(|(n, _)| *n == v) {
@@ -348,15 +351,8 @@ impl Parser<'_> {
     }
 }
 
-/// mkconst's types and semantics by their words (without regard to case).
-const TYPES: &[(&str, i32)] = &[
-    ("32", vtype::I32),
-    ("u32", vtype::U32),
-    ("64", vtype::I64),
-    ("u64", vtype::U64),
-    ("float", vtype::FLOAT),
-    ("double", vtype::DOUBLE),
-];
+/// mkconst's semantics by their words, without regard to case (its types are
+/// the numeric types by pmTypeStr's names).
 const SEMANTICS: &[(&str, i32)] = &[
     ("counter", sem::COUNTER),
     ("instant", sem::INSTANT),
