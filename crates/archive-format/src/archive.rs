@@ -352,40 +352,31 @@ impl SideFiles {
     /// each file's label must match the first volume's, and each must hold more
     /// than a label.
     fn check(self, files: &ArchiveFiles, label: &Label, instances: bool) -> Result<Checked> {
-        let same = |other: &Label| {
-            other.version == label.version
-                && other.pid == label.pid
-                && other.hostname == label.hostname
-        };
         let label_len = label.record_len() as u64;
+        // a side file's label must be the volume's, and it must hold more
+        let matches = |bytes: &Bytes, other: &Label, path: &Path, what: &str| {
+            let same = other.version == label.version
+                && other.pid == label.pid
+                && other.hostname == label.hostname;
+            if !same {
+                let why = format!("label of .{what} does not match the data volume");
+                return Err(Error::pcp(PM_ERR_LABEL, why).at(path, Some(0)));
+            }
+            if bytes.len() as u64 <= label_len {
+                return Err(nodata(path));
+            }
+            Ok(())
+        };
         let meta_ref = files
             .meta
             .clone()
             .ok_or_else(|| Error::pcp(crate::error::PM_ERR_LOGFILE, "no .meta"))?;
         let (mbytes, mlabel) = self.meta?;
-        if !same(&mlabel) {
-            let e = Error::pcp(
-                PM_ERR_LABEL,
-                "label of .meta does not match the data volume",
-            );
-            return Err(e.at(&meta_ref.path, Some(0)));
-        }
-        if mbytes.len() as u64 <= label_len {
-            return Err(nodata(&meta_ref.path));
-        }
+        matches(&mbytes, &mlabel, &meta_ref.path, "meta")?;
         let mut index = Vec::new();
         if let (Some(iref), Some(loaded)) = (&files.index, self.index) {
             let (ibytes, ilabel) = loaded?;
-            if !same(&ilabel) {
-                let e = Error::pcp(
-                    PM_ERR_LABEL,
-                    "label of .index does not match the data volume",
-                );
-                return Err(e.at(&iref.path, Some(0)));
-            }
-            if ibytes.len() as u64 <= label_len {
-                return Err(nodata(&iref.path));
-            }
+            matches(&ibytes, &ilabel, &iref.path, "index")?;
             index = decode_index(&ibytes[label_len as usize..], label_len, label.version)
                 .map_err(|e| Error::decode(&iref.path, e))?;
         }
