@@ -14,6 +14,7 @@ mod parse;
 pub mod regex;
 #[allow(clippy::all, dead_code)]
 mod tables;
+pub mod value;
 
 pub use parse::{parse, parse_after, SyntaxError};
 
