@@ -9,6 +9,7 @@
 
 pub mod check;
 pub mod config;
+pub mod eval;
 mod lex;
 mod parse;
 pub mod regex;
