@@ -1,13 +1,15 @@
 //! A derived metric's values at each fetch, from its operands' values, as
 //! libpcp's `eval_expr` computes them. So far: numbers, metrics, the binary
 //! operators (instances matched as libpcp matches them), negation, `instant`,
-//! the aggregates (`avg count max min sum`), `scalar`, `defined` and an instance
-//! by name; the rest ([`Unsupported`]) is to come.
+//! `delta` and `rate` (each metric's last values and each function's last
+//! time kept by the [`Evaluator`]), the aggregates (`avg count max min sum`),
+//! `scalar`, `defined` and an instance by name; the rest ([`Unsupported`]:
+//! `matchinst`, `!`, `?:`, `rescale`) is to come.
 
 use super::check::{Kind, Part};
 use super::value::{bin_op, Num};
 use super::{Func, PatternKind};
-use crate::types::InDom;
+use crate::types::{InDom, Timestamp};
 
 /// One value of a part: its instance (-1 for none) and its number.
 pub type Value = (i32, Num);
@@ -25,6 +27,8 @@ pub struct Unsupported(pub &'static str);
 pub trait Operands {
     fn values(&self, metric: &str) -> Values;
     fn instance(&self, indom: InDom, name: &str) -> Option<i32>;
+    /// The fetch's time.
+    fn stamp(&self) -> Timestamp;
 }
 
 /// Whether evaluation can take `p` (every part of it).
@@ -33,10 +37,7 @@ pub fn supported(p: &Part) -> Result<(), Unsupported> {
         Kind::Const(_) | Kind::Metric(_) | Kind::Defined(_) | Kind::Anon => Ok(()),
         Kind::Binary { left, right, .. } => supported(left).and(supported(right)),
         Kind::Neg(e) | Kind::Scalar(e) => supported(e),
-        Kind::Func { func, .. } => match func {
-            Func::Delta | Func::Rate => Err(Unsupported("delta() and rate()")),
-            _ => Ok(()),
-        },
+        Kind::Func { .. } => Ok(()),
         Kind::Filter { pattern, expr } if pattern.kind == PatternKind::Exact => supported(expr),
         Kind::Filter { .. } => Err(Unsupported("matchinst()")),
         Kind::Not(_) => Err(Unsupported("!")),
@@ -45,42 +46,129 @@ pub fn supported(p: &Part) -> Result<(), Unsupported> {
     }
 }
 
-/// The values of `p` at this fetch (the parts [`supported`] takes).
-pub fn eval(p: &Part, ops: &dyn Operands) -> Values {
+/// What evaluation keeps of a part from one fetch to the next: a metric's
+/// values of this fetch and the last (for `delta()` and `rate()`), and the
+/// times of a `delta()` or `rate()`.
+#[derive(Debug, Clone, Default)]
+struct State {
+    numval: i32,
+    vals: Vec<Value>,
+    last_numval: i32,
+    last_vals: Vec<Value>,
+    stamp: Timestamp,
+    last_stamp: Timestamp,
+}
+
+/// A derived metric's evaluation, fetch after fetch: its checked expression and
+/// what each part keeps (parts numbered in pre-order).
+#[derive(Debug, Clone)]
+pub struct Evaluator {
+    part: Part,
+    states: Vec<State>,
+}
+
+fn size(p: &Part) -> usize {
+    1 + match &p.kind {
+        Kind::Binary { left, right, .. } => size(left) + size(right),
+        Kind::Ternary { guard, yes, no } => size(guard) + size(yes) + size(no),
+        Kind::Neg(e) | Kind::Not(e) | Kind::Scalar(e) => size(e),
+        Kind::Filter { expr, .. } | Kind::Rescale { expr, .. } => size(expr),
+        Kind::Func { metric, .. } => size(metric),
+        _ => 0,
+    }
+}
+
+impl Evaluator {
+    pub fn new(part: Part) -> Evaluator {
+        let n = size(&part);
+        Evaluator {
+            part,
+            states: vec![State::default(); n],
+        }
+    }
+
+    /// The derived metric's values at this fetch.
+    pub fn evaluate(&mut self, ops: &dyn Operands) -> Values {
+        eval(&self.part, 0, &mut self.states, ops)
+    }
+}
+
+/// The values of `p` (part number `id`) at this fetch.
+fn eval(p: &Part, id: usize, st: &mut [State], ops: &dyn Operands) -> Values {
     match &p.kind {
         Kind::Const(text) => Ok(vec![(-1, Num::constant(text, p.desc.vtype))]),
-        Kind::Metric(name) => ops.values(name),
+        Kind::Metric(name) => {
+            let s = &mut st[id];
+            let got = ops.values(name);
+            // as libpcp, this fetch's values become the last
+            s.last_numval = s.numval;
+            s.last_vals = std::mem::take(&mut s.vals);
+            match got {
+                Ok(v) => {
+                    s.numval = v.len() as i32;
+                    s.vals = v.clone();
+                    Ok(v)
+                }
+                Err(n) => {
+                    s.numval = n;
+                    Err(n)
+                }
+            }
+        }
         Kind::Defined(d) => Ok(vec![(-1, Num::U32(u32::from(*d)))]),
         Kind::Anon => Err(0),
         Kind::Neg(e) => {
-            let vals = eval(e, ops)?;
+            let vals = eval(e, id + 1, st, ops)?;
             Ok(vals
                 .into_iter()
                 .map(|(i, v)| (i, negate(v, e.desc.vtype)))
                 .collect())
         }
         Kind::Scalar(e) => {
-            let vals = eval(e, ops)?;
+            let vals = eval(e, id + 1, st, ops)?;
             Ok(vals
                 .first()
                 .map(|&(_, v)| vec![(-1, v)])
                 .unwrap_or_default())
         }
         Kind::Filter { pattern, expr } => {
-            let vals = eval(expr, ops)?;
-            let Some(id) = ops.instance(expr.desc.indom, &pattern.text) else {
+            let vals = eval(expr, id + 1, st, ops)?;
+            let Some(inst) = ops.instance(expr.desc.indom, &pattern.text) else {
                 return Err(0);
             };
-            let picked: Vec<Value> = vals.into_iter().filter(|(i, _)| *i == id).take(1).collect();
+            let picked: Vec<Value> = vals
+                .into_iter()
+                .filter(|(i, _)| *i == inst)
+                .take(1)
+                .collect();
             if picked.is_empty() {
                 Err(0)
             } else {
                 Ok(picked)
             }
         }
-        Kind::Func { func, metric } => aggregate(*func, metric, p.desc.vtype, ops),
+        Kind::Func {
+            func: func @ (Func::Delta | Func::Rate),
+            metric,
+        } => {
+            // an error (not "no values") ends it before its times move on
+            if let Err(n) = eval(metric, id + 1, st, ops) {
+                if n < 0 {
+                    return Err(n);
+                }
+            }
+            let (me, rest) = st.split_at_mut(id + 1);
+            let s = &mut me[id];
+            s.last_stamp = s.stamp;
+            s.stamp = ops.stamp();
+            let m = &rest[0];
+            let elapsed = s.stamp.sub_f64(s.last_stamp);
+            change(*func, metric, m, elapsed)
+        }
+        Kind::Func { func, metric } => aggregate(*func, metric, id + 1, st, p.desc.vtype, ops),
         Kind::Binary { op, left, right } => {
-            let (l, r) = (eval(left, ops), eval(right, ops));
+            let l = eval(left, id + 1, st, ops);
+            let r = eval(right, id + 1 + size(left), st, ops);
             let (Ok(l), Ok(r)) = (l, r) else {
                 return Err(0);
             };
@@ -88,6 +176,83 @@ pub fn eval(p: &Part, ops: &dyn Operands) -> Values {
         }
         _ => Err(0),
     }
+}
+
+/// `delta()` or `rate()` of a metric from its values of this fetch and the
+/// last, instance by instance as libpcp pairs them; `elapsed`: the seconds
+/// between the two fetches.
+fn change(func: Func, metric: &Part, m: &State, elapsed: f64) -> Values {
+    let numval = m.numval.min(m.last_numval);
+    if numval <= 0 {
+        return Err(numval);
+    }
+    let ty = metric.desc.vtype;
+    let units = metric.desc.units;
+    let mut out = Vec::new();
+    for (k, &(inst, cur)) in m.vals.iter().enumerate() {
+        let mut j = if k >= m.last_vals.len() { 0 } else { k };
+        if m.last_vals.get(j).map(|v| v.0) != Some(inst) {
+            match m.last_vals.iter().position(|v| v.0 == inst) {
+                Some(found) => j = found,
+                None => continue,
+            }
+        }
+        let last = m.last_vals[j].1;
+        let v = if func == Func::Delta {
+            difference(cur, last, ty)
+        } else {
+            let mut d = difference_real(cur, last) / elapsed;
+            if units.dim_time() == 1 {
+                d *= time_scale(units.scale_time());
+            }
+            Num::F64(d)
+        };
+        out.push((inst, v));
+    }
+    Ok(out)
+}
+
+/// delta(): the result's type is the operand's, U32 made 64-bit and U64 a
+/// double.
+fn difference(cur: Num, last: Num, ty: i32) -> Num {
+    match (cur, last) {
+        (Num::I32(a), Num::I32(b)) => Num::I32(a.wrapping_sub(b)),
+        (Num::U32(a), Num::U32(b)) => Num::I64(i64::from(a) - i64::from(b)),
+        (Num::I64(a), Num::I64(b)) => Num::I64(a.wrapping_sub(b)),
+        (Num::U64(a), Num::U64(b)) => Num::F64(a as f64 - b as f64),
+        (Num::F32(a), Num::F32(b)) => Num::F32(a - b),
+        (Num::F64(a), Num::F64(b)) => Num::F64(a - b),
+        _ => Num::constant("0", ty),
+    }
+}
+
+/// rate()'s difference: in the operand's type (integers wrapping), then a double.
+fn difference_real(cur: Num, last: Num) -> f64 {
+    match (cur, last) {
+        (Num::I32(a), Num::I32(b)) => f64::from(a.wrapping_sub(b)),
+        (Num::U32(a), Num::U32(b)) => f64::from(a.wrapping_sub(b)),
+        (Num::I64(a), Num::I64(b)) => a.wrapping_sub(b) as f64,
+        (Num::U64(a), Num::U64(b)) => a.wrapping_sub(b) as f64,
+        (Num::F32(a), Num::F32(b)) => f64::from(a - b),
+        (Num::F64(a), Num::F64(b)) => a - b,
+        _ => 0.0,
+    }
+}
+
+/// A time counter's rate as a utilisation: its scale to seconds.
+fn time_scale(scale: u32) -> f64 {
+    const SEC: u32 = 3;
+    let mut f = 1.0;
+    if scale > SEC {
+        for _ in SEC..scale {
+            f *= 60.0;
+        }
+    } else {
+        for _ in scale..SEC {
+            f /= 1000.0;
+        }
+    }
+    f
 }
 
 /// `-x` as libpcp negates: unsigned operands become signed.
@@ -102,9 +267,16 @@ fn negate(v: Num, ty: i32) -> Num {
     }
 }
 
-/// A function of one metric at this fetch.
-fn aggregate(func: Func, metric: &Part, ty: i32, ops: &dyn Operands) -> Values {
-    let vals = match eval(metric, ops) {
+/// A function of one metric (part `id`) at this fetch.
+fn aggregate(
+    func: Func,
+    metric: &Part,
+    id: usize,
+    st: &mut [State],
+    ty: i32,
+    ops: &dyn Operands,
+) -> Values {
+    let vals = match eval(metric, id, st, ops) {
         Ok(v) => v,
         // count() of a metric without values is 0
         Err(_) if func == Func::Count => return Ok(vec![(-1, Num::U32(0))]),
