@@ -418,6 +418,93 @@ fn c_number(s: &str) -> Option<f64> {
     Some(if neg { -v } else { v })
 }
 
+/// The factors of `pmConvScale(3)` from units `from` to `to`: values are
+/// multiplied by the first and divided by the second (whole numbers, as libpcp
+/// computes them); a dimensionless side counts as a count. `Err` with libpcp's
+/// code where the dimensions differ (PM_ERR_CONV) or a scale is not one of its
+/// (PM_ERR_UNIT).
+pub fn conv_factors(from: Units, to: Units) -> Result<(i64, i64), i32> {
+    const PM_ERR_CONV: i32 = -12365;
+    const PM_ERR_UNIT: i32 = -12364;
+    let dims = |u: Units| {
+        let d = [u.dim_space(), u.dim_time(), u.dim_count()];
+        if d == [0, 0, 0] {
+            [0, 0, 1]
+        } else {
+            d
+        }
+    };
+    let (fd, td) = (dims(from), dims(to));
+    if fd != td {
+        return Err(PM_ERR_CONV);
+    }
+    let (mut mult, mut div) = (1i64, 1i64);
+    let mut apply = |dim: i32, d: i64, m: i64| {
+        for _ in 0..dim.max(0) {
+            div = div.wrapping_mul(d);
+            mult = mult.wrapping_mul(m);
+        }
+        for _ in dim.min(0)..0 {
+            mult = mult.wrapping_mul(d);
+            div = div.wrapping_mul(m);
+        }
+    };
+    // space: to and from Mbytes
+    if fd[0] != 0 {
+        let space = |s: u32| -> Result<(i64, i64), i32> {
+            Ok(match s {
+                0 => (1 << 20, 1),
+                1 => (1 << 10, 1),
+                2 => (1, 1),
+                3 => (1, 1 << 10),
+                4 => (1, 1 << 20),
+                5 => (1, 1 << 30),
+                6 => (1, 1 << 40),
+                _ => return Err(PM_ERR_UNIT),
+            })
+        };
+        let (d_in, m_in) = space(from.scale_space())?;
+        let (m_out, d_out) = space(to.scale_space())?;
+        apply(fd[0], d_in * d_out, m_in * m_out);
+    }
+    // time: to and from seconds
+    if fd[1] != 0 {
+        let time = |s: u32| -> Result<(i64, i64), i32> {
+            Ok(match s {
+                0 => (1_000_000_000, 1),
+                1 => (1_000_000, 1),
+                2 => (1000, 1),
+                3 => (1, 1),
+                4 => (1, 60),
+                5 => (1, 3600),
+                _ => return Err(PM_ERR_UNIT),
+            })
+        };
+        let (d_in, m_in) = time(from.scale_time())?;
+        let (m_out, d_out) = time(to.scale_time())?;
+        apply(fd[1], d_in * d_out, m_in * m_out);
+    }
+    // count (or none): powers of ten
+    if fd[2] != 0 || (fd[0] == 0 && fd[1] == 0) {
+        let ten = |n: i32| 10i64.saturating_pow(n.unsigned_abs());
+        let (fc, tc) = (from.scale_count(), to.scale_count());
+        let d = if fc < 0 { ten(fc) } else { 1 } * if tc > 0 { ten(tc) } else { 1 };
+        let m = if fc > 0 { ten(fc) } else { 1 } * if tc < 0 { ten(tc) } else { 1 };
+        let dim_count = from.dim_count();
+        if dim_count == 0 {
+            mult = m;
+            div = d;
+        } else {
+            apply(dim_count, d, m);
+        }
+    }
+    if div != 0 && mult % div == 0 {
+        mult /= div;
+        div = 1;
+    }
+    Ok((mult, div))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -455,6 +542,17 @@ mod tests {
         let (units, m) = parse_units("sec / millisec").expect("reads");
         assert_eq!(units, Units(0));
         assert!((m - 1e-3).abs() < 1e-15, "{m}");
+    }
+
+    #[test]
+    fn conversion_factors_as_pmconvscale_computes_them() {
+        let p = |s: &str| parse_units(s).expect(s).0;
+        assert_eq!(conv_factors(p("Kbyte"), p("Mbyte")), Ok((1, 1024)));
+        assert_eq!(conv_factors(p("sec"), p("millisec")), Ok((1000, 1)));
+        assert_eq!(conv_factors(p("Kbyte/sec"), p("Mbyte/min")), Ok((60, 1024)));
+        // none counts as a count
+        assert_eq!(conv_factors(Units(0), p("count x 10^3")), Ok((1, 1000)));
+        assert_eq!(conv_factors(p("count"), p("byte")), Err(-12365));
     }
 
     #[test]

@@ -58,6 +58,10 @@ impl Operands for Fetched<'_> {
             .find(|(_, n)| &**n == name)
             .map(|(i, _)| *i)
     }
+    fn instance_name(&self, indom: InDom, inst: i32) -> Option<String> {
+        let snap = self.archive.metadata().indom_at(indom, self.stamp)?;
+        snap.name_of(inst).map(str::to_string)
+    }
     fn stamp(&self) -> Timestamp {
         self.stamp
     }

@@ -301,7 +301,7 @@ impl Checker<'_> {
                 if !arithmetic(expr.desc.vtype) {
                     return Err(self.error(&what, "Non-arithmetic operand for function"));
                 }
-                if !same_dims(expr.desc.units, *units) {
+                if crate::unitstr::conv_factors(expr.desc.units, *units).is_err() {
                     return Err(self.error(&what, "Incompatible dimensions"));
                 }
                 p.desc = Desc {

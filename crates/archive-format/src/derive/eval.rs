@@ -8,8 +8,8 @@
 
 use super::check::{Kind, Part};
 use super::value::{bin_op, Num};
-use super::{Func, PatternKind};
-use crate::types::{InDom, Timestamp};
+use super::{Func, Pattern, PatternKind};
+use crate::types::{vtype, InDom, Timestamp};
 
 /// One value of a part: its instance (-1 for none) and its number.
 pub type Value = (i32, Num);
@@ -27,23 +27,15 @@ pub struct Unsupported(pub &'static str);
 pub trait Operands {
     fn values(&self, metric: &str) -> Values;
     fn instance(&self, indom: InDom, name: &str) -> Option<i32>;
+    /// An instance's name in a domain at the fetch's time.
+    fn instance_name(&self, indom: InDom, inst: i32) -> Option<String>;
     /// The fetch's time.
     fn stamp(&self) -> Timestamp;
 }
 
-/// Whether evaluation can take `p` (every part of it).
-pub fn supported(p: &Part) -> Result<(), Unsupported> {
-    match &p.kind {
-        Kind::Const(_) | Kind::Metric(_) | Kind::Defined(_) | Kind::Anon => Ok(()),
-        Kind::Binary { left, right, .. } => supported(left).and(supported(right)),
-        Kind::Neg(e) | Kind::Scalar(e) => supported(e),
-        Kind::Func { .. } => Ok(()),
-        Kind::Filter { pattern, expr } if pattern.kind == PatternKind::Exact => supported(expr),
-        Kind::Filter { .. } => Err(Unsupported("matchinst()")),
-        Kind::Not(_) => Err(Unsupported("!")),
-        Kind::Ternary { .. } => Err(Unsupported("?:")),
-        Kind::Rescale { .. } => Err(Unsupported("rescale()")),
-    }
+/// Whether evaluation can take `p` (every part of it): all of the language.
+pub fn supported(_p: &Part) -> Result<(), Unsupported> {
+    Ok(())
 }
 
 /// What evaluation keeps of a part from one fetch to the next: a metric's
@@ -51,6 +43,10 @@ pub fn supported(p: &Part) -> Result<(), Unsupported> {
 /// times of a `delta()` or `rate()`.
 #[derive(Debug, Clone, Default)]
 struct State {
+    /// A filter's decisions: `name[inst]`'s instance once found, each
+    /// instance's match of a `matchinst()` once made (libpcp decides each once).
+    exact: Option<i32>,
+    matched: std::collections::HashMap<i32, bool>,
     numval: i32,
     vals: Vec<Value>,
     last_numval: i32,
@@ -133,19 +129,35 @@ fn eval(p: &Part, id: usize, st: &mut [State], ops: &dyn Operands) -> Values {
         }
         Kind::Filter { pattern, expr } => {
             let vals = eval(expr, id + 1, st, ops)?;
-            let Some(inst) = ops.instance(expr.desc.indom, &pattern.text) else {
-                return Err(0);
-            };
-            let picked: Vec<Value> = vals
+            filter(pattern, expr.desc.indom, vals, &mut st[id], ops)
+        }
+        Kind::Not(e) => {
+            let vals = eval(e, id + 1, st, ops)?;
+            let ty = e.desc.vtype;
+            Ok(vals.into_iter().map(|(i, v)| (i, not(v, ty))).collect())
+        }
+        Kind::Rescale { expr, units } => {
+            let vals = eval(expr, id + 1, st, ops)?;
+            let from = expr.desc.units;
+            let out: Vec<Value> = vals
                 .into_iter()
-                .filter(|(i, _)| *i == inst)
-                .take(1)
+                .filter_map(|(i, v)| Some((i, super::value::conv_scale(v, from, *units).ok()?)))
                 .collect();
-            if picked.is_empty() {
+            if out.is_empty() {
                 Err(0)
             } else {
-                Ok(picked)
+                Ok(out)
             }
+        }
+        Kind::Ternary { guard, yes, no } => {
+            let g = eval(guard, id + 1, st, ops);
+            let yes_id = id + 1 + size(guard);
+            let y = eval(yes, yes_id, st, ops);
+            let n = eval(no, yes_id + size(yes), st, ops);
+            // an error of the guard first, then of the operands
+            let g = g?;
+            let (y, n) = (y?, n?);
+            Ok(ternary(&g, (yes, &y), (no, &n)))
         }
         Kind::Func {
             func: func @ (Func::Delta | Func::Rate),
@@ -174,7 +186,6 @@ fn eval(p: &Part, id: usize, st: &mut [State], ops: &dyn Operands) -> Values {
             };
             Ok(binary(p, *op, (left, &l), (right, &r)))
         }
-        _ => Err(0),
     }
 }
 
@@ -253,6 +264,94 @@ fn time_scale(scale: u32) -> f64 {
         }
     }
     f
+}
+
+/// `name[inst]` (its instance found once) or `matchinst()` (each instance's
+/// name matched once, its name up to the first space) over `vals`.
+fn filter(
+    pattern: &Pattern,
+    indom: InDom,
+    vals: Vec<Value>,
+    s: &mut State,
+    ops: &dyn Operands,
+) -> Values {
+    if pattern.kind == PatternKind::Regex {
+        let Ok(re) = super::regex::Regex::new(&pattern.text) else {
+            return Err(0);
+        };
+        let mut out = Vec::new();
+        for (i, v) in vals {
+            let m = *s
+                .matched
+                .entry(i)
+                .or_insert_with(|| match ops.instance_name(indom, i) {
+                    Some(name) => {
+                        let name = name.split(' ').next().unwrap_or_default();
+                        re.is_match(name) != pattern.invert
+                    }
+                    None => false,
+                });
+            if m {
+                out.push((i, v));
+            }
+        }
+        return if out.is_empty() { Err(0) } else { Ok(out) };
+    }
+    let inst = match s.exact {
+        Some(i) => i,
+        None => {
+            let Some(i) = ops.instance(indom, &pattern.text) else {
+                return Err(0);
+            };
+            s.exact = Some(i);
+            i
+        }
+    };
+    match vals.into_iter().find(|(i, _)| *i == inst) {
+        Some(v) => Ok(vec![v]),
+        None => Err(0),
+    }
+}
+
+/// `!x`: 1 where x is 0, else 0, kept as libpcp keeps it, in the value's 32-bit
+/// word whatever x's type (read back as that type: a float's or a double's
+/// bits).
+fn not(v: Num, ty: i32) -> Num {
+    let b = u32::from(!v.truth());
+    match ty {
+        vtype::I32 => Num::I32(b as i32),
+        vtype::I64 => Num::I64(i64::from(b)),
+        vtype::U64 => Num::U64(u64::from(b)),
+        vtype::FLOAT => Num::F32(f32::from_bits(b)),
+        vtype::DOUBLE => Num::F64(f64::from_bits(u64::from(b))),
+        _ => Num::U32(b),
+    }
+}
+
+/// `guard ? yes : no`, value by value: as many as the larger operand has, each
+/// from the operand the guard's value of that place picks (the last picked
+/// where the guard has fewer), the instance from the operand with instances.
+fn ternary(g: &[Value], (yp, y): (&Part, &[Value]), (np, n): (&Part, &[Value])) -> Vec<Value> {
+    let count = y.len().max(n.len());
+    let insts = if yp.desc.indom.is_null() && !np.desc.indom.is_null() {
+        n
+    } else {
+        y
+    };
+    let mut pick_yes = true;
+    let mut out = Vec::with_capacity(count);
+    for i in 0..count {
+        if let Some(&(_, gv)) = g.get(i) {
+            pick_yes = gv.truth();
+        }
+        let from = if pick_yes { y } else { n };
+        let v = from.get(i).or(from.first()).map(|&(_, v)| v);
+        let inst = insts.get(i).map_or(-1, |&(inst, _)| inst);
+        if let Some(v) = v {
+            out.push((inst, v));
+        }
+    }
+    out
 }
 
 /// `-x` as libpcp negates: unsigned operands become signed.

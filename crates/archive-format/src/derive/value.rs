@@ -101,6 +101,32 @@ impl Num {
     }
 }
 
+/// `v` in units `to` from units `from` (`pmConvScale(3)`): whole-number factors,
+/// integers rounded to the nearest; `Err` with libpcp's code where it cannot.
+pub fn conv_scale(v: Num, from: crate::types::Units, to: crate::types::Units) -> Result<Num, i32> {
+    let (mult, div) = crate::unitstr::conv_factors(from, to)?;
+    let half = div / 2;
+    let int = |x: i64| {
+        x.wrapping_mul(mult)
+            .wrapping_add(half)
+            .checked_div(div)
+            .unwrap_or(0)
+    };
+    Ok(match v {
+        Num::I32(x) => Num::I32(int(i64::from(x)) as i32),
+        Num::U32(x) => Num::U32(int(i64::from(x)) as u32),
+        Num::I64(x) => Num::I64(int(x)),
+        Num::U64(x) => Num::U64(
+            x.wrapping_mul(mult as u64)
+                .wrapping_add(half as u64)
+                .checked_div(div as u64)
+                .unwrap_or(0),
+        ),
+        Num::F32(x) => Num::F32(x * (mult as f32 / div as f32)),
+        Num::F64(x) => Num::F64(x * (mult as f64 / div as f64)),
+    })
+}
+
 /// `l op r` with the result in type `ty` (libpcp's `bin_op`): each operand
 /// converted to `ty`, a DOUBLE operand divided by its `div` then multiplied by
 /// its `mul`; relational and boolean operators give 1 or 0 in `ty`.
