@@ -53,6 +53,29 @@ GENERATED = {"churn": ["300", "40", "20"], "churn-slow": ["120", "30", "3"]}
 # an archive all at time 0 (scripts/make-zero-time-archive.py, with PCP's pcp.pmi):
 # pmval takes an end at second 0 for no end
 ZERO_SETS = [[], ["-t", "1"], ["-s", "2"], ["-r"], ["-T", "+5"], ["-z"], ["-S", "+0"]]
+# derived metrics: PCP's global configuration (what users ask for by name), and
+# definitions of our own given with --derived, over an archive that feeds them
+DERIVED_ARCHIVE = "20180416.10.00"
+DERIVED_GLOBAL = ["kernel.cpu.util.user", "kernel.cpu.util.sys", "kernel.cpu.util.idle",
+                  "disk.dev.await", "disk.dev.r_await", "disk.dev.util", "disk.dev.avg_qlen",
+                  "disk.dev.avg_rqsz", "proc.io.total_bytes", "mem.no.such.derived"]
+DERIVED_OWN = {
+    "d.load2": "kernel.all.load * 2",
+    "d.rate": "rate(kernel.all.pswitch)",
+    "d.delta": "delta(kernel.all.intr)",
+    "d.busy": "kernel.all.cpu.user + kernel.all.cpu.sys",
+    "d.ratio": "kernel.all.cpu.user / (kernel.all.cpu.user + kernel.all.cpu.idle)",
+    "d.sum": "sum(disk.dev.read)",
+    "d.max": "max(kernel.all.load)",
+    "d.min": "min(kernel.all.load)",
+    "d.one": "kernel.all.load[1 minute]",
+    "d.match": "matchinst(/^sd/, disk.dev.write)",
+    "d.high": "kernel.all.load > 1",
+    "d.pick": "kernel.all.load > 1 ? kernel.all.load : -kernel.all.load",
+    "d.rescaled": "rescale(disk.dev.read_bytes, \"Mbyte\")",
+    "d.bad": "kernel.all.load + kernel.all.cpu.user",
+}
+DERIVED_SETS = [["-t", "600"], ["-t", "60", "-s", "10"], ["-r", "-t", "300"], ["-z", "-t", "900"]]
 
 
 def run(cmd, env):
@@ -181,6 +204,20 @@ def main():
         for m in metrics:
             for opts in option_sets(base, dur) + [["-t", "7"], ["-t", "25"]]:
                 jobs.append((base, m, opts, None))
+    if not a.filter or a.filter in "derived":
+        conf = os.path.join(gendir, "derived.conf")
+        with open(conf, "w") as fh:
+            fh.write("".join(f"{n} = {e}\n" for n, e in DERIVED_OWN.items()))
+        for m in DERIVED_GLOBAL:
+            for opts in DERIVED_SETS:
+                jobs.append((DERIVED_ARCHIVE, m, opts, None))
+        for m in DERIVED_OWN:
+            for opts in DERIVED_SETS:
+                # max() and min() of no values (the first fetch, at the archive's
+                # start) are whatever libpcp's memory held: start a minute on
+                if m in ("d.max", "d.min"):
+                    opts = ["-S", "+60"] + opts
+                jobs.append((DERIVED_ARCHIVE, m, [f"--derived={conf}"] + opts, None))
     if not a.filter or a.filter in "zero-time":
         base = os.path.join(gendir, "zero-time")
         subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "scripts/make-zero-time-archive.py"),

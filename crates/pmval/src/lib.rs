@@ -17,10 +17,14 @@ use setup::*;
 pub mod spec;
 
 use archive_format::atom::extract;
+use archive_format::derive::check::{check, Part, Unavailable};
+use archive_format::derive::config::Registry;
+use archive_format::derive::eval::{num_of, Evaluator, Values};
+use archive_format::derive::value::Num;
 use archive_format::error::{pm_err_str, PM_ERR_EOL};
 use archive_format::pmns::{Lookup, Pmns};
 use archive_format::replay::{Delta, FetchResult, FetchedSet, InterpRule, Mode, Replay};
-use archive_format::types::{sem, vtype, Desc, Timestamp};
+use archive_format::types::{sem, vtype, Desc, InDom, PmId, Timestamp};
 use archive_format::Archive;
 use cli_common::clock;
 use cli_common::window::{resolve_window, Bounds, WindowArgs};
@@ -65,6 +69,8 @@ struct Pmval<'a> {
     finish: f64,
     /// Rows after the header: the first row of CSV is the header.
     csv_header_done: bool,
+    /// A derived metric: computed from the archive's metrics at each fetch.
+    derived: Option<Derived>,
 }
 
 impl<'a> Pmval<'a> {
@@ -103,7 +109,18 @@ impl<'a> Pmval<'a> {
             Ok(w) => w,
             Err(msg) => return refused(out, err, msg),
         };
-        let (desc, ipairs, profile) = match metric_and_instances(o, &spec, a.metadata()) {
+        // a name the archive does not have may be a derived metric's
+        let registry = derived_metrics(o, err);
+        let mut derived = None;
+        if matches!(a.metadata().pmns.lookup(&spec.metric), Lookup::Unknown) {
+            match derived_metric(&registry, &spec.metric, a.metadata(), err) {
+                Some(Ok(d)) => derived = Some(d),
+                Some(Err(msg)) => return refused(out, err, msg),
+                None => {}
+            }
+        }
+        let dd = derived.as_ref().map(|d| d.desc);
+        let (desc, ipairs, profile) = match metric_and_instances(o, &spec, a.metadata(), dd) {
             Ok(found) => found,
             Err(msg) => return refused(out, err, msg),
         };
@@ -143,6 +160,7 @@ impl<'a> Pmval<'a> {
             meta_archive: &a,
             finish: secs(window.finish),
             csv_header_done: false,
+            derived,
         };
         if o.format == Format::Text {
             p.header(
@@ -287,6 +305,8 @@ impl<'a> Pmval<'a> {
                     Err(e) => break Err(e),
                 }
             }
+        } else if let Some(d) = &mut self.derived {
+            d.fetch(r)
         } else {
             r.fetch(&[self.desc.pmid])
         };

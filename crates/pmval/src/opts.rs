@@ -144,7 +144,8 @@ pub struct Opts {
     pub nointerp: bool,
     pub width: Option<i32>,
     pub xflag: u32,
-    pub derived: bool,
+    /// `--derived FILE`: derived metric definitions beside the global ones.
+    pub derived: Option<String>,
     pub format: Format,
     pub nearest: bool,
     /// `-d`: pause for the interval between samples, as if live.
@@ -243,7 +244,7 @@ pub fn parse(args: &[String]) -> Parse<Box<Opts>> {
             'K' => {}
             'L' => o.local = true,
             CONTAINER => {}
-            DERIVED => o.derived = true,
+            DERIVED => o.derived = Some(v),
             'd' => o.delay = true,
             'f' => match v.parse::<i32>() {
                 Ok(n) if n >= 0 => o.fixed = Some(n),

@@ -177,7 +177,7 @@ fn eval(p: &Part, id: usize, st: &mut [State], ops: &dyn Operands) -> Values {
             let elapsed = s.stamp.sub_f64(s.last_stamp);
             change(*func, metric, m, elapsed)
         }
-        Kind::Func { func, metric } => aggregate(*func, metric, id + 1, st, p.desc.vtype, ops),
+        Kind::Func { func, metric } => aggregate(*func, metric, id, st, p.desc.vtype, ops),
         Kind::Binary { op, left, right } => {
             let l = eval(left, id + 1, st, ops);
             let r = eval(right, id + 1 + size(left), st, ops);
@@ -366,7 +366,7 @@ fn negate(v: Num, ty: i32) -> Num {
     }
 }
 
-/// A function of one metric (part `id`) at this fetch.
+/// A function (part `id`) of one metric (part `id + 1`) at this fetch.
 fn aggregate(
     func: Func,
     metric: &Part,
@@ -375,11 +375,13 @@ fn aggregate(
     ty: i32,
     ops: &dyn Operands,
 ) -> Values {
-    let vals = match eval(metric, id, st, ops) {
+    let vals = match eval(metric, id + 1, st, ops) {
         Ok(v) => v,
-        // count() of a metric without values is 0
+        // count() of a metric without values, or in error, is 0
         Err(_) if func == Func::Count => return Ok(vec![(-1, Num::U32(0))]),
-        Err(e) => return Err(e),
+        Err(e) if e < 0 || func == Func::Instant => return Err(e),
+        // without values an aggregate is still one value (a sum of none is 0)
+        Err(_) => Vec::new(),
     };
     let n = vals.len();
     let one = |v: Num| Ok(vec![(-1, v)]);
@@ -414,10 +416,12 @@ fn aggregate(
                     best = Some(v);
                 }
             }
-            match best {
-                Some(b) => one(b),
-                None => Err(0),
-            }
+            // of no values, libpcp's value is the last it had
+            let b = best
+                .or_else(|| st[id].vals.first().map(|&(_, v)| v))
+                .unwrap_or(Num::constant("0", ty));
+            st[id].vals = vec![(-1, b)];
+            one(b)
         }
         _ => Err(0),
     }
