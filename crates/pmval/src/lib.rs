@@ -109,16 +109,10 @@ impl<'a> Pmval<'a> {
             Ok(w) => w,
             Err(msg) => return refused(out, err, msg),
         };
-        // a name the archive does not have may be a derived metric's
-        let registry = derived_metrics(o, err);
-        let mut derived = None;
-        if matches!(a.metadata().pmns.lookup(&spec.metric), Lookup::Unknown) {
-            match derived_metric(&registry, &spec.metric, a.metadata(), err) {
-                Some(Ok(d)) => derived = Some(d),
-                Some(Err(msg)) => return refused(out, err, msg),
-                None => {}
-            }
-        }
+        let derived = match derived_for(o, &spec.metric, &a, err) {
+            Ok(d) => d,
+            Err(msg) => return refused(out, err, msg),
+        };
         let dd = derived.as_ref().map(|d| d.desc);
         let (desc, ipairs, profile) = match metric_and_instances(o, &spec, a.metadata(), dd) {
             Ok(found) => found,

@@ -34,6 +34,24 @@ pub(crate) fn derived_metrics(o: &Opts, err: &mut dyn Write) -> Registry {
     r
 }
 
+/// The derived metric `name` stands for, when the archive has no metric of that
+/// name (the derived metrics loaded first, as libpcp loads them); `Err` with
+/// pmval's message where the archive cannot feed it.
+pub(crate) fn derived_for(
+    o: &Opts,
+    name: &str,
+    a: &Archive,
+    err: &mut dyn Write,
+) -> Result<Option<Derived>, String> {
+    // loaded whatever the name, as libpcp loads them into every context (their
+    // diagnostics said each time)
+    let registry = derived_metrics(o, err);
+    if !matches!(a.metadata().pmns.lookup(name), Lookup::Unknown) {
+        return Ok(None);
+    }
+    derived_metric(&registry, name, a.metadata(), err).transpose()
+}
+
 /// A derived metric named `name`, bound to the archive's metrics and checked:
 /// its PMID (libpcp's: domain 511, numbered in registration order), its
 /// evaluator and its operands; `None` where the registry has no such name;
