@@ -504,42 +504,32 @@ impl<'a> Iterator for Records<'a> {
     type Item = Result<(Position, ResultRecord<'a>)>;
     fn next(&mut self) -> Option<Self::Item> {
         let pos = self.pos?;
-        if self.forward {
-            match self.archive.read_forward(pos) {
-                Ok(Some((at, rec, next))) => {
-                    self.pos = Some(next);
-                    // keep memory bounded on long reads: let go of what is behind
-                    if at.vol != self.released.vol
-                        || at.offset.saturating_sub(self.released.offset) > RELEASE_STEP
-                    {
-                        self.archive.release_before(at);
-                        self.released = at;
-                    }
-                    Some(Ok((at, rec)))
-                }
-                Ok(None) => {
-                    self.pos = None;
-                    None
-                }
-                Err(e) => {
-                    self.pos = None;
-                    Some(Err(e))
-                }
-            }
+        let step = if self.forward {
+            self.archive.read_forward(pos)
         } else {
-            match self.archive.read_backward(pos) {
-                Ok(Some((at, rec))) => {
-                    self.pos = Some(at);
-                    Some(Ok((at, rec)))
+            let back = self.archive.read_backward(pos);
+            back.map(|r| r.map(|(at, rec)| (at, rec, at)))
+        };
+        match step {
+            Ok(Some((at, rec, next))) => {
+                self.pos = Some(next);
+                // keep memory bounded on long reads: let go of what is behind
+                if self.forward
+                    && (at.vol != self.released.vol
+                        || at.offset.saturating_sub(self.released.offset) > RELEASE_STEP)
+                {
+                    self.archive.release_before(at);
+                    self.released = at;
                 }
-                Ok(None) => {
-                    self.pos = None;
-                    None
-                }
-                Err(e) => {
-                    self.pos = None;
-                    Some(Err(e))
-                }
+                Some(Ok((at, rec)))
+            }
+            Ok(None) => {
+                self.pos = None;
+                None
+            }
+            Err(e) => {
+                self.pos = None;
+                Some(Err(e))
             }
         }
     }

@@ -174,17 +174,11 @@ struct Checker<'a> {
 }
 
 /// The type of `+ - *` between operands of two types (libpcp's promotion table).
-fn promote(a: i32, b: i32) -> i32 {
-    // the numeric types are in the order of promotion
+/// The type two numeric operands are promoted to: the later of the two in
+/// libpcp's order of promotion.
+pub(crate) fn promote(a: i32, b: i32) -> i32 {
     let rank = |t: i32| super::NUMERIC.iter().position(|&o| o == t).unwrap_or(0);
-    match (rank(a), rank(b)) {
-        (5, _) | (_, 5) => vtype::DOUBLE,
-        (4, _) | (_, 4) => vtype::FLOAT,
-        (3, _) | (_, 3) => vtype::U64,
-        (2, _) | (_, 2) => vtype::I64,
-        (1, _) | (_, 1) => vtype::U32,
-        _ => vtype::I32,
-    }
+    super::NUMERIC[rank(a).max(rank(b))]
 }
 
 /// How a part is named in a semantic error: a number or a metric as written,

@@ -1,12 +1,12 @@
 //! A derived metric's values at each fetch, from its operands' values, as
-//! libpcp's `eval_expr` computes them. So far: numbers, metrics, the binary
+//! libpcp's `eval_expr` computes them: numbers, metrics, the binary
 //! operators (instances matched as libpcp matches them), negation, `instant`,
 //! `delta` and `rate` (each metric's last values and each function's last
 //! time kept by the [`Evaluator`]), the aggregates (`avg count max min sum`),
-//! `scalar`, `defined` and an instance by name; the rest ([`Unsupported`]:
-//! `matchinst`, `!`, `?:`, `rescale`) is to come.
+//! `scalar`, `defined`, an instance by name or by `matchinst()`, `!`, `?:` and
+//! `rescale`.
 
-use super::check::{Kind, Part};
+use super::check::{promote, Kind, Part};
 use super::value::{bin_op, Num};
 use super::{Func, Pattern, PatternKind};
 use crate::types::{vtype, InDom, Timestamp};
@@ -17,10 +17,6 @@ pub type Value = (i32, Num);
 /// What a part has at a fetch: its values, or (`Err`) libpcp's count of none
 /// (0: no values) or error code.
 pub type Values = Result<Vec<Value>, i32>;
-
-/// A kind of part evaluation does not have yet.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Unsupported(pub &'static str);
 
 /// What evaluation asks of the fetch: a metric's values, and an instance's
 /// number by its name in a domain.
@@ -33,11 +29,6 @@ pub trait Operands {
     fn stamp(&self) -> Timestamp;
 }
 
-/// Whether evaluation can take `p` (every part of it): all of the language.
-pub fn supported(_p: &Part) -> Result<(), Unsupported> {
-    Ok(())
-}
-
 /// What evaluation keeps of a part from one fetch to the next: a metric's
 /// values of this fetch and the last (for `delta()` and `rate()`), and the
 /// times of a `delta()` or `rate()`.
@@ -47,6 +38,8 @@ struct State {
     /// instance's match of a `matchinst()` once made (libpcp decides each once).
     exact: Option<i32>,
     matched: std::collections::HashMap<i32, bool>,
+    /// A `matchinst()`'s pattern, compiled at its first fetch.
+    regex: Option<std::sync::Arc<super::regex::Regex>>,
     numval: i32,
     vals: Vec<Value>,
     last_numval: i32,
@@ -276,8 +269,14 @@ fn filter(
     ops: &dyn Operands,
 ) -> Values {
     if pattern.kind == PatternKind::Regex {
-        let Ok(re) = super::regex::Regex::new(&pattern.text) else {
-            return Err(0);
+        let re = match &s.regex {
+            Some(re) => re.clone(),
+            None => {
+                let Ok(re) = super::regex::Regex::new(&pattern.text) else {
+                    return Err(0);
+                };
+                s.regex.insert(std::sync::Arc::new(re)).clone()
+            }
         };
         let mut out = Vec::new();
         for (i, v) in vals {
@@ -481,11 +480,6 @@ fn binary(
         }
     }
     out
-}
-
-fn promote(a: i32, b: i32) -> i32 {
-    let rank = |t: i32| super::NUMERIC.iter().position(|&o| o == t).unwrap_or(0);
-    super::NUMERIC[rank(a).max(rank(b))]
 }
 
 /// The value of an archive's atom as evaluation holds it (numbers only).
