@@ -93,6 +93,7 @@ mod errtab;
 pub mod format;
 pub mod hashorder;
 pub mod instances;
+pub mod labels;
 pub mod lives;
 pub mod logfetch;
 mod lzw;

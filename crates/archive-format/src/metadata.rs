@@ -612,6 +612,25 @@ impl Metadata {
     pub fn text(&self, ttype: u32, ident: u32) -> Option<&str> {
         self.texts.get(&(ttype, ident)).map(|s| s.as_str())
     }
+    /// Help text as libpcp's `pmLookupText` finds it in an archive: `ttype` is
+    /// `PM_TEXT_ONELINE` or `PM_TEXT_HELP` with `PM_TEXT_PMID` or
+    /// `PM_TEXT_INDOM`; help that is missing or empty falls back to the one-line
+    /// text. `Err(PM_ERR_NOTHOST)` where the archive has no text of the kind at
+    /// all, `Err(PM_ERR_TEXT)` where it has none for `ident`.
+    pub fn lookup_text(&self, ident: u32, ttype: u32) -> Result<&str, i32> {
+        use crate::codec::meta::text_type as tt;
+        let find = |ty: u32| -> Result<&str, i32> {
+            if !self.texts.keys().any(|&(t, _)| t == ty) {
+                return Err(crate::error::PM_ERR_NOTHOST);
+            }
+            self.text(ty, ident).ok_or(crate::error::PM_ERR_TEXT)
+        };
+        match find(ttype) {
+            Ok(s) if !s.is_empty() || ttype & tt::HELP == 0 => Ok(s),
+            Err(e) if ttype & tt::HELP == 0 => Err(e),
+            _ => find((ttype & !tt::HELP) | tt::ONELINE),
+        }
+    }
     /// Labels of one kind for an identifier at time `t` (newest record at or before).
     pub fn labels_at(&self, ltype: u32, ident: u32, t: Timestamp) -> Option<&LabelRecord> {
         self.labels

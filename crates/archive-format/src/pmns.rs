@@ -149,6 +149,24 @@ impl Pmns {
         }
     }
 
+    /// The children of `name` in libpcp's `pmGetChildrenStatus` order (newest
+    /// first), each with whether it is a leaf; `Some(empty)` for a leaf, `None`
+    /// for a name not in the namespace.
+    pub fn children(&self, name: &str) -> Option<Vec<(&str, bool)>> {
+        let n = self.find(name)?;
+        let node = &self.nodes[n];
+        if node.pmid.is_none() && node.children.is_empty() && n != 0 {
+            return None;
+        }
+        Some(
+            node.children
+                .iter()
+                .rev()
+                .map(|&c| (self.nodes[c].name.as_str(), self.nodes[c].pmid.is_some()))
+                .collect(),
+        )
+    }
+
     /// Every leaf name below `name` (or `name` itself if it is a leaf), in
     /// `pmTraversePMNS` order.
     pub fn traverse(&self, name: &str) -> Vec<(String, PmId)> {

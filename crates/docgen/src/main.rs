@@ -9,9 +9,10 @@ use std::process::ExitCode;
 use clap_complete::Shell;
 
 /// The PCP tools, whose options are a [`cli_common::spec::Tool`].
-const PCP_TOOLS: [cli_common::spec::Tool; 6] = [
+const PCP_TOOLS: [cli_common::spec::Tool; 7] = [
     pmdumplog::TOOL,
     pmval::TOOL,
+    pminfo::TOOL,
     pmlogextract::TOOL,
     pmlogcheck::TOOL,
     pmlogger::TOOL,

@@ -17,14 +17,13 @@ use setup::*;
 pub mod spec;
 
 use archive_format::atom::extract;
-use archive_format::derive::check::{check, Part, Unavailable};
+use archive_format::derive::check::Unavailable;
 use archive_format::derive::config::Registry;
-use archive_format::derive::eval::{num_of, Evaluator, Values};
-use archive_format::derive::value::Num;
+use archive_format::derive::context;
 use archive_format::error::{pm_err_str, PM_ERR_EOL};
 use archive_format::pmns::{Lookup, Pmns};
 use archive_format::replay::{Delta, FetchResult, FetchedSet, InterpRule, Mode, Replay};
-use archive_format::types::{sem, vtype, Desc, InDom, PmId, Timestamp};
+use archive_format::types::{sem, vtype, Desc, Timestamp};
 use archive_format::Archive;
 use cli_common::clock;
 use cli_common::window::{resolve_window, Bounds, WindowArgs};

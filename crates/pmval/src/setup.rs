@@ -52,11 +52,10 @@ pub(crate) fn derived_for(
     derived_metric(&registry, name, a.metadata(), err).transpose()
 }
 
-/// A derived metric named `name`, bound to the archive's metrics and checked:
-/// its PMID (libpcp's: domain 511, numbered in registration order), its
-/// evaluator and its operands; `None` where the registry has no such name;
-/// `Err` with pmval's message where the archive cannot feed it (a semantic
-/// error is said to `err` first, as libpcp says it when the context opens).
+/// The derived metric `name` of `r`, bound to the archive's metrics and
+/// checked; `None` where the registry has no such name; `Err` with pmval's
+/// message where the archive cannot feed it (a semantic error is said to `err`
+/// first, as libpcp says it when the context opens).
 pub(crate) fn derived_metric(
     r: &Registry,
     name: &str,
@@ -64,65 +63,19 @@ pub(crate) fn derived_metric(
     err: &mut dyn Write,
 ) -> Option<Result<Derived, String>> {
     let k = r.metrics.iter().position(|d| d.name == name)?;
-    let desc_of = |n: &str| match m.pmns.lookup(n) {
-        Lookup::Leaf(p) => m.desc(p).copied(),
-        _ => None,
-    };
     let failed = "pmLookupDesc: Derived metric definition failed".to_string();
-    let part = match check(name, &r.metrics[k].expr, &desc_of) {
-        Ok(p) => p,
-        Err(Unavailable::Operand(_)) => return Some(Err(failed)),
+    Some(match context::bind(r, k, m) {
+        Ok(b) => Ok(b),
+        Err(Unavailable::Operand(_)) => Err(failed),
         Err(Unavailable::Semantics(msg)) => {
             let _ = writeln!(err, "{msg}");
-            return Some(Err(failed));
+            Err(failed)
         }
-    };
-    let mut operands = Vec::new();
-    operand_names(&part, &mut operands);
-    let operands = operands
-        .into_iter()
-        .filter_map(|n| match m.pmns.lookup(&n) {
-            Lookup::Leaf(p) => Some((n, p, *m.desc(p)?)),
-            _ => None,
-        })
-        .collect();
-    let pmid = PmId::new(511, 0, k as u32 + 1);
-    let desc = Desc { pmid, ..part.desc };
-    Some(Ok(Derived {
-        desc,
-        eval: Evaluator::new(part),
-        operands,
-    }))
+    })
 }
 
-/// The metrics an expression names, each once, in the order they come.
-fn operand_names(p: &Part, out: &mut Vec<String>) {
-    use archive_format::derive::check::Kind;
-    match &p.kind {
-        Kind::Metric(n) if !out.contains(n) => out.push(n.clone()),
-        Kind::Binary { left, right, .. } => {
-            operand_names(left, out);
-            operand_names(right, out);
-        }
-        Kind::Ternary { guard, yes, no } => {
-            operand_names(guard, out);
-            operand_names(yes, out);
-            operand_names(no, out);
-        }
-        Kind::Neg(e) | Kind::Not(e) | Kind::Scalar(e) => operand_names(e, out),
-        Kind::Filter { expr, .. } | Kind::Rescale { expr, .. } => operand_names(expr, out),
-        Kind::Func { metric, .. } => operand_names(metric, out),
-        _ => {}
-    }
-}
-
-/// A derived metric being reported: its descriptor, its evaluation, and the
-/// archive's metrics it is computed from (name, PMID, descriptor).
-pub(crate) struct Derived {
-    pub(crate) desc: Desc,
-    pub(crate) eval: Evaluator,
-    pub(crate) operands: Vec<(String, PmId, Desc)>,
-}
+/// A derived metric being reported.
+pub(crate) type Derived = context::Bound;
 
 /// The archives of `source` as one context, with `-n`'s namespace.
 pub(crate) fn open_source(o: &Opts, source: &str) -> Result<Archive, String> {
@@ -313,107 +266,5 @@ impl Plan {
         };
         r.set_mode(mode, Some(self.origin), Delta::from_millis(delta_ms));
         r
-    }
-}
-
-impl Derived {
-    /// One interpolated fetch of the derived metric: its operands fetched, and
-    /// its values computed, as one value set of its PMID.
-    pub(crate) fn fetch(&mut self, r: &mut Replay<'_>) -> archive_format::Result<FetchResult> {
-        let pmids: Vec<PmId> = self.operands.iter().map(|(_, p, _)| *p).collect();
-        let res = r.fetch(&pmids)?;
-        let ops = Operands {
-            names: &self.operands,
-            res: &res,
-            meta: r.archive().metadata(),
-        };
-        let set = match self.eval.evaluate(&ops) {
-            Ok(vals) => value_set(self.desc.pmid, &vals),
-            Err(n) => archive_format::codec::result::OwnedValueSet {
-                pmid: self.desc.pmid,
-                numval: n,
-                valfmt: 0,
-                values: Vec::new(),
-            },
-        };
-        Ok(FetchResult {
-            stamp: res.stamp,
-            sets: vec![set],
-        })
-    }
-}
-
-/// The values of a derived metric as a value set, as libpcp returns them: 32-bit
-/// values in the value word, the others in blocks.
-fn value_set(pmid: PmId, vals: &[(i32, Num)]) -> archive_format::codec::result::OwnedValueSet {
-    use archive_format::codec::result::{
-        BlockData, OwnedValue, OwnedValueSet, VAL_DPTR, VAL_INSITU,
-    };
-    let block = |ty: i32, b: &[u8]| OwnedValue::Block {
-        vtype: ty as u8,
-        data: BlockData::from_slice(b),
-    };
-    let values: Vec<(i32, OwnedValue)> = vals
-        .iter()
-        .map(|&(i, v)| {
-            let v = match v {
-                Num::I32(x) => OwnedValue::Insitu(x as u32),
-                Num::U32(x) => OwnedValue::Insitu(x),
-                Num::I64(x) => block(vtype::I64, &x.to_be_bytes()),
-                Num::U64(x) => block(vtype::U64, &x.to_be_bytes()),
-                Num::F32(x) => block(vtype::FLOAT, &x.to_bits().to_be_bytes()),
-                Num::F64(x) => block(vtype::DOUBLE, &x.to_bits().to_be_bytes()),
-            };
-            (i, v)
-        })
-        .collect();
-    let insitu = values
-        .iter()
-        .all(|(_, v)| matches!(v, OwnedValue::Insitu(_)));
-    OwnedValueSet {
-        pmid,
-        numval: values.len() as i32,
-        valfmt: if insitu { VAL_INSITU } else { VAL_DPTR },
-        values,
-    }
-}
-
-/// The operands' values of one fetch, as the evaluation asks for them.
-struct Operands<'a> {
-    names: &'a [(String, PmId, Desc)],
-    res: &'a FetchResult,
-    meta: &'a archive_format::Metadata,
-}
-
-impl archive_format::derive::eval::Operands for Operands<'_> {
-    fn values(&self, metric: &str) -> Values {
-        let Some(k) = self.names.iter().position(|(n, _, _)| n == metric) else {
-            return Err(0);
-        };
-        let (Some(set), desc) = (self.res.sets.get(k), self.names[k].2) else {
-            return Err(0);
-        };
-        if set.numval <= 0 {
-            return Err(set.numval);
-        }
-        Ok(set
-            .values
-            .iter()
-            .filter_map(|(i, v)| Some((*i, num_of(&extract(desc.vtype, &v.as_value())?)?)))
-            .collect())
-    }
-    fn instance(&self, indom: InDom, name: &str) -> Option<i32> {
-        let snap = self.meta.indom_at(indom, self.res.stamp)?;
-        snap.instances
-            .iter()
-            .find(|(_, n)| &**n == name)
-            .map(|(i, _)| *i)
-    }
-    fn instance_name(&self, indom: InDom, inst: i32) -> Option<String> {
-        let snap = self.meta.indom_at(indom, self.res.stamp)?;
-        snap.name_of(inst).map(str::to_string)
-    }
-    fn stamp(&self) -> Timestamp {
-        self.res.stamp
     }
 }

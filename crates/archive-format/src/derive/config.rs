@@ -100,6 +100,18 @@ impl Registry {
         Ok(())
     }
 
+    /// pmLoadDerivedConfig(3): files and directories separated by `:`;
+    /// how many metrics they registered, or the error of one that is not there.
+    pub fn load_path(&mut self, path: &str, err: &mut dyn Write) -> io::Result<usize> {
+        let mut n = 0;
+        for part in path.split(':').filter(|p| !p.is_empty()) {
+            let p = Path::new(part);
+            std::fs::metadata(p)?;
+            n += self.load_component(p, err);
+        }
+        Ok(n)
+    }
+
     /// A file, or every file below a directory (in the order the directory
     /// lists them, as libpcp reads them); what cannot be read is skipped.
     fn load_component(&mut self, path: &Path, err: &mut dyn Write) -> usize {

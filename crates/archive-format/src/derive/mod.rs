@@ -9,6 +9,7 @@
 
 pub mod check;
 pub mod config;
+pub mod context;
 pub mod eval;
 mod lex;
 mod parse;

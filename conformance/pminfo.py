@@ -1,0 +1,161 @@
+#!/usr/bin/env python3
+"""Conformance suite for pminfo: runs PCP 6.0.3's pminfo and ours on every archive
+of PCP's QA corpus (good and damaged) with a list of option sets (names, PMIDs,
+descriptors, help, labels, series identifiers, values, verify, events), on
+metric, PMID and instance-domain arguments, with -O, -c, -n and the time zone
+options, and on command-line mistakes; compares stdout, stderr and exit status,
+and writes a scoreboard (N of M identical, then the differing cases) and a diff
+per differing case.
+
+Every run has the global derived metrics of the reference's configuration, as a
+PCP user's pminfo has.
+
+Exit status: 0 when the score is at least the floor kept in conformance/floor-pminfo,
+1 below it, 77 when the reference is not installed (unless REQUIRE_REFERENCE is set,
+then 1).
+
+Usage: conformance/pminfo.py [--ours PATH] [--out DIR] [--jobs N] [--filter SUBSTR]
+"""
+import argparse, concurrent.futures as cf, os, re, shutil, subprocess, sys, tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+from pmdumplog import CORPUS, archives  # noqa: E402
+
+# option sets over the whole namespace of every archive
+OPTION_SETS = [[], ["-m"], ["-M"], ["-d"], ["-I"], ["-t"], ["-T"], ["-f"], ["-l"],
+               ["-s"], ["-v"], ["-x"], ["-F"], ["-dmtT"], ["-fMI"]]
+# archives with thousands of metrics or records: fewer sets
+BIG_SETS = [[], ["-m"], ["-d"], ["-tT"], ["-l"]]
+GIANT = {"20180416.10.00", "pcp-pidstat-process-args", "20130706", "bozo-20170904",
+         "20201109"}
+# sets on one metric of the archive (its first), its PMID and instance domain
+ONE_SETS = [["-f"], ["-dfl"], ["-s"], ["-O", "+5", "-f"], ["-O", "@junk", "-f"],
+            ["-x", "-Z", "UTC"], ["-z", "-f"], ["-fTt"]]
+DERIVED_DEFS = """\
+my.one = 1
+my.ratio = mem.util.used / mem.physmem
+my.bad = no.such.metric + 1
+my.cpu = kernel.all.cpu.user + kernel.all.cpu.sys
+my.cpu(oneline) = "user and sys"
+"""
+# command-line forms, run in the archives directory
+CLI = [["-Q", "-a", "20041125"], ["-b", "x", "-a", "20041125"], ["-a", "nosuch"],
+       ["-a", "20041125", "no.such.metric", "kernel.all"], ["-a", "20041125", "1.2.3"],
+       ["-a", "20041125", "60"], ["-a", "20041125", "60.2", "-tTlI"],
+       ["-a", "20041125", "-h", "localhost"], ["-?"],
+       ["-a", "20041125", "-c", "/nonexistent", "kernel.all.load"],
+       ["-a", "20041125", "event", "-dmtTf"],
+       ["-a", "20041125", "disk.dev.await", "disk.dev", "-d"],
+       ["-a", "20180416.10.00", "kernel.cpu.util", "-dftT"],
+       ["-a", "20180416.10.00", "disk.dev.util", "disk.dev.await", "-f"]]
+
+
+def run(cmd, cwd, env):
+    p = subprocess.run(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, timeout=900)
+    return p.stdout, p.stderr, p.returncode
+
+
+def case(ours, d, args, env, name):
+    ref = run(["pminfo"] + args, d, env)
+    got = run([ours] + args, d, env)
+    return name, ref == got, (None if ref == got else {"ref": ref, "got": got})
+
+
+def first_metric(d, base, env):
+    """The archive's first metric name, its PMID and its instance domain."""
+    p = subprocess.run(["pminfo", "-a", base, "-d", "-m"], cwd=d, env=env,
+                       capture_output=True, text=True, errors="replace", timeout=120)
+    m = re.search(r"^(\S+) PMID: (\d+\.\d+\.\d+)\n.*InDom: (\d+\.\d+|PM_INDOM_NULL)",
+                  p.stdout, re.M)
+    return m.groups() if m else None
+
+
+def jobs_for(d, base, env, derived, pmns):
+    rel = os.path.relpath(d, CORPUS)
+    out = []
+    sets = BIG_SETS if base in GIANT else OPTION_SETS
+    for opts in sets:
+        out.append((d, opts + ["-a", base], f"{rel}/{base} {' '.join(opts)}"))
+    if base in GIANT:
+        return out
+    first = first_metric(d, base, env)
+    if first:
+        name, pmid, indom = first
+        for opts in ONE_SETS:
+            out.append((d, opts + ["-a", base, name], f"{rel}/{base} {' '.join(opts)} {name}"))
+        out.append((d, ["-a", base, "-mtT", pmid], f"{rel}/{base} -mtT {pmid}"))
+        if indom != "PM_INDOM_NULL":
+            out.append((d, ["-a", base, "-tTI", indom], f"{rel}/{base} -tTI {indom}"))
+    out.append((d, ["-a", base, "-c", derived, "-df", "my"], f"{rel}/{base} -c defs -df my"))
+    out.append((d, ["-a", base, "-n", pmns, "-m"], f"{rel}/{base} -n pmns -m"))
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--ours", default=os.path.join(ROOT, "target/release/pminfo"))
+    ap.add_argument("--out", default=os.path.join(ROOT, "conformance-out"))
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    ap.add_argument("--filter", default="")
+    a = ap.parse_args()
+    if shutil.which("pminfo") is None or not os.path.isdir(CORPUS):
+        msg = "reference PCP (pminfo and its QA corpus) is not installed"
+        if os.environ.get("REQUIRE_REFERENCE"):
+            print(f"conformance: FAIL: {msg}", file=sys.stderr)
+            return 1
+        print(f"conformance: skipped: {msg}")
+        return 77
+    env = dict(os.environ)
+    env.setdefault("TZ", "UTC")
+    tmp = tempfile.mkdtemp(prefix="pminfo-conf-")
+    derived = os.path.join(tmp, "derived.conf")
+    with open(derived, "w") as fh:
+        fh.write(DERIVED_DEFS)
+    pmns = os.path.join(tmp, "pmns")
+    with open(pmns, "w") as fh:
+        fh.write("root {\n    kernel\n    hinv\n}\nkernel {\n    all\n}\n"
+                 "kernel.all {\n    load 60:2:0\n    cpu\n}\nkernel.all.cpu {\n"
+                 "    user 60:0:20\n    sys 60:0:22\n}\nhinv {\n    ncpu 60:0:32\n}\n")
+    jobs = []
+    for d, base in archives():
+        if a.filter and a.filter not in f"{d}/{base}":
+            continue
+        jobs += jobs_for(d, base, env, derived, pmns)
+    arch = os.path.join(CORPUS, "archives")
+    if not a.filter or a.filter == "cli":
+        for args in CLI:
+            jobs.append((arch, args, "cli " + " ".join(args)))
+    os.makedirs(a.out, exist_ok=True)
+    diffdir = os.path.join(a.out, "diffs-pminfo")
+    shutil.rmtree(diffdir, ignore_errors=True)
+    os.makedirs(diffdir)
+    with cf.ThreadPoolExecutor(a.jobs) as ex:
+        results = list(ex.map(lambda j: case(a.ours, j[0], j[1], env, j[2]), jobs))
+    shutil.rmtree(tmp, ignore_errors=True)
+    ok = sum(1 for _, s, _ in results if s)
+    lines = [f"pminfo conformance: {ok} of {len(results)} identical"]
+    bad = [(n, det) for n, s, det in results if not s]
+    for i, (n, det) in enumerate(bad):
+        lines.append(f"DIFF {n}")
+        with open(os.path.join(diffdir, f"{i:04d}.txt"), "wb") as fh:
+            fh.write(f"case: {n}\n".encode())
+            for k in ("ref", "got"):
+                out, err, rc = det[k]
+                fh.write(f"--- {k} rc={rc} stderr:\n".encode() + err[:400000])
+                fh.write(f"--- {k} stdout:\n".encode() + out[:400000])
+    with open(os.path.join(a.out, "scoreboard-pminfo.txt"), "w") as fh:
+        fh.write("\n".join(lines) + "\n")
+    print(lines[0])
+    floor_file = os.path.join(HERE, "floor-pminfo")
+    floor = int(open(floor_file).read().split()[0]) if os.path.exists(floor_file) else 0
+    if not a.filter and ok < floor:
+        print(f"conformance: FAIL: {ok} identical is below the floor of {floor}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,276 @@
+//! pminfo, as PCP 6.0.3's for archives: the metric names below each argument
+//! (the archive's namespace with the derived metrics of every context), and for
+//! each what was asked: its PMID, descriptor, help, labels, series identifiers
+//! and values at the start of the archive (or `-O`).
+//!
+//! - [`opts`]: the command line.
+//! - [`report`]: one metric's report.
+//! - [`labels`]: label sets and series identifiers, with libpcp's caches.
+
+mod events;
+mod json;
+mod labels;
+pub mod opts;
+mod report;
+
+pub use opts::TOOL;
+
+use archive_format::derive::config::Registry;
+use archive_format::derive::context::Context;
+use archive_format::error::{pm_err_str, PM_ERR_NAME, PM_ERR_PMID};
+use archive_format::pmns::Pmns;
+use archive_format::types::{InDom, PmId, Timestamp};
+use archive_format::Archive;
+use cli_common::window::{resolve_window, Bounds, WindowArgs};
+use opts::Opts;
+use std::io::{self, Write};
+
+const PROG: &str = "pminfo";
+
+/// Runs pminfo; returns the exit status.
+pub fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+    cli_common::shell::run(&TOOL, args, out, err, opts::parse, |o, out, err| {
+        main(&o, &mut archive_format::text::RawBytes(out), err)
+    })
+}
+
+/// The derived metrics every context has (libpcp's global configuration), then
+/// `-c`'s files.
+fn registry(o: &Opts, err: &mut dyn Write) -> io::Result<Registry> {
+    let var = cli_common::pcpconf::dir("PCP_VAR_DIR", "/var/lib/pcp");
+    let mut r = Registry::global(&var, err);
+    for f in &o.derived {
+        if let Err(e) = r.load_path(f, err) {
+            let code = -e.raw_os_error().unwrap_or(2);
+            writeln!(
+                err,
+                "{PROG}: derived configuration(s) error: {}",
+                pm_err_str(code)
+            )?;
+        }
+    }
+    Ok(r)
+}
+
+fn main(o: &Opts, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<i32> {
+    let reg = registry(o, err)?;
+    let Some(source) = &o.archive else {
+        writeln!(
+            err,
+            "{PROG}: live metric sources are not supported by this pminfo; give an archive with -a"
+        )?;
+        return Ok(1);
+    };
+    let mut a = match Archive::open_context(source) {
+        Ok(a) => a,
+        Err(e) => {
+            out.flush()?;
+            writeln!(
+                err,
+                "{PROG}: Cannot open archive \"{source}\": {}",
+                e.pm_message()
+            )?;
+            return Ok(1);
+        }
+    };
+    if let Some(f) = &o.namespace {
+        let Some(p) = cli_common::pmns::load(PROG, f, err)? else {
+            return Ok(1);
+        };
+        let trimmed = trim(&p, &a);
+        a.set_pmns(trimmed);
+    }
+    let (tz, note) = o.clock.zone_for(a.label());
+    let Some(origin) = origin(o, &a, &tz, err)? else {
+        return Ok(1);
+    };
+    if let Some(n) = note {
+        write!(out, "{n}")?;
+    }
+    let mut p = Pminfo {
+        o,
+        a: &a,
+        ctx: Context::new(a.metadata(), &reg),
+        origin,
+        caches: labels::Caches::default(),
+        tz,
+    };
+    p.run(out, err)
+}
+
+/// `-O`'s time, else the start of the archive; `None` once the error is said.
+fn origin(
+    o: &Opts,
+    a: &Archive,
+    tz: &cli_common::TimeZone,
+    err: &mut dyn Write,
+) -> io::Result<Option<Timestamp>> {
+    let label = a.label();
+    let end = a.end_time().unwrap_or(label.start);
+    let args = WindowArgs {
+        origin: o.origin.as_deref(),
+        ..WindowArgs::default()
+    };
+    let bounds = Bounds {
+        start: label.start,
+        end,
+    };
+    match resolve_window(args, bounds, tz) {
+        Ok(w) => Ok(Some(w.origin)),
+        Err(spec) => {
+            let msg = cli_common::clock::invalid_window(&spec, bounds);
+            writeln!(err, "{PROG}: {msg}")?;
+            Ok(None)
+        }
+    }
+}
+
+/// `-n`'s namespace with only the metrics the archive has (pmTrimNameSpace).
+fn trim(p: &Pmns, a: &Archive) -> Pmns {
+    let mut t = Pmns::new();
+    // inserted last first: the trimmed namespace lists in the file's order
+    for (name, pmid) in p.traverse("").into_iter().rev() {
+        if a.metadata().desc(pmid).is_some() {
+            t.insert(&name, pmid);
+        }
+    }
+    t.finish();
+    t
+}
+
+/// A run of pminfo over one archive.
+pub(crate) struct Pminfo<'a> {
+    pub(crate) o: &'a Opts,
+    pub(crate) a: &'a Archive,
+    pub(crate) ctx: Context<'a>,
+    /// Where fetches start (`-O`, else the archive's start).
+    pub(crate) origin: Timestamp,
+    pub(crate) caches: labels::Caches,
+    /// The reporting time zone (`-z`, `-Z`), for event records' times.
+    pub(crate) tz: cli_common::TimeZone,
+}
+
+impl Pminfo<'_> {
+    fn run(&mut self, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<i32> {
+        let mut status = 0;
+        if self.o.names.is_empty() {
+            if let Err(code) = self.traverse("", out) {
+                out.flush()?;
+                writeln!(err, "Error: {}", pm_err_str(code))?;
+                status = 1;
+            }
+        }
+        for arg in &self.o.names {
+            let r = if arg.starts_with(|c: char| c.is_ascii_digit()) {
+                self.digits(arg, out)
+            } else {
+                self.traverse(arg, out)
+            };
+            if let Err(code) = r {
+                out.flush()?;
+                writeln!(err, "Error: {arg}: {}", pm_err_str(code))?;
+                status = 1;
+            }
+        }
+        Ok(status)
+    }
+
+    /// Every metric at or below `name`, reported in turn (the names gathered
+    /// first, as pmTraversePMNS gathers them).
+    fn traverse(&mut self, name: &str, out: &mut dyn Write) -> Result<(), i32> {
+        let names = self.ctx.traverse(name).ok_or(PM_ERR_NAME)?;
+        for n in names {
+            self.report(&n, out).map_err(|_| -5)?;
+        }
+        Ok(())
+    }
+
+    /// A PMID (`d.c.i`) or an instance domain (`d.s`) given by number.
+    fn digits(&mut self, arg: &str, out: &mut dyn Write) -> Result<(), i32> {
+        match scan_u32s(arg).as_slice() {
+            [d, c, i, ..] => {
+                let pmid = PmId::new(*d, *c, *i);
+                let name = self.ctx.names(pmid).into_iter().next().ok_or(PM_ERR_PMID)?;
+                self.traverse(&name, out)
+            }
+            [d, s] => self.indom(InDom::new(*d, *s), out).map_err(|_| -5),
+            _ => Err(PM_ERR_NAME),
+        }
+    }
+
+    /// An instance domain's report: its number, and its help and labels.
+    fn indom(&mut self, indom: InDom, out: &mut dyn Write) -> io::Result<()> {
+        let s = &self.o.show;
+        if s.verify {
+            return Ok(());
+        }
+        write!(out, "\nInDom: {indom}")?;
+        if s.full_indom {
+            write!(out, " = {} =", indom.0)?;
+        }
+        write!(out, " 0x{:x}", indom.0)?;
+        if s.oneline {
+            let t = self
+                .a
+                .metadata()
+                .lookup_text(indom.0, text::ONELINE | text::INDOM);
+            report::oneline(out, t, s.full_indom)?;
+        }
+        writeln!(out)?;
+        if s.labels {
+            self.indom_labels(indom, out)?;
+        }
+        if s.help {
+            let t = self
+                .a
+                .metadata()
+                .lookup_text(indom.0, text::HELP | text::INDOM);
+            report::help(out, t)?;
+        }
+        Ok(())
+    }
+}
+
+use archive_format::codec::meta::text_type as text;
+
+/// What `sscanf(arg, "%u.%u.%u")` reads: the numbers before the first that fails.
+fn scan_u32s(arg: &str) -> Vec<u32> {
+    let mut out = Vec::new();
+    let mut rest = arg;
+    loop {
+        let t = rest.trim_start();
+        let digits = t.len() - t.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+        if digits == 0 {
+            break;
+        }
+        out.push(
+            t[..digits]
+                .parse::<u64>()
+                .map(|v| v as u32)
+                .unwrap_or(u32::MAX),
+        );
+        rest = &t[digits..];
+        if out.len() == 3 {
+            break;
+        }
+        match rest.strip_prefix('.') {
+            Some(r) => rest = r,
+            None => break,
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_scanned_as_sscanf_scans_them() {
+        assert_eq!(scan_u32s("60.0.1"), vec![60, 0, 1]);
+        assert_eq!(scan_u32s("60.1"), vec![60, 1]);
+        assert_eq!(scan_u32s("60.1x.2"), vec![60, 1]);
+        assert_eq!(scan_u32s("60"), vec![60]);
+        assert_eq!(scan_u32s("1.2.3.4"), vec![1, 2, 3]);
+    }
+}
