@@ -28,6 +28,7 @@ pub const PM_ERR_LOGHOST: i32 = -12402;
 pub const PM_ERR_LOGFILE: i32 = -12375;
 pub const PM_ERR_PMID_LOG: i32 = -12378;
 pub const PM_ERR_INDOM_LOG: i32 = -12379;
+pub const PM_ERR_PROFILE: i32 = -12365;
 pub const PM_ERR_INST_LOG: i32 = -12380;
 pub const PM_ERR_NONLEAF: i32 = -12394;
 pub const PM_ERR_TYPE: i32 = -12397;

@@ -130,10 +130,11 @@ impl Caches {
 }
 
 /// A SHA-1 digest in hexadecimal.
+/// (Names keep their raw bytes: the digest is of the bytes libpcp has.)
 fn sha1_hex(parts: &[&str]) -> String {
     let mut h = Sha1::new();
     for p in parts {
-        h.update(p.as_bytes());
+        h.update(archive_format::text::to_bytes(p));
     }
     h.finalize().iter().map(|b| format!("{b:02x}")).collect()
 }

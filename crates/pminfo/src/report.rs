@@ -4,7 +4,9 @@
 
 use super::{text, Pminfo};
 use archive_format::derive::check::Unavailable;
-use archive_format::error::{pm_err_str, PM_ERR_BADDERIVE, PM_ERR_INST, PM_ERR_TEXT};
+use archive_format::error::{
+    pm_err_str, PM_ERR_BADDERIVE, PM_ERR_INDOM_LOG, PM_ERR_INST, PM_ERR_PROFILE, PM_ERR_TEXT,
+};
 use archive_format::format::format_value;
 use archive_format::replay::{Delta, FetchResult, FetchedSet, Mode, Replay};
 use archive_format::types::{sem, vtype, Desc, InDom, PmId, Timestamp};
@@ -104,6 +106,14 @@ impl Pminfo<'_> {
         if s.desc || s.help || s.value || s.labels {
             writeln!(out)?;
         }
+        if let (true, Some(f), Some(d)) = (s.force, &mut fetched, &desc) {
+            if f.set.numval == PM_ERR_PROFILE {
+                match self.fetch_all_instances(pmid, d.indom, f.stamp) {
+                    Ok(again) => *f = again,
+                    Err(why) => return writeln!(out, "{name}: {why}"),
+                }
+            }
+        }
         write!(out, "{name}")?;
         if s.pmid {
             write!(out, " PMID: {pmid}")?;
@@ -169,7 +179,7 @@ impl Pminfo<'_> {
         let res: FetchResult = match self.ctx.derived_of(pmid) {
             None => r.fetch(&[pmid]).map_err(|e| e.pm_err())?,
             Some(k) if self.ctx.registry.metrics[k].anon => {
-                let stamp = r.fetch_archive().map_or(self.origin, |f| f.stamp);
+                let stamp = r.fetch_archive().map_err(|e| e.pm_err())?.stamp;
                 let set = FetchedSet {
                     pmid,
                     numval: 0,
@@ -184,7 +194,7 @@ impl Pminfo<'_> {
             Some(k) => match self.ctx.bind(k) {
                 Ok(mut b) => b.fetch(&mut r).map_err(|e| e.pm_err())?,
                 Err(_) => {
-                    let stamp = r.fetch_archive().map_or(self.origin, |f| f.stamp);
+                    let stamp = r.fetch_archive().map_err(|e| e.pm_err())?.stamp;
                     let set = FetchedSet {
                         pmid,
                         numval: PM_ERR_BADDERIVE,
@@ -204,6 +214,32 @@ impl Pminfo<'_> {
             valfmt: 0,
             values: Vec::new(),
         });
+        Ok(Fetched {
+            set,
+            stamp: res.stamp,
+        })
+    }
+
+    /// `-F` on a metric whose instances must be named: every instance of its
+    /// domain (at the fetch's time) asked for, fetched again from the origin.
+    fn fetch_all_instances(
+        &mut self,
+        pmid: PmId,
+        indom: InDom,
+        t: Timestamp,
+    ) -> Result<Fetched, String> {
+        let insts: Vec<i32> = match self.a.metadata().indom_in_force(indom, t) {
+            None => return Err(format!("pmGetIndom: {}", pm_err_str(PM_ERR_INDOM_LOG))),
+            Some(s) if s.instances.is_empty() => return Err("pmGetIndom: No instances?".into()),
+            Some(s) => s.instances.iter().map(|(i, _)| *i).collect(),
+        };
+        let mut r = Replay::new(self.a);
+        r.set_mode(Mode::Forw, Some(self.origin), Delta::from_millis(0));
+        r.set_profile(indom, insts);
+        let res = r
+            .fetch(&[pmid])
+            .map_err(|e| format!("pmFetch: {}", pm_err_str(e.pm_err())))?;
+        let set = res.sets.into_iter().next().ok_or("pmFetch: no value set")?;
         Ok(Fetched {
             set,
             stamp: res.stamp,
