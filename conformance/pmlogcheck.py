@@ -16,6 +16,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 from pmdumplog import CORPUS, archives  # noqa: E402
+import scoreboard  # noqa: E402
 
 OPTION_SETS = [
     [], ["-v"], ["-l"], ["-w"], ["-m", "-v"], ["-z"], ["-Z", "EST-10"],
@@ -75,32 +76,9 @@ def main():
     if not a.filter or a.filter == "cli":
         for args in CLI:
             jobs.append((bad_dir, args, "cli " + " ".join(args)))
-    os.makedirs(a.out, exist_ok=True)
-    diffdir = os.path.join(a.out, "diffs-pmlogcheck")
-    shutil.rmtree(diffdir, ignore_errors=True)
-    os.makedirs(diffdir)
     with cf.ThreadPoolExecutor(a.jobs) as ex:
         results = list(ex.map(lambda j: case(a.ours, j[0], j[1], env, j[2]), jobs))
-    ok = sum(1 for _, s, _ in results if s)
-    lines = [f"pmlogcheck conformance: {ok} of {len(results)} identical"]
-    bad = [(n, det) for n, s, det in results if not s]
-    for i, (n, det) in enumerate(bad):
-        lines.append(f"DIFF {n}")
-        with open(os.path.join(diffdir, f"{i:04d}.txt"), "wb") as fh:
-            fh.write(f"case: {n}\n".encode())
-            for k in ("ref", "got"):
-                out, err, rc = det[k]
-                fh.write(f"--- {k} rc={rc} stderr:\n".encode() + err[:400000])
-                fh.write(f"--- {k} stdout:\n".encode() + out[:400000])
-    with open(os.path.join(a.out, "scoreboard-pmlogcheck.txt"), "w") as fh:
-        fh.write("\n".join(lines) + "\n")
-    print(lines[0])
-    floor_file = os.path.join(HERE, "floor-pmlogcheck")
-    floor = int(open(floor_file).read().split()[0]) if os.path.exists(floor_file) else 0
-    if not a.filter and ok < floor:
-        print(f"conformance: FAIL: {ok} identical is below the floor of {floor}", file=sys.stderr)
-        return 1
-    return 0
+    return scoreboard.report("pmlogcheck", results, a.out, bool(a.filter))
 
 
 if __name__ == "__main__":
