@@ -9,10 +9,12 @@ then 1).
 
 Usage: conformance/pmdumplog.py [--ours PATH] [--out DIR] [--jobs N] [--filter SUBSTR]
 """
-import argparse, concurrent.futures as cf, hashlib, os, re, shutil, subprocess, sys
+import argparse, concurrent.futures as cf, hashlib, os, re, subprocess, sys
 
-CORPUS = "/var/lib/pcp/testsuite"
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import scoreboard  # noqa: E402
+from scoreboard import CORPUS  # noqa: E402,F401 (the suites import it from here)
 ROOT = os.path.dirname(HERE)
 
 OPTION_SETS = [
@@ -85,13 +87,9 @@ def main():
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--filter", default="")
     a = ap.parse_args()
-    if shutil.which("pmdumplog") is None or not os.path.isdir(CORPUS):
-        msg = "reference PCP (pmdumplog and its QA corpus) is not installed"
-        if os.environ.get("REQUIRE_REFERENCE"):
-            print(f"conformance: FAIL: {msg}", file=sys.stderr)
-            return 1
-        print(f"conformance: skipped: {msg}")
-        return 77
+    missing = scoreboard.missing_reference("pmdumplog")
+    if missing is not None:
+        return missing
     env = dict(os.environ)
     env.setdefault("TZ", "UTC")
     jobs = []
@@ -101,35 +99,12 @@ def main():
         sets = GIANT_SETS if base in GIANT else OPTION_SETS
         for opts in sets:
             jobs.append((d, base, opts))
-    os.makedirs(a.out, exist_ok=True)
-    diffdir = os.path.join(a.out, "diffs")
-    shutil.rmtree(diffdir, ignore_errors=True)
-    os.makedirs(diffdir)
     results = []
     with cf.ThreadPoolExecutor(a.jobs) as ex:
         futs = [ex.submit(case, a.ours, d, b, o, env) for d, b, o in jobs]
         for f in futs:
             results.append(f.result())
-    ok = sum(1 for _, s, _ in results if s)
-    lines = [f"pmdumplog conformance: {ok} of {len(results)} identical"]
-    bad = [(n, det) for n, s, det in results if not s]
-    for i, (n, det) in enumerate(bad):
-        lines.append(f"DIFF {n}")
-        with open(os.path.join(diffdir, f"{i:04d}.txt"), "wb") as fh:
-            fh.write(f"case: {n}\n".encode())
-            for k in ("ref", "got"):
-                out, err, rc = det[k]
-                fh.write(f"--- {k} rc={rc} stderr:\n".encode() + err[:4000])
-                fh.write(f"--- {k} stdout (first 400 KB):\n".encode() + out[:400_000])
-    with open(os.path.join(a.out, "scoreboard-pmdumplog.txt"), "w") as fh:
-        fh.write("\n".join(lines) + "\n")
-    print(lines[0])
-    floor_file = os.path.join(HERE, "floor-pmdumplog")
-    floor = int(open(floor_file).read().split()[0]) if os.path.exists(floor_file) else 0
-    if not a.filter and ok < floor:
-        print(f"conformance: FAIL: {ok} identical is below the floor of {floor}", file=sys.stderr)
-        return 1
-    return 0
+    return scoreboard.report("pmdumplog", results, a.out, bool(a.filter), diffs="diffs")
 
 
 if __name__ == "__main__":

@@ -102,13 +102,9 @@ def main():
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--filter", default="")
     a = ap.parse_args()
-    if shutil.which("pminfo") is None or not os.path.isdir(CORPUS):
-        msg = "reference PCP (pminfo and its QA corpus) is not installed"
-        if os.environ.get("REQUIRE_REFERENCE"):
-            print(f"conformance: FAIL: {msg}", file=sys.stderr)
-            return 1
-        print(f"conformance: skipped: {msg}")
-        return 77
+    missing = scoreboard.missing_reference("pminfo")
+    if missing is not None:
+        return missing
     env = dict(os.environ)
     env.setdefault("TZ", "UTC")
     tmp = tempfile.mkdtemp(prefix="pminfo-conf-")

@@ -10,7 +10,7 @@ then 1).
 
 Usage: conformance/pmlogcheck.py [--ours PATH] [--out DIR] [--jobs N] [--filter SUBSTR]
 """
-import argparse, concurrent.futures as cf, os, shutil, subprocess, sys
+import argparse, concurrent.futures as cf, os, subprocess, sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -53,13 +53,9 @@ def main():
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--filter", default="")
     a = ap.parse_args()
-    if shutil.which("pmlogcheck") is None or not os.path.isdir(CORPUS):
-        msg = "reference PCP (pmlogcheck and its QA corpus) is not installed"
-        if os.environ.get("REQUIRE_REFERENCE"):
-            print(f"conformance: FAIL: {msg}", file=sys.stderr)
-            return 1
-        print(f"conformance: skipped: {msg}")
-        return 77
+    missing = scoreboard.missing_reference("pmlogcheck")
+    if missing is not None:
+        return missing
     env = dict(os.environ)
     env.setdefault("TZ", "UTC")
     jobs = []

@@ -22,6 +22,8 @@ import argparse, concurrent.futures as cf, os, shutil, subprocess, sys, tempfile
 
 CORPUS = "/var/lib/pcp/testsuite/archives"
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import scoreboard  # noqa: E402
 ROOT = os.path.dirname(HERE)
 # inputs larger than this are only extracted with -s (the reference is slow on them)
 BIG = 8 << 20
@@ -128,13 +130,9 @@ def main():
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--filter", default="")
     a = ap.parse_args()
-    if shutil.which("pmlogextract") is None or not os.path.isdir(CORPUS):
-        msg = "reference PCP (pmlogextract and its QA corpus) is not installed"
-        if os.environ.get("REQUIRE_REFERENCE"):
-            print(f"conformance: FAIL: {msg}", file=sys.stderr)
-            return 1
-        print(f"conformance: skipped: {msg}")
-        return 77
+    missing = scoreboard.missing_reference("pmlogextract")
+    if missing is not None:
+        return missing
     env = dict(os.environ)
     env["TZ"] = "UTC"
     sizes = {}
@@ -184,12 +182,7 @@ def main():
     with open(os.path.join(a.out, "scoreboard-pmlogextract.txt"), "w") as fh:
         fh.write("\n".join(lines) + "\n")
     print(lines[0])
-    floor_file = os.path.join(HERE, "floor-pmlogextract")
-    floor = int(open(floor_file).read().split()[0]) if os.path.exists(floor_file) else 0
-    if not a.filter and ok < floor:
-        print(f"conformance: FAIL: {ok} identical is below the floor of {floor}", file=sys.stderr)
-        return 1
-    return 0
+    return scoreboard.floor_check("pmlogextract", ok, bool(a.filter))
 
 
 if __name__ == "__main__":

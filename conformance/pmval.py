@@ -17,6 +17,8 @@ import argparse, concurrent.futures as cf, datetime, os, re, shutil, subprocess,
 
 CORPUS = "/var/lib/pcp/testsuite/archives"
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import scoreboard  # noqa: E402
 ROOT = os.path.dirname(HERE)
 
 # archives of the interp QA tests that the corpus holds
@@ -168,13 +170,9 @@ def main():
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--filter", default="")
     a = ap.parse_args()
-    if shutil.which("pmval") is None or not os.path.isdir(CORPUS):
-        msg = "reference PCP (pmval and its QA corpus) is not installed"
-        if os.environ.get("REQUIRE_REFERENCE"):
-            print(f"conformance: FAIL: {msg}", file=sys.stderr)
-            return 1
-        print(f"conformance: skipped: {msg}")
-        return 77
+    missing = scoreboard.missing_reference("pmval")
+    if missing is not None:
+        return missing
     env = dict(os.environ)
     env.setdefault("TZ", "UTC")
     jobs = []
@@ -232,33 +230,10 @@ def main():
             for opts in MULTI_SETS + [["-U", src]]:
                 for marks in MARK_ENVS:
                     jobs.append((src, m, opts, marks))
-    os.makedirs(a.out, exist_ok=True)
-    diffdir = os.path.join(a.out, "diffs-pmval")
-    shutil.rmtree(diffdir, ignore_errors=True)
-    os.makedirs(diffdir)
     with cf.ThreadPoolExecutor(a.jobs) as ex:
         results = list(ex.map(lambda j: case(a.ours, j[0], j[1], j[2], env, j[3]), jobs))
     shutil.rmtree(gendir, ignore_errors=True)
-    ok = sum(1 for _, s, _ in results if s)
-    lines = [f"pmval conformance: {ok} of {len(results)} identical"]
-    bad = [(n, det) for n, s, det in results if not s]
-    for i, (n, det) in enumerate(bad):
-        lines.append(f"DIFF {n}")
-        with open(os.path.join(diffdir, f"{i:04d}.txt"), "wb") as fh:
-            fh.write(f"case: {n}\n".encode())
-            for k in ("ref", "got"):
-                out, err, rc = det[k]
-                fh.write(f"--- {k} rc={rc} stderr:\n".encode() + err[:4000])
-                fh.write(f"--- {k} stdout:\n".encode() + out[:200_000])
-    with open(os.path.join(a.out, "scoreboard-pmval.txt"), "w") as fh:
-        fh.write("\n".join(lines) + "\n")
-    print(lines[0])
-    floor_file = os.path.join(HERE, "floor-pmval")
-    floor = int(open(floor_file).read().split()[0]) if os.path.exists(floor_file) else 0
-    if not a.filter and ok < floor:
-        print(f"conformance: FAIL: {ok} identical is below the floor of {floor}", file=sys.stderr)
-        return 1
-    return 0
+    return scoreboard.report("pmval", results, a.out, bool(a.filter))
 
 
 if __name__ == "__main__":

@@ -1,16 +1,42 @@
-"""What every conformance suite does with its results: the scoreboard (N of M
-identical, then each differing case), a diff file per differing case, and the
-check against the suite's floor (conformance/floor-TOOL)."""
+"""What every conformance suite does around its cases: skipping (or failing under
+REQUIRE_REFERENCE) where the reference is not installed, the scoreboard (N of M
+identical, then each differing case), a diff file per differing case, and the check
+against the suite's floor (conformance/floor-TOOL)."""
 import os, shutil, sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+CORPUS = "/var/lib/pcp/testsuite"
 
 
-def report(tool, results, outdir, filtered):
+def missing_reference(tool):
+    """None where PCP's `tool` and its QA corpus are installed; else the suite's
+    exit status once the reason is said (77 skipped, 1 under REQUIRE_REFERENCE)."""
+    if shutil.which(tool) is not None and os.path.isdir(CORPUS):
+        return None
+    msg = f"reference PCP ({tool} and its QA corpus) is not installed"
+    if os.environ.get("REQUIRE_REFERENCE"):
+        print(f"conformance: FAIL: {msg}", file=sys.stderr)
+        return 1
+    print(f"conformance: skipped: {msg}")
+    return 77
+
+
+def floor_check(tool, ok, filtered):
+    """1 where `ok` is below the floor of a whole run, else 0."""
+    floor_file = os.path.join(HERE, f"floor-{tool}")
+    floor = int(open(floor_file).read().split()[0]) if os.path.exists(floor_file) else 0
+    if not filtered and ok < floor:
+        print(f"conformance: FAIL: {ok} identical is below the floor of {floor}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def report(tool, results, outdir, filtered, diffs=None):
     """results: (case name, identical, {"ref": (out, err, rc), "got": ...} or None).
-    Returns the suite's exit status: 1 below the floor (unless filtered), else 0."""
+    Writes the scoreboard and the diffs (under `diffs`, default diffs-TOOL) and
+    returns the suite's exit status."""
     os.makedirs(outdir, exist_ok=True)
-    diffdir = os.path.join(outdir, f"diffs-{tool}")
+    diffdir = os.path.join(outdir, diffs or f"diffs-{tool}")
     shutil.rmtree(diffdir, ignore_errors=True)
     os.makedirs(diffdir)
     ok = sum(1 for _, s, _ in results if s)
@@ -27,9 +53,4 @@ def report(tool, results, outdir, filtered):
     with open(os.path.join(outdir, f"scoreboard-{tool}.txt"), "w") as fh:
         fh.write("\n".join(lines) + "\n")
     print(lines[0])
-    floor_file = os.path.join(HERE, f"floor-{tool}")
-    floor = int(open(floor_file).read().split()[0]) if os.path.exists(floor_file) else 0
-    if not filtered and ok < floor:
-        print(f"conformance: FAIL: {ok} identical is below the floor of {floor}", file=sys.stderr)
-        return 1
-    return 0
+    return floor_check(tool, ok, filtered)

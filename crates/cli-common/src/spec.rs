@@ -352,6 +352,15 @@ pub mod std_opts {
         "hostzone",
         "set reporting timezone to local time of metrics source",
     );
+    /// `--container` (libpcp's `PMOPT_CONTAINER`, long only: its key is
+    /// [`CONTAINER_KEY`]).
+    pub const CONTAINER: Opt = Opt::arg(
+        CONTAINER_KEY,
+        "container",
+        "NAME",
+        "specify an individual container to be queried",
+    );
+    pub const CONTAINER_KEY: char = '\u{1}';
     pub const VERSION: Opt = Opt::flag('V', "version", "display version number and exit");
     pub const HELP: Opt = Opt::flag('?', "help", "show this usage message and exit");
     pub const SPECLOCAL: Opt = Opt::arg(

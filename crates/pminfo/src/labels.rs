@@ -143,6 +143,13 @@ fn sha1_hex(parts: &[&str]) -> String {
 /// labels, cluster and item).
 type Sets = Vec<Option<LabelSet>>;
 
+/// `sets`, then an instance's own set, merged (pmMergeLabelSets).
+fn merged(sets: &[Option<LabelSet>], own: Option<&LabelSet>, intrinsic: bool) -> Option<String> {
+    let mut refs: Vec<Option<&LabelSet>> = sets.iter().map(Option::as_ref).collect();
+    refs.push(own);
+    merge(&refs, intrinsic)
+}
+
 impl Pminfo<'_> {
     /// The sets above a metric's values: context, `domain`'s, the instance
     /// domain's (where it has one, or `with_null_indom`), cluster and item.
@@ -158,11 +165,18 @@ impl Pminfo<'_> {
         v
     }
 
+    /// The sets above an instance domain: context, its domain, itself.
+    fn indom_sets(&mut self, indom: InDom, t: Timestamp) -> Sets {
+        let (a, c) = (self.a, &mut self.caches);
+        let context = c.context(a, t);
+        let domain = c.domain(a, indom.domain(), t);
+        vec![context, domain, c.indom(a, indom, t)]
+    }
+
     /// The metric's merged labels as JSON (`null` for none).
     pub(crate) fn metric_labels_json(&mut self, d: &Desc, t: Timestamp) -> serde_json::Value {
         let sets = self.metric_sets(d, t, d.pmid.domain(), false);
-        let refs: Vec<Option<&LabelSet>> = sets.iter().map(Option::as_ref).collect();
-        merge(&refs, false)
+        merged(&sets, None, false)
             .and_then(|j| serde_json::from_str(&j).ok())
             .unwrap_or(serde_json::Value::Null)
     }
@@ -175,8 +189,7 @@ impl Pminfo<'_> {
         out: &mut dyn Write,
     ) -> io::Result<()> {
         let sets = self.metric_sets(d, t, d.pmid.domain(), false);
-        let refs: Vec<Option<&LabelSet>> = sets.iter().map(Option::as_ref).collect();
-        match merge(&refs, false) {
+        match merged(&sets, None, false) {
             Some(json) => writeln!(out, "    labels {json}"),
             None => Ok(()),
         }
@@ -184,15 +197,8 @@ impl Pminfo<'_> {
 
     /// `-l`: an instance domain's merged labels (context, domain, itself).
     pub(crate) fn indom_labels(&mut self, indom: InDom, out: &mut dyn Write) -> io::Result<()> {
-        let (a, t) = (self.a, self.a.label().start);
-        let c = &mut self.caches;
-        let sets = [
-            c.context(a, t),
-            c.domain(a, indom.domain(), t),
-            c.indom(a, indom, t),
-        ];
-        let refs: Vec<Option<&LabelSet>> = sets.iter().map(Option::as_ref).collect();
-        match merge(&refs, false) {
+        let sets = self.indom_sets(indom, self.a.label().start);
+        match merged(&sets, None, false) {
             Some(json) => writeln!(out, "    labels {json}"),
             None => Ok(()),
         }
@@ -224,9 +230,7 @@ impl Pminfo<'_> {
         // pminfo takes the domain of instance labels from the instance domain
         let base = self.metric_sets(d, t, d.indom.domain(), true);
         for (inst, own) in self.each_instance(d.indom, t) {
-            let mut refs: Vec<Option<&LabelSet>> = base.iter().map(Option::as_ref).collect();
-            refs.push(own.as_ref());
-            let Some(json) = merge(&refs, false) else {
+            let Some(json) = merged(&base, own.as_ref(), false) else {
                 continue;
             };
             let name = self.caches.instance_name(self.a, d.indom, inst, t);
@@ -250,8 +254,7 @@ impl Pminfo<'_> {
             writeln!(out, "    Source: {id}")?;
         }
         let sets = self.metric_sets(d, t, d.pmid.domain(), true);
-        let refs: Vec<Option<&LabelSet>> = sets.iter().map(Option::as_ref).collect();
-        if let Some(json) = merge(&refs, true) {
+        if let Some(json) = merged(&sets, None, true) {
             let text = format!(
                 "{{\"series\":\"metric\",\"name\":\"{name}\",\"labels\":{json},\"semantics\":\"{}\",\"type\":\"{}\",\"units\":\"{}\"}}",
                 sem::name(d.sem).unwrap_or("???"),
@@ -273,16 +276,9 @@ impl Pminfo<'_> {
         if indom.is_null() {
             return Ok(());
         }
-        let (a, c) = (self.a, &mut self.caches);
-        let base = [
-            c.context(a, t),
-            c.domain(a, indom.domain(), t),
-            c.indom(a, indom, t),
-        ];
+        let base = self.indom_sets(indom, t);
         for (inst, own) in self.each_instance(indom, t) {
-            let mut refs: Vec<Option<&LabelSet>> = base.iter().map(Option::as_ref).collect();
-            refs.push(own.as_ref());
-            let Some(json) = merge(&refs, false) else {
+            let Some(json) = merged(&base, own.as_ref(), false) else {
                 continue;
             };
             let name = self.caches.instance_name(self.a, indom, inst, t);

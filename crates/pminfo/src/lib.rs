@@ -15,6 +15,7 @@ mod report;
 
 pub use opts::TOOL;
 
+use archive_format::codec::meta::text_type as text;
 use archive_format::derive::config::Registry;
 use archive_format::derive::context::Context;
 use archive_format::error::{pm_err_str, PM_ERR_NAME, PM_ERR_PMID};
@@ -230,8 +231,6 @@ impl Pminfo<'_> {
         Ok(())
     }
 }
-
-use archive_format::codec::meta::text_type as text;
 
 /// What `sscanf(arg, "%u.%u.%u")` reads: the numbers before the first that fails.
 fn scan_u32s(arg: &str) -> Vec<u32> {

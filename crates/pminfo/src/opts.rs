@@ -17,12 +17,7 @@ pub const TOOL: Tool = Tool {
                 pcp::ARCHIVE,
                 pcp::DEBUG,
                 pcp::HOST,
-                Opt::arg(
-                    CONTAINER,
-                    "container",
-                    "NAME",
-                    "specify an individual container to be queried",
-                ),
+                pcp::CONTAINER,
                 pcp::LOCALPMDA,
                 pcp::SPECLOCAL,
                 pcp::NAMESPACE,
@@ -100,7 +95,6 @@ pub const TOOL: Tool = Tool {
     notes: "",
 };
 
-const CONTAINER: char = '\u{1}';
 const JSON: char = '\u{10}';
 
 /// What pminfo was asked to print.

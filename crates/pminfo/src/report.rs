@@ -3,9 +3,9 @@
 //! descriptor, then the lines each option asks for, in PCP's order.
 
 use super::{text, Pminfo};
-use archive_format::derive::check::Unavailable;
 use archive_format::error::{
-    pm_err_str, PM_ERR_BADDERIVE, PM_ERR_INDOM_LOG, PM_ERR_INST, PM_ERR_PROFILE, PM_ERR_TEXT,
+    pm_err_str, PM_ERR_BADDERIVE, PM_ERR_INDOM_LOG, PM_ERR_INST, PM_ERR_PMID_LOG, PM_ERR_PROFILE,
+    PM_ERR_TEXT,
 };
 use archive_format::format::format_value;
 use archive_format::replay::{Delta, FetchResult, FetchedSet, Mode, Replay};
@@ -66,6 +66,16 @@ fn desc_lines(out: &mut dyn Write, d: &Desc, full_indom: bool) -> io::Result<()>
         "  Units: {}",
         if units.is_empty() { "none" } else { &units }
     )
+}
+
+/// A value set of no values: `numval` 0, or an error code.
+fn no_values(pmid: PmId, numval: i32) -> FetchedSet {
+    FetchedSet {
+        pmid,
+        numval,
+        valfmt: 0,
+        values: Vec::new(),
+    }
 }
 
 /// A fetch's outcome for the metric: its value set and the result's time.
@@ -176,47 +186,23 @@ impl Pminfo<'_> {
     fn fetch(&mut self, pmid: PmId) -> Result<Fetched, i32> {
         let mut r = Replay::new(self.a);
         r.set_mode(Mode::Forw, Some(self.origin), Delta::from_millis(0));
-        let res: FetchResult = match self.ctx.derived_of(pmid) {
-            None => r.fetch(&[pmid]).map_err(|e| e.pm_err())?,
-            Some(k) if self.ctx.registry.metrics[k].anon => {
-                let stamp = r.fetch_archive().map_err(|e| e.pm_err())?.stamp;
-                let set = FetchedSet {
-                    pmid,
-                    numval: 0,
-                    valfmt: 0,
-                    values: Vec::new(),
-                };
-                FetchResult {
-                    stamp,
-                    sets: vec![set],
-                }
-            }
+        let res = match self.ctx.derived_of(pmid) {
+            None => r.fetch(&[pmid]),
             Some(k) => match self.ctx.bind(k) {
-                Ok(mut b) => b.fetch(&mut r).map_err(|e| e.pm_err())?,
-                Err(_) => {
-                    let stamp = r.fetch_archive().map_err(|e| e.pm_err())?.stamp;
-                    let set = FetchedSet {
-                        pmid,
-                        numval: PM_ERR_BADDERIVE,
-                        valfmt: 0,
-                        values: Vec::new(),
-                    };
-                    FetchResult {
-                        stamp,
-                        sets: vec![set],
-                    }
-                }
+                Ok(mut b) => b.fetch(&mut r),
+                // libpcp still reads the next record
+                Err(_) => r.fetch_archive().map(|f| FetchResult {
+                    stamp: f.stamp,
+                    sets: vec![no_values(pmid, PM_ERR_BADDERIVE)],
+                }),
             },
-        };
-        let set = res.sets.into_iter().next().unwrap_or(FetchedSet {
-            pmid,
-            numval: 0,
-            valfmt: 0,
-            values: Vec::new(),
-        });
+        }
+        .map_err(|e| e.pm_err())?;
+        let stamp = res.stamp;
+        let set = res.sets.into_iter().next();
         Ok(Fetched {
-            set,
-            stamp: res.stamp,
+            set: set.unwrap_or_else(|| no_values(pmid, 0)),
+            stamp,
         })
     }
 
@@ -249,24 +235,12 @@ impl Pminfo<'_> {
     /// The metric's descriptor (a derived metric's once bound).
     fn desc(&mut self, pmid: PmId) -> Result<Desc, i32> {
         match self.ctx.derived_of(pmid) {
-            None => self
-                .a
-                .metadata()
-                .desc(pmid)
-                .copied()
-                .ok_or(archive_format::error::PM_ERR_PMID_LOG),
-            Some(k) if self.ctx.registry.metrics[k].anon => Ok(Desc {
-                pmid,
-                vtype: vtype::U32,
-                indom: InDom::NULL,
-                sem: sem::DISCRETE,
-                units: archive_format::types::Units(0),
-            }),
-            Some(k) => match self.ctx.bind(k) {
-                Ok(b) => Ok(b.desc),
-                Err(Unavailable::Operand(_)) => Err(PM_ERR_BADDERIVE),
-                Err(Unavailable::Semantics(_)) => Err(PM_ERR_BADDERIVE),
-            },
+            None => self.a.metadata().desc(pmid).copied().ok_or(PM_ERR_PMID_LOG),
+            Some(k) => self
+                .ctx
+                .bind(k)
+                .map(|b| b.desc)
+                .map_err(|_| PM_ERR_BADDERIVE),
         }
     }
 

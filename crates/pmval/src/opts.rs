@@ -32,12 +32,7 @@ pub const TOOL: Tool = Tool {
                 pcp::HELP,
                 pcp::SPECLOCAL,
                 pcp::LOCALPMDA,
-                Opt::arg(
-                    CONTAINER,
-                    "container",
-                    "NAME",
-                    "specify an individual container to be queried",
-                ),
+                pcp::CONTAINER,
                 Opt::arg(
                     DERIVED,
                     "derived",
@@ -106,7 +101,6 @@ pub const TOOL: Tool = Tool {
 };
 
 // The keys of the long-only options.
-const CONTAINER: char = '\u{1}';
 const DERIVED: char = '\u{2}';
 const CSV: char = '\u{10}';
 const JSON: char = '\u{11}';
@@ -243,7 +237,7 @@ pub fn parse(args: &[String]) -> Parse<Box<Opts>> {
             '?' => return Parse::Usage(None),
             'K' => {}
             'L' => o.local = true,
-            CONTAINER => {}
+            pcp::CONTAINER_KEY => {}
             DERIVED => o.derived = Some(v),
             'd' => o.delay = true,
             'f' => match v.parse::<i32>() {

@@ -4,8 +4,8 @@
 //! derived metric bound to the archive's metrics and fetched through a
 //! [`Replay`].
 //!
-//! libpcp binds a derived metric when its descriptor is first asked for; one
-//! that fails to bind leaves the namespace's later listings ([`Context::failed`]).
+//! libpcp binds a derived metric once, when it is first asked for; one that
+//! fails to bind leaves the namespace's later listings ([`Context::failed`]).
 
 use super::check::{check, Kind, Part, Unavailable};
 use super::config::Registry;
@@ -30,8 +30,8 @@ pub fn pmid_of(k: usize) -> PmId {
 pub struct Context<'a> {
     pub meta: &'a Metadata,
     pub registry: &'a Registry,
-    /// Derived metrics (by index) that failed to bind.
-    failed: Vec<bool>,
+    /// Each derived metric's binding, once made (libpcp's `DM_BIND`).
+    bound: Vec<Option<Result<Bound, Unavailable>>>,
 }
 
 /// What a name's children are (libpcp's `pmGetChildren`).
@@ -50,7 +50,7 @@ impl<'a> Context<'a> {
         Context {
             meta,
             registry,
-            failed: vec![false; registry.metrics.len()],
+            bound: vec![None; registry.metrics.len()],
         }
     }
 
@@ -87,16 +87,9 @@ impl<'a> Context<'a> {
             .unwrap_or_default()
     }
 
-    /// Marks the derived metric `k` as failed to bind.
-    pub fn fail(&mut self, k: usize) {
-        if let Some(f) = self.failed.get_mut(k) {
-            *f = true;
-        }
-    }
-
-    /// Whether the derived metric `k` failed to bind.
+    /// Whether the derived metric `k` was bound and failed.
     pub fn failed(&self, k: usize) -> bool {
-        self.failed.get(k).copied().unwrap_or(false)
+        matches!(self.bound.get(k), Some(Some(Err(_))))
     }
 
     /// The children of `name` (the archive's first, then the derived names not
@@ -187,15 +180,15 @@ impl<'a> Context<'a> {
         }
     }
 
-    /// Binds the derived metric `k` to the archive's metrics and checks it
-    /// (libpcp's `__dmbind`); a failure is remembered, and the namespace's
+    /// The derived metric `k` bound to the archive's metrics and checked
+    /// (libpcp's `__dmbind`), once: later calls get the same binding, with its
+    /// evaluation not yet started. A failure is remembered, and the namespace's
     /// later listings leave the metric out.
     pub fn bind(&mut self, k: usize) -> Result<Bound, Unavailable> {
-        let r = bind(self.registry, k, self.meta);
-        if r.is_err() {
-            self.fail(k);
-        }
-        r
+        let (registry, meta) = (self.registry, self.meta);
+        self.bound[k]
+            .get_or_insert_with(|| bind(registry, k, meta))
+            .clone()
     }
 }
 
