@@ -101,4 +101,5 @@ for arch in sample_v2 sample_v3 pmi_v2; do
   done
 done
 scripts/regen-golden-pmlogextract.sh
+scripts/regen-golden-pmlogsummary.sh
 echo "testdata regenerated"

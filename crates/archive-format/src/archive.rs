@@ -590,6 +590,11 @@ impl Archive {
         Ok(first)
     }
 
+    /// Whether this context joins several archives ([`Archive::open_multi`]).
+    pub fn is_multi(&self) -> bool {
+        self.volumes.iter().any(|v| v.boundary.is_some())
+    }
+
     /// The label of the first data volume.
     pub fn label(&self) -> &Label {
         &self.label

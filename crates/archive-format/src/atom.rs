@@ -126,9 +126,79 @@ pub fn extract<'a>(ty: i32, v: &Value<'a>) -> Option<Atom<'a>> {
     })
 }
 
+/// `pmExtractValue(valfmt, v, ty, &out, PM_TYPE_DOUBLE)`: a numeric value as a
+/// double, or libpcp's error (`PM_ERR_CONV`) where the stored form does not hold
+/// that type: a 64-bit or double value in the value word, a 32-bit one in a
+/// block, a block of the wrong length or of another type (type 0, of very old
+/// archives, is taken as any).
+pub fn extract_double(ty: i32, v: &Value<'_>) -> Result<f64, i32> {
+    let conv = Err(crate::error::PM_ERR_CONV);
+    match *v {
+        Value::Insitu(w) => match ty {
+            vtype::I32 => Ok(w as i32 as f64),
+            vtype::U32 => Ok(w as f64),
+            vtype::FLOAT => Ok(f32::from_bits(w) as f64),
+            _ => conv,
+        },
+        Value::Block { vtype: bt, data } => {
+            let want = match ty {
+                vtype::I64 | vtype::U64 | vtype::DOUBLE => 8,
+                vtype::FLOAT => 4,
+                _ => return conv,
+            };
+            if data.len() != want || (bt as i32 != ty && bt != 0) {
+                return conv;
+            }
+            Ok(match ty {
+                vtype::I64 => host_u64(bt, data) as i64 as f64,
+                vtype::U64 => host_u64(bt, data) as f64,
+                vtype::DOUBLE => f64::from_bits(host_u64(bt, data)),
+                _ => f32::from_bits(host_u32(bt, data)) as f64,
+            })
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn doubles_as_pm_extract_value_gives_them() {
+        let e = Err(crate::error::PM_ERR_CONV);
+        assert_eq!(
+            extract_double(vtype::I32, &Value::Insitu(u32::MAX)),
+            Ok(-1.0)
+        );
+        assert_eq!(
+            extract_double(vtype::U32, &Value::Insitu(u32::MAX)),
+            Ok(4294967295.0)
+        );
+        assert_eq!(extract_double(vtype::U64, &Value::Insitu(1)), e);
+        let b = |bt: i32, data: &'static [u8]| Value::Block {
+            vtype: bt as u8,
+            data,
+        };
+        assert_eq!(
+            extract_double(vtype::U64, &b(vtype::U64, &[0, 0, 0, 0, 0, 0, 0, 5])),
+            Ok(5.0)
+        );
+        assert_eq!(
+            extract_double(vtype::U64, &b(vtype::I64, &[0; 8])),
+            e,
+            "another type"
+        );
+        assert_eq!(
+            extract_double(vtype::U32, &b(vtype::U32, &[0, 0, 0, 5])),
+            e,
+            "32 bits in a block"
+        );
+        assert_eq!(
+            extract_double(vtype::DOUBLE, &b(vtype::DOUBLE, &[0; 4])),
+            e,
+            "short"
+        );
+    }
 
     proptest::proptest! {
         #[test]

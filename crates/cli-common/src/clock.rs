@@ -98,6 +98,34 @@ pub fn bounds(label: &Label, end: Option<Timestamp>) -> Bounds {
     }
 }
 
+/// The archive's end, or `None` once libpcp's warning (from `pmGetContextOptions`
+/// or `pmGetArchiveEnd`'s callers) is said where it cannot be found: `name` is
+/// the archive as the user gave it.
+pub fn archive_end(
+    prog: &str,
+    a: &archive_format::Archive,
+    name: &str,
+    out: &mut dyn std::io::Write,
+    err: &mut dyn std::io::Write,
+) -> std::io::Result<Option<Timestamp>> {
+    let e = match a.end_time() {
+        Ok(t) => return Ok(Some(t)),
+        Err(e) => e,
+    };
+    out.flush()?;
+    let msg = e.pm_message();
+    writeln!(err, "{prog}: Cannot locate end of archive {name}: {msg}")?;
+    writeln!(
+        err,
+        "\nWARNING: This archive is sufficiently damaged that it may not be possible to"
+    )?;
+    writeln!(
+        err,
+        "         produce complete information.  Continuing and hoping for the best.\n"
+    )?;
+    Ok(None)
+}
+
 /// The `-S`/`-T` window inside `bounds`, or PCP's message for a bad one (without
 /// the `tool: ` before it).
 pub fn window(

@@ -10,6 +10,7 @@ pub mod clock;
 pub mod debug;
 pub mod exit;
 pub mod getopt;
+pub mod metricspec;
 pub mod parallel;
 pub mod pcpconf;
 pub mod pmns;

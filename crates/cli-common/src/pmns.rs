@@ -1,6 +1,7 @@
 //! `-n pmnsfile`: loading an ASCII namespace with libpcp's messages when it fails.
 
 use archive_format::error::pm_err_str;
+use archive_format::metadata::Metadata;
 use archive_format::pmns::Pmns;
 use std::io::{self, Write};
 
@@ -54,6 +55,20 @@ pub fn load(prog: &str, file: &str, err: &mut dyn Write) -> io::Result<Option<Pm
             Ok(None)
         }
     }
+}
+
+/// `-n`'s namespace cut down to the metrics the archive has (`pmTrimNameSpace`),
+/// in the file's order.
+pub fn trim(p: &Pmns, meta: &Metadata) -> Pmns {
+    let mut t = Pmns::new();
+    // inserted last first: the trimmed namespace lists in the file's order
+    for (name, pmid) in p.traverse("").into_iter().rev() {
+        if meta.desc(pmid).is_some() {
+            t.insert(&name, pmid);
+        }
+    }
+    t.finish();
+    t
 }
 
 #[cfg(test)]

@@ -52,10 +52,12 @@ pub fn ctime(sec: i64, tz: &TimeZone) -> String {
     )
 }
 
-/// `HH:MM:SS.ffffff` (v2, `digits` = 6) or `HH:MM:SS.fffffffff` (v3, 9).
+/// `HH:MM:SS.ffffff` (v2, `digits` = 6), `HH:MM:SS.fffffffff` (v3, 9) or
+/// `HH:MM:SS.fff` (`pmPrintStamp`, 3): the fraction cut, not rounded.
 pub fn stamp(t: Timestamp, digits: usize, tz: &TimeZone) -> String {
     let tm = local_tm(t.sec, tz);
-    let frac = if digits == 6 { t.nsec / 1000 } else { t.nsec };
+    let digits = digits.min(9);
+    let frac = t.nsec / 10u32.pow(9 - digits as u32);
     format!(
         "{:02}:{:02}:{:02}.{:0w$}",
         tm.hour,
@@ -81,6 +83,10 @@ mod tests {
         assert_eq!(
             stamp(Timestamp::new(1_648_968_655, 401_624_349), 6, &utc),
             "06:50:55.401624"
+        );
+        assert_eq!(
+            stamp(Timestamp::new(1_648_968_655, 401_924_349), 3, &utc),
+            "06:50:55.401"
         );
     }
 }

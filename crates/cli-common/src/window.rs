@@ -446,7 +446,7 @@ pub fn resolve(
     let s = spec.trim();
     if let Some(rest) = s.strip_prefix('+') {
         let n = parse_interval(rest)?;
-        return Some(Timestamp::from_nanos(relative_to_start.as_nanos() + n));
+        return Some(plus_offset(relative_to_start, n));
     }
     if let Some(rest) = s.strip_prefix('-') {
         if end.sec >= i32::MAX as i64 {
@@ -456,6 +456,28 @@ pub fn resolve(
         return Some(Timestamp::from_nanos(end.as_nanos() - n));
     }
     parse_absolute(s, tz, Some(relative_to_start))
+}
+
+/// `t` and `n` nanoseconds later, as libpcp's `__pmConvertHighResTime` adds them:
+/// it carries into the seconds only past a whole second, so fractions that add
+/// up to exactly one leave 1 000 000 000 nanoseconds (a time tools then print as
+/// `HH:MM:SS.1000`, and compare as earlier than the next second).
+fn plus_offset(t: Timestamp, n: i128) -> Timestamp {
+    const NS: i128 = 1_000_000_000;
+    if n < 0 {
+        return Timestamp::from_nanos(t.as_nanos() + n);
+    }
+    let mut nsec = t.nsec as i128 + n % NS;
+    let mut sec = t.sec as i128;
+    if nsec > NS {
+        nsec -= NS;
+        sec += 1;
+    }
+    sec += n / NS;
+    Timestamp {
+        sec: sec.clamp(i64::MIN as i128, i64::MAX as i128) as i64,
+        nsec: nsec as u32,
+    }
 }
 
 /// `-N unit` when the archive's end is unknown: libpcp does not count back from the
@@ -520,6 +542,16 @@ fn blanks(b: &[u8], mut i: usize) -> usize {
         i += 1;
     }
     i
+}
+
+/// C's `strtol(s, &end, 10)`: the value (saturated) and the text after it; 0 and
+/// all of `s` when it does not start with a number.
+pub fn strtol(s: &str) -> (i64, &str) {
+    match int_at(s.as_bytes(), 0) {
+        // int_at stops at an ASCII byte or the end: a char boundary
+        Some((v, end)) => (v, &s[end..]),
+        None => (0, s),
+    }
 }
 
 /// strtol's reach from `i` (blanks, a sign, digits): the value and where it ends,
@@ -965,5 +997,22 @@ mod tests {
         assert_eq!(next_day.sec, origin.sec + 86_400 - 6_658);
         let same_day = parse_absolute("@06:00:00", &utc, Some(origin)).expect("parses");
         assert_eq!(same_day.sec, origin.sec - 3_058);
+    }
+
+    #[test]
+    fn plus_offsets_carry_as_libpcp_does() {
+        let t = Timestamp::new(20, 200_000_000);
+        assert_eq!(
+            plus_offset(t, 800_000_000),
+            Timestamp {
+                sec: 20,
+                nsec: 1_000_000_000
+            }
+        );
+        assert_eq!(plus_offset(t, 900_000_000), Timestamp::new(21, 100_000_000));
+        assert_eq!(
+            plus_offset(t, 2_500_000_000),
+            Timestamp::new(22, 700_000_000)
+        );
     }
 }

@@ -9,10 +9,11 @@ use std::process::ExitCode;
 use clap_complete::Shell;
 
 /// The PCP tools, whose options are a [`cli_common::spec::Tool`].
-const PCP_TOOLS: [cli_common::spec::Tool; 7] = [
+const PCP_TOOLS: [cli_common::spec::Tool; 8] = [
     pmdumplog::TOOL,
     pmval::TOOL,
     pminfo::TOOL,
+    pmlogsummary::TOOL,
     pmlogextract::TOOL,
     pmlogcheck::TOOL,
     pmlogger::TOOL,

@@ -169,7 +169,7 @@ pub fn dump(o: &Opts, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<i3
     };
 
     let label = a.label().clone();
-    let end = end_time(&a, &name, out, err)?;
+    let end = cli_common::clock::archive_end(PROG, &a, &name, out, err)?;
 
     let (tz, note) = o.clock.zone_for(&label);
     if let Some(n) = note {
@@ -247,35 +247,6 @@ fn wanted(
         return Ok(None);
     }
     Ok(Some(wanted))
-}
-
-/// The archive's end, or `None` with pmdumplog's warning where it cannot be found.
-fn end_time(
-    a: &Archive,
-    name: &str,
-    out: &mut dyn Write,
-    err: &mut dyn Write,
-) -> io::Result<Option<Timestamp>> {
-    match a.end_time() {
-        Ok(e) => Ok(Some(e)),
-        Err(e) => {
-            out.flush()?;
-            writeln!(
-                err,
-                "{PROG}: Cannot locate end of archive {name}: {}",
-                e.pm_message()
-            )?;
-            writeln!(
-                err,
-                "\nWARNING: This archive is sufficiently damaged that it may not be possible to"
-            )?;
-            writeln!(
-                err,
-                "         produce complete information.  Continuing and hoping for the best.\n"
-            )?;
-            Ok(None)
-        }
-    }
 }
 
 fn dump_label(

@@ -19,7 +19,6 @@ use archive_format::codec::meta::text_type as text;
 use archive_format::derive::config::Registry;
 use archive_format::derive::context::Context;
 use archive_format::error::{pm_err_str, PM_ERR_NAME, PM_ERR_PMID};
-use archive_format::pmns::Pmns;
 use archive_format::types::{InDom, PmId, Timestamp};
 use archive_format::Archive;
 use cli_common::window::{resolve_window, Bounds, WindowArgs};
@@ -78,7 +77,7 @@ fn main(o: &Opts, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<i32> {
         let Some(p) = cli_common::pmns::load(PROG, f, err)? else {
             return Ok(1);
         };
-        let trimmed = trim(&p, &a);
+        let trimmed = cli_common::pmns::trim(&p, a.metadata());
         a.set_pmns(trimmed);
     }
     let (tz, note) = o.clock.zone_for(a.label());
@@ -124,19 +123,6 @@ fn origin(
             Ok(None)
         }
     }
-}
-
-/// `-n`'s namespace with only the metrics the archive has (pmTrimNameSpace).
-fn trim(p: &Pmns, a: &Archive) -> Pmns {
-    let mut t = Pmns::new();
-    // inserted last first: the trimmed namespace lists in the file's order
-    for (name, pmid) in p.traverse("").into_iter().rev() {
-        if a.metadata().desc(pmid).is_some() {
-            t.insert(&name, pmid);
-        }
-    }
-    t.finish();
-    t
 }
 
 /// A run of pminfo over one archive.

@@ -13,8 +13,8 @@ mod opts;
 pub use opts::TOOL;
 mod print;
 mod setup;
+pub use cli_common::metricspec as spec;
 use setup::*;
-pub mod spec;
 
 use archive_format::atom::extract;
 use archive_format::derive::check::Unavailable;

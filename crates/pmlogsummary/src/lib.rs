@@ -1,0 +1,275 @@
+//! pmlogsummary, as PCP 6.0.3's: for each metric of numeric type in an archive
+//! (or a time window of it), its time and stochastic averages, minimum and
+//! maximum with their times, sum, sample count and value distribution, counters
+//! as rates; plus `--csv` and `--json` of ours.
+//!
+//! - [`opts`]: the command line.
+//! - [`stats`]: the passes over the records.
+//! - [`report`]: the statistics finished and written as PCP writes them.
+//! - [`export`]: the same rows as CSV or JSON.
+
+mod export;
+pub mod opts;
+pub mod report;
+mod source;
+pub mod stats;
+pub mod tv;
+
+pub use opts::TOOL;
+
+use archive_format::derive::config::Registry;
+use archive_format::derive::context::Context;
+use archive_format::error::{pm_err_str, PM_ERR_NAME};
+use archive_format::types::{InDom, PmId};
+use archive_format::{Archive, Timestamp};
+use cli_common::metricspec;
+use opts::{Format, Opts};
+use report::{Text, Window};
+use stats::{Settings, Stats, Warning};
+use std::collections::{HashMap, HashSet};
+use std::io::{self, Write};
+use std::sync::Arc;
+use tv::Tv;
+
+const PROG: &str = "pmlogsummary";
+
+/// Runs pmlogsummary; returns the exit status.
+pub fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+    cli_common::shell::run(&TOOL, args, out, err, opts::parse, |o, out, err| {
+        main(&o, &mut archive_format::text::RawBytes(out), err)
+    })
+}
+
+fn main(o: &Opts, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<i32> {
+    // -n is loaded while the options are read, before the archive is opened
+    let pmns = match cli_common::pmns::load_option(PROG, o.namespace.as_deref(), err)? {
+        Ok(p) => p,
+        Err(()) => return Ok(1),
+    };
+    let mut a = match Archive::open_context(&o.archive) {
+        Ok(a) => a,
+        Err(e) => {
+            let (name, msg) = (&o.archive, e.pm_message());
+            writeln!(err, "{PROG}: Cannot open archive \"{name}\": {msg}")?;
+            return Ok(1);
+        }
+    };
+    if let Some(p) = pmns {
+        let trimmed = cli_common::pmns::trim(&p, a.metadata());
+        a.set_pmns(trimmed);
+    }
+    let (tz, note) = o.clock.zone_for(a.label());
+    let end = cli_common::clock::archive_end(PROG, &a, &o.archive, out, err)?;
+    let bounds = cli_common::clock::bounds(a.label(), end);
+    let (start, mut finish) = match o.clock.window(bounds, &tz) {
+        Ok(w) => w,
+        Err(msg) => {
+            writeln!(err, "{PROG}: {msg}")?;
+            return Ok(1);
+        }
+    };
+    if end.is_none() && finish == bounds.end {
+        // libpcp's end of an archive whose end it cannot find
+        finish = Timestamp::new(i64::MAX, 0);
+    }
+    if let Some(n) = note {
+        write!(out, "{n}")?;
+    }
+    let w = Window::new(Tv::of(start), Tv::of(finish));
+    if o.label && o.format == Format::Text {
+        label(&a, &w, &tz, out)?;
+    }
+    let (stats, ended) = passes(o, &a, &w, start);
+    let mut warned = HashSet::new();
+    warnings(o, &a, &stats.warnings, &mut warned, err)?;
+    let status = match ended {
+        Ok(status) => status,
+        Err(corrupt) => {
+            warnings(o, &a, std::slice::from_ref(&corrupt.0), &mut warned, err)?;
+            out.flush()?;
+            writeln!(err, "{PROG}: possibly corrupt archive?")?;
+            return Ok(1);
+        }
+    };
+    let mut status_code = 0;
+    if let Some(e) = status {
+        writeln!(err, "{PROG}: fetch failed: {e}")?;
+        status_code = 1;
+    }
+    let reg = Registry::global(
+        &cli_common::pcpconf::dir("PCP_VAR_DIR", "/var/lib/pcp"),
+        err,
+    );
+    let ctx = Context::new(a.metadata(), &reg);
+    let mut summary = Summary {
+        a: &a,
+        ctx: &ctx,
+        metrics: stats.metrics,
+        w,
+        names: HashMap::new(),
+    };
+    let mut sink = export::sink(o, &w, &tz, out)?;
+    if let Some(out) = sink.text_out().filter(|_| o.header) {
+        Text { o, w, tz: &tz }.header(out)?;
+    }
+    if o.metrics.is_empty() {
+        let names = ctx.traverse("").unwrap_or_default();
+        summary.names(&names, &[], &mut *sink)?;
+    }
+    for arg in &o.metrics {
+        let spec = match metricspec::parse(arg) {
+            Ok(s) => s,
+            Err(e) => {
+                write!(err, "{}", e.render(arg))?;
+                continue;
+            }
+        };
+        match ctx.traverse(&spec.metric) {
+            Some(names) => summary.names(&names, &spec.insts, &mut *sink)?,
+            None => {
+                let e = pm_err_str(PM_ERR_NAME);
+                writeln!(
+                    err,
+                    "{PROG}: PMNS traversal failed for {}: {e}",
+                    spec.metric
+                )?;
+            }
+        }
+    }
+    sink.finish()?;
+    Ok(status_code)
+}
+
+/// The two passes over the window's records (the second only for `-B`): the
+/// statistics, and the error that ended the last pass before the window's end
+/// (or the value that stopped the first).
+fn passes(
+    o: &Opts,
+    a: &Archive,
+    w: &Window,
+    start: Timestamp,
+) -> (Stats, Result<Option<String>, stats::Corrupt>) {
+    let mut stats = Stats::new(Settings {
+        nbins: o.nbins,
+        sums: o.cols.sum,
+        wrap: std::env::var_os("PCP_COUNTER_WRAP").is_some(),
+        warn: o.warn,
+    });
+    let meta = a.metadata();
+    let mut ended = None;
+    let mut recs = source::Records::new(a);
+    for pass in 0..1 + usize::from(o.nbins > 0) {
+        // the same context positioned again, as pmSetMode does
+        recs.set_start(start);
+        ended = loop {
+            let rec = match recs.next() {
+                Ok(Some(rec)) => rec,
+                Ok(None) => break None,
+                Err(e) => break Some(e.pm_message()),
+            };
+            if Tv::of(rec.stamp) > w.finish {
+                break None;
+            }
+            if pass == 0 {
+                if let Err(c) = stats.average(&rec, |p| meta.desc(p).copied()) {
+                    return (stats, Err(c));
+                }
+            } else {
+                stats.bin(&rec);
+            }
+        };
+    }
+    (stats, Ok(ended))
+}
+
+/// `-v`'s warnings, once per metric: `prog: names(pmid) - message`.
+fn warnings(
+    o: &Opts,
+    a: &Archive,
+    list: &[Warning],
+    warned: &mut HashSet<PmId>,
+    err: &mut dyn Write,
+) -> io::Result<()> {
+    if !o.warn {
+        return Ok(());
+    }
+    for w in list {
+        if !warned.insert(w.pmid) {
+            continue;
+        }
+        let names = a.metadata().names(w.pmid);
+        let names = match names.is_empty() {
+            true => "<nonames>".to_string(),
+            false => names.join(" or "),
+        };
+        write!(err, "{PROG}: {names}({}) - {}", w.pmid, w.message)?;
+    }
+    Ok(())
+}
+
+/// `-l`: the label and the window.
+fn label(
+    a: &Archive,
+    w: &Window,
+    tz: &cli_common::TimeZone,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let l = a.label();
+    writeln!(out, "Log Label (Log Format Version {})", l.version & 0xff)?;
+    writeln!(out, "Performance metrics from host {}", l.hostname)?;
+    let when = |t: Tv| {
+        let c = cli_common::timefmt::ctime(t.sec, tz);
+        let clock = t.clock(tz);
+        let year: String = c.get(20..).unwrap_or_default().chars().take(4).collect();
+        format!("{} {clock} {year}", c.get(..10).unwrap_or_default())
+    };
+    writeln!(out, "  commencing {}", when(w.start))?;
+    if w.finish.sec == i64::MAX {
+        writeln!(out, "  ending     UNKNOWN")
+    } else {
+        writeln!(out, "  ending     {}", when(w.finish))
+    }
+}
+
+/// The report: each metric's rows once, under the first of its names met.
+struct Summary<'a> {
+    a: &'a Archive,
+    ctx: &'a Context<'a>,
+    metrics: HashMap<PmId, stats::Metric, foldhash::fast::RandomState>,
+    w: Window,
+    /// Instance names by instance domain (the newest name of each instance).
+    names: HashMap<InDom, Vec<(i32, Arc<str>)>>,
+}
+
+impl Summary<'_> {
+    fn names(
+        &mut self,
+        names: &[String],
+        wanted: &[String],
+        sink: &mut dyn export::Sink,
+    ) -> io::Result<()> {
+        for name in names {
+            let Some(pmid) = self.ctx.lookup(name) else {
+                continue;
+            };
+            let Some(m) = self.metrics.remove(&pmid) else {
+                continue;
+            };
+            let indom = m.desc.indom;
+            if indom.0 != u32::MAX && !self.names.contains_key(&indom) {
+                let union = self.a.metadata().indom_union(indom);
+                self.names.insert(indom, union);
+            }
+            let known = self.names.get(&indom);
+            let name_of = |_: InDom, inst: i32| {
+                let list = known?;
+                let k = list.binary_search_by_key(&inst, |(i, _)| *i).ok()?;
+                Some(list[k].1.to_string())
+            };
+            for row in report::rows(name, m, &self.w, wanted, name_of) {
+                sink.row(&row)?;
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,565 @@
+//! The running statistics of every metric instance, taken record by record as PCP
+//! 6.0.3's pmlogsummary takes them: the first pass (averages, extremes, sums,
+//! counts; counters as rates between samples, restarted at a `<mark>` or a
+//! counter that went backwards), and with `-B` the second pass that puts each
+//! value into its bin. Pure arithmetic on decoded records: no I/O.
+
+use archive_format::codec::result::{ResultRecord, ValueSet};
+use archive_format::error::{pm_err_str, PM_ERR_PMID_LOG};
+use archive_format::types::{sem, vtype, Desc, PmId};
+use std::collections::{HashMap, HashSet};
+
+use crate::tv::Tv;
+
+/// One instance's statistics (PCP's `instData`).
+#[derive(Debug, Clone)]
+pub struct Inst {
+    pub inst: i32,
+    pub count: u32,
+    pub stocave: f64,
+    pub timeave: f64,
+    pub min: f64,
+    pub max: f64,
+    pub sum: f64,
+    pub lastval: f64,
+    pub firsttime: Tv,
+    pub lasttime: Tv,
+    pub mintime: Tv,
+    pub maxtime: Tv,
+    pub markcount: i32,
+    pub marked: bool,
+    /// The first pass's count, once the second pass has met the instance.
+    pub bintotal: u32,
+    pub bins: Vec<u32>,
+}
+
+/// One metric's statistics (PCP's `aveData`): its descriptor, with a counter's
+/// units made a rate's unless only sums are asked for.
+#[derive(Debug, Clone)]
+pub struct Metric {
+    pub desc: Desc,
+    /// What a time difference is multiplied by to be in the counter's time units.
+    pub scale: f64,
+    pub insts: Vec<Inst>,
+}
+
+/// What a pass met that `-v` reports (once per metric).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Warning {
+    pub pmid: PmId,
+    pub message: String,
+}
+
+/// The first pass met a value it could not read as a number: PCP stops there.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Corrupt(pub Warning);
+
+/// Settings of the passes.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Settings {
+    pub nbins: u32,
+    /// `-s`: counters keep their units.
+    pub sums: bool,
+    /// `PCP_COUNTER_WRAP` is set: a counter that went backwards wrapped.
+    pub wrap: bool,
+    /// `-v`: warnings are kept (the first for each metric).
+    pub warn: bool,
+}
+
+/// Every metric's statistics, by PMID.
+pub struct Stats {
+    pub metrics: HashMap<PmId, Metric, foldhash::fast::RandomState>,
+    settings: Settings,
+    /// With `-v`, the first warning about each metric.
+    pub warnings: Vec<Warning>,
+    warned: HashSet<PmId, foldhash::fast::RandomState>,
+}
+
+fn numeric(ty: i32) -> bool {
+    matches!(
+        ty,
+        vtype::I32 | vtype::U32 | vtype::I64 | vtype::U64 | vtype::FLOAT | vtype::DOUBLE
+    )
+}
+
+/// `pmExtractValue(.., PM_TYPE_DOUBLE)`.
+use archive_format::atom::extract_double as as_double;
+
+fn corrupt(pmid: PmId, code: i32) -> Corrupt {
+    Corrupt(Warning {
+        pmid,
+        message: format!("failed to extract value: {}\n", pm_err_str(code)),
+    })
+}
+
+/// Where `inst` (the `j`th value of a set of `numval`) is in `insts`: PCP looks at
+/// the same position first, then along the list; `Err` holds the position a new
+/// instance would take.
+fn position(insts: &[Inst], j: usize, inst: i32, keyed: bool) -> Result<usize, usize> {
+    if !keyed {
+        return Ok(j.min(insts.len().saturating_sub(1)));
+    }
+    match insts.get(j) {
+        Some(x) if x.inst == inst => Ok(j),
+        Some(_) => insts.iter().position(|x| x.inst == inst).ok_or(insts.len()),
+        None => Err(insts.len()),
+    }
+}
+
+impl Stats {
+    pub fn new(settings: Settings) -> Stats {
+        Stats {
+            metrics: HashMap::default(),
+            settings,
+            warnings: Vec::new(),
+            warned: HashSet::default(),
+        }
+    }
+
+    fn warn(&mut self, pmid: PmId, message: String) {
+        if self.settings.warn && self.warned.insert(pmid) {
+            self.warnings.push(Warning { pmid, message });
+        }
+    }
+
+    /// A `<mark>`: discrete values extended to it, every instance marked.
+    fn mark(&mut self, stamp: Tv) {
+        for m in self.metrics.values_mut() {
+            let discrete = m.desc.sem == sem::DISCRETE;
+            for d in &mut m.insts {
+                if discrete {
+                    let span = stamp.sub_clip(d.lasttime).real();
+                    d.stocave += d.lastval;
+                    d.timeave += d.lastval * span;
+                    d.lasttime = stamp;
+                    d.count = d.count.wrapping_add(1);
+                }
+                d.marked = true;
+                d.markcount += 1;
+            }
+        }
+    }
+
+    /// The first pass over one record (PCP's `calcaverage`).
+    pub fn average(
+        &mut self,
+        rec: &ResultRecord<'_>,
+        desc_of: impl Fn(PmId) -> Option<Desc>,
+    ) -> Result<(), Corrupt> {
+        let stamp = Tv::of(rec.stamp);
+        if rec.vsets.is_empty() {
+            self.mark(stamp);
+        }
+        for vs in &rec.vsets {
+            if vs.numval == 0 {
+                continue;
+            }
+            if vs.numval < 0 {
+                let e = pm_err_str(vs.numval);
+                self.warn(vs.pmid, format!("failed in archive value fetch: {e}\n"));
+                continue;
+            }
+            if self.metrics.contains_key(&vs.pmid) {
+                self.update(vs, stamp)?;
+                continue;
+            }
+            let Some(desc) = desc_of(vs.pmid) else {
+                let e = pm_err_str(PM_ERR_PMID_LOG);
+                self.warn(vs.pmid, format!("cannot find descriptor: {e}\n"));
+                continue;
+            };
+            if numeric(desc.vtype) {
+                let m = self.new_metric(vs, &desc, stamp)?;
+                self.metrics.insert(vs.pmid, m);
+            }
+        }
+        Ok(())
+    }
+
+    /// A metric met for the first time (PCP's `newHashItem`).
+    fn new_metric(&mut self, vs: &ValueSet<'_>, desc: &Desc, stamp: Tv) -> Result<Metric, Corrupt> {
+        let mut m = Metric {
+            desc: *desc,
+            scale: 0.0,
+            insts: Vec::with_capacity(vs.values.len()),
+        };
+        if desc.sem == sem::COUNTER && !self.settings.sums {
+            let u = desc.units;
+            m.scale = u.time_rate_scale();
+            let scale_time = if u.dim_time() == 0 { 3 } else { u.scale_time() };
+            m.desc.units = u.with_time(u.dim_time() - 1, scale_time);
+        } else if desc.sem == sem::COUNTER {
+            m.scale = 1.0;
+        }
+        for (inst, v) in &vs.values {
+            let x = as_double(desc.vtype, v).map_err(|e| corrupt(vs.pmid, e))?;
+            m.insts.push(self.new_inst(&m.desc, *inst, x, stamp));
+        }
+        Ok(m)
+    }
+
+    /// An instance met for the first time (PCP's `newHashInst`).
+    fn new_inst(&self, desc: &Desc, inst: i32, x: f64, stamp: Tv) -> Inst {
+        let counter = desc.sem == sem::COUNTER;
+        let first = if counter { 0.0 } else { x };
+        Inst {
+            inst,
+            count: u32::from(!counter),
+            stocave: first,
+            timeave: 0.0,
+            min: first,
+            max: first,
+            sum: first,
+            lastval: x,
+            firsttime: stamp,
+            lasttime: stamp,
+            mintime: stamp,
+            maxtime: stamp,
+            markcount: 0,
+            marked: false,
+            bintotal: 0,
+            bins: vec![0; self.settings.nbins as usize],
+        }
+    }
+
+    /// The values of a metric met before.
+    fn update(&mut self, vs: &ValueSet<'_>, stamp: Tv) -> Result<(), Corrupt> {
+        let Some(mut m) = self.metrics.remove(&vs.pmid) else {
+            return Ok(());
+        };
+        let keyed = vs.numval > 1 || m.desc.indom.0 != u32::MAX;
+        for (j, (inst, v)) in vs.values.iter().enumerate() {
+            let k = match position(&m.insts, j, *inst, keyed) {
+                Ok(k) => k,
+                Err(_) => {
+                    // a new instance: its value must be read, as the first's
+                    let x = as_double(m.desc.vtype, v).map_err(|e| corrupt(vs.pmid, e))?;
+                    let d = self.new_inst(&m.desc, *inst, x, stamp);
+                    m.insts.push(d);
+                    continue;
+                }
+            };
+            match as_double(m.desc.vtype, v) {
+                Ok(x) if x.is_nan() => {}
+                Ok(x) => accumulate(&mut m, k, x, stamp, self.settings.wrap),
+                Err(e) => {
+                    let message = format!("failed to extract value: {}\n", pm_err_str(e));
+                    self.warn(vs.pmid, message);
+                }
+            }
+        }
+        self.metrics.insert(vs.pmid, m);
+        Ok(())
+    }
+
+    /// The second pass over one record (PCP's `calcbinning`).
+    pub fn bin(&mut self, rec: &ResultRecord<'_>) {
+        let stamp = Tv::of(rec.stamp);
+        if rec.vsets.is_empty() {
+            self.mark(stamp);
+        }
+        for vs in &rec.vsets {
+            if vs.numval == 0 {
+                continue;
+            }
+            if vs.numval < 0 {
+                let e = pm_err_str(vs.numval);
+                self.warn(vs.pmid, format!("failed in 2nd pass archive fetch: {e}\n"));
+                continue;
+            }
+            let Some(mut m) = self.metrics.remove(&vs.pmid) else {
+                continue;
+            };
+            let keyed = vs.numval > 1 || m.desc.indom.0 != u32::MAX;
+            for (j, (inst, v)) in vs.values.iter().enumerate() {
+                let Ok(k) = position(&m.insts, j, *inst, keyed) else {
+                    let message = "ignoring new instance found on second pass\n".to_string();
+                    self.warn(vs.pmid, message);
+                    continue;
+                };
+                match as_double(m.desc.vtype, v) {
+                    Ok(x) if x.is_nan() => {}
+                    Ok(x) => bin_value(&mut m, k, x, stamp, self.settings),
+                    Err(e) => {
+                        let message = format!("failed to extract value: {}\n", pm_err_str(e));
+                        self.warn(vs.pmid, message);
+                    }
+                }
+            }
+            self.metrics.insert(vs.pmid, m);
+        }
+    }
+}
+
+/// PCP's `unwrap`: a counter that went backwards gained 2^32 or 2^64 when
+/// `PCP_COUNTER_WRAP` is set.
+fn unwrap(current: f64, previous: f64, ty: i32, wrap: bool) -> f64 {
+    if current - previous >= 0.0 || !wrap {
+        return current;
+    }
+    match ty {
+        vtype::I32 | vtype::U32 => current + (u32::MAX as f64 + 1.0),
+        vtype::I64 | vtype::U64 => current + (u64::MAX as f64 + 1.0),
+        _ => current,
+    }
+}
+
+/// A counter restarts (after a `<mark>`, or going backwards): the time since its
+/// last value is left out of its span.
+fn restart(d: &mut Inst, stamp: Tv) {
+    d.marked = false;
+    d.firsttime = d.firsttime.plus(stamp).sub_clip(d.lasttime);
+}
+
+/// One value of instance `k` in the first pass.
+fn accumulate(m: &mut Metric, k: usize, x: f64, stamp: Tv, wrap: bool) {
+    let (ty, counter, scale) = (m.desc.vtype, m.desc.sem == sem::COUNTER, m.scale);
+    let d = &mut m.insts[k];
+    let diff = stamp.sub_clip(d.lasttime).real();
+    let mut counted = true;
+    if counter {
+        let diff = diff * scale;
+        if diff == 0.0 {
+            return;
+        }
+        let val = if d.marked {
+            x
+        } else {
+            unwrap(x, d.lastval, ty, wrap)
+        };
+        if d.marked || val < d.lastval {
+            counted = false;
+            restart(d, stamp);
+        } else {
+            let rate = (val - d.lastval) / diff;
+            d.stocave += rate;
+            d.timeave += val - d.lastval;
+            if d.count == 0 {
+                (d.min, d.max) = (rate, rate);
+                d.sum = val - d.lastval;
+            } else {
+                if rate < d.min {
+                    (d.min, d.mintime) = (rate, stamp);
+                }
+                if rate > d.max {
+                    (d.max, d.maxtime) = (rate, stamp);
+                }
+                d.sum += val - d.lastval;
+            }
+        }
+    } else {
+        d.sum += x;
+        d.stocave += x;
+        if x < d.min {
+            (d.min, d.mintime) = (x, stamp);
+        }
+        if x > d.max {
+            (d.max, d.maxtime) = (x, stamp);
+        }
+        if d.marked {
+            restart(d, stamp);
+        } else {
+            d.timeave += d.lastval * diff;
+        }
+    }
+    if counted {
+        d.count = d.count.wrapping_add(1);
+    }
+    d.lastval = x;
+    d.lasttime = stamp;
+}
+
+/// PCP's `findbin`: the first of `nbins` equal ranges from `min` to `max` that
+/// holds `val` (the last when none does).
+pub fn find_bin(val: f64, min: f64, max: f64, nbins: u32) -> usize {
+    let size = (max - min) / nbins as f64;
+    let mut bound = min;
+    for index in 0..nbins.saturating_sub(1) {
+        let next = bound + size;
+        if val >= bound && val <= next {
+            return index as usize;
+        }
+        bound = next;
+    }
+    nbins.saturating_sub(1) as usize
+}
+
+/// One value of instance `k` in the second pass.
+fn bin_value(m: &mut Metric, k: usize, x: f64, stamp: Tv, s: Settings) {
+    let (ty, counter, scale) = (m.desc.vtype, m.desc.sem == sem::COUNTER, m.scale);
+    let d = &mut m.insts[k];
+    let put = |d: &mut Inst, v: f64| {
+        let b = find_bin(v, d.min, d.max, s.nbins);
+        if let Some(slot) = d.bins.get_mut(b) {
+            *slot += 1;
+        }
+    };
+    if d.bintotal == 0 {
+        // the first value of the second pass starts the count again
+        d.bintotal = d.count;
+        (d.lasttime, d.firsttime, d.lastval) = (stamp, stamp, x);
+        if counter {
+            d.count = 0;
+        } else {
+            d.count = 1;
+            put(d, x);
+        }
+        return;
+    }
+    let diff = stamp.sub_clip(d.lasttime).real();
+    let mut counted = true;
+    if counter {
+        let diff = diff * scale;
+        if diff == 0.0 {
+            return;
+        }
+        let val = if d.marked {
+            x
+        } else {
+            unwrap(x, d.lastval, ty, s.wrap)
+        };
+        if d.marked || val < d.lastval {
+            counted = false;
+            restart(d, stamp);
+        } else {
+            put(d, (val - d.lastval) / diff);
+        }
+    } else {
+        put(d, x);
+    }
+    if counted {
+        d.count = d.count.wrapping_add(1);
+    }
+    d.lastval = x;
+    d.lasttime = stamp;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use archive_format::codec::result::Value;
+    use archive_format::types::{InDom, Timestamp, Units};
+
+    fn desc(pmid: PmId, semantics: i32, indom: InDom) -> Desc {
+        Desc {
+            pmid,
+            vtype: vtype::U32,
+            indom,
+            sem: semantics,
+            units: Units::new([0, 0, 1], [0, 0], 0),
+        }
+    }
+
+    fn rec(sec: i64, sets: &[(PmId, &[(i32, u32)])]) -> ResultRecord<'static> {
+        ResultRecord {
+            stamp: Timestamp::new(sec, 0),
+            vsets: sets
+                .iter()
+                .map(|(pmid, vals)| ValueSet {
+                    pmid: *pmid,
+                    numval: vals.len() as i32,
+                    valfmt: 0,
+                    values: vals.iter().map(|&(i, v)| (i, Value::Insitu(v))).collect(),
+                })
+                .collect(),
+        }
+    }
+
+    fn meta_with(descs: &[Desc]) -> impl Fn(PmId) -> Option<Desc> + '_ {
+        move |p| descs.iter().find(|d| d.pmid == p).copied()
+    }
+
+    #[test]
+    fn counters_become_rates_and_restart_when_they_go_backwards() {
+        let p = PmId::new(1, 0, 1);
+        let descs = [desc(p, sem::COUNTER, InDom(u32::MAX))];
+        let meta = meta_with(&descs);
+        let mut s = Stats::new(Settings::default());
+        for (t, v) in [(0, 100), (10, 200), (20, 400), (30, 50), (40, 150)] {
+            s.average(&rec(t, &[(p, &[(-1, v)])]), &meta)
+                .expect("numbers");
+        }
+        let m = &s.metrics[&p];
+        assert_eq!(m.desc.units.to_string(), "count / sec");
+        let d = &m.insts[0];
+        // rates 10, 20, (restart), 10
+        assert_eq!(d.count, 3);
+        assert_eq!((d.min, d.max, d.stocave), (10.0, 20.0, 40.0));
+        assert_eq!(d.sum, 400.0);
+        assert_eq!(d.maxtime, Tv { sec: 20, usec: 0 });
+        // the 10 s to the restart are left out of the span
+        assert_eq!(d.lasttime.sub_clip(d.firsttime).real(), 30.0);
+    }
+
+    #[test]
+    fn instant_values_and_marks() {
+        let p = PmId::new(1, 0, 2);
+        let descs = [desc(p, sem::INSTANT, InDom::new(1, 1))];
+        let meta = meta_with(&descs);
+        let mut s = Stats::new(Settings::default());
+        s.average(&rec(0, &[(p, &[(1, 5), (2, 7)])]), &meta)
+            .expect("ok");
+        s.average(&rec(10, &[(p, &[(2, 9), (1, 3)])]), &meta)
+            .expect("ok");
+        s.average(&rec(15, &[]), &meta).expect("ok");
+        s.average(&rec(20, &[(p, &[(1, 4), (3, 1)])]), &meta)
+            .expect("ok");
+        let m = &s.metrics[&p];
+        let i: Vec<i32> = m.insts.iter().map(|d| d.inst).collect();
+        assert_eq!(i, [1, 2, 3], "a new instance is added at the end");
+        let one = &m.insts[0];
+        assert_eq!((one.count, one.min, one.max, one.sum), (3, 3.0, 5.0, 12.0));
+        // 5 for 10 s; the mark leaves out 10..20
+        assert_eq!(one.timeave, 50.0);
+        assert_eq!(one.markcount, 1);
+        assert!(!one.marked);
+        assert!(m.insts[1].marked, "not seen since the mark");
+    }
+
+    #[test]
+    fn bins_split_the_range_evenly() {
+        assert_eq!(find_bin(0.0, 0.0, 10.0, 4), 0);
+        assert_eq!(find_bin(2.5, 0.0, 10.0, 4), 0, "a bound belongs below");
+        assert_eq!(find_bin(2.6, 0.0, 10.0, 4), 1);
+        assert_eq!(find_bin(10.0, 0.0, 10.0, 4), 3);
+        assert_eq!(find_bin(5.0, 5.0, 5.0, 3), 0);
+        assert_eq!(find_bin(f64::NAN, 0.0, 1.0, 3), 2, "nowhere: the last");
+    }
+
+    #[test]
+    fn second_pass_fills_bins() {
+        let p = PmId::new(1, 0, 3);
+        let descs = [desc(p, sem::INSTANT, InDom(u32::MAX))];
+        let meta = meta_with(&descs);
+        let mut s = Stats::new(Settings {
+            nbins: 2,
+            ..Settings::default()
+        });
+        let recs: Vec<_> = [1, 2, 9, 10]
+            .iter()
+            .enumerate()
+            .map(|(t, v)| rec(t as i64, &[(p, &[(-1, *v)])]))
+            .collect();
+        for r in &recs {
+            s.average(r, &meta).expect("ok");
+        }
+        for r in &recs {
+            s.bin(r);
+        }
+        let d = &s.metrics[&p].insts[0];
+        assert_eq!(d.bins, [2, 2]);
+        assert_eq!((d.count, d.bintotal), (4, 4));
+    }
+
+    #[test]
+    fn unreadable_first_value_is_fatal() {
+        let p = PmId::new(1, 0, 4);
+        let mut d = desc(p, sem::INSTANT, InDom(u32::MAX));
+        d.vtype = vtype::U64;
+        let descs = [d];
+        let meta = meta_with(&descs);
+        let mut s = Stats::new(Settings::default());
+        let e = s.average(&rec(0, &[(p, &[(-1, 1)])]), &meta).unwrap_err();
+        assert!(e.0.message.starts_with("failed to extract value"));
+    }
+}
