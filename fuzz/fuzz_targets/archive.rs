@@ -1,9 +1,10 @@
 #![no_main]
 //! A whole archive from one input: the first two big-endian words are the
 //! lengths of the .meta and .index files, the rest after them is the data
-//! volume. Opened, read forward and backward, and replayed (interpolated at a
-//! step taken from the input) for every metric: the library must answer with
-//! an error or a result, never panic, and never loop without end.
+//! volume. Opened, read forward and backward, streamed (`archive_format::stream`),
+//! and replayed (interpolated at a step taken from the input) for every metric:
+//! the library must answer with an error or a result, never panic, and never
+//! loop without end.
 use archive_format::replay::{Delta, Mode, Replay};
 use archive_format::Archive;
 use libfuzzer_sys::fuzz_target;
@@ -38,6 +39,15 @@ fuzz_target!(|data: &[u8]| {
         if r.is_err() {
             break;
         }
+    }
+    if let Some(mut s) = archive_format::stream::RecordStream::open(&a) {
+        for _ in 0..10_000 {
+            match s.next_record() {
+                Ok(Some(_)) => {}
+                _ => break,
+            }
+        }
+        let _ = s.faithful(a.label().start);
     }
     let pmids: Vec<_> = a.metadata().descs().iter().map(|d| d.pmid).collect();
     let mut r = Replay::new(&a);

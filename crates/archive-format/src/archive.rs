@@ -36,7 +36,16 @@ pub struct OpenOptions {
     /// decompressed on a thread of its own while the metadata is read, and the
     /// next compressed volume while one is read.
     pub single_threaded: bool,
+    /// Read only the label of a compressed first volume at open (libpcp
+    /// decompresses the whole volume then): for a reader that streams the volumes
+    /// itself ([`crate::stream`]). The volume is decompressed when first read
+    /// through the archive.
+    pub label_only: bool,
 }
+
+/// Bytes of a volume [`OpenOptions::label_only`] reads: a label (v2 132 bytes, v3
+/// 808) and what follows it.
+const PREFIX: usize = 1024;
 
 /// How an archive's files are loaded: through the caller's decompressed copies,
 /// and whether threads may decompress ahead.
@@ -56,6 +65,31 @@ impl Loader {
 
     fn load(&self, fref: &FileRef) -> Result<Bytes> {
         volume::load_with(fref, self.cache.as_ref())
+    }
+
+    /// The first bytes of a compressed volume, enough for its label and to tell
+    /// that more follows; and the label, which must say it is volume `role`.
+    fn label_prefix(&self, fref: &FileRef, role: i32) -> Result<(Vec<u8>, Label)> {
+        use std::io::Read;
+        let io = |e: std::io::Error| Error::io(&fref.path, &e);
+        let file = std::fs::File::open(&fref.path).map_err(io)?;
+        let mut head = Vec::with_capacity(PREFIX);
+        match fref.compression {
+            Some(c) => crate::compress::decoder(c, file).map_err(io)?,
+            None => Box::new(file) as Box<dyn Read>,
+        }
+        .take(PREFIX as u64)
+        .read_to_end(&mut head)
+        .map_err(io)?;
+        if head.len() < 4 {
+            return Err(nodata(&fref.path));
+        }
+        let label = decode_label(&head).map_err(|e| Error::decode(&fref.path, e))?;
+        if label.vol != role {
+            let what = DecodeErrorKind::Label("volume number in label does not match the file");
+            return Err(Error::decode(&fref.path, DecodeError::new(20, what)));
+        }
+        Ok((head, label))
     }
 
     /// The file's bytes and its label, which must say it is this file (`role`: a
@@ -420,7 +454,7 @@ impl Archive {
         let files = volume::find_archive(name.as_ref())?;
         let loader = Loader::of(&opts);
         let instances = !opts.without_instances;
-        let mut volumes: Vec<Volume> = files
+        let volumes: Vec<Volume> = files
             .volumes
             .iter()
             .map(|(n, f)| Volume {
@@ -436,6 +470,15 @@ impl Archive {
         // on a thread of its own while the metadata and index are read and decoded
         // here; errors are still reported in the order of reading them one by one.
         let first = &volumes[0];
+        if opts.label_only && first.fref.compression.is_some() {
+            let (head, label) = loader.label_prefix(&first.fref, first.num as i32)?;
+            check_features(&label, &first.fref.path, &opts)?;
+            if head.len() as u64 <= label.record_len() as u64 {
+                return Err(nodata(&first.fref.path));
+            }
+            let side = SideFiles::load(&loader, &files, instances);
+            return Archive::assemble(files, label, volumes, side, &opts, loader);
+        }
         let (first_loaded, side) = if first.fref.compression.is_some() && loader.threads {
             std::thread::scope(|s| {
                 let h = s.spawn(|| loader.labelled(&first.fref, first.num as i32));
@@ -457,6 +500,20 @@ impl Archive {
             Some(side) => side,
             None => SideFiles::load(&loader, &files, instances),
         };
+        Archive::assemble(files, label, volumes, side, &opts, loader)
+    }
+
+    /// The archive from its checked first label, its volumes and its metadata and
+    /// index as loaded.
+    fn assemble(
+        files: ArchiveFiles,
+        label: Label,
+        mut volumes: Vec<Volume>,
+        side: SideFiles,
+        opts: &OpenOptions,
+        loader: Loader,
+    ) -> Result<Archive> {
+        let instances = !opts.without_instances;
         let (meta, mbytes, mlabel_len, index) = side.check(&files, &label, instances)?;
         let meta_size = mbytes.len() as u64;
         let kept_meta = opts

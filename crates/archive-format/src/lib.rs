@@ -102,6 +102,7 @@ pub mod metric;
 pub mod pmids;
 pub mod pmns;
 pub mod replay;
+pub mod stream;
 pub mod text;
 pub mod types;
 pub mod unitstr;

@@ -4,12 +4,14 @@
 //! as rates; plus `--csv` and `--json` of ours.
 //!
 //! - [`opts`]: the command line.
-//! - [`stats`]: the passes over the records.
+//! - [`stats`]: the statistics a pass takes from each record.
+//! - [`passes`]: the records read as libpcp gives them, once or twice.
 //! - [`report`]: the statistics finished and written as PCP writes them.
 //! - [`export`]: the same rows as CSV or JSON.
 
 mod export;
 pub mod opts;
+mod passes;
 pub mod report;
 mod source;
 pub mod stats;
@@ -20,12 +22,13 @@ pub use opts::TOOL;
 use archive_format::derive::config::Registry;
 use archive_format::derive::context::Context;
 use archive_format::error::{pm_err_str, PM_ERR_NAME};
+use archive_format::pmns::Pmns;
 use archive_format::types::{InDom, PmId};
 use archive_format::{Archive, Timestamp};
 use cli_common::metricspec;
 use opts::{Format, Opts};
 use report::{Text, Window};
-use stats::{Settings, Stats, Warning};
+use stats::Warning;
 use std::collections::{HashMap, HashSet};
 use std::io::{self, Write};
 use std::sync::Arc;
@@ -46,42 +49,83 @@ fn main(o: &Opts, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<i32> {
         Ok(p) => p,
         Err(()) => return Ok(1),
     };
+    let run = match passes::streamed_run(o, pmns.as_ref()) {
+        Some(run) => run,
+        None => match opened(o, pmns.as_ref(), err)? {
+            Ok(run) => run,
+            Err(code) => return Ok(code),
+        },
+    };
+    report(o, run, out, err)
+}
+
+/// An archive with its statistics taken: what the report needs.
+pub(crate) struct Run {
+    pub a: Archive,
+    pub tz: cli_common::TimeZone,
+    /// `-z`/`-Z`'s note.
+    pub note: Option<String>,
+    pub w: Window,
+    pub passes: passes::Passes,
+}
+
+/// The archive opened as libpcp opens it, its window, and the passes read through
+/// libpcp's file positions; `Err` the exit status once an error is said.
+fn opened(o: &Opts, pmns: Option<&Pmns>, err: &mut dyn Write) -> io::Result<Result<Run, i32>> {
     let mut a = match Archive::open_context(&o.archive) {
         Ok(a) => a,
         Err(e) => {
             let (name, msg) = (&o.archive, e.pm_message());
             writeln!(err, "{PROG}: Cannot open archive \"{name}\": {msg}")?;
-            return Ok(1);
+            return Ok(Err(1));
         }
     };
     if let Some(p) = pmns {
-        let trimmed = cli_common::pmns::trim(&p, a.metadata());
+        let trimmed = cli_common::pmns::trim(p, a.metadata());
         a.set_pmns(trimmed);
     }
     let (tz, note) = o.clock.zone_for(a.label());
-    let end = cli_common::clock::archive_end(PROG, &a, &o.archive, out, err)?;
+    let end = cli_common::clock::archive_end(PROG, &a, &o.archive, &mut io::sink(), err)?;
     let bounds = cli_common::clock::bounds(a.label(), end);
     let (start, mut finish) = match o.clock.window(bounds, &tz) {
         Ok(w) => w,
         Err(msg) => {
             writeln!(err, "{PROG}: {msg}")?;
-            return Ok(1);
+            return Ok(Err(1));
         }
     };
     if end.is_none() && finish == bounds.end {
         // libpcp's end of an archive whose end it cannot find
         finish = Timestamp::new(i64::MAX, 0);
     }
+    let w = Window::new(Tv::of(start), Tv::of(finish));
+    let passes = passes::run(o, &a, &w, start);
+    Ok(Ok(Run {
+        a,
+        tz,
+        note,
+        w,
+        passes,
+    }))
+}
+
+/// The note, the label, the warnings, and each metric's rows.
+fn report(o: &Opts, run: Run, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<i32> {
+    let Run {
+        a,
+        tz,
+        note,
+        w,
+        passes: (stats, ended),
+    } = run;
     if let Some(n) = note {
         write!(out, "{n}")?;
     }
-    let w = Window::new(Tv::of(start), Tv::of(finish));
     if o.label && o.format == Format::Text {
         label(&a, &w, &tz, out)?;
     }
-    let (stats, ended) = passes(o, &a, &w, start);
     let mut warned = HashSet::new();
-    warnings(o, &a, &stats.warnings, &mut warned, err)?;
+    warnings(o, &a, stats.warnings(), &mut warned, err)?;
     let status = match ended {
         Ok(status) => status,
         Err(corrupt) => {
@@ -138,48 +182,6 @@ fn main(o: &Opts, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<i32> {
     }
     sink.finish()?;
     Ok(status_code)
-}
-
-/// The two passes over the window's records (the second only for `-B`): the
-/// statistics, and the error that ended the last pass before the window's end
-/// (or the value that stopped the first).
-fn passes(
-    o: &Opts,
-    a: &Archive,
-    w: &Window,
-    start: Timestamp,
-) -> (Stats, Result<Option<String>, stats::Corrupt>) {
-    let mut stats = Stats::new(Settings {
-        nbins: o.nbins,
-        sums: o.cols.sum,
-        wrap: std::env::var_os("PCP_COUNTER_WRAP").is_some(),
-        warn: o.warn,
-    });
-    let meta = a.metadata();
-    let mut ended = None;
-    let mut recs = source::Records::new(a);
-    for pass in 0..1 + usize::from(o.nbins > 0) {
-        // the same context positioned again, as pmSetMode does
-        recs.set_start(start);
-        ended = loop {
-            let rec = match recs.next() {
-                Ok(Some(rec)) => rec,
-                Ok(None) => break None,
-                Err(e) => break Some(e.pm_message()),
-            };
-            if Tv::of(rec.stamp) > w.finish {
-                break None;
-            }
-            if pass == 0 {
-                if let Err(c) = stats.average(&rec, |p| meta.desc(p).copied()) {
-                    return (stats, Err(c));
-                }
-            } else {
-                stats.bin(&rec);
-            }
-        };
-    }
-    (stats, Ok(ended))
 }
 
 /// `-v`'s warnings, once per metric: `prog: names(pmid) - message`.

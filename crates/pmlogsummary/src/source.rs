@@ -43,7 +43,7 @@ impl<'a> Records<'a> {
     }
 
     /// The next record; `None` at the end.
-    pub fn next(&mut self) -> Result<Option<ResultRecord<'_>>> {
+    pub fn next_record(&mut self) -> Result<Option<ResultRecord<'_>>> {
         match self {
             Records::One(c) => c.fetch(),
             Records::Many { a, pos, origin } => loop {

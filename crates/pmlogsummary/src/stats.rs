@@ -41,6 +41,71 @@ pub struct Metric {
     /// What a time difference is multiplied by to be in the counter's time units.
     pub scale: f64,
     pub insts: Vec<Inst>,
+    /// Where each instance is in `insts`.
+    index: HashMap<i32, usize, foldhash::fast::RandomState>,
+}
+
+impl Metric {
+    /// Where `inst` (the `j`th value of a set) is in `insts`: PCP looks at the
+    /// same position first, then along the list; `None` for an instance not met
+    /// before. A set of one value of a metric without instance domain is the
+    /// first. An instance is in the list once, so where it is looked for first
+    /// does not change the answer: `hint`, the place after the last value's
+    /// (instances mostly come in the same order, a few gone or new), then `j`,
+    /// then the index.
+    fn position(&self, j: usize, inst: i32, keyed: bool, hint: usize) -> Option<usize> {
+        if !keyed {
+            return Some(0);
+        }
+        match (self.insts.get(hint), self.insts.get(j)) {
+            (Some(x), _) if x.inst == inst => Some(hint),
+            (_, Some(x)) if x.inst == inst => Some(j),
+            (_, Some(_)) => self.index.get(&inst).copied(),
+            (_, None) => None,
+        }
+    }
+
+    fn push(&mut self, d: Inst) {
+        self.index.entry(d.inst).or_insert(self.insts.len());
+        self.insts.push(d);
+    }
+}
+
+/// `pmtimevalToReal` of time differences, the last one remembered: the values
+/// of a record mostly share the difference from the record before.
+#[derive(Debug, Default)]
+struct Reals {
+    last: Option<(Tv, f64)>,
+}
+
+impl Reals {
+    fn of(&mut self, t: Tv) -> f64 {
+        match self.last {
+            Some((k, v)) if k == t => v,
+            _ => {
+                let v = t.real();
+                self.last = Some((t, v));
+                v
+            }
+        }
+    }
+}
+
+/// The warnings `-v` asks for: the first about each metric.
+#[derive(Debug, Default)]
+struct Warner {
+    on: bool,
+    list: Vec<Warning>,
+    warned: HashSet<PmId, foldhash::fast::RandomState>,
+}
+
+impl Warner {
+    fn warn(&mut self, pmid: PmId, message: impl FnOnce() -> String) {
+        if self.on && self.warned.insert(pmid) {
+            let message = message();
+            self.list.push(Warning { pmid, message });
+        }
+    }
 }
 
 /// What a pass met that `-v` reports (once per metric).
@@ -70,9 +135,8 @@ pub struct Settings {
 pub struct Stats {
     pub metrics: HashMap<PmId, Metric, foldhash::fast::RandomState>,
     settings: Settings,
-    /// With `-v`, the first warning about each metric.
-    pub warnings: Vec<Warning>,
-    warned: HashSet<PmId, foldhash::fast::RandomState>,
+    warner: Warner,
+    reals: Reals,
 }
 
 fn numeric(ty: i32) -> bool {
@@ -92,34 +156,22 @@ fn corrupt(pmid: PmId, code: i32) -> Corrupt {
     })
 }
 
-/// Where `inst` (the `j`th value of a set of `numval`) is in `insts`: PCP looks at
-/// the same position first, then along the list; `Err` holds the position a new
-/// instance would take.
-fn position(insts: &[Inst], j: usize, inst: i32, keyed: bool) -> Result<usize, usize> {
-    if !keyed {
-        return Ok(j.min(insts.len().saturating_sub(1)));
-    }
-    match insts.get(j) {
-        Some(x) if x.inst == inst => Ok(j),
-        Some(_) => insts.iter().position(|x| x.inst == inst).ok_or(insts.len()),
-        None => Err(insts.len()),
-    }
-}
-
 impl Stats {
     pub fn new(settings: Settings) -> Stats {
         Stats {
             metrics: HashMap::default(),
             settings,
-            warnings: Vec::new(),
-            warned: HashSet::default(),
+            warner: Warner {
+                on: settings.warn,
+                ..Warner::default()
+            },
+            reals: Reals::default(),
         }
     }
 
-    fn warn(&mut self, pmid: PmId, message: String) {
-        if self.settings.warn && self.warned.insert(pmid) {
-            self.warnings.push(Warning { pmid, message });
-        }
+    /// With `-v`, the first warning about each metric, in the order met.
+    pub fn warnings(&self) -> &[Warning] {
+        &self.warner.list
     }
 
     /// A `<mark>`: discrete values extended to it, every instance marked.
@@ -156,99 +208,31 @@ impl Stats {
             }
             if vs.numval < 0 {
                 let e = pm_err_str(vs.numval);
-                self.warn(vs.pmid, format!("failed in archive value fetch: {e}\n"));
+                let msg = || format!("failed in archive value fetch: {e}\n");
+                self.warner.warn(vs.pmid, msg);
                 continue;
             }
-            if self.metrics.contains_key(&vs.pmid) {
-                self.update(vs, stamp)?;
+            if let Some(m) = self.metrics.get_mut(&vs.pmid) {
+                let mut at = At {
+                    stamp,
+                    settings: self.settings,
+                    warner: &mut self.warner,
+                    reals: &mut self.reals,
+                };
+                at.update(m, vs)?;
                 continue;
             }
             let Some(desc) = desc_of(vs.pmid) else {
                 let e = pm_err_str(PM_ERR_PMID_LOG);
-                self.warn(vs.pmid, format!("cannot find descriptor: {e}\n"));
+                let msg = || format!("cannot find descriptor: {e}\n");
+                self.warner.warn(vs.pmid, msg);
                 continue;
             };
             if numeric(desc.vtype) {
-                let m = self.new_metric(vs, &desc, stamp)?;
+                let m = new_metric(vs, &desc, stamp, self.settings)?;
                 self.metrics.insert(vs.pmid, m);
             }
         }
-        Ok(())
-    }
-
-    /// A metric met for the first time (PCP's `newHashItem`).
-    fn new_metric(&mut self, vs: &ValueSet<'_>, desc: &Desc, stamp: Tv) -> Result<Metric, Corrupt> {
-        let mut m = Metric {
-            desc: *desc,
-            scale: 0.0,
-            insts: Vec::with_capacity(vs.values.len()),
-        };
-        if desc.sem == sem::COUNTER && !self.settings.sums {
-            let u = desc.units;
-            m.scale = u.time_rate_scale();
-            let scale_time = if u.dim_time() == 0 { 3 } else { u.scale_time() };
-            m.desc.units = u.with_time(u.dim_time() - 1, scale_time);
-        } else if desc.sem == sem::COUNTER {
-            m.scale = 1.0;
-        }
-        for (inst, v) in &vs.values {
-            let x = as_double(desc.vtype, v).map_err(|e| corrupt(vs.pmid, e))?;
-            m.insts.push(self.new_inst(&m.desc, *inst, x, stamp));
-        }
-        Ok(m)
-    }
-
-    /// An instance met for the first time (PCP's `newHashInst`).
-    fn new_inst(&self, desc: &Desc, inst: i32, x: f64, stamp: Tv) -> Inst {
-        let counter = desc.sem == sem::COUNTER;
-        let first = if counter { 0.0 } else { x };
-        Inst {
-            inst,
-            count: u32::from(!counter),
-            stocave: first,
-            timeave: 0.0,
-            min: first,
-            max: first,
-            sum: first,
-            lastval: x,
-            firsttime: stamp,
-            lasttime: stamp,
-            mintime: stamp,
-            maxtime: stamp,
-            markcount: 0,
-            marked: false,
-            bintotal: 0,
-            bins: vec![0; self.settings.nbins as usize],
-        }
-    }
-
-    /// The values of a metric met before.
-    fn update(&mut self, vs: &ValueSet<'_>, stamp: Tv) -> Result<(), Corrupt> {
-        let Some(mut m) = self.metrics.remove(&vs.pmid) else {
-            return Ok(());
-        };
-        let keyed = vs.numval > 1 || m.desc.indom.0 != u32::MAX;
-        for (j, (inst, v)) in vs.values.iter().enumerate() {
-            let k = match position(&m.insts, j, *inst, keyed) {
-                Ok(k) => k,
-                Err(_) => {
-                    // a new instance: its value must be read, as the first's
-                    let x = as_double(m.desc.vtype, v).map_err(|e| corrupt(vs.pmid, e))?;
-                    let d = self.new_inst(&m.desc, *inst, x, stamp);
-                    m.insts.push(d);
-                    continue;
-                }
-            };
-            match as_double(m.desc.vtype, v) {
-                Ok(x) if x.is_nan() => {}
-                Ok(x) => accumulate(&mut m, k, x, stamp, self.settings.wrap),
-                Err(e) => {
-                    let message = format!("failed to extract value: {}\n", pm_err_str(e));
-                    self.warn(vs.pmid, message);
-                }
-            }
-        }
-        self.metrics.insert(vs.pmid, m);
         Ok(())
     }
 
@@ -264,29 +248,124 @@ impl Stats {
             }
             if vs.numval < 0 {
                 let e = pm_err_str(vs.numval);
-                self.warn(vs.pmid, format!("failed in 2nd pass archive fetch: {e}\n"));
+                let msg = || format!("failed in 2nd pass archive fetch: {e}\n");
+                self.warner.warn(vs.pmid, msg);
                 continue;
             }
-            let Some(mut m) = self.metrics.remove(&vs.pmid) else {
+            if let Some(m) = self.metrics.get_mut(&vs.pmid) {
+                let mut at = At {
+                    stamp,
+                    settings: self.settings,
+                    warner: &mut self.warner,
+                    reals: &mut self.reals,
+                };
+                at.bin(m, vs);
+            }
+        }
+    }
+}
+
+/// A metric met for the first time (PCP's `newHashItem`).
+fn new_metric(vs: &ValueSet<'_>, desc: &Desc, stamp: Tv, s: Settings) -> Result<Metric, Corrupt> {
+    let mut m = Metric {
+        desc: *desc,
+        scale: 0.0,
+        insts: Vec::with_capacity(vs.values.len()),
+        index: HashMap::default(),
+    };
+    if desc.sem == sem::COUNTER && !s.sums {
+        let u = desc.units;
+        m.scale = u.time_rate_scale();
+        let scale_time = if u.dim_time() == 0 { 3 } else { u.scale_time() };
+        m.desc.units = u.with_time(u.dim_time() - 1, scale_time);
+    } else if desc.sem == sem::COUNTER {
+        m.scale = 1.0;
+    }
+    for (inst, v) in &vs.values {
+        let x = as_double(desc.vtype, v).map_err(|e| corrupt(vs.pmid, e))?;
+        let d = new_inst(&m.desc, *inst, x, stamp, s.nbins);
+        m.push(d);
+    }
+    Ok(m)
+}
+
+/// An instance met for the first time (PCP's `newHashInst`).
+fn new_inst(desc: &Desc, inst: i32, x: f64, stamp: Tv, nbins: u32) -> Inst {
+    let counter = desc.sem == sem::COUNTER;
+    let first = if counter { 0.0 } else { x };
+    Inst {
+        inst,
+        count: u32::from(!counter),
+        stocave: first,
+        timeave: 0.0,
+        min: first,
+        max: first,
+        sum: first,
+        lastval: x,
+        firsttime: stamp,
+        lasttime: stamp,
+        mintime: stamp,
+        maxtime: stamp,
+        markcount: 0,
+        marked: false,
+        bintotal: 0,
+        bins: vec![0; nbins as usize],
+    }
+}
+
+/// One record's value sets being taken: its time, and what the passes share.
+struct At<'s> {
+    stamp: Tv,
+    settings: Settings,
+    warner: &'s mut Warner,
+    reals: &'s mut Reals,
+}
+
+impl At<'_> {
+    /// The values of a metric met before, in the first pass.
+    fn update(&mut self, m: &mut Metric, vs: &ValueSet<'_>) -> Result<(), Corrupt> {
+        let keyed = vs.numval > 1 || m.desc.indom.0 != u32::MAX;
+        let mut hint = 0;
+        for (j, (inst, v)) in vs.values.iter().enumerate() {
+            let Some(k) = m.position(j, *inst, keyed, hint) else {
+                // a new instance: its value must be read, as the first's
+                let x = as_double(m.desc.vtype, v).map_err(|e| corrupt(vs.pmid, e))?;
+                let d = new_inst(&m.desc, *inst, x, self.stamp, self.settings.nbins);
+                m.push(d);
                 continue;
             };
-            let keyed = vs.numval > 1 || m.desc.indom.0 != u32::MAX;
-            for (j, (inst, v)) in vs.values.iter().enumerate() {
-                let Ok(k) = position(&m.insts, j, *inst, keyed) else {
-                    let message = "ignoring new instance found on second pass\n".to_string();
-                    self.warn(vs.pmid, message);
-                    continue;
-                };
-                match as_double(m.desc.vtype, v) {
-                    Ok(x) if x.is_nan() => {}
-                    Ok(x) => bin_value(&mut m, k, x, stamp, self.settings),
-                    Err(e) => {
-                        let message = format!("failed to extract value: {}\n", pm_err_str(e));
-                        self.warn(vs.pmid, message);
-                    }
+            hint = k + 1;
+            match as_double(m.desc.vtype, v) {
+                Ok(x) if x.is_nan() => {}
+                Ok(x) => accumulate(m, k, x, self.stamp, self.settings.wrap, self.reals),
+                Err(e) => {
+                    let msg = || format!("failed to extract value: {}\n", pm_err_str(e));
+                    self.warner.warn(vs.pmid, msg);
                 }
             }
-            self.metrics.insert(vs.pmid, m);
+        }
+        Ok(())
+    }
+
+    /// The values of a metric in the second pass.
+    fn bin(&mut self, m: &mut Metric, vs: &ValueSet<'_>) {
+        let keyed = vs.numval > 1 || m.desc.indom.0 != u32::MAX;
+        let mut hint = 0;
+        for (j, (inst, v)) in vs.values.iter().enumerate() {
+            let Some(k) = m.position(j, *inst, keyed, hint) else {
+                let msg = || "ignoring new instance found on second pass\n".to_string();
+                self.warner.warn(vs.pmid, msg);
+                continue;
+            };
+            hint = k + 1;
+            match as_double(m.desc.vtype, v) {
+                Ok(x) if x.is_nan() => {}
+                Ok(x) => bin_value(m, k, x, self.stamp, self.settings, self.reals),
+                Err(e) => {
+                    let msg = || format!("failed to extract value: {}\n", pm_err_str(e));
+                    self.warner.warn(vs.pmid, msg);
+                }
+            }
         }
     }
 }
@@ -312,10 +391,10 @@ fn restart(d: &mut Inst, stamp: Tv) {
 }
 
 /// One value of instance `k` in the first pass.
-fn accumulate(m: &mut Metric, k: usize, x: f64, stamp: Tv, wrap: bool) {
+fn accumulate(m: &mut Metric, k: usize, x: f64, stamp: Tv, wrap: bool, reals: &mut Reals) {
     let (ty, counter, scale) = (m.desc.vtype, m.desc.sem == sem::COUNTER, m.scale);
     let d = &mut m.insts[k];
-    let diff = stamp.sub_clip(d.lasttime).real();
+    let diff = reals.of(stamp.sub_clip(d.lasttime));
     let mut counted = true;
     if counter {
         let diff = diff * scale;
@@ -385,7 +464,7 @@ pub fn find_bin(val: f64, min: f64, max: f64, nbins: u32) -> usize {
 }
 
 /// One value of instance `k` in the second pass.
-fn bin_value(m: &mut Metric, k: usize, x: f64, stamp: Tv, s: Settings) {
+fn bin_value(m: &mut Metric, k: usize, x: f64, stamp: Tv, s: Settings, reals: &mut Reals) {
     let (ty, counter, scale) = (m.desc.vtype, m.desc.sem == sem::COUNTER, m.scale);
     let d = &mut m.insts[k];
     let put = |d: &mut Inst, v: f64| {
@@ -406,7 +485,7 @@ fn bin_value(m: &mut Metric, k: usize, x: f64, stamp: Tv, s: Settings) {
         }
         return;
     }
-    let diff = stamp.sub_clip(d.lasttime).real();
+    let diff = reals.of(stamp.sub_clip(d.lasttime));
     let mut counted = true;
     if counter {
         let diff = diff * scale;
