@@ -28,6 +28,15 @@ GIANT = {"20180416.10.00", "pcp-pidstat-process-args", "bozo-20170904", "2020110
          "pcp-pidstat-process-states"}
 GIANT_SETS = [["-a"], ["-l"], ["-L"], ["-d"], ["-i"], ["-I"], ["-t"], ["-e"], ["-h"]]
 
+# names every context has beside the archive's: PCP's global derived metrics and the
+# anonymous event.flags and event.missed (pmdumplog finds them, and no record holds
+# them), leaves and subtrees; after "@names", the names after the archive
+NAMES = [("20180416.10.00", ["@names", "kernel.cpu.util.user"]),
+         ("ok-foo", ["@names", "event.flags", "sample.seconds"]),
+         ("ok-foo", ["@names", "kernel.cpu.util"]), ("ok-foo", ["@names", "event"]),
+         ("20041125", ["-a", "@names", "disk.dev"]),
+         ("20041125", ["@names", "event.missed", "kernel.all.load"]),
+         ("20041125", ["-d", "@names", "disk.dev.await", "nosuch"])]
 SUFFIX = re.compile(r"\.(meta|index|\d+)(\.(xz|lzma|bz2|bz|gz|Z|z|zst))?$")
 
 
@@ -68,6 +77,9 @@ def case(ours, d, base, opts, env):
     if args == ["@metric"]:
         m = first_metric(d, base)
         args = [base, m] if m else [base, "nosuch.metric"]
+    elif "@names" in args:
+        k = args.index("@names")
+        args = args[:k] + [base] + args[k + 1:]
     else:
         args = args + [base]
     ref = run(["pmdumplog"] + args, d, env)
@@ -99,6 +111,10 @@ def main():
         sets = GIANT_SETS if base in GIANT else OPTION_SETS
         for opts in sets:
             jobs.append((d, base, opts))
+    arch = os.path.join(CORPUS, "archives")
+    for base, opts in NAMES:
+        if not a.filter or a.filter in base:
+            jobs.append((arch, base, opts))
     results = []
     with cf.ThreadPoolExecutor(a.jobs) as ex:
         futs = [ex.submit(case, a.ours, d, b, o, env) for d, b, o in jobs]

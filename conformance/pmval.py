@@ -47,6 +47,11 @@ EVENTS = [("20180102", "sample.event.records"), ("eventrec", "sample.event.recor
           ("omnibus-nomark_v3", "sampledso.event.records"), ("pyapi", "sample.event.records"),
           ("pyapi", "sample.event.no_indom_records")]
 EVENT_SETS = [[], ["-s", "2"], ["-Z", "UTC"], ["-S", "+1"]]
+# libpcp's anonymous metrics of every context, over archives with and without event
+# records, interpolated and raw
+ANON_ARCHIVES = ["eventrec", "omnibus_v3", "20041125", "foo+"]
+ANON_METRICS = ["event.flags", "event.missed"]
+ANON_SETS = [["-t", "1"], ["-t", "60", "-s", "5"], ["-r", "-t", "2"], ["-z", "-t", "10"]]
 MAX_SAMPLES = "400"
 # archives written by the library's proc_churn example (samples, live processes,
 # replaced per sample): instance domains whose processes come and go, large enough
@@ -190,6 +195,12 @@ def main():
             continue
         for opts in EVENT_SETS:
             jobs.append((base, m, opts, None))
+    for base in ANON_ARCHIVES:
+        if a.filter and a.filter not in base:
+            continue
+        for m in ANON_METRICS:
+            for opts in ANON_SETS + [["-U", base]]:
+                jobs.append((base, m, opts, None))
     gendir = tempfile.mkdtemp(prefix="pmval-conf-")
     for gname, gargs in GENERATED.items():
         if a.filter and a.filter not in gname:

@@ -503,6 +503,11 @@ impl<'a> Replay<'a> {
         self.a.position_before(t)
     }
 
+    /// The mode `set_mode` set.
+    pub fn mode(&self) -> Mode {
+        self.mode
+    }
+
     /// `pmFetchArchive`: the next record in the mode's direction, every metric of it,
     /// `<mark>` records included and the profile ignored.
     pub fn fetch_archive(&mut self) -> Result<FetchResult> {

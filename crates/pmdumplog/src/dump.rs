@@ -5,6 +5,8 @@ use crate::opts::Opts;
 use archive_format::codec::event::{decode_events, flags_str, FLAG_MISSED};
 use archive_format::codec::meta::{label_type, text_type, InDomKind};
 use archive_format::codec::result::record_size;
+use archive_format::derive::config::Registry;
+use archive_format::derive::context::Context;
 use archive_format::error::{PM_ERR_FEATURE, PM_ERR_NONLEAF};
 use archive_format::format::format_value;
 use archive_format::logfetch::{Direction, LogCursor, RecordPlace};
@@ -164,7 +166,12 @@ pub fn dump(o: &Opts, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<i3
     }
     let meta = a.metadata();
 
-    let Some(wanted) = wanted(&o.names, &meta.pmns, err)? else {
+    // the names of every context: the archive's, the global derived metrics and
+    // libpcp's anonymous ones (which no record holds)
+    let var = cli_common::pcpconf::dir("PCP_VAR_DIR", "/var/lib/pcp");
+    let registry = Registry::global(&var, err);
+    let ctx = Context::new(meta, &registry);
+    let Some(wanted) = wanted(&o.names, &ctx, err)? else {
         return Ok(1);
     };
 
@@ -219,23 +226,22 @@ pub fn dump(o: &Opts, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<i3
 
 /// The metrics named on the command line (each a leaf or a subtree), empty for
 /// all; `None` when none of them is known.
-fn wanted(
-    names: &[String],
-    pmns: &archive_format::pmns::Pmns,
-    err: &mut dyn Write,
-) -> io::Result<Option<Vec<PmId>>> {
+fn wanted(names: &[String], ctx: &Context, err: &mut dyn Write) -> io::Result<Option<Vec<PmId>>> {
     let mut wanted: Vec<PmId> = Vec::new();
     for n in names {
-        match pmns.lookup(n) {
+        // pmLookupName: the archive's name, else a derived metric's; a subtree of
+        // the archive's namespace is traversed with the derived names in it
+        match ctx.meta.pmns.lookup(n) {
             Lookup::Leaf(p) => wanted.push(p),
             Lookup::NonLeaf => {
-                let leaves = pmns.traverse(n);
+                let leaves = ctx.traverse(n).unwrap_or_default();
                 if leaves.is_empty() {
                     let e = pm_err_str(PM_ERR_NONLEAF);
                     writeln!(err, "{PROG}: pmTraversePMNS({n}): {e}")?;
                 }
-                wanted.extend(leaves.into_iter().map(|(_, p)| p));
+                wanted.extend(leaves.iter().filter_map(|l| ctx.lookup(l)));
             }
+            Lookup::Unknown if ctx.derived_index(n).is_some() => wanted.extend(ctx.lookup(n)),
             Lookup::Unknown => {
                 let e = pm_err_str(archive_format::error::PM_ERR_NAME);
                 writeln!(err, "{PROG}: pmLookupName({n}): {e}")?;

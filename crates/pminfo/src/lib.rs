@@ -141,7 +141,9 @@ impl Pminfo<'_> {
     fn run(&mut self, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<i32> {
         let mut status = 0;
         if self.o.names.is_empty() {
-            if let Err(code) = self.traverse("", out) {
+            let r = self.traverse("", out);
+            self.say_semantic_errors(err)?;
+            if let Err(code) = r {
                 out.flush()?;
                 writeln!(err, "Error: {}", pm_err_str(code))?;
                 status = 1;
@@ -153,6 +155,7 @@ impl Pminfo<'_> {
             } else {
                 self.traverse(arg, out)
             };
+            self.say_semantic_errors(err)?;
             if let Err(code) = r {
                 out.flush()?;
                 writeln!(err, "Error: {arg}: {}", pm_err_str(code))?;
@@ -160,6 +163,14 @@ impl Pminfo<'_> {
             }
         }
         Ok(status)
+    }
+
+    /// What libpcp says of derived metrics whose binding met a semantic error.
+    fn say_semantic_errors(&mut self, err: &mut dyn Write) -> io::Result<()> {
+        for m in self.ctx.take_said() {
+            writeln!(err, "{m}")?;
+        }
+        Ok(())
     }
 
     /// Every metric at or below `name`, reported in turn (the names gathered

@@ -32,6 +32,8 @@ pub struct Context<'a> {
     pub registry: &'a Registry,
     /// Each derived metric's binding, once made (libpcp's `DM_BIND`).
     bound: Vec<Option<Result<Bound, Unavailable>>>,
+    /// Semantic errors of bindings not yet taken by [`Context::take_said`].
+    said: Vec<String>,
 }
 
 /// What a name's children are (libpcp's `pmGetChildren`).
@@ -51,6 +53,7 @@ impl<'a> Context<'a> {
             meta,
             registry,
             bound: vec![None; registry.metrics.len()],
+            said: Vec::new(),
         }
     }
 
@@ -185,10 +188,21 @@ impl<'a> Context<'a> {
     /// evaluation not yet started. A failure is remembered, and the namespace's
     /// later listings leave the metric out.
     pub fn bind(&mut self, k: usize) -> Result<Bound, Unavailable> {
-        let (registry, meta) = (self.registry, self.meta);
-        self.bound[k]
-            .get_or_insert_with(|| bind(registry, k, meta))
-            .clone()
+        if let Some(b) = &self.bound[k] {
+            return b.clone();
+        }
+        let b = bind(self.registry, k, self.meta);
+        if let Err(Unavailable::Semantics(msg)) = &b {
+            self.said.push(msg.clone());
+        }
+        self.bound[k] = Some(b.clone());
+        b
+    }
+
+    /// The semantic errors met binding since last asked: libpcp says each on
+    /// standard error when it first binds the metric, for the caller to say.
+    pub fn take_said(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.said)
     }
 }
 
@@ -255,8 +269,9 @@ impl Bound {
     /// fetched, and its values computed, as one value set of its PMID.
     pub fn fetch(&mut self, r: &mut Replay<'_>) -> crate::Result<FetchResult> {
         let pmids: Vec<PmId> = self.operands.iter().map(|(_, p, _)| *p).collect();
-        // an expression of constants alone still moves the replay on a record
-        let res = if pmids.is_empty() {
+        // an expression of constants alone still moves the replay on: a record
+        // (raw modes), or an interval (interpolation)
+        let res = if pmids.is_empty() && r.mode() != crate::replay::Mode::Interp {
             FetchResult {
                 stamp: r.fetch_archive()?.stamp,
                 sets: Vec::new(),
