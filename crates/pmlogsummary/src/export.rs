@@ -68,31 +68,25 @@ fn rfc3339(t: Tv, tz: &cli_common::TimeZone) -> String {
 
 /// The statistic columns asked for, by name, with their values in `r`.
 fn columns(o: &Opts, r: &Row, tz: &cli_common::TimeZone) -> Vec<(&'static str, Field)> {
-    let c = &o.cols;
     let Some(f) = &r.figures else {
         return Vec::new();
     };
-    let all = [
-        (c.stocave, "stochastic_average", Field::Num(f.stocave)),
-        (c.timeave, "time_average", Field::Num(f.timeave)),
-        (c.sum, "sum", Field::Num(f.sum)),
-        (c.min, "minimum", Field::Num(f.min)),
-        (
-            c.mintime,
-            "minimum_time",
-            Field::Text(rfc3339(f.mintime, tz)),
-        ),
-        (c.max, "maximum", Field::Num(f.max)),
-        (
-            c.maxtime,
-            "maximum_time",
-            Field::Text(rfc3339(f.maxtime, tz)),
-        ),
-        (c.count, "count", Field::Count(f.count)),
+    let values = [
+        Field::Num(f.stocave),
+        Field::Num(f.timeave),
+        Field::Num(f.sum),
+        Field::Num(f.min),
+        Field::Text(rfc3339(f.mintime, tz)),
+        Field::Num(f.max),
+        Field::Text(rfc3339(f.maxtime, tz)),
+        Field::Count(f.count),
     ];
-    all.into_iter()
-        .filter(|(on, _, _)| *on)
-        .map(|(_, n, v)| (n, v))
+    o.cols
+        .named()
+        .into_iter()
+        .zip(values)
+        .filter(|((on, _), _)| *on)
+        .map(|((_, n), v)| (n, v))
         .collect()
 }
 
@@ -115,20 +109,10 @@ impl Field {
 }
 
 fn csv_header(o: &Opts) -> Vec<String> {
-    let c = &o.cols;
     let mut h = vec!["metric".to_string(), "instance".to_string()];
-    let names = [
-        (c.stocave, "stochastic_average"),
-        (c.timeave, "time_average"),
-        (c.sum, "sum"),
-        (c.min, "minimum"),
-        (c.mintime, "minimum_time"),
-        (c.max, "maximum"),
-        (c.maxtime, "maximum_time"),
-        (c.count, "count"),
-    ];
+    let named = o.cols.named();
     h.extend(
-        names
+        named
             .iter()
             .filter(|(on, _)| *on)
             .map(|(_, n)| n.to_string()),

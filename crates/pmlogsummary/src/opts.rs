@@ -108,6 +108,22 @@ pub struct Columns {
     pub count: bool,
 }
 
+impl Columns {
+    /// The statistic columns in PCP's order, by name, and whether each is asked for.
+    pub fn named(&self) -> [(bool, &'static str); 8] {
+        [
+            (self.stocave, "stochastic_average"),
+            (self.timeave, "time_average"),
+            (self.sum, "sum"),
+            (self.min, "minimum"),
+            (self.mintime, "minimum_time"),
+            (self.max, "maximum"),
+            (self.maxtime, "maximum_time"),
+            (self.count, "count"),
+        ]
+    }
+}
+
 impl Default for Columns {
     fn default() -> Columns {
         Columns {

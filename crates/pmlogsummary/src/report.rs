@@ -5,7 +5,7 @@
 use archive_format::types::{sem, Desc, InDom};
 use std::io::{self, Write};
 
-use crate::opts::{Columns, Opts};
+use crate::opts::Opts;
 use crate::stats::{Inst, Metric};
 use crate::tv::Tv;
 
@@ -185,21 +185,10 @@ pub struct Text<'a> {
 impl Text<'_> {
     /// The `-H` line.
     pub fn header(&self, out: &mut dyn Write) -> io::Result<()> {
-        let c: &Columns = &self.o.cols;
         let d = self.o.delimiter as char;
         let mut s = String::from("metric");
-        let names = [
-            (c.stocave, "stochastic_average"),
-            (c.timeave, "time_average"),
-            (c.sum, "sum"),
-            (c.min, "minimum"),
-            (c.mintime, "minimum_time"),
-            (c.max, "maximum"),
-            (c.maxtime, "maximum_time"),
-            (c.count, "count"),
-            (self.o.nbins > 0, "bins"),
-        ];
-        for (on, n) in names {
+        let bins = [(self.o.nbins > 0, "bins")];
+        for (on, n) in self.o.cols.named().into_iter().chain(bins) {
             if on {
                 s.push(d);
                 s.push_str(n);

@@ -192,34 +192,38 @@ impl Stats {
         }
     }
 
+    /// A record's time; a `<mark>` taken.
+    fn begin(&mut self, rec: &ResultRecord<'_>) -> Tv {
+        let stamp = Tv::of(rec.stamp);
+        if rec.vsets.is_empty() {
+            self.mark(stamp);
+        }
+        stamp
+    }
+
+    /// Whether a value set holds values; an error in its place is warned of as
+    /// `what` failing.
+    fn has_values(&mut self, vs: &ValueSet<'_>, what: &str) -> bool {
+        if vs.numval < 0 {
+            let e = pm_err_str(vs.numval);
+            self.warner.warn(vs.pmid, || format!("{what}: {e}\n"));
+        }
+        vs.numval > 0
+    }
+
     /// The first pass over one record (PCP's `calcaverage`).
     pub fn average(
         &mut self,
         rec: &ResultRecord<'_>,
         desc_of: impl Fn(PmId) -> Option<Desc>,
     ) -> Result<(), Corrupt> {
-        let stamp = Tv::of(rec.stamp);
-        if rec.vsets.is_empty() {
-            self.mark(stamp);
-        }
+        let stamp = self.begin(rec);
         for vs in &rec.vsets {
-            if vs.numval == 0 {
-                continue;
-            }
-            if vs.numval < 0 {
-                let e = pm_err_str(vs.numval);
-                let msg = || format!("failed in archive value fetch: {e}\n");
-                self.warner.warn(vs.pmid, msg);
+            if !self.has_values(vs, "failed in archive value fetch") {
                 continue;
             }
             if let Some(m) = self.metrics.get_mut(&vs.pmid) {
-                let mut at = At {
-                    stamp,
-                    settings: self.settings,
-                    warner: &mut self.warner,
-                    reals: &mut self.reals,
-                };
-                at.update(m, vs)?;
+                At::new(stamp, self.settings, &mut self.warner, &mut self.reals).update(m, vs)?;
                 continue;
             }
             let Some(desc) = desc_of(vs.pmid) else {
@@ -238,28 +242,13 @@ impl Stats {
 
     /// The second pass over one record (PCP's `calcbinning`).
     pub fn bin(&mut self, rec: &ResultRecord<'_>) {
-        let stamp = Tv::of(rec.stamp);
-        if rec.vsets.is_empty() {
-            self.mark(stamp);
-        }
+        let stamp = self.begin(rec);
         for vs in &rec.vsets {
-            if vs.numval == 0 {
-                continue;
-            }
-            if vs.numval < 0 {
-                let e = pm_err_str(vs.numval);
-                let msg = || format!("failed in 2nd pass archive fetch: {e}\n");
-                self.warner.warn(vs.pmid, msg);
+            if !self.has_values(vs, "failed in 2nd pass archive fetch") {
                 continue;
             }
             if let Some(m) = self.metrics.get_mut(&vs.pmid) {
-                let mut at = At {
-                    stamp,
-                    settings: self.settings,
-                    warner: &mut self.warner,
-                    reals: &mut self.reals,
-                };
-                at.bin(m, vs);
+                At::new(stamp, self.settings, &mut self.warner, &mut self.reals).bin(m, vs);
             }
         }
     }
@@ -321,7 +310,16 @@ struct At<'s> {
     reals: &'s mut Reals,
 }
 
-impl At<'_> {
+impl<'s> At<'s> {
+    fn new(stamp: Tv, settings: Settings, warner: &'s mut Warner, reals: &'s mut Reals) -> At<'s> {
+        At {
+            stamp,
+            settings,
+            warner,
+            reals,
+        }
+    }
+
     /// The values of a metric met before, in the first pass.
     fn update(&mut self, m: &mut Metric, vs: &ValueSet<'_>) -> Result<(), Corrupt> {
         let keyed = vs.numval > 1 || m.desc.indom.0 != u32::MAX;
