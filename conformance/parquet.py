@@ -21,7 +21,10 @@ and checks:
      3.3 to 4.3 take them), and an export with --time-unit us as timestamps, with
      no setting; its counts and sums equal pmdumplog's as in 1, its times
      DuckDB's, and so do its counts of events (with their two times) and
-     descriptors.
+     descriptors;
+  7. derived metrics named by -m (PCP's global configuration: disk.dev.await,
+     kernel.cpu.util.*), raw and interpolated (-t), equal the values libpcp's own
+     forward and interpolated fetches give them (conformance/libpcp_values.py).
 Prints a scoreboard line and exits non-zero on any difference. Without the
 reference or the engines it skips (exit 0), unless REQUIRE_REFERENCE is set.
 """
@@ -37,6 +40,10 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CORPUS = "/var/lib/pcp/testsuite/archives"
 OUT = os.path.join(ROOT, "conformance-out")
 REQUIRED = bool(os.environ.get("REQUIRE_REFERENCE"))
+HERE = os.path.dirname(os.path.abspath(__file__))
+# derived metrics exported by name, raw and interpolated (check 7)
+DERIVED_ARCHIVE = "20180416.10.00"
+DERIVED_METRICS = ["disk.dev.await", "kernel.cpu.util.user", "kernel.cpu.util.idle"]
 
 # host directory -> corpus archives copied into it
 FLEET = {
@@ -274,7 +281,8 @@ def main():
     except ImportError as e:
         skip(f"query engines not installed ({e}): pip install duckdb datafusion")
     subprocess.run(["cargo", "build", "--release", "-q", "-p", "pcp2parquet"], cwd=ROOT, check=True)
-    tool = os.path.join(ROOT, "target", "release", "pcp2parquet")
+    target = os.environ.get("CARGO_TARGET_DIR") or os.path.join(ROOT, "target")
+    tool = os.path.join(target, "release", "pcp2parquet")
     os.makedirs(OUT, exist_ok=True)
     problems = []
     checks = 0
@@ -411,6 +419,38 @@ def main():
             if len(want) < 1000 or wrong:
                 problems.append(f"-t {metric}: {len(got)} values exported, {len(want)} from pmval, "
                                 f"{len(wrong)} differ, e.g. {sorted(wrong)[:3]}")
+
+        # 7. derived metrics named by -m (PCP's global configuration), raw and
+        # interpolated, against libpcp's own forward and interpolated fetches
+        for opts, mode in ((["-t", "600"], ["interp", "600"]), ([], ["forw"])):
+            dout = os.path.join(tmp, "derived-" + mode[0])
+            r = subprocess.run([tool, "-o", dout] + opts + ["-m", "disk.dev.await", "-m",
+                                "kernel.cpu.util", os.path.join(CORPUS, DERIVED_ARCHIVE)],
+                               capture_output=True, text=True)
+            checks += 1
+            if r.returncode != 0:
+                problems.append(f"derived export {opts} failed: {r.stderr.strip()}")
+                continue
+            for metric in DERIVED_METRICS:
+                ref = subprocess.run(["/usr/bin/python3", os.path.join(HERE, "libpcp_values.py"),
+                                      os.path.join(CORPUS, DERIVED_ARCHIVE), metric] + mode,
+                                     capture_output=True, text=True).stdout
+                want = {}
+                for line in ref.splitlines():
+                    t, i, v = line.split()
+                    want[(round(float(t) * 1e6), int(i))] = float(v)
+                rows = con.execute(f"""
+                    SELECT epoch_us(time::TIMESTAMP), coalesce(inst_id, -1), value
+                    FROM read_parquet('{dout}/values/**/*.parquet', hive_partitioning = true)
+                    WHERE metric = '{metric}'""").fetchall()
+                got = {(t, i): v for t, i, v in rows}
+                checks += 1
+                wrong = [k for k in set(want) | set(got)
+                         if k not in want or k not in got
+                         or abs(want[k] - got[k]) > 1e-9 * max(1.0, abs(want[k]))]
+                if not want or wrong:
+                    problems.append(f"derived {metric} {mode[0]}: {len(got)} values exported, "
+                                    f"{len(want)} from libpcp, {len(wrong)} differ, e.g. {sorted(wrong)[:3]}")
 
         # 4. descriptors and help text: per host, as many as the reference
         # pmdumplog -d and -h print for its archives

@@ -9,7 +9,7 @@ use archive_format::atom::{extract, Atom};
 use archive_format::codec::event::{decode_events, FLAG_MISSED};
 use archive_format::codec::result::{Value, VAL_INSITU};
 use archive_format::instances::InDomStream;
-use archive_format::replay::{Delta, Mode, Replay};
+use archive_format::replay::{Delta, FetchedSet, Mode, Replay};
 use archive_format::types::{sem, vtype};
 use archive_format::{Archive, Desc, InDom, PmId, Position, Timestamp};
 use parquet::data_type::ByteArray;
@@ -159,11 +159,25 @@ fn labels_json(a: &Archive, d: &Desc) -> Option<String> {
     (!out.is_empty()).then(|| serde_json::Value::Object(out).to_string())
 }
 
-/// Writes the `metrics` rows of an archive (the whole file again on each change).
-fn write_metrics(a: &Archive, path: PathBuf, archive: &ByteArray) -> io::Result<PathBuf> {
+/// Writes the `metrics` rows of an archive (the whole file again on each change),
+/// and of the derived metrics exported with it.
+fn write_metrics(
+    a: &Archive,
+    path: PathBuf,
+    archive: &ByteArray,
+    derived: &[crate::derived::Chosen],
+) -> io::Result<PathBuf> {
     use archive_format::codec::meta::text_type as tt;
     let m = a.metadata();
     let mut cols: [Vec<Option<ByteArray>>; 10] = Default::default();
+    let desc_cols = |d: &Desc| {
+        [
+            Some(text(vtype::short_name(d.vtype))),
+            Some(text(sem::name(d.sem).unwrap_or("unknown"))),
+            Some(text(&d.units.to_string())).filter(|u| !u.is_empty()),
+            (!d.indom.is_null()).then(|| text(&d.indom.to_string())),
+        ]
+    };
     for d in m.descs() {
         let names = m.names(d.pmid);
         let fallback = [d.pmid.to_string()];
@@ -174,14 +188,15 @@ fn write_metrics(a: &Archive, path: PathBuf, archive: &ByteArray) -> io::Result<
         };
         let labels = labels_json(a, d);
         for n in names {
+            let [ty, sm, units, indom] = desc_cols(d);
             let row = [
                 Some(archive.clone()),
                 Some(text(&d.pmid.to_string())),
                 Some(text(n)),
-                Some(text(vtype::short_name(d.vtype))),
-                Some(text(sem::name(d.sem).unwrap_or("unknown"))),
-                Some(text(&d.units.to_string())).filter(|u| !u.is_empty()),
-                (!d.indom.is_null()).then(|| text(&d.indom.to_string())),
+                ty,
+                sm,
+                units,
+                indom,
                 m.text(tt::ONELINE | tt::PMID, d.pmid.0).map(text),
                 m.text(tt::HELP | tt::PMID, d.pmid.0).map(text),
                 labels.as_deref().map(text),
@@ -189,6 +204,25 @@ fn write_metrics(a: &Archive, path: PathBuf, archive: &ByteArray) -> io::Result<
             for (c, v) in cols.iter_mut().zip(row) {
                 c.push(v);
             }
+        }
+    }
+    for c in derived {
+        let d = &c.bound.desc;
+        let [ty, sm, units, indom] = desc_cols(d);
+        let row = [
+            Some(archive.clone()),
+            Some(text(&d.pmid.to_string())),
+            Some(text(&c.name)),
+            ty,
+            sm,
+            units,
+            indom,
+            c.oneline.as_deref().map(text),
+            c.help.as_deref().map(text),
+            None,
+        ];
+        for (col, v) in cols.iter_mut().zip(row) {
+            col.push(v);
         }
     }
     let mut part = Part::create(path.clone(), table::METRICS)?;
@@ -270,15 +304,24 @@ pub fn export(
     };
     let hostdir = |ds: &str| o.outdir.join(ds).join(format!("host={host}"));
     let mpath = hostdir("metrics").join(format!("{key}.parquet"));
-    let mpath = write_metrics(&a, mpath, &text(&name))?;
-    push_new(&mut outputs, rel(&mpath));
     let (wstart, wend) = utc_window(&a, o)?;
     let pmids = selected(&a, &o.metrics);
+    let derived = crate::derived::select(&a, &o.metrics);
+    let mpath = write_metrics(&a, mpath, &text(&name), &derived)?;
+    push_new(&mut outputs, rel(&mpath));
     // instance names the stream does not give at their time are found later,
     // as the whole metadata would give them (see `missing_names`)
     let missing: Missing = Default::default();
     let mut names = names_for(&a, stream, &missing);
-    let metrics = metrics_of(&a, &pmids, &mut names);
+    let mut metrics = metrics_of(&a, &pmids, &mut names);
+    for c in &derived {
+        let m = Metric {
+            desc: c.bound.desc,
+            name: names.id(&c.name),
+            pmid: names.id(&c.pmid().to_string()),
+        };
+        metrics.insert(c.pmid(), m);
+    }
     // the names of metrics and PMIDs are kept for good (the metadata's share)
     names.pin();
     let (mut values, mut events) = sinks(o, &hostdir, &key, prev, grant.budget);
@@ -299,6 +342,7 @@ pub fn export(
         live: FastMap::default(),
         missing,
         placeholders: FastMap::default(),
+        derived,
     };
     let run = match o.interval {
         None => ex.raw(prev, wstart, wend, &mut values, &mut events),
@@ -477,6 +521,8 @@ struct Exporter<'a> {
     /// names (a placeholder's key is its place here).
     missing: Missing,
     placeholders: FastMap<MissingKey, u32>,
+    /// The derived metrics `-m` named, computed from the same fetches.
+    derived: Vec<crate::derived::Chosen>,
 }
 
 /// An instance the set in force does not name: its domain, its id, and whether
@@ -734,6 +780,7 @@ impl Exporter<'_> {
                     self.push_value(values, t, &m, (inst, iname), (value, txt))?;
                 }
             }
+            self.derived_at_record(&rec, values)?;
         }
         let resume = vols.get(pos.vol).map(|&volume| Resume::Raw {
             volume,
@@ -828,6 +875,14 @@ impl Exporter<'_> {
                     .is_some_and(|m| !matches!(m.desc.vtype, vtype::EVENT | vtype::HIGHRES_EVENT))
             })
             .collect();
+        let mut pmids = pmids;
+        for c in &self.derived {
+            for p in c.operands() {
+                if !pmids.contains(p) {
+                    pmids.push(*p);
+                }
+            }
+        }
         let mut t0 = wstart;
         if let Some(Resume::Interp { next_ns }) = prev.and_then(|p| p.resume.clone()) {
             // the sample before the next one, so that counters have a rate at once
@@ -856,7 +911,10 @@ impl Exporter<'_> {
             let t = ns(res.stamp);
             let skip = first && resumed;
             first = false;
-            for set in &res.sets {
+            let derived: Vec<FetchedSet> = (0..self.derived.len())
+                .map(|k| self.derived[k].at_sample(&res, a))
+                .collect();
+            for set in res.sets.iter().chain(&derived) {
                 if set.numval <= 0 {
                     continue;
                 }
@@ -889,6 +947,31 @@ impl Exporter<'_> {
 }
 
 impl Exporter<'_> {
+    /// The derived metrics' values a forward fetch gives at this record (raw
+    /// export), as rows.
+    fn derived_at_record(
+        &mut self,
+        rec: &archive_format::ResultRecord<'_>,
+        values: &mut Sink<ValueBuffer>,
+    ) -> io::Result<()> {
+        let t = ns(rec.stamp);
+        for k in 0..self.derived.len() {
+            let Some(set) = self.derived[k].at_record(rec, self.a) else {
+                continue;
+            };
+            let Some(&m) = self.metrics.get(&set.pmid) else {
+                continue;
+            };
+            for (inst, v) in &set.values {
+                let iname = self.inst_name(m.desc.indom, *inst, rec.stamp, || false);
+                let inst = (!m.desc.indom.is_null()).then_some(*inst);
+                let value = convert(m.desc.vtype, &v.as_value());
+                self.push_value(values, t, &m, (inst, iname), value)?;
+            }
+        }
+        Ok(())
+    }
+
     /// A value's row (number or text), into its day's part of the table.
     fn push_value(
         &mut self,

@@ -14,6 +14,7 @@
 //! many archives on several threads. The binary is only its command line.
 
 pub mod cli;
+mod derived;
 pub mod discover;
 pub mod export;
 pub mod memory;

@@ -265,10 +265,15 @@ pub struct Bound {
 }
 
 impl Bound {
+    /// The PMIDs of the archive's metrics the expression reads.
+    pub fn operand_pmids(&self) -> Vec<PmId> {
+        self.operands.iter().map(|(_, p, _)| *p).collect()
+    }
+
     /// One fetch of the derived metric in the replay's mode: its operands
     /// fetched, and its values computed, as one value set of its PMID.
     pub fn fetch(&mut self, r: &mut Replay<'_>) -> crate::Result<FetchResult> {
-        let pmids: Vec<PmId> = self.operands.iter().map(|(_, p, _)| *p).collect();
+        let pmids = self.operand_pmids();
         // an expression of constants alone still moves the replay on: a record
         // (raw modes), or an interval (interpolation)
         let res = if pmids.is_empty() && r.mode() != crate::replay::Mode::Interp {
@@ -279,12 +284,24 @@ impl Bound {
         } else {
             r.fetch(&pmids)?
         };
+        let set = self.evaluate(&res, r.archive().metadata());
+        Ok(FetchResult {
+            stamp: res.stamp,
+            sets: vec![set],
+        })
+    }
+
+    /// The derived metric's value set computed from `res`, a fetch holding its
+    /// operands (and any other metrics), as the next fetch of it would give it:
+    /// for a reader that fetches the operands itself with other metrics (one
+    /// replay for all), in order.
+    pub fn evaluate(&mut self, res: &FetchResult, meta: &Metadata) -> OwnedValueSet {
         let ops = Fetched {
             names: &self.operands,
-            res: &res,
-            meta: r.archive().metadata(),
+            res,
+            meta,
         };
-        let set = match self.eval.evaluate(&ops) {
+        match self.eval.evaluate(&ops) {
             Ok(vals) => value_set(self.desc.pmid, &vals),
             Err(n) => OwnedValueSet {
                 pmid: self.desc.pmid,
@@ -292,11 +309,7 @@ impl Bound {
                 valfmt: 0,
                 values: Vec::new(),
             },
-        };
-        Ok(FetchResult {
-            stamp: res.stamp,
-            sets: vec![set],
-        })
+        }
     }
 }
 
@@ -341,10 +354,11 @@ struct Fetched<'a> {
 
 impl Operands for Fetched<'_> {
     fn values(&self, metric: &str) -> Values {
-        let Some(k) = self.names.iter().position(|(n, _, _)| n == metric) else {
+        let Some((_, pmid, desc)) = self.names.iter().find(|(n, _, _)| n == metric) else {
             return Err(0);
         };
-        let (Some(set), desc) = (self.res.sets.get(k), self.names[k].2) else {
+        // the fetch's set of the operand, wherever the fetch has it
+        let Some(set) = self.res.sets.iter().find(|s| s.pmid == *pmid) else {
             return Err(0);
         };
         if set.numval <= 0 {
