@@ -4,7 +4,7 @@
 use crate::memory::Memory;
 use crate::rows::{EventBuffer, EventRow, Names, Sink, ValueBuffer, ValueRow, NONE};
 use crate::state::{ArchiveState, Resume};
-use crate::table::{self, text, Col, Part, TimeUnit};
+use crate::table::{self, text, TimeUnit};
 use archive_format::atom::{extract, Atom};
 use archive_format::codec::event::{decode_events, FLAG_MISSED};
 use archive_format::codec::result::{Value, VAL_INSITU};
@@ -12,7 +12,6 @@ use archive_format::instances::InDomStream;
 use archive_format::replay::{Delta, FetchedSet, Mode, Replay};
 use archive_format::types::{sem, vtype};
 use archive_format::{Archive, Desc, InDom, PmId, Position, Timestamp};
-use parquet::data_type::ByteArray;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::io;
@@ -126,112 +125,6 @@ fn digest(s: &str) -> String {
     format!("{:08x}", h as u32)
 }
 
-/// A metric's labels merged (context, domain, instance domain, cluster, item: the
-/// later override the earlier), as a JSON object.
-fn labels_json(a: &Archive, d: &Desc) -> Option<String> {
-    use archive_format::codec::meta::label_type as lt;
-    let m = a.metadata();
-    let end = Timestamp::new(i64::MAX / 4, 0);
-    let p = d.pmid;
-    let idents = [
-        (lt::CONTEXT, PmId::NULL.0),
-        (lt::DOMAIN, p.domain()),
-        (lt::INDOM, d.indom.0),
-        (lt::CLUSTER, PmId::new(p.domain(), p.cluster(), 0).0),
-        (lt::ITEM, p.0),
-    ];
-    let mut out = serde_json::Map::new();
-    for (ltype, ident) in idents {
-        if ltype == lt::INDOM && d.indom.is_null() {
-            continue;
-        }
-        let Some(rec) = m.labels_at(ltype, ident, end) else {
-            continue;
-        };
-        for set in &rec.sets {
-            if let Ok(serde_json::Value::Object(o)) =
-                serde_json::from_str::<serde_json::Value>(&set.json)
-            {
-                out.extend(o);
-            }
-        }
-    }
-    (!out.is_empty()).then(|| serde_json::Value::Object(out).to_string())
-}
-
-/// Writes the `metrics` rows of an archive (the whole file again on each change),
-/// and of the derived metrics exported with it.
-fn write_metrics(
-    a: &Archive,
-    path: PathBuf,
-    archive: &ByteArray,
-    derived: &[crate::derived::Chosen],
-) -> io::Result<PathBuf> {
-    use archive_format::codec::meta::text_type as tt;
-    let m = a.metadata();
-    let mut cols: [Vec<Option<ByteArray>>; 10] = Default::default();
-    let desc_cols = |d: &Desc| {
-        [
-            Some(text(vtype::short_name(d.vtype))),
-            Some(text(sem::name(d.sem).unwrap_or("unknown"))),
-            Some(text(&d.units.to_string())).filter(|u| !u.is_empty()),
-            (!d.indom.is_null()).then(|| text(&d.indom.to_string())),
-        ]
-    };
-    for d in m.descs() {
-        let names = m.names(d.pmid);
-        let fallback = [d.pmid.to_string()];
-        let names = if names.is_empty() {
-            &fallback[..]
-        } else {
-            names
-        };
-        let labels = labels_json(a, d);
-        for n in names {
-            let [ty, sm, units, indom] = desc_cols(d);
-            let row = [
-                Some(archive.clone()),
-                Some(text(&d.pmid.to_string())),
-                Some(text(n)),
-                ty,
-                sm,
-                units,
-                indom,
-                m.text(tt::ONELINE | tt::PMID, d.pmid.0).map(text),
-                m.text(tt::HELP | tt::PMID, d.pmid.0).map(text),
-                labels.as_deref().map(text),
-            ];
-            for (c, v) in cols.iter_mut().zip(row) {
-                c.push(v);
-            }
-        }
-    }
-    for c in derived {
-        let d = &c.bound.desc;
-        let [ty, sm, units, indom] = desc_cols(d);
-        let row = [
-            Some(archive.clone()),
-            Some(text(&d.pmid.to_string())),
-            Some(text(&c.name)),
-            ty,
-            sm,
-            units,
-            indom,
-            c.oneline.as_deref().map(text),
-            c.help.as_deref().map(text),
-            None,
-        ];
-        for (col, v) in cols.iter_mut().zip(row) {
-            col.push(v);
-        }
-    }
-    let mut part = Part::create(path.clone(), table::METRICS)?;
-    let cols: Vec<Col> = cols.into_iter().map(Col::Str).collect();
-    part.write(&cols)?;
-    part.finish()?;
-    Ok(path)
-}
-
 /// The metrics `specs` select (names, or subtrees by prefix); all when empty.
 fn selected(a: &Archive, specs: &[String]) -> Vec<PmId> {
     let m = a.metadata();
@@ -307,21 +200,13 @@ pub fn export(
     let (wstart, wend) = utc_window(&a, o)?;
     let pmids = selected(&a, &o.metrics);
     let derived = crate::derived::select(&a, &o.metrics);
-    let mpath = write_metrics(&a, mpath, &text(&name), &derived)?;
+    let mpath = crate::metrics::write(&a, mpath, &text(&name), &derived)?;
     push_new(&mut outputs, rel(&mpath));
     // instance names the stream does not give at their time are found later,
     // as the whole metadata would give them (see `missing_names`)
     let missing: Missing = Default::default();
     let mut names = names_for(&a, stream, &missing);
-    let mut metrics = metrics_of(&a, &pmids, &mut names);
-    for c in &derived {
-        let m = Metric {
-            desc: c.bound.desc,
-            name: names.id(&c.name),
-            pmid: names.id(&c.pmid().to_string()),
-        };
-        metrics.insert(c.pmid(), m);
-    }
+    let metrics = metrics_of(&a, &pmids, &derived, &mut names);
     // the names of metrics and PMIDs are kept for good (the metadata's share)
     names.pin();
     let (mut values, mut events) = sinks(o, &hostdir, &key, prev, grant.budget);
@@ -482,8 +367,14 @@ fn names_for<'a>(a: &'a Archive, stream: bool, missing: &Missing) -> Names<'a> {
     }))
 }
 
-/// The exported metrics that have a descriptor, by PMID, their names interned.
-fn metrics_of(a: &Archive, pmids: &[PmId], names: &mut Names) -> FastMap<PmId, Metric> {
+/// The exported metrics that have a descriptor, and the derived ones, by PMID,
+/// their names interned.
+fn metrics_of(
+    a: &Archive,
+    pmids: &[PmId],
+    derived: &[crate::derived::Chosen],
+    names: &mut Names,
+) -> FastMap<PmId, Metric> {
     let mut metrics: FastMap<PmId, Metric> = FastMap::default();
     for &p in pmids {
         let Some(desc) = a.metadata().desc(p).copied() else {
@@ -501,6 +392,14 @@ fn metrics_of(a: &Archive, pmids: &[PmId], names: &mut Names) -> FastMap<PmId, M
             pmid: names.id(&p.to_string()),
         };
         metrics.insert(p, m);
+    }
+    for c in derived {
+        let m = Metric {
+            desc: c.bound.desc,
+            name: names.id(&c.name),
+            pmid: names.id(&c.pmid().to_string()),
+        };
+        metrics.insert(c.pmid(), m);
     }
     metrics
 }

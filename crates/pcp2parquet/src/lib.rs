@@ -18,6 +18,7 @@ mod derived;
 pub mod discover;
 pub mod export;
 pub mod memory;
+mod metrics;
 mod rows;
 pub mod state;
 pub mod table;
