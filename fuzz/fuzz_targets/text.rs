@@ -1,5 +1,5 @@
 #![no_main]
-//! The text parsers: pmlogger's configuration, an ASCII namespace, pmval's metric
+//! The text parsers: pmlogger's configuration, an ASCII namespace, the metric
 //! argument, PCP's time intervals and points in time, derived-metric expressions
 //! (one after another, as libpcp parses them) and units strings.
 use libfuzzer_sys::fuzz_target;
@@ -8,7 +8,7 @@ fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);
     let _ = pmlogger::config::parse(&text, 60_000);
     let _ = archive_format::pmns::Pmns::parse_ascii(&text);
-    let _ = pmval::spec::parse(&text);
+    let _ = cli_common::metricspec::parse(&text);
     let mut in_matchinst = false;
     for line in text.lines() {
         let _ = archive_format::derive::parse_after(line, &mut in_matchinst);
