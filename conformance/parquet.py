@@ -185,6 +185,14 @@ def compare(name, got, want, problems):
     return bad
 
 
+def differing(want, got, tolerance):
+    """The keys of two {key: value} tables that one lacks or whose values differ by
+    more than `tolerance` (relative, or absolute below 1)."""
+    return [k for k in set(want) | set(got)
+            if k not in want or k not in got
+            or abs(want[k] - got[k]) > tolerance * max(1.0, abs(want[k]))]
+
+
 def pmval_table(base, metric):
     """{(HH:MM:SS, instance name): value} from the reference pmval -t 7 (a value
     per column, columns named by its "full label" lines; "?" is no value)."""
@@ -413,9 +421,7 @@ def main():
                 WHERE metric = '{metric}'""").fetchall()
             got = {(t, i): v for t, i, v in rows}
             checks += 1
-            wrong = [k for k in set(want) | set(got)
-                     if k not in want or k not in got
-                     or abs(want[k] - got[k]) > 1e-3 * max(1.0, abs(want[k]))]
+            wrong = differing(want, got, 1e-3)
             if len(want) < 1000 or wrong:
                 problems.append(f"-t {metric}: {len(got)} values exported, {len(want)} from pmval, "
                                 f"{len(wrong)} differ, e.g. {sorted(wrong)[:3]}")
@@ -445,9 +451,7 @@ def main():
                     WHERE metric = '{metric}'""").fetchall()
                 got = {(t, i): v for t, i, v in rows}
                 checks += 1
-                wrong = [k for k in set(want) | set(got)
-                         if k not in want or k not in got
-                         or abs(want[k] - got[k]) > 1e-9 * max(1.0, abs(want[k]))]
+                wrong = differing(want, got, 1e-9)
                 if not want or wrong:
                     problems.append(f"derived {metric} {mode[0]}: {len(got)} values exported, "
                                     f"{len(want)} from libpcp, {len(wrong)} differ, e.g. {sorted(wrong)[:3]}")

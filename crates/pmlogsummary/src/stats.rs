@@ -388,6 +388,31 @@ fn restart(d: &mut Inst, stamp: Tv) {
     d.firsttime = d.firsttime.plus(stamp).sub_clip(d.lasttime);
 }
 
+/// A counter's value `x` after `diff` (its time units) since the last: `None`
+/// where no time passed (the value is passed by), `Some(None)` where the counter
+/// restarts (after a `<mark>`, or gone backwards), else `Some(value)`, unwrapped.
+fn counter_step(
+    d: &mut Inst,
+    x: f64,
+    diff: f64,
+    (ty, wrap): (i32, bool),
+    stamp: Tv,
+) -> Option<Option<f64>> {
+    if diff == 0.0 {
+        return None;
+    }
+    let val = if d.marked {
+        x
+    } else {
+        unwrap(x, d.lastval, ty, wrap)
+    };
+    if d.marked || val < d.lastval {
+        restart(d, stamp);
+        return Some(None);
+    }
+    Some(Some(val))
+}
+
 /// One value of instance `k` in the first pass.
 fn accumulate(m: &mut Metric, k: usize, x: f64, stamp: Tv, wrap: bool, reals: &mut Reals) {
     let (ty, counter, scale) = (m.desc.vtype, m.desc.sem == sem::COUNTER, m.scale);
@@ -396,18 +421,10 @@ fn accumulate(m: &mut Metric, k: usize, x: f64, stamp: Tv, wrap: bool, reals: &m
     let mut counted = true;
     if counter {
         let diff = diff * scale;
-        if diff == 0.0 {
+        let Some(step) = counter_step(d, x, diff, (ty, wrap), stamp) else {
             return;
-        }
-        let val = if d.marked {
-            x
-        } else {
-            unwrap(x, d.lastval, ty, wrap)
         };
-        if d.marked || val < d.lastval {
-            counted = false;
-            restart(d, stamp);
-        } else {
+        if let Some(val) = step {
             let rate = (val - d.lastval) / diff;
             d.stocave += rate;
             d.timeave += val - d.lastval;
@@ -423,6 +440,8 @@ fn accumulate(m: &mut Metric, k: usize, x: f64, stamp: Tv, wrap: bool, reals: &m
                 }
                 d.sum += val - d.lastval;
             }
+        } else {
+            counted = false;
         }
     } else {
         d.sum += x;
@@ -487,19 +506,12 @@ fn bin_value(m: &mut Metric, k: usize, x: f64, stamp: Tv, s: Settings, reals: &m
     let mut counted = true;
     if counter {
         let diff = diff * scale;
-        if diff == 0.0 {
+        let Some(step) = counter_step(d, x, diff, (ty, s.wrap), stamp) else {
             return;
-        }
-        let val = if d.marked {
-            x
-        } else {
-            unwrap(x, d.lastval, ty, s.wrap)
         };
-        if d.marked || val < d.lastval {
-            counted = false;
-            restart(d, stamp);
-        } else {
-            put(d, (val - d.lastval) / diff);
+        match step {
+            Some(val) => put(d, (val - d.lastval) / diff),
+            None => counted = false,
         }
     } else {
         put(d, x);
