@@ -187,6 +187,7 @@ impl Pminfo<'_> {
         let mut r = Replay::new(self.a);
         r.set_mode(Mode::Forw, Some(self.origin), Delta::from_millis(0));
         let res = match self.ctx.derived_of(pmid) {
+            None if !self.a.is_multi() => cursor_fetch(self.a, self.origin, pmid),
             None => r.fetch(&[pmid]),
             Some(k) => match self.ctx.bind(k) {
                 Ok(mut b) => b.fetch(&mut r),
@@ -305,5 +306,31 @@ impl Pminfo<'_> {
             }
         }
         Ok(())
+    }
+}
+
+/// pmFetch of one metric after pmSetMode(PM_MODE_FORW, origin), through libpcp's
+/// file positions (the temporal index, and its fine-tuning, decide where reading
+/// starts: an origin at the last record's time may find it or the end): the next
+/// record holding the metric.
+fn cursor_fetch(
+    a: &archive_format::Archive,
+    origin: Timestamp,
+    pmid: PmId,
+) -> archive_format::Result<FetchResult> {
+    use archive_format::logfetch::{Direction, LogCursor};
+    let mut c = LogCursor::new(a);
+    c.set_mode(Direction::Forward, origin);
+    loop {
+        let Some(rec) = c.fetch()? else {
+            let eol = archive_format::error::PM_ERR_EOL;
+            return Err(archive_format::Error::pcp(eol, "end of archive"));
+        };
+        if let Some(vs) = rec.vsets.iter().find(|vs| vs.pmid == pmid) {
+            return Ok(FetchResult {
+                stamp: rec.stamp,
+                sets: vec![FetchedSet::from_set(vs)],
+            });
+        }
     }
 }
