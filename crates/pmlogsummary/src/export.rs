@@ -153,7 +153,7 @@ impl Sink for CsvSink<'_> {
     fn row(&mut self, r: &Row) -> io::Result<()> {
         let mut rec = vec![r.metric.clone(), instance_text(&r.inst)];
         let cols = columns(self.o, r, self.tz);
-        let stats = csv_header(self.o).len() - 4 - 2 * self.o.nbins as usize;
+        let stats = self.o.cols.named().iter().filter(|(on, _)| *on).count();
         match cols.is_empty() {
             true => rec.extend(std::iter::repeat_n(String::new(), stats)),
             false => rec.extend(cols.iter().map(|(_, v)| v.text())),

@@ -219,17 +219,11 @@ fn label(
     let l = a.label();
     writeln!(out, "Log Label (Log Format Version {})", l.version & 0xff)?;
     writeln!(out, "Performance metrics from host {}", l.hostname)?;
-    let when = |t: Tv| {
-        let c = cli_common::timefmt::ctime(t.sec, tz);
-        let clock = t.clock(tz);
-        let year: String = c.get(20..).unwrap_or_default().chars().take(4).collect();
-        format!("{} {clock} {year}", c.get(..10).unwrap_or_default())
-    };
-    writeln!(out, "  commencing {}", when(w.start))?;
+    writeln!(out, "  commencing {}", w.start.dated(tz))?;
     if w.finish.sec == i64::MAX {
         writeln!(out, "  ending     UNKNOWN")
     } else {
-        writeln!(out, "  ending     {}", when(w.finish))
+        writeln!(out, "  ending     {}", w.finish.dated(tz))
     }
 }
 

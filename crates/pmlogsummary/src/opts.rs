@@ -142,7 +142,7 @@ impl Default for Columns {
 /// How the statistics are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Format {
-    /// PCP's text, its fields separated by this byte.
+    /// PCP's text (its separator is `Opts::delimiter`).
     #[default]
     Text,
     Csv,

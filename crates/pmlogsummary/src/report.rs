@@ -91,14 +91,8 @@ pub fn rows(
         u => u,
     };
     for d in &mut m.insts {
-        let discrete = m.desc.sem == sem::DISCRETE;
-        if discrete {
-            // held to the end of the window
-            let span = w.finish.sub_clip(d.lasttime).real();
-            d.stocave += d.lastval;
-            d.timeave += d.lastval * span;
-            d.lasttime = w.finish;
-            d.count = d.count.wrapping_add(1);
+        if m.desc.sem == sem::DISCRETE {
+            d.hold_to(w.finish);
         }
         let span = d.lasttime.sub_clip(d.firsttime).real();
         let counter = m.desc.sem == sem::COUNTER;
@@ -199,17 +193,10 @@ impl Text<'_> {
 
     /// A time as `printstamp` writes it: with its date in quotes over a day.
     fn stamp(&self, t: Tv, s: &mut String) {
-        let clock = t.clock(self.tz);
         if self.w.days {
-            let c = cli_common::timefmt::ctime(t.sec, self.tz);
-            let year = c.get(20..).unwrap_or_default();
-            let year: String = year.chars().take(4).collect();
-            s.push_str(&format!(
-                "'{} {clock} {year}'",
-                c.get(..10).unwrap_or_default()
-            ));
+            s.push_str(&format!("'{}'", t.dated(self.tz)));
         } else {
-            s.push_str(&clock);
+            s.push_str(&t.clock(self.tz));
         }
     }
 

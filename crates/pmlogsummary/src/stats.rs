@@ -33,6 +33,18 @@ pub struct Inst {
     pub bins: Vec<u32>,
 }
 
+impl Inst {
+    /// A discrete value held from its last time to `t`, counted as a value there
+    /// (at a `<mark>`, and at the window's end).
+    pub fn hold_to(&mut self, t: Tv) {
+        let span = t.sub_clip(self.lasttime).real();
+        self.stocave += self.lastval;
+        self.timeave += self.lastval * span;
+        self.lasttime = t;
+        self.count = self.count.wrapping_add(1);
+    }
+}
+
 /// One metric's statistics (PCP's `aveData`): its descriptor, with a counter's
 /// units made a rate's unless only sums are asked for.
 #[derive(Debug, Clone)]
@@ -180,11 +192,7 @@ impl Stats {
             let discrete = m.desc.sem == sem::DISCRETE;
             for d in &mut m.insts {
                 if discrete {
-                    let span = stamp.sub_clip(d.lasttime).real();
-                    d.stocave += d.lastval;
-                    d.timeave += d.lastval * span;
-                    d.lasttime = stamp;
-                    d.count = d.count.wrapping_add(1);
+                    d.hold_to(stamp);
                 }
                 d.marked = true;
                 d.markcount += 1;

@@ -28,6 +28,18 @@ impl Tv {
         format!("{h:02}:{m:02}:{s:02}.{ms:03}")
     }
 
+    /// The date and `pmPrintStamp`'s time: `Thu Nov 24 18:22:48.123 2016` (the
+    /// first ten characters of `pmCtime`, the clock, the year).
+    pub fn dated(self, tz: &cli_common::TimeZone) -> String {
+        let c = cli_common::timefmt::ctime(self.sec, tz);
+        let year: String = c.get(20..).unwrap_or_default().chars().take(4).collect();
+        format!(
+            "{} {} {year}",
+            c.get(..10).unwrap_or_default(),
+            self.clock(tz)
+        )
+    }
+
     pub fn timestamp(self) -> Timestamp {
         Timestamp::new(self.sec, (self.usec.clamp(0, 999_999) * 1000) as u32)
     }
