@@ -765,7 +765,7 @@ impl Exporter<'_> {
         events: &mut Sink<EventBuffer>,
     ) -> io::Result<(Option<Resume>, Option<String>)> {
         let a = self.a;
-        let pmids: Vec<PmId> = pmids
+        let mut pmids: Vec<PmId> = pmids
             .iter()
             .copied()
             .filter(|p| {
@@ -774,7 +774,7 @@ impl Exporter<'_> {
                     .is_some_and(|m| !matches!(m.desc.vtype, vtype::EVENT | vtype::HIGHRES_EVENT))
             })
             .collect();
-        let mut pmids = pmids;
+        // the derived metrics' operands are fetched with them
         for c in &self.derived {
             for p in c.operands() {
                 if !pmids.contains(p) {
