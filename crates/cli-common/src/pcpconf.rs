@@ -50,3 +50,19 @@ pub fn logger_socket_dirs() -> Vec<PathBuf> {
     }
     v
 }
+
+/// This machine's host name (gethostname), `localhost` where it has none.
+pub fn hostname() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|s| s.trim().to_string())
+        .ok()
+        .filter(|h| !h.is_empty())
+        .unwrap_or_else(|| "localhost".into())
+}
+
+/// The archive libpcp's option parsing names when a time window option comes
+/// without a source: `$PCP_ARCHIVE_DIR/<this host>`.
+pub fn local_archive() -> String {
+    let dir = dir("PCP_ARCHIVE_DIR", "/var/log/pcp/pmlogger");
+    dir.join(hostname()).to_string_lossy().into_owned()
+}

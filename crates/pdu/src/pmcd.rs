@@ -40,10 +40,15 @@ pub const PDU_HIGHRES_FETCH: i32 = 0x7014;
 pub const PDU_HIGHRES_RESULT: i32 = 0x7015;
 pub const PDU_DESC_IDS: i32 = 0x7016;
 pub const PDU_DESCS: i32 = 0x7017;
+pub const PDU_ATTR: i32 = 0x7011;
+
+/// PCP_ATTR_CONTAINER: the container a context's metrics are of.
+pub const ATTR_CONTAINER: i32 = 15;
 
 /// pmcd's feature bits (the greeting's datum, low 16 bits).
 pub mod feature {
     pub const CREDS_REQD: u32 = 0x8;
+    pub const CONTAINER: u32 = 0x40;
     pub const LABELS: u32 = 0x200;
     pub const HIGHRES: u32 = 0x400;
     pub const DESCS: u32 = 0x800;
@@ -226,6 +231,15 @@ pub fn label_req(ident: u32, ltype: i32) -> Vec<u8> {
     w.u32(ident);
     w.i32(ltype);
     finish(PDU_LABEL_REQ, 0, w)
+}
+
+/// ATTR: a connection attribute (`ATTR_*`) and its value, sent after the
+/// credentials (the value's bytes as they are, the PDU not padded).
+pub fn attr_req(attr: i32, value: &[u8]) -> Vec<u8> {
+    let mut w = W(Vec::new());
+    w.i32(attr);
+    w.0.extend_from_slice(value);
+    finish(PDU_ATTR, 0, w)
 }
 
 /// INSTANCE_REQ: every instance of an instance domain.

@@ -92,7 +92,7 @@ impl Pminfo<'_> {
             }
         }
         for (i, p) in r.params.iter().enumerate() {
-            let names = self.ctx.names(p.pmid);
+            let names = self.names_of(p.pmid).unwrap_or_default();
             if !flagged && i == 0 && !names.is_empty() {
                 writeln!(out, " ---")?;
             }
@@ -113,12 +113,9 @@ impl Pminfo<'_> {
         } else {
             writeln!(out, "    {} ({pmid})", names.join(" or "))?;
         }
-        let d = match self.a.metadata().desc(pmid) {
-            Some(d) => *d,
-            None => {
-                let e = archive_format::error::PM_ERR_PMID_LOG;
-                return writeln!(out, "\tpmLookupDesc: {}", pm_err_str(e));
-            }
+        let d = match self.store.desc(pmid) {
+            Ok(d) => d,
+            Err(e) => return writeln!(out, "\tpmLookupDesc: {}", pm_err_str(e)),
         };
         let v = value(d.vtype);
         let valfmt = if matches!(v, Value::Insitu(_)) { 0 } else { 1 };

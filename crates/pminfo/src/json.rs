@@ -19,10 +19,10 @@ fn desc_json(d: &Desc) -> Value {
     })
 }
 
-fn text_json(t: Result<&str, i32>) -> Value {
+fn text_json(t: &Result<String, i32>) -> Value {
     match t {
         Ok(s) => json!(s.trim_end_matches('\n')),
-        Err(e) => json!({ "error": pm_err_str(e) }),
+        Err(e) => json!({ "error": pm_err_str(*e) }),
     }
 }
 
@@ -46,10 +46,10 @@ impl Pminfo<'_> {
             m.insert("desc".into(), desc_json(d));
         }
         if s.oneline {
-            m.insert("oneline".into(), text_json(self.text(pmid, text::ONELINE)));
+            m.insert("oneline".into(), text_json(&self.text(pmid, text::ONELINE)));
         }
         if s.help {
-            m.insert("help".into(), text_json(self.text(pmid, text::HELP)));
+            m.insert("help".into(), text_json(&self.text(pmid, text::HELP)));
         }
         if let (true, Some(d), Some(f)) = (s.labels, &desc, fetched) {
             let labels = self.metric_labels_json(d, f.stamp);
@@ -75,7 +75,9 @@ impl Pminfo<'_> {
                 if d.indom.is_null() {
                     return json!({ "value": text });
                 }
-                let iname = self.caches.instance_name(self.a, d.indom, *inst, f.stamp);
+                let iname = self
+                    .caches
+                    .instance_name(&self.store, d.indom, *inst, f.stamp);
                 json!({ "inst": inst, "name": iname, "value": text })
             })
             .collect();

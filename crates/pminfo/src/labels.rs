@@ -4,11 +4,11 @@
 //! its first lookup), merged with `pmMergeLabelSets`, and the SHA-1 series
 //! identifiers computed from them.
 
+use super::store::Store;
 use super::Pminfo;
 use archive_format::codec::meta::{label_type as lt, LabelSet};
 use archive_format::labels::merge;
 use archive_format::types::{sem, vtype, Desc, InDom, PmId, Timestamp};
-use archive_format::Archive;
 use sha1::{Digest, Sha1};
 use std::io::{self, Write};
 
@@ -32,18 +32,6 @@ pub(crate) struct Caches {
     item: Last<PmId>,
 }
 
-/// The one label set of a kind for `ident` in force at `t`.
-fn set_at(a: &Archive, ltype: u32, ident: u32, t: Timestamp) -> Option<LabelSet> {
-    let r = a.metadata().labels_at(ltype, ident, t)?;
-    r.sets.first().cloned()
-}
-
-/// `{"hostname":"..."}`: the context labels of an archive that has none.
-fn default_context(a: &Archive) -> Option<LabelSet> {
-    let host = format!("\"{}\"", a.label().hostname);
-    LabelSet::from_labels(-1, lt::CONTEXT as u8, &[("hostname", &host, false)])
-}
-
 /// A cached lookup: the last key's answer, or a new one.
 fn cached<K: PartialEq + Copy>(
     slot: &mut Last<K>,
@@ -63,14 +51,9 @@ fn cached<K: PartialEq + Copy>(
 impl Caches {
     /// The instances of `indom` (pmGetInDom at `t`), kept until another
     /// instance domain is asked for.
-    fn instances(&mut self, a: &Archive, indom: InDom, t: Timestamp) -> Option<&[(i32, String)]> {
+    fn instances(&mut self, a: &Store, indom: InDom, t: Timestamp) -> Option<&[(i32, String)]> {
         if self.names.as_ref().is_none_or(|(i, _)| *i != indom) {
-            let list = a.metadata().indom_in_force(indom, t).map(|s| {
-                s.instances
-                    .iter()
-                    .map(|(i, n)| (*i, n.to_string()))
-                    .collect()
-            });
+            let list = a.instances(indom, t).ok();
             self.names = Some((indom, list));
         }
         self.names.as_ref()?.1.as_deref()
@@ -78,7 +61,7 @@ impl Caches {
 
     pub(crate) fn instance_name(
         &mut self,
-        a: &Archive,
+        a: &Store,
         indom: InDom,
         inst: i32,
         t: Timestamp,
@@ -89,40 +72,34 @@ impl Caches {
             .map(|(_, n)| n.clone())
     }
 
-    fn context(&mut self, a: &Archive, t: Timestamp) -> Option<LabelSet> {
+    fn context(&mut self, a: &Store, t: Timestamp) -> Option<LabelSet> {
         self.context
-            .get_or_insert_with(|| {
-                set_at(a, lt::CONTEXT, u32::MAX, t).or_else(|| default_context(a))
-            })
+            .get_or_insert_with(|| a.context_labels(t))
             .clone()
     }
 
-    fn domain(&mut self, a: &Archive, d: u32, t: Timestamp) -> Option<LabelSet> {
-        cached(&mut self.domain, d, || set_at(a, lt::DOMAIN, d, t))
+    fn domain(&mut self, a: &Store, d: u32, t: Timestamp) -> Option<LabelSet> {
+        cached(&mut self.domain, d, || a.label_set(lt::DOMAIN, d, t))
     }
 
-    fn indom(&mut self, a: &Archive, i: InDom, t: Timestamp) -> Option<LabelSet> {
-        cached(&mut self.indom, i, || set_at(a, lt::INDOM, i.0, t))
+    fn indom(&mut self, a: &Store, i: InDom, t: Timestamp) -> Option<LabelSet> {
+        cached(&mut self.indom, i, || a.label_set(lt::INDOM, i.0, t))
     }
 
-    fn cluster(&mut self, a: &Archive, p: PmId, t: Timestamp) -> Option<LabelSet> {
+    fn cluster(&mut self, a: &Store, p: PmId, t: Timestamp) -> Option<LabelSet> {
         // kept by domain and cluster, looked up by the whole PMID (as pminfo does)
         let key = (p.domain(), p.cluster());
-        cached(&mut self.cluster, key, || set_at(a, lt::CLUSTER, p.0, t))
+        cached(&mut self.cluster, key, || a.label_set(lt::CLUSTER, p.0, t))
     }
 
-    fn item(&mut self, a: &Archive, p: PmId, t: Timestamp) -> Option<LabelSet> {
-        cached(&mut self.item, p, || set_at(a, lt::ITEM, p.0, t))
+    fn item(&mut self, a: &Store, p: PmId, t: Timestamp) -> Option<LabelSet> {
+        cached(&mut self.item, p, || a.label_set(lt::ITEM, p.0, t))
     }
 
     /// The per-instance label sets of `indom` (pmGetInstancesLabels).
-    fn instance_sets(&mut self, a: &Archive, indom: InDom, t: Timestamp) -> &[LabelSet] {
+    fn instance_sets(&mut self, a: &Store, indom: InDom, t: Timestamp) -> &[LabelSet] {
         if self.inst_labels.as_ref().is_none_or(|(i, _)| *i != indom) {
-            let sets = a
-                .metadata()
-                .labels_at(lt::INSTANCES, indom.0, t)
-                .map(|r| r.sets.clone())
-                .unwrap_or_default();
+            let sets = a.instance_sets(indom, t);
             self.inst_labels = Some((indom, sets));
         }
         self.inst_labels.as_ref().map_or(&[], |(_, s)| s)
@@ -154,7 +131,7 @@ impl Pminfo<'_> {
     /// The sets above a metric's values: context, `domain`'s, the instance
     /// domain's (where it has one, or `with_null_indom`), cluster and item.
     fn metric_sets(&mut self, d: &Desc, t: Timestamp, domain: u32, with_null_indom: bool) -> Sets {
-        let a = self.a;
+        let a = &self.store;
         let c = &mut self.caches;
         let mut v = vec![c.context(a, t), c.domain(a, domain, t)];
         if with_null_indom || !d.indom.is_null() {
@@ -167,7 +144,7 @@ impl Pminfo<'_> {
 
     /// The sets above an instance domain: context, its domain, itself.
     fn indom_sets(&mut self, indom: InDom, t: Timestamp) -> Sets {
-        let (a, c) = (self.a, &mut self.caches);
+        let (a, c) = (&self.store, &mut self.caches);
         let context = c.context(a, t);
         let domain = c.domain(a, indom.domain(), t);
         vec![context, domain, c.indom(a, indom, t)]
@@ -197,7 +174,7 @@ impl Pminfo<'_> {
 
     /// `-l`: an instance domain's merged labels (context, domain, itself).
     pub(crate) fn indom_labels(&mut self, indom: InDom, out: &mut dyn Write) -> io::Result<()> {
-        let sets = self.indom_sets(indom, self.a.label().start);
+        let sets = self.indom_sets(indom, self.store.start());
         match merged(&sets, None, false) {
             Some(json) => writeln!(out, "    labels {json}"),
             None => Ok(()),
@@ -207,12 +184,12 @@ impl Pminfo<'_> {
     /// Each instance with its own sets: the instance label sets, else the
     /// instances of the domain (`(instance, its set)`).
     fn each_instance(&mut self, indom: InDom, t: Timestamp) -> Vec<(i32, Option<LabelSet>)> {
-        let sets = self.caches.instance_sets(self.a, indom, t).to_vec();
+        let sets = self.caches.instance_sets(&self.store, indom, t).to_vec();
         if !sets.is_empty() {
             return sets.into_iter().map(|s| (s.inst, Some(s))).collect();
         }
         self.caches
-            .instances(self.a, indom, t)
+            .instances(&self.store, indom, t)
             .map(|l| l.iter().map(|(i, _)| (*i, None)).collect())
             .unwrap_or_default()
     }
@@ -233,7 +210,7 @@ impl Pminfo<'_> {
             let Some(json) = merged(&base, own.as_ref(), false) else {
                 continue;
             };
-            let name = self.caches.instance_name(self.a, d.indom, inst, t);
+            let name = self.caches.instance_name(&self.store, d.indom, inst, t);
             let name = name.as_deref().unwrap_or("DISAPPEARED");
             writeln!(out, "    inst [{inst} or \"{name}\"] labels {json}")?;
         }
@@ -248,7 +225,7 @@ impl Pminfo<'_> {
         t: Timestamp,
         out: &mut dyn Write,
     ) -> io::Result<()> {
-        let context = self.caches.context(self.a, t);
+        let context = self.caches.context(&self.store, t);
         if let Some(json) = merge(&[context.as_ref()], true) {
             let id = sha1_hex(&["{\"series\":\"source\",\"labels\":", &json, "}"]);
             writeln!(out, "    Source: {id}")?;
@@ -281,7 +258,7 @@ impl Pminfo<'_> {
             let Some(json) = merged(&base, own.as_ref(), false) else {
                 continue;
             };
-            let name = self.caches.instance_name(self.a, indom, inst, t);
+            let name = self.caches.instance_name(&self.store, indom, inst, t);
             let text = format!(
                 "{{\"series\":\"instance\",\"name\":\"{}\",\"labels\":{json}}}",
                 name.as_deref().unwrap_or("???")

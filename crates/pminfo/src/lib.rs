@@ -1,24 +1,30 @@
-//! pminfo, as PCP 6.0.3's for archives: the metric names below each argument
-//! (the archive's namespace with the derived metrics of every context), and for
-//! each what was asked: its PMID, descriptor, help, labels, series identifiers
-//! and values at the start of the archive (or `-O`).
+//! pminfo, as PCP 6.0.3's, for archives and pmcd hosts: the metric names below
+//! each argument (the context's namespace with the derived metrics of every
+//! context), and for each what was asked: its PMID, descriptor, help, labels,
+//! series identifiers and values (at the start of an archive, or `-O`; now, of
+//! a host).
 //!
 //! - [`opts`]: the command line.
+//! - [`store`]: the context asked, an archive's or a pmcd's ([`host`]).
+//! - [`batch`]: names gathered into batches, as pminfo fetches them.
 //! - [`report`]: one metric's report.
 //! - [`labels`]: label sets and series identifiers, with libpcp's caches.
 
+mod batch;
 mod events;
+mod host;
 mod json;
 mod labels;
 pub mod opts;
 mod report;
+mod store;
 
 pub use opts::TOOL;
 
 use archive_format::codec::meta::text_type as text;
 use archive_format::derive::config::Registry;
 use archive_format::derive::context::Context;
-use archive_format::error::{pm_err_str, PM_ERR_NAME, PM_ERR_PMID};
+use archive_format::error::{pm_err_str, PM_ERR_NAME};
 use archive_format::types::{InDom, PmId, Timestamp};
 use archive_format::Archive;
 use cli_common::window::{resolve_window, Bounds, WindowArgs};
@@ -55,11 +61,7 @@ fn registry(o: &Opts, err: &mut dyn Write) -> io::Result<Registry> {
 fn main(o: &Opts, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<i32> {
     let reg = registry(o, err)?;
     let Some(source) = &o.archive else {
-        writeln!(
-            err,
-            "{PROG}: live metric sources are not supported by this pminfo; give an archive with -a"
-        )?;
-        return Ok(1);
+        return live(o, &reg, out, err);
     };
     let mut a = match Archive::open_context(source) {
         Ok(a) => a,
@@ -89,11 +91,53 @@ fn main(o: &Opts, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<i32> {
     }
     let mut p = Pminfo {
         o,
-        a: &a,
+        store: store::Store::Archive(&a),
         ctx: Context::new(a.metadata(), &reg),
         origin,
         caches: labels::Caches::default(),
         tz,
+        batch: batch::Batch::new(1),
+    };
+    p.run(out, err)
+}
+
+/// pminfo of a pmcd: `-h`'s, else the local one.
+fn live(o: &Opts, reg: &Registry, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<i32> {
+    if o.local {
+        writeln!(
+            err,
+            "{PROG}: a local context (-L) is not supported by this pminfo; give a host with -h or an archive with -a"
+        )?;
+        return Ok(1);
+    }
+    let spec = o.host.as_deref().unwrap_or("local:");
+    let container = o.container.clone().or_else(|| {
+        std::env::var("PCP_CONTAINER")
+            .ok()
+            .filter(|c| !c.is_empty())
+    });
+    let h = match host::Host::connect(spec, container.as_deref()) {
+        Ok(h) => h,
+        Err(code) => {
+            writeln!(
+                err,
+                "{PROG}: Cannot connect to PMCD on host \"{spec}\": {}",
+                pm_err_str(code)
+            )?;
+            return Ok(1);
+        }
+    };
+    // a host's namespace is pmcd's: the context's own holds the derived names
+    let none = archive_format::metadata::Metadata::default();
+    let mut p = Pminfo {
+        o,
+        store: store::Store::Host(Box::new(h)),
+        ctx: Context::new(&none, reg),
+        origin: Timestamp::default(),
+        caches: labels::Caches::default(),
+        // pminfo sets no zone for a host: event records are in local time
+        tz: cli_common::zone::local(),
+        batch: batch::Batch::new(o.batch),
     };
     p.run(out, err)
 }
@@ -125,16 +169,18 @@ fn origin(
     }
 }
 
-/// A run of pminfo over one archive.
+/// A run of pminfo over one context.
 pub(crate) struct Pminfo<'a> {
     pub(crate) o: &'a Opts,
-    pub(crate) a: &'a Archive,
+    pub(crate) store: store::Store<'a>,
     pub(crate) ctx: Context<'a>,
     /// Where fetches start (`-O`, else the archive's start).
     pub(crate) origin: Timestamp,
     pub(crate) caches: labels::Caches,
     /// The reporting time zone (`-z`, `-Z`), for event records' times.
     pub(crate) tz: cli_common::TimeZone,
+    /// The names gathered and not yet reported.
+    pub(crate) batch: batch::Batch,
 }
 
 impl Pminfo<'_> {
@@ -162,6 +208,8 @@ impl Pminfo<'_> {
                 status = 1;
             }
         }
+        self.flush(out)?;
+        self.say_semantic_errors(err)?;
         Ok(status)
     }
 
@@ -173,12 +221,12 @@ impl Pminfo<'_> {
         Ok(())
     }
 
-    /// Every metric at or below `name`, reported in turn (the names gathered
-    /// first, as pmTraversePMNS gathers them).
+    /// Every metric at or below `name`, gathered first (as pmTraversePMNS
+    /// gathers them), then each given to the batch.
     fn traverse(&mut self, name: &str, out: &mut dyn Write) -> Result<(), i32> {
-        let names = self.ctx.traverse(name).ok_or(PM_ERR_NAME)?;
+        let names = self.names_below(name)?;
         for n in names {
-            self.report(&n, out).map_err(|_| -5)?;
+            self.dometric(&n, out).map_err(|_| -5)?;
         }
         Ok(())
     }
@@ -187,8 +235,7 @@ impl Pminfo<'_> {
     fn digits(&mut self, arg: &str, out: &mut dyn Write) -> Result<(), i32> {
         match scan_u32s(arg).as_slice() {
             [d, c, i, ..] => {
-                let pmid = PmId::new(*d, *c, *i);
-                let name = self.ctx.names(pmid).into_iter().next().ok_or(PM_ERR_PMID)?;
+                let name = self.name_of(PmId::new(*d, *c, *i))?;
                 self.traverse(&name, out)
             }
             [d, s] => self.indom(InDom::new(*d, *s), out).map_err(|_| -5),
@@ -208,22 +255,16 @@ impl Pminfo<'_> {
         }
         write!(out, " 0x{:x}", indom.0)?;
         if s.oneline {
-            let t = self
-                .a
-                .metadata()
-                .lookup_text(indom.0, text::ONELINE | text::INDOM);
-            report::oneline(out, t, s.full_indom)?;
+            let t = self.store.text(indom.0, text::ONELINE | text::INDOM);
+            report::oneline(out, &t, s.full_indom)?;
         }
         writeln!(out)?;
         if s.labels {
             self.indom_labels(indom, out)?;
         }
         if s.help {
-            let t = self
-                .a
-                .metadata()
-                .lookup_text(indom.0, text::HELP | text::INDOM);
-            report::help(out, t)?;
+            let t = self.store.text(indom.0, text::HELP | text::INDOM);
+            report::help(out, &t)?;
         }
         Ok(())
     }

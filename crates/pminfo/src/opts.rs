@@ -9,7 +9,7 @@ use cli_common::spec::{std_opts as pcp, Opt, Section, Tool};
 pub const TOOL: Tool = Tool {
     name: "pminfo",
     synopsis: "[options] [metricname | pmid | indom]...",
-    purpose: "display information about performance metrics (archives)",
+    purpose: "display information about performance metrics",
     sections: &[
         Section {
             title: "General options",
@@ -114,11 +114,22 @@ pub struct Show {
     pub verify: bool,
 }
 
+impl Show {
+    /// Whether the metrics are fetched (`-f`, `-l`, `-v` and what imply them).
+    pub fn fetches(&self) -> bool {
+        self.value || self.labels || self.verify
+    }
+}
+
 #[derive(Debug, Default)]
 pub struct Opts {
     pub archive: Option<String>,
     pub host: Option<String>,
+    /// `--container`.
+    pub container: Option<String>,
     pub local: bool,
+    /// `-b`: metrics fetched together from a host (as `(int)strtol`).
+    pub batch: i32,
     pub namespace: Option<String>,
     pub origin: Option<String>,
     /// `-Z`, `-z`.
@@ -146,7 +157,10 @@ pub fn parse(args: &[String]) -> Parse<Box<Opts>> {
         Ok(p) => p,
         Err(msg) => return Parse::Usage(Some(msg)),
     };
-    let mut o = Opts::default();
+    let mut o = Opts {
+        batch: 128,
+        ..Opts::default()
+    };
     let mut errs: Vec<String> = Vec::new();
     let mut sources = 0;
     for (c, v) in p.opts {
@@ -179,9 +193,11 @@ pub fn parse(args: &[String]) -> Parse<Box<Opts>> {
             }
             'V' => return Parse::Version,
             '?' => return Parse::Usage(None),
-            'b' if v.parse::<i64>().is_err() && !v.is_empty() => {
-                errs.push("-b requires numeric argument".into());
-            }
+            'b' => match cli_common::window::strtol(&v) {
+                (n, "") => o.batch = n as i32,
+                _ => errs.push("-b requires numeric argument".into()),
+            },
+            pcp::CONTAINER_KEY => o.container = Some(v),
             'c' => o.derived.push(v),
             'd' => s.desc = true,
             'F' => (s.force, s.value) = (true, true),
@@ -204,6 +220,10 @@ pub fn parse(args: &[String]) -> Parse<Box<Opts>> {
     }
     if let Some(e) = errs.into_iter().next() {
         return Parse::Usage(Some(e));
+    }
+    // a time window option without a source: this host's archive, as libpcp
+    if sources == 0 && o.origin.is_some() {
+        o.archive = Some(cli_common::pcpconf::local_archive());
     }
     if o.show.verify {
         let s = &mut o.show;

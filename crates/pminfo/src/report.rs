@@ -2,10 +2,12 @@
 //! metric a batch, each fetched from the origin forward): the fetch, the
 //! descriptor, then the lines each option asks for, in PCP's order.
 
+use super::store::Store;
 use super::{text, Pminfo};
+use archive_format::derive::check::Unavailable;
+use archive_format::derive::context::Bound;
 use archive_format::error::{
-    pm_err_str, PM_ERR_BADDERIVE, PM_ERR_INDOM_LOG, PM_ERR_INST, PM_ERR_PMID_LOG, PM_ERR_PROFILE,
-    PM_ERR_TEXT,
+    pm_err_str, PM_ERR_BADDERIVE, PM_ERR_INST, PM_ERR_MODE, PM_ERR_PROFILE, PM_ERR_TEXT,
 };
 use archive_format::format::format_value;
 use archive_format::replay::{Delta, FetchResult, FetchedSet, Mode, Replay};
@@ -14,16 +16,20 @@ use std::io::{self, Write};
 
 /// The one-line help after a name: ` [text]`, on its own indented line under
 /// a verbose PMID or InDom, or the error.
-pub(crate) fn oneline(out: &mut dyn Write, t: Result<&str, i32>, verbose: bool) -> io::Result<()> {
+pub(crate) fn oneline(
+    out: &mut dyn Write,
+    t: &Result<String, i32>,
+    verbose: bool,
+) -> io::Result<()> {
     match t {
         Ok(s) if verbose => write!(out, "\n    [{s}]"),
         Ok(s) => write!(out, " [{s}]"),
-        Err(e) => write!(out, " One-line Help: Error: {}", pm_err_str(e)),
+        Err(e) => write!(out, " One-line Help: Error: {}", pm_err_str(*e)),
     }
 }
 
 /// The long help: `Help:` then the text without its trailing newlines.
-pub(crate) fn help(out: &mut dyn Write, t: Result<&str, i32>) -> io::Result<()> {
+pub(crate) fn help(out: &mut dyn Write, t: &Result<String, i32>) -> io::Result<()> {
     match t {
         Ok(s) => {
             let s = s.trim_end_matches('\n');
@@ -33,7 +39,7 @@ pub(crate) fn help(out: &mut dyn Write, t: Result<&str, i32>) -> io::Result<()> 
                 writeln!(out, "Help:\n{s}")
             }
         }
-        Err(e) => writeln!(out, "Full Help: Error: {}", pm_err_str(e)),
+        Err(e) => writeln!(out, "Full Help: Error: {}", pm_err_str(*e)),
     }
 }
 
@@ -69,7 +75,7 @@ fn desc_lines(out: &mut dyn Write, d: &Desc, full_indom: bool) -> io::Result<()>
 }
 
 /// A value set of no values: `numval` 0, or an error code.
-fn no_values(pmid: PmId, numval: i32) -> FetchedSet {
+pub(crate) fn no_values(pmid: PmId, numval: i32) -> FetchedSet {
     FetchedSet {
         pmid,
         numval,
@@ -85,19 +91,31 @@ pub(crate) struct Fetched {
 }
 
 impl Pminfo<'_> {
-    /// One metric's report.
+    /// One metric of an archive (a batch of one): looked up, fetched from the
+    /// origin, and reported.
     pub(crate) fn report(&mut self, name: &str, out: &mut dyn Write) -> io::Result<()> {
-        let s = self.o.show.clone();
         let Some(pmid) = self.ctx.lookup(name) else {
             return writeln!(out, "{name}: pmLookupName: Unknown metric name");
         };
         let mut fetched = None;
-        if s.value || s.labels || s.verify {
+        if self.o.show.fetches() {
             match self.fetch(pmid) {
                 Ok(f) => fetched = Some(f),
                 Err(e) => return writeln!(out, "{name}: pmFetch: {}", pm_err_str(e)),
             }
         }
+        self.report_one(name, pmid, fetched, out)
+    }
+
+    /// One metric's report, its values fetched where they were asked for.
+    pub(crate) fn report_one(
+        &mut self,
+        name: &str,
+        pmid: PmId,
+        mut fetched: Option<Fetched>,
+        out: &mut dyn Write,
+    ) -> io::Result<()> {
+        let s = self.o.show.clone();
         let mut desc = None;
         if s.desc || s.value || s.labels || s.series || s.verify {
             match self.desc(pmid) {
@@ -106,7 +124,7 @@ impl Pminfo<'_> {
             }
         }
         // labels and instance names are those of the fetched time
-        let at = fetched.as_ref().map_or(self.a.label().start, |f| f.stamp);
+        let at = fetched.as_ref().map_or(self.store.start(), |f| f.stamp);
         if s.verify {
             return self.verify(name, desc, fetched.as_ref(), out);
         }
@@ -132,7 +150,7 @@ impl Pminfo<'_> {
             write!(out, " = {} = 0x{:x}", pmid.0, pmid.0)?;
         }
         if s.oneline {
-            oneline(out, self.text(pmid, text::ONELINE), s.full_pmid)?;
+            oneline(out, &self.text(pmid, text::ONELINE), s.full_pmid)?;
         }
         writeln!(out)?;
         if let (true, Some(d)) = (s.desc, &desc) {
@@ -145,7 +163,7 @@ impl Pminfo<'_> {
             self.metric_labels(d, at, out)?;
         }
         if s.help {
-            help(out, self.text(pmid, text::HELP))?;
+            help(out, &self.text(pmid, text::HELP))?;
         }
         if let (true, Some(d), Some(f)) = (s.value, &desc, &fetched) {
             self.values(d, f, out)?;
@@ -184,10 +202,11 @@ impl Pminfo<'_> {
     /// The metric fetched forward from the origin (pmSetMode(PM_MODE_FORW)
     /// then pmFetch); a derived metric is bound first, as libpcp binds it.
     fn fetch(&mut self, pmid: PmId) -> Result<Fetched, i32> {
-        let mut r = Replay::new(self.a);
+        let a = self.store.archive().ok_or(PM_ERR_MODE)?;
+        let mut r = Replay::new(a);
         r.set_mode(Mode::Forw, Some(self.origin), Delta::from_millis(0));
         let res = match self.ctx.derived_of(pmid) {
-            None if !self.a.is_multi() => cursor_fetch(self.a, self.origin, pmid),
+            None if !a.is_multi() => cursor_fetch(a, self.origin, pmid),
             None => r.fetch(&[pmid]),
             Some(k) => match self.ctx.bind(k) {
                 Ok(mut b) => b.fetch(&mut r),
@@ -208,24 +227,29 @@ impl Pminfo<'_> {
     }
 
     /// `-F` on a metric whose instances must be named: every instance of its
-    /// domain (at the fetch's time) asked for, fetched again from the origin.
+    /// domain (at the fetch's time) asked for, fetched again (from the origin,
+    /// in an archive).
     fn fetch_all_instances(
         &mut self,
         pmid: PmId,
         indom: InDom,
         t: Timestamp,
     ) -> Result<Fetched, String> {
-        let insts: Vec<i32> = match self.a.metadata().indom_in_force(indom, t) {
-            None => return Err(format!("pmGetIndom: {}", pm_err_str(PM_ERR_INDOM_LOG))),
-            Some(s) if s.instances.is_empty() => return Err("pmGetIndom: No instances?".into()),
-            Some(s) => s.instances.iter().map(|(i, _)| *i).collect(),
+        let insts: Vec<i32> = match self.store.instances(indom, t) {
+            Err(e) => return Err(format!("pmGetIndom: {}", pm_err_str(e))),
+            Ok(l) if l.is_empty() => return Err("pmGetIndom: No instances?".into()),
+            Ok(l) => l.iter().map(|(i, _)| *i).collect(),
         };
-        let mut r = Replay::new(self.a);
-        r.set_mode(Mode::Forw, Some(self.origin), Delta::from_millis(0));
-        r.set_profile(indom, insts);
-        let res = r
-            .fetch(&[pmid])
-            .map_err(|e| format!("pmFetch: {}", pm_err_str(e.pm_err())))?;
+        let res = match &self.store {
+            Store::Archive(a) => {
+                let mut r = Replay::new(a);
+                r.set_mode(Mode::Forw, Some(self.origin), Delta::from_millis(0));
+                r.set_profile(indom, insts);
+                r.fetch(&[pmid]).map_err(|e| e.pm_err())
+            }
+            Store::Host(h) => h.fetch(&[pmid], &[(indom, insts)]),
+        }
+        .map_err(|e| format!("pmFetch: {}", pm_err_str(e)))?;
         let set = res.sets.into_iter().next().ok_or("pmFetch: no value set")?;
         Ok(Fetched {
             set,
@@ -233,23 +257,27 @@ impl Pminfo<'_> {
         })
     }
 
+    /// The derived metric `k` bound to the context's metrics.
+    pub(crate) fn bind(&mut self, k: usize) -> Result<Bound, Unavailable> {
+        match &self.store {
+            Store::Archive(_) => self.ctx.bind(k),
+            Store::Host(h) => self.ctx.bind_with(k, &mut |n: &str| h.find(n)),
+        }
+    }
+
     /// The metric's descriptor (a derived metric's once bound).
     fn desc(&mut self, pmid: PmId) -> Result<Desc, i32> {
         match self.ctx.derived_of(pmid) {
-            None => self.a.metadata().desc(pmid).copied().ok_or(PM_ERR_PMID_LOG),
-            Some(k) => self
-                .ctx
-                .bind(k)
-                .map(|b| b.desc)
-                .map_err(|_| PM_ERR_BADDERIVE),
+            None => self.store.desc(pmid),
+            Some(k) => self.bind(k).map(|b| b.desc).map_err(|_| PM_ERR_BADDERIVE),
         }
     }
 
     /// A metric's help text of kind `kind` (a derived metric's from its
     /// definition: its help falls back to its one-line text).
-    pub(crate) fn text(&self, pmid: PmId, kind: u32) -> Result<&str, i32> {
+    pub(crate) fn text(&self, pmid: PmId, kind: u32) -> Result<String, i32> {
         match self.ctx.derived_of(pmid) {
-            None => self.a.metadata().lookup_text(pmid.0, kind | text::PMID),
+            None => self.store.text(pmid.0, kind | text::PMID),
             Some(k) => {
                 let d = &self.ctx.registry.metrics[k];
                 let t = if kind == text::ONELINE {
@@ -257,7 +285,7 @@ impl Pminfo<'_> {
                 } else {
                     d.helptext.as_deref().or(d.oneline.as_deref())
                 };
-                t.ok_or(PM_ERR_TEXT)
+                t.map(str::to_string).ok_or(PM_ERR_TEXT)
             }
         }
     }
@@ -273,7 +301,10 @@ impl Pminfo<'_> {
         }
         for (inst, v) in &set.values {
             if !d.indom.is_null() {
-                match self.caches.instance_name(self.a, d.indom, *inst, f.stamp) {
+                match self
+                    .caches
+                    .instance_name(&self.store, d.indom, *inst, f.stamp)
+                {
                     Some(n) => write!(out, "    inst [{inst} or \"{n}\"]")?,
                     None if self.o.show.force => {
                         writeln!(out, "    inst [{inst} \"DISAPPEARED\"]")?;

@@ -1,6 +1,6 @@
 //! pminfo against PCP's on the project's own archives (the whole corpus is the
-//! conformance suite's), `--version`, `--help`, and `--json` carrying what the
-//! text output says.
+//! conformance suite's) and on the local pmcd with the sample agent, `--version`,
+//! `--help`, and `--json` carrying what the text output says.
 
 use std::path::{Path, PathBuf};
 use test_support::{have_tool, run_tool};
@@ -48,6 +48,60 @@ fn same_output_as_pcp_on_our_archives() {
         }
     }
     assert_eq!(compared, 4 * SETS.len());
+}
+
+/// Whether the local pmcd answers with the sample agent; when it does not,
+/// [`test_support::skip`]s.
+fn sample_agent_up() -> bool {
+    let p = std::process::Command::new("pminfo")
+        .args(["-f", "sample.long.one"])
+        .output();
+    let up = p.is_ok_and(|p| String::from_utf8_lossy(&p.stdout).contains("value 1"));
+    if !up {
+        test_support::skip("no local pmcd with the sample agent (scripts/start-pmcd.sh --sample)");
+    }
+    up
+}
+
+#[test]
+fn same_output_as_pcp_on_the_local_pmcd() {
+    if !have_tool("pminfo") || !sample_agent_up() {
+        return;
+    }
+    let conf = std::env::temp_dir().join(format!("pminfo-live-{}.conf", std::process::id()));
+    std::fs::write(
+        &conf,
+        "my.sum = sample.long.one + sample.long.ten\nmy.bad = no.such + 1\n",
+    )
+    .expect("writes the configuration");
+    let conf = conf.to_string_lossy().into_owned();
+    let cases: &[&[&str]] = &[
+        &["-dmtTfl", "sample.long.one", "sample.bin"],
+        &["-F", "-f", "sample.needprofile"],
+        &[
+            "-f",
+            "-b",
+            "2",
+            "sample.long.one",
+            "no.such",
+            "event",
+            "kernel.cpu.util.user",
+        ],
+        &["-c", &conf, "-df", "my"],
+        &["-mtT", "29.0.6", "29.2"],
+        &["-h", "localhost:1", "sample.long.one"],
+    ];
+    for args in cases {
+        let (code, out, err) = run_tool(pminfo::run, args);
+        let p = std::process::Command::new("pminfo")
+            .args(*args)
+            .output()
+            .expect("pminfo runs");
+        assert_eq!(out, String::from_utf8_lossy(&p.stdout), "{args:?}");
+        assert_eq!(err, String::from_utf8_lossy(&p.stderr), "{args:?}");
+        assert_eq!(code, p.status.code().unwrap_or(-1), "{args:?}");
+    }
+    let _ = std::fs::remove_file(&conf);
 }
 
 #[test]

@@ -104,7 +104,7 @@ pub fn run(args: &[String], err: &mut dyn Write) -> i32 {
         let _ = writeln!(
             log,
             "Log for pmlogger on {} started {}\n",
-            local_hostname(),
+            cli_common::pcpconf::hostname(),
             ctime_now()
         );
     }

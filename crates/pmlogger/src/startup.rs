@@ -106,12 +106,6 @@ pub(crate) fn notice(log: &mut dyn Write, kind: &str, msg: &str) {
     );
 }
 
-pub(crate) fn local_hostname() -> String {
-    std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .map(|s| s.trim().to_string())
-        .unwrap_or_else(|_| "localhost".into())
-}
-
 /// The configuration: `-c FILE` (else `$PCP_VAR_DIR/config/pmlogger/FILE`), run
 /// through PCP's preprocessing; without `-c`, the standard input when it is not a
 /// terminal and holds something, else this pmlogger's default configuration.

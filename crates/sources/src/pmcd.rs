@@ -153,6 +153,8 @@ impl<T: Read + Write + Send> Stream for T {}
 /// A pmcd, as pmlogger's source.
 pub struct Pmcd {
     spec: HostSpec,
+    /// `--container`'s name, sent at every connection.
+    container: Option<String>,
     conn: Option<Box<dyn Stream>>,
     /// pmcd's feature bits (from its greeting).
     features: u32,
@@ -233,30 +235,58 @@ fn read_reply(s: &mut dyn Stream) -> Result<Reply, SourceError> {
 /// Connects and does the handshake: pmcd's greeting (an error PDU carrying its
 /// features), then our credentials (PDU version 2, no features wanted beyond
 /// what pmcd requires).
-fn handshake(t: &Transport) -> Result<(Box<dyn Stream>, u32), SourceError> {
+///
+/// With a container name, the container feature is asked for (pmcd must offer
+/// it: else EOPNOTSUPP, as libpcp) and the name sent as an attribute.
+fn handshake(
+    t: &Transport,
+    container: Option<&str>,
+) -> Result<(Box<dyn Stream>, u32), SourceError> {
     let mut s = connect(t).map_err(SourceError::Lost)?;
     let features = match read_reply(&mut *s)? {
         Reply::Error { code: 0, datum } => datum.unwrap_or(0),
         Reply::Error { code, .. } => return Err(SourceError::Pcp(code)),
         r => return Err(SourceError::Lost(format!("unexpected greeting {r:?}"))),
     };
-    let wanted = (features & feature::CREDS_REQD) as u16;
+    let mut wanted = (features & feature::CREDS_REQD) as u16;
+    if container.is_some() {
+        if features & feature::CONTAINER == 0 {
+            return Err(SourceError::Pcp(-libc_eopnotsupp()));
+        }
+        wanted |= feature::CONTAINER as u16;
+    }
     let creds = Pdu::Creds {
         from: std::process::id() as i32,
         creds: vec![[1, 2, (wanted >> 8) as u8, wanted as u8]],
     };
-    s.write_all(&encode(&creds))
+    let mut req = encode(&creds);
+    if let Some(name) = container {
+        req.extend(p::attr_req(p::ATTR_CONTAINER, name.as_bytes()));
+    }
+    s.write_all(&req)
         .map_err(|e| SourceError::Lost(e.to_string()))?;
     Ok((s, features))
+}
+
+/// EOPNOTSUPP on Linux.
+const fn libc_eopnotsupp() -> i32 {
+    95
 }
 
 impl Pmcd {
     /// Connects to the pmcd a host specification names.
     pub fn connect(spec: &str) -> Result<Pmcd, SourceError> {
+        Self::connect_in(spec, None)
+    }
+
+    /// Connects to the pmcd a host specification names, for the metrics of a
+    /// container where one is named.
+    pub fn connect_in(spec: &str, container: Option<&str>) -> Result<Pmcd, SourceError> {
         let spec = parse_host_spec(spec).map_err(SourceError::Io)?;
-        let (conn, features) = handshake(&spec.transport)?;
+        let (conn, features) = handshake(&spec.transport, container)?;
         Ok(Pmcd {
             spec,
+            container: container.map(str::to_string),
             conn: Some(conn),
             features,
             profile: None,
@@ -426,6 +456,34 @@ impl Pmcd {
         }
     }
 
+    /// The leaf names at or below `name` (pmTraversePMNS), in pmcd's order.
+    pub fn traverse(&mut self, name: &str) -> Result<Vec<String>, SourceError> {
+        match self.call(&p::traverse_req(name))? {
+            Reply::Names(n) => Ok(n),
+            r => Err(Self::error(r)),
+        }
+    }
+
+    /// Help text as pmLookupText asks for it (`ttype` as given: an agent may
+    /// answer a missing full text with the one-line one).
+    pub fn text_of(&mut self, ident: u32, ttype: u32) -> Result<String, SourceError> {
+        match self.call(&p::text_req(ident, ttype as i32))? {
+            Reply::Text { text, .. } => Ok(text),
+            r => Err(Self::error(r)),
+        }
+    }
+
+    /// The label sets of one kind of an identifier, or pmcd's error.
+    pub fn label_sets(&mut self, ltype: u8, ident: u32) -> Result<Vec<LabelSet>, SourceError> {
+        if self.features & feature::LABELS == 0 {
+            return Ok(Vec::new());
+        }
+        match self.call(&p::label_req(ident, ltype as i32))? {
+            Reply::Labels { sets, .. } => Ok(sets),
+            r => Err(Self::error(r)),
+        }
+    }
+
     fn string_value(v: Option<OwnedValue>) -> Option<String> {
         match v? {
             OwnedValue::Block { data, .. } => Some(
@@ -471,12 +529,12 @@ impl Source for Pmcd {
     }
 
     fn lookup(&mut self, name: &str) -> Result<Vec<(String, PmId)>, SourceError> {
-        let leaves = match self.call(&p::traverse_req(name))? {
-            Reply::Names(n) => n,
-            Reply::Error { code, .. } if code == archive_format::error::PM_ERR_NAME => {
+        let leaves = match self.traverse(name) {
+            Ok(n) => n,
+            Err(SourceError::Pcp(code)) if code == archive_format::error::PM_ERR_NAME => {
                 return Err(SourceError::UnknownName(name.into()))
             }
-            r => return Err(Self::error(r)),
+            Err(e) => return Err(e),
         };
         let ids = self.lookup_names(&leaves)?;
         let found: Vec<(String, PmId)> = leaves
@@ -530,13 +588,7 @@ impl Source for Pmcd {
     }
 
     fn labels(&mut self, ltype: u8, ident: u32) -> Vec<LabelSet> {
-        if self.features & feature::LABELS == 0 {
-            return Vec::new();
-        }
-        match self.call(&p::label_req(ident, ltype as i32)) {
-            Ok(Reply::Labels { sets, .. }) => sets,
-            _ => Vec::new(),
-        }
+        self.label_sets(ltype, ident).unwrap_or_default()
     }
 
     fn fetch(
@@ -587,7 +639,7 @@ impl Source for Pmcd {
         if self.retry_at.is_some_and(|t| now < t) {
             return false;
         }
-        match handshake(&self.spec.transport) {
+        match handshake(&self.spec.transport, self.container.as_deref()) {
             Ok((conn, features)) => {
                 self.conn = Some(conn);
                 self.features = features;

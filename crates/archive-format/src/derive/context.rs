@@ -188,10 +188,23 @@ impl<'a> Context<'a> {
     /// evaluation not yet started. A failure is remembered, and the namespace's
     /// later listings leave the metric out.
     pub fn bind(&mut self, k: usize) -> Result<Bound, Unavailable> {
+        let meta = self.meta;
+        self.bind_with(k, &mut |n: &str| match meta.pmns.lookup(n) {
+            Lookup::Leaf(p) => meta.desc(p).copied(),
+            _ => None,
+        })
+    }
+
+    /// [`Context::bind`] to the metrics `find` knows ([`bind_by`]): a pmcd's.
+    pub fn bind_with(
+        &mut self,
+        k: usize,
+        find: &mut dyn FnMut(&str) -> Option<Desc>,
+    ) -> Result<Bound, Unavailable> {
         if let Some(b) = &self.bound[k] {
             return b.clone();
         }
-        let b = bind(self.registry, k, self.meta);
+        let b = bind_by(self.registry, k, find);
         if let Err(Unavailable::Semantics(msg)) = &b {
             self.said.push(msg.clone());
         }
@@ -209,20 +222,31 @@ impl<'a> Context<'a> {
 /// The derived metric `k` of `r` bound to the metrics of `m` and checked: its
 /// descriptor (with its PMID), its evaluator and its operands.
 pub fn bind(r: &Registry, k: usize, m: &Metadata) -> Result<Bound, Unavailable> {
-    let d = &r.metrics[k];
-    let desc_of = |n: &str| match m.pmns.lookup(n) {
+    bind_by(r, k, &mut |n: &str| match m.pmns.lookup(n) {
         Lookup::Leaf(p) => m.desc(p).copied(),
         _ => None,
+    })
+}
+
+/// The derived metric `k` of `r` bound to the metrics `find` knows (a name's
+/// descriptor, its PMID in it; `None` where the name is unknown): for a
+/// context that is not an archive, a pmcd's.
+pub fn bind_by(
+    r: &Registry,
+    k: usize,
+    find: &mut dyn FnMut(&str) -> Option<Desc>,
+) -> Result<Bound, Unavailable> {
+    let d = &r.metrics[k];
+    let part = {
+        let cell = std::cell::RefCell::new(&mut *find);
+        let desc_of = |n: &str| (cell.borrow_mut())(n);
+        check(&d.name, &d.expr, &desc_of)?
     };
-    let part = check(&d.name, &d.expr, &desc_of)?;
     let mut names = Vec::new();
     operand_names(&part, &mut names);
     let operands = names
         .into_iter()
-        .filter_map(|n| match m.pmns.lookup(&n) {
-            Lookup::Leaf(p) => Some((n, p, *m.desc(p)?)),
-            _ => None,
-        })
+        .filter_map(|n| find(&n).map(|d| (n, d.pmid, d)))
         .collect();
     let desc = Desc {
         pmid: pmid_of(k),
@@ -296,10 +320,15 @@ impl Bound {
     /// for a reader that fetches the operands itself with other metrics (one
     /// replay for all), in order.
     pub fn evaluate(&mut self, res: &FetchResult, meta: &Metadata) -> OwnedValueSet {
+        self.evaluate_with(res, meta)
+    }
+
+    /// [`Bound::evaluate`] with instances named by `insts` (a pmcd's).
+    pub fn evaluate_with(&mut self, res: &FetchResult, insts: &dyn InstanceNames) -> OwnedValueSet {
         let ops = Fetched {
             names: &self.operands,
             res,
-            meta,
+            insts,
         };
         match self.eval.evaluate(&ops) {
             Ok(vals) => value_set(self.desc.pmid, &vals),
@@ -345,11 +374,34 @@ fn value_set(pmid: PmId, vals: &[(i32, Num)]) -> OwnedValueSet {
     }
 }
 
+/// The instances of a context's instance domains at a time, as a derived
+/// metric's filters ask for them.
+pub trait InstanceNames {
+    /// The instance named `name` in `indom` at `t`.
+    fn instance(&self, indom: InDom, name: &str, t: Timestamp) -> Option<i32>;
+    /// The name of `inst` in `indom` at `t`.
+    fn instance_name(&self, indom: InDom, inst: i32, t: Timestamp) -> Option<String>;
+}
+
+impl InstanceNames for Metadata {
+    fn instance(&self, indom: InDom, name: &str, t: Timestamp) -> Option<i32> {
+        let snap = self.indom_at(indom, t)?;
+        snap.instances
+            .iter()
+            .find(|(_, n)| &**n == name)
+            .map(|(i, _)| *i)
+    }
+    fn instance_name(&self, indom: InDom, inst: i32, t: Timestamp) -> Option<String> {
+        let snap = self.indom_at(indom, t)?;
+        snap.name_of(inst).map(str::to_string)
+    }
+}
+
 /// The operands' values of one fetch, as the evaluation asks for them.
 struct Fetched<'a> {
     names: &'a [(String, PmId, Desc)],
     res: &'a FetchResult,
-    meta: &'a Metadata,
+    insts: &'a dyn InstanceNames,
 }
 
 impl Operands for Fetched<'_> {
@@ -371,15 +423,10 @@ impl Operands for Fetched<'_> {
             .collect())
     }
     fn instance(&self, indom: InDom, name: &str) -> Option<i32> {
-        let snap = self.meta.indom_at(indom, self.res.stamp)?;
-        snap.instances
-            .iter()
-            .find(|(_, n)| &**n == name)
-            .map(|(i, _)| *i)
+        self.insts.instance(indom, name, self.res.stamp)
     }
     fn instance_name(&self, indom: InDom, inst: i32) -> Option<String> {
-        let snap = self.meta.indom_at(indom, self.res.stamp)?;
-        snap.name_of(inst).map(str::to_string)
+        self.insts.instance_name(indom, inst, self.res.stamp)
     }
     fn stamp(&self) -> Timestamp {
         self.res.stamp
