@@ -83,7 +83,7 @@ fn main(o: &Opts, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<i32> {
         a.set_pmns(trimmed);
     }
     let (tz, note) = o.clock.zone_for(a.label());
-    let Some(origin) = origin(o, &a, &tz, err)? else {
+    let Some(origin) = origin(o, &a, &tz, out, err)? else {
         return Ok(1);
     };
     if let Some(n) = note {
@@ -97,6 +97,7 @@ fn main(o: &Opts, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<i32> {
         caches: labels::Caches::default(),
         tz,
         batch: batch::Batch::new(1),
+        cursor: (!a.is_multi()).then(|| archive_format::logfetch::LogCursor::new(&a)),
     };
     p.run(out, err)
 }
@@ -138,6 +139,7 @@ fn live(o: &Opts, reg: &Registry, out: &mut dyn Write, err: &mut dyn Write) -> i
         // pminfo sets no zone for a host: event records are in local time
         tz: cli_common::zone::local(),
         batch: batch::Batch::new(o.batch),
+        cursor: None,
     };
     p.run(out, err)
 }
@@ -147,10 +149,18 @@ fn origin(
     o: &Opts,
     a: &Archive,
     tz: &cli_common::TimeZone,
+    out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> io::Result<Option<Timestamp>> {
     let label = a.label();
-    let end = a.end_time().unwrap_or(label.start);
+    // without -O pminfo's origin stays at time 0: the fetches read from the
+    // first record, even one before the label's start (libpcp looks for the
+    // end, and warns where it cannot, only for -O)
+    let (Some(_), Some(name)) = (&o.origin, &o.archive) else {
+        return Ok(Some(Timestamp::default()));
+    };
+    let end = cli_common::clock::archive_end(PROG, a, name, out, err)?;
+    let end = end.unwrap_or(label.start);
     let args = WindowArgs {
         origin: o.origin.as_deref(),
         ..WindowArgs::default()
@@ -174,13 +184,15 @@ pub(crate) struct Pminfo<'a> {
     pub(crate) o: &'a Opts,
     pub(crate) store: store::Store<'a>,
     pub(crate) ctx: Context<'a>,
-    /// Where fetches start (`-O`, else the archive's start).
+    /// Where fetches start (`-O`, else time 0).
     pub(crate) origin: Timestamp,
     pub(crate) caches: labels::Caches,
     /// The reporting time zone (`-z`, `-Z`), for event records' times.
     pub(crate) tz: cli_common::TimeZone,
     /// The names gathered and not yet reported.
     pub(crate) batch: batch::Batch,
+    /// A single archive's file position, which every fetch reads on from.
+    pub(crate) cursor: Option<archive_format::logfetch::LogCursor<'a>>,
 }
 
 impl Pminfo<'_> {

@@ -10,6 +10,7 @@ use archive_format::error::{
     pm_err_str, PM_ERR_BADDERIVE, PM_ERR_INST, PM_ERR_MODE, PM_ERR_PROFILE, PM_ERR_TEXT,
 };
 use archive_format::format::format_value;
+use archive_format::logfetch::{Direction, LogCursor};
 use archive_format::replay::{Delta, FetchResult, FetchedSet, Mode, Replay};
 use archive_format::types::{sem, vtype, Desc, InDom, PmId, Timestamp};
 use std::io::{self, Write};
@@ -200,22 +201,39 @@ impl Pminfo<'_> {
     }
 
     /// The metric fetched forward from the origin (pmSetMode(PM_MODE_FORW)
-    /// then pmFetch); a derived metric is bound first, as libpcp binds it.
+    /// then pmFetch); a derived metric is bound first, as libpcp binds it. A
+    /// single archive is read through the context's one file position, kept
+    /// from fetch to fetch (where positioning fails, a damaged index, the next
+    /// fetch reads on from the last, as libpcp's).
     fn fetch(&mut self, pmid: PmId) -> Result<Fetched, i32> {
         let a = self.store.archive().ok_or(PM_ERR_MODE)?;
-        let mut r = Replay::new(a);
-        r.set_mode(Mode::Forw, Some(self.origin), Delta::from_millis(0));
-        let res = match self.ctx.derived_of(pmid) {
-            None if !a.is_multi() => cursor_fetch(a, self.origin, pmid),
-            None => r.fetch(&[pmid]),
-            Some(k) => match self.ctx.bind(k) {
-                Ok(mut b) => b.fetch(&mut r),
-                // libpcp still reads the next record
-                Err(_) => r.fetch_archive().map(|f| FetchResult {
-                    stamp: f.stamp,
-                    sets: vec![no_values(pmid, PM_ERR_BADDERIVE)],
-                }),
-            },
+        let derived = self.ctx.derived_of(pmid).map(|k| self.bind(k).ok());
+        let origin = self.origin;
+        let res = match (&mut self.cursor, derived) {
+            (Some(c), None) => cursor_fetch(c, origin, &[pmid]),
+            (Some(c), Some(Some(mut b))) => {
+                cursor_fetch(c, origin, &b.operand_pmids()).map(|res| FetchResult {
+                    stamp: res.stamp,
+                    sets: vec![b.evaluate(&res, a.metadata())],
+                })
+            }
+            // libpcp still reads the next record
+            (Some(c), Some(None)) => cursor_fetch(c, origin, &[]).map(|res| FetchResult {
+                stamp: res.stamp,
+                sets: vec![no_values(pmid, PM_ERR_BADDERIVE)],
+            }),
+            (None, derived) => {
+                let mut r = Replay::new(a);
+                r.set_mode(Mode::Forw, Some(origin), Delta::from_millis(0));
+                match derived {
+                    None => r.fetch(&[pmid]),
+                    Some(Some(mut b)) => b.fetch(&mut r),
+                    Some(None) => r.fetch_archive().map(|f| FetchResult {
+                        stamp: f.stamp,
+                        sets: vec![no_values(pmid, PM_ERR_BADDERIVE)],
+                    }),
+                }
+            }
         }
         .map_err(|e| e.pm_err())?;
         let stamp = res.stamp;
@@ -340,28 +358,33 @@ impl Pminfo<'_> {
     }
 }
 
-/// pmFetch of one metric after pmSetMode(PM_MODE_FORW, origin), through libpcp's
+/// pmFetch of `pmids` after pmSetMode(PM_MODE_FORW, origin), through libpcp's
 /// file positions (the temporal index, and its fine-tuning, decide where reading
 /// starts: an origin at the last record's time may find it or the end): the next
-/// record holding the metric.
+/// record holding any of them (any record but a mark where none is asked for:
+/// a derived metric of constants), a set for each.
 fn cursor_fetch(
-    a: &archive_format::Archive,
+    c: &mut LogCursor<'_>,
     origin: Timestamp,
-    pmid: PmId,
+    pmids: &[PmId],
 ) -> archive_format::Result<FetchResult> {
-    use archive_format::logfetch::{Direction, LogCursor};
-    let mut c = LogCursor::new(a);
     c.set_mode(Direction::Forward, origin);
     loop {
         let Some(rec) = c.fetch()? else {
             let eol = archive_format::error::PM_ERR_EOL;
             return Err(archive_format::Error::pcp(eol, "end of archive"));
         };
-        if let Some(vs) = rec.vsets.iter().find(|vs| vs.pmid == pmid) {
-            return Ok(FetchResult {
-                stamp: rec.stamp,
-                sets: vec![FetchedSet::from_set(vs)],
-            });
+        let has = |p: &PmId| rec.vsets.iter().any(|vs| vs.pmid == *p);
+        if rec.is_mark() || !(pmids.is_empty() || pmids.iter().any(has)) {
+            continue;
         }
+        let set = |p: &PmId| match rec.vsets.iter().find(|vs| vs.pmid == *p) {
+            Some(vs) => FetchedSet::from_set(vs),
+            None => no_values(*p, 0),
+        };
+        return Ok(FetchResult {
+            stamp: rec.stamp,
+            sets: pmids.iter().map(set).collect(),
+        });
     }
 }

@@ -18,11 +18,11 @@ pub(crate) enum Store<'a> {
 /// PM_IN_NULL: the identifier of the context's own labels.
 const CONTEXT_IDENT: u32 = u32::MAX;
 
-impl Store<'_> {
+impl<'a> Store<'a> {
     /// The archive, where the context is one.
-    pub(crate) fn archive(&self) -> Option<&Archive> {
+    pub(crate) fn archive(&self) -> Option<&'a Archive> {
         match self {
-            Store::Archive(a) => Some(a),
+            Store::Archive(a) => Some(*a),
             Store::Host(_) => None,
         }
     }

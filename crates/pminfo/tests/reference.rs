@@ -50,6 +50,34 @@ fn same_output_as_pcp_on_our_archives() {
     assert_eq!(compared, 4 * SETS.len());
 }
 
+/// Damaged archives where the fetches' file position shows: records before the
+/// label's start (read, as pminfo's origin is time 0), and an index whose first
+/// volume is missing (each fetch reads on from the last).
+#[test]
+fn one_file_position_across_fetches_on_damaged_archives() {
+    let dir = Path::new("/var/lib/pcp/testsuite/badarchives");
+    if !have_tool("pminfo") {
+        return;
+    }
+    if !dir.is_dir() {
+        test_support::skip("PCP's QA corpus is not installed");
+        return;
+    }
+    for a in ["badlog-4", "badti-2", "badti-4"] {
+        let path = dir.join(a).to_string_lossy().into_owned();
+        let args = ["-f", "-a", &path];
+        let (code, out, err) = run_tool(pminfo::run, &args);
+        let p = std::process::Command::new("pminfo")
+            .args(args)
+            .env("TZ", "UTC")
+            .output()
+            .expect("pminfo runs");
+        assert_eq!(out, String::from_utf8_lossy(&p.stdout), "{a}");
+        assert_eq!(err, String::from_utf8_lossy(&p.stderr), "{a}");
+        assert_eq!(code, p.status.code().unwrap_or(-1), "{a}");
+    }
+}
+
 /// Whether the local pmcd answers with the sample agent; when it does not,
 /// [`test_support::skip`]s.
 fn sample_agent_up() -> bool {
