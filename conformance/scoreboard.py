@@ -32,7 +32,8 @@ def floor_check(tool, ok, filtered):
 
 
 def report(tool, results, outdir, filtered, diffs=None):
-    """results: (case name, identical, {"ref": (out, err, rc), "got": ...} or None).
+    """results: (case name, identical, {"ref": (out, err, rc), "got": ...}, or
+    {"diffs": [text, ...]} where the suite has worded the differences, or None).
     Writes the scoreboard and the diffs (under `diffs`, default diffs-TOOL) and
     returns the suite's exit status."""
     os.makedirs(outdir, exist_ok=True)
@@ -46,6 +47,9 @@ def report(tool, results, outdir, filtered, diffs=None):
         lines.append(f"DIFF {n}")
         with open(os.path.join(diffdir, f"{i:04d}.txt"), "wb") as fh:
             fh.write(f"case: {n}\n".encode())
+            if "diffs" in det:
+                fh.write("\n".join(det["diffs"]).encode(errors="replace") + b"\n")
+                continue
             for k in ("ref", "got"):
                 out, err, rc = det[k]
                 fh.write(f"--- {k} rc={rc} stderr:\n".encode() + err[:400000])

@@ -10,8 +10,10 @@ prefix=${1:-$HOME/.local}
 install -d "$prefix/share/man/man1" "$prefix/share/bash-completion/completions" \
   "$prefix/share/zsh/site-functions" "$prefix/share/fish/vendor_completions.d"
 install -m 0644 man/*.1 "$prefix/share/man/man1/"
-# bash-completion loads a command's file by the command's name
-for t in pmdumplog pmval pmlogextract pmlogcheck pmlc pmlogger pcp2parquet; do
+# bash-completion loads a command's file by the command's name (every tool docgen
+# made completions for)
+for f in completions/*.bash; do
+  t=$(basename "$f" .bash)
   install -m 0644 "completions/$t.bash" "$prefix/share/bash-completion/completions/$t"
   install -m 0644 "completions/$t.fish" "$prefix/share/fish/vendor_completions.d/$t.fish"
   install -m 0644 "completions/_$t" "$prefix/share/zsh/site-functions/"

@@ -1,7 +1,8 @@
 #![no_main]
 //! The text parsers: pmlogger's configuration, an ASCII namespace, the metric
 //! argument, PCP's time intervals and points in time, derived-metric expressions
-//! (one after another, as libpcp parses them) and units strings.
+//! (one after another, as libpcp parses them), units strings and pmlogrewrite's
+//! rules.
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -17,4 +18,15 @@ fuzz_target!(|data: &[u8]| {
     let _ = cli_common::window::parse_interval(&text);
     let utc = cli_common::zone::parse_tz("UTC");
     let _ = cli_common::window::parse_absolute(&text, &utc, None);
+    let label = archive_format::codec::label::Label {
+        version: 3,
+        pid: 1,
+        start: archive_format::types::Timestamp::new(0, 0),
+        vol: 0,
+        features: 0,
+        hostname: "host".into(),
+        timezone: "UTC".into(),
+        zoneinfo: String::new(),
+    };
+    let _ = pmlogrewrite::parse_rules(data, &label, 3);
 });

@@ -34,6 +34,7 @@ use std::io::{BufWriter, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+pub mod delta;
 mod salvage;
 
 /// How much a data volume grows between temporal index entries.
@@ -69,6 +70,8 @@ pub struct WriterOptions {
     /// v3 only.
     pub zoneinfo: String,
     pub pid: i32,
+    /// The label's feature bits (v3 only).
+    pub features: u32,
     pub flush: FlushPolicy,
     /// Temporal index entries where pmlogger puts them (`true`), or only those the
     /// caller writes with [`ArchiveWriter::put_index_at`] (`false`, pmlogextract).
@@ -87,6 +90,7 @@ impl Default for WriterOptions {
             timezone: "UTC".into(),
             zoneinfo: String::new(),
             pid: std::process::id() as i32,
+            features: 0,
             flush: FlushPolicy::EveryRecord,
             auto_index: true,
             buffered: false,
@@ -266,7 +270,7 @@ impl ArchiveWriter {
                 Timestamp::new(start.sec, start.nsec / 1000 * 1000)
             },
             vol,
-            features: 0,
+            features: if v3 { self.opts.features } else { 0 },
             hostname: self.opts.hostname.clone(),
             timezone: self.opts.timezone.clone(),
             zoneinfo: if v3 {
@@ -342,6 +346,16 @@ impl ArchiveWriter {
         if self.descs.contains_key(&desc.pmid) {
             return Ok(());
         }
+        self.descs.insert(desc.pmid, desc);
+        self.put_meta(&MetaRecord::Desc {
+            desc,
+            names: names.to_vec(),
+        })
+    }
+
+    /// Writes a descriptor with its names as given, whether or not the metric
+    /// has one already (a rewrite copies its input's records).
+    pub fn put_desc_record(&mut self, desc: Desc, names: &[String]) -> Result<()> {
         self.descs.insert(desc.pmid, desc);
         self.put_meta(&MetaRecord::Desc {
             desc,
@@ -787,13 +801,19 @@ impl ArchiveWriter {
 
     /// Starts the next data volume; its first record gets an index entry.
     pub fn new_volume(&mut self) -> Result<u32> {
+        self.new_volume_at(self.vol + 1)
+    }
+
+    /// Starts data volume `vol` (a later number than the current one's: volume
+    /// numbers may skip, as an input archive's do).
+    pub fn new_volume_at(&mut self, vol: u32) -> Result<u32> {
         let start = self.start.unwrap_or(Timestamp::new(0, 0));
         self.start_if_needed(start)?;
         self.finish_copies()?;
         let dp = self.data_path();
         self.data.flush().map_err(|e| Error::io(&dp, &e))?;
         self.data_shared = None;
-        self.vol += 1;
+        self.vol = vol.max(self.vol + 1);
         let np = self.data_path();
         let cap = self.data.capacity();
         let mut f = BufWriter::with_capacity(cap, create_new(&np)?);

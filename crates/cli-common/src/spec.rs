@@ -138,6 +138,9 @@ impl Opt {
 
 /// A heading of the usage text (`Options:`, `General options:`) and its options.
 #[derive(Debug, Clone, Copy)]
+///
+/// A section without options is a paragraph of text (its title), as PCP's
+/// `PMAPI_OPTIONS_TEXT` lines after the options.
 pub struct Section {
     pub title: &'static str,
     pub opts: &'static [Opt],
@@ -211,6 +214,10 @@ impl Tool {
                 .iter()
                 .filter(|o| o.origin == Origin::Pcp)
                 .collect();
+            if sec.opts.is_empty() {
+                let _ = write!(s, "\n{}\n", sec.title);
+                continue;
+            }
             if shown.is_empty() {
                 continue;
             }

@@ -23,7 +23,7 @@ use input::*;
 /// The command line: options, usage, man page and completions come from it.
 pub use opts::TOOL;
 
-use archive_format::codec::meta::{InDomKind, Instance, MetaRecord};
+use archive_format::codec::meta::{InDomKind, MetaRecord};
 use archive_format::codec::result::{OwnedValue, OwnedValueSet};
 use archive_format::error::PM_ERR_NODATA;
 use archive_format::writer::{ArchiveWriter, FlushPolicy, WriterOptions};
@@ -68,8 +68,8 @@ struct Extract<'e> {
     tmp_base: PathBuf,
     written: u64,
     first_datarec: bool,
-    /// Last full instance set written per instance domain (pmaTryDeltaInDom).
-    last_full: HashMap<InDom, Vec<(i32, String)>>,
+    /// The instance domains' delta encoding (pmaTryDeltaInDom).
+    deltas: archive_format::writer::delta::DeltaInDoms,
     /// The metrics of the last record whose metadata was all written (and which
     /// have no instance domain).
     settled_shape: Vec<PmId>,
@@ -112,7 +112,7 @@ impl<'e> Extract<'e> {
             tmp_base: PathBuf::new(),
             written: 0,
             first_datarec: true,
-            last_full: HashMap::default(),
+            deltas: Default::default(),
             settled_shape: Vec::new(),
             done_shape: Vec::new(),
             old_log_offset: 0,
@@ -763,7 +763,11 @@ impl<'e> Extract<'e> {
                         ..
                     } = &r
                     {
-                        let (_, full) = meta::full_form(*kind, instances, currents[k].get(indom));
+                        let (_, full) = archive_format::writer::delta::resolve(
+                            *kind,
+                            instances,
+                            currents[k].get(indom),
+                        );
                         currents[k].insert(*indom, full);
                     }
                     if meta::wanted(&r, self.sel.as_ref(), &self.g.skipped) {

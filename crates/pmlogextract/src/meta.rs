@@ -4,7 +4,7 @@
 //! order they arrive, help text keeping the latest. Then written on demand, just
 //! before the first data record that needs it.
 
-use archive_format::codec::meta::{InDomKind, Instance, LabelSet, MetaRecord};
+use archive_format::codec::meta::{LabelSet, MetaRecord};
 use archive_format::hashorder::ChainTable;
 use archive_format::types::{sem, vtype};
 use archive_format::{Desc, InDom, PmId, Timestamp};
@@ -333,114 +333,6 @@ pub fn wanted(rec: &MetaRecord, want: Option<&Selection>, skipped: &[PmId]) -> b
     }
 }
 
-/// An instance-domain record in the form pmlogextract keeps it: full, with the
-/// instances in record order (deltas are resolved against `current`).
-pub fn full_form(
-    kind: InDomKind,
-    instances: &[Instance],
-    current: Option<&Vec<(i32, String)>>,
-) -> (bool, Vec<(i32, String)>) {
-    match kind {
-        InDomKind::Delta => {
-            let mut cur: Vec<(i32, String)> = current.cloned().unwrap_or_default();
-            for i in instances {
-                cur.retain(|(id, _)| *id != i.inst);
-                if let Some(n) = &i.name {
-                    cur.push((i.inst, n.clone()));
-                }
-            }
-            cur.sort_by_key(|(i, _)| *i);
-            (false, cur)
-        }
-        k => (
-            k == InDomKind::V2,
-            instances
-                .iter()
-                .map(|i| (i.inst, i.name.clone().unwrap_or_default()))
-                .collect(),
-        ),
-    }
-}
-
-/// `pmaDeltaInDom`: `None` when a full record is the better choice, else the delta
-/// (deleted instances have no name). Both lists in record order.
-pub fn delta(old: &[(i32, String)], new: &[(i32, String)]) -> Option<Vec<Instance>> {
-    let (mut i, mut j) = (0, 0);
-    let mut old_map = vec![false; old.len()];
-    let mut new_map = vec![false; new.len()];
-    let (mut add, mut del) = (0, 0);
-    while i < old.len() || j < new.len() {
-        if (i < old.len() && j == new.len())
-            || (i < old.len() && j < new.len() && old[i].0 < new[j].0)
-        {
-            del += 1;
-            old_map[i] = true;
-            i += 1;
-        } else if (i == old.len() && j < new.len())
-            || (i < old.len() && j < new.len() && old[i].0 > new[j].0)
-        {
-            add += 1;
-            new_map[j] = true;
-            j += 1;
-        } else {
-            if old[i].1 != new[j].1 {
-                return None;
-            }
-            i += 1;
-            j += 1;
-        }
-    }
-    if add + del == 0 || add + del > new.len() {
-        return None;
-    }
-    let mut out = Vec::with_capacity(add + del);
-    let (mut i, mut j) = (0, 0);
-    while i < old.len() || j < new.len() {
-        if i < old.len() && j < new.len() {
-            if !old_map[i] {
-                i += 1;
-                continue;
-            }
-            if !new_map[j] {
-                j += 1;
-                continue;
-            }
-            if old[i].0 < new[j].0 {
-                out.push(Instance {
-                    inst: old[i].0,
-                    name: None,
-                });
-                i += 1;
-            } else {
-                out.push(Instance {
-                    inst: new[j].0,
-                    name: Some(new[j].1.clone()),
-                });
-                j += 1;
-            }
-            continue;
-        }
-        if i < old.len() {
-            if old_map[i] {
-                out.push(Instance {
-                    inst: old[i].0,
-                    name: None,
-                });
-            }
-            i += 1;
-        } else {
-            if new_map[j] {
-                out.push(Instance {
-                    inst: new[j].0,
-                    name: Some(new[j].1.clone()),
-                });
-            }
-            j += 1;
-        }
-    }
-    Some(out)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -457,18 +349,5 @@ mod tests {
         assert_eq!(binary_closest(&st, ts(25)), Some(1));
         assert_eq!(binary_closest(&st, ts(40)), Some(3));
         assert_eq!(binary_closest(&st, ts(99)), Some(3));
-    }
-
-    #[test]
-    fn delta_only_when_smaller() {
-        let s =
-            |v: &[i32]| -> Vec<(i32, String)> { v.iter().map(|i| (*i, format!("i{i}"))).collect() };
-        assert!(delta(&s(&[1, 2, 3]), &s(&[1, 2, 3])).is_none());
-        let d = delta(&s(&[1, 2, 3]), &s(&[1, 3, 4])).expect("delta");
-        let got: Vec<(i32, bool)> = d.iter().map(|x| (x.inst, x.name.is_some())).collect();
-        assert_eq!(got, [(2, false), (4, true)]);
-        assert!(delta(&s(&[1]), &s(&[2])).is_none());
-        let renamed = vec![(1, "x".to_string())];
-        assert!(delta(&s(&[1]), &renamed).is_none());
     }
 }

@@ -280,32 +280,14 @@ impl Extract<'_> {
         stamp: Timestamp,
         r: &InDomRec,
     ) -> Result<(), Stop> {
-        let full: Vec<Instance> = r
-            .instances
-            .iter()
-            .map(|(i, n)| Instance {
-                inst: *i,
-                name: Some(n.clone()),
-            })
-            .collect();
         if self.version < 3 || r.v2 {
+            let full = archive_format::writer::delta::full(&r.instances);
             self.writer()
                 .put_indom_record(InDomKind::V2, stamp, indom, full)?;
             return Ok(());
         }
-        let delta = self
-            .last_full
-            .get(&indom)
-            .and_then(|old| meta::delta(old, &r.instances));
-        self.last_full.insert(indom, r.instances.clone());
-        match delta {
-            Some(d) => self
-                .writer()
-                .put_indom_record(InDomKind::Delta, stamp, indom, d)?,
-            None => self
-                .writer()
-                .put_indom_record(InDomKind::Full, stamp, indom, full)?,
-        }
+        let (kind, list) = self.deltas.encode(indom, &r.instances);
+        self.writer().put_indom_record(kind, stamp, indom, list)?;
         Ok(())
     }
 }

@@ -1,6 +1,6 @@
 /*
  * The derived-metric expression language of pmRegisterDerived(3), as a bison
- * grammar. It is not compiled into anything: scripts/gen-derive-tables.py runs
+ * grammar. It is not compiled into anything: scripts/gen-parser-tables.py runs
  * bison on it and writes the LALR(1) tables to tables.rs, which parse.rs drives.
  * The productions, the precedences and the `error` alternatives are libpcp's
  * language (its error alternatives decide which message a bad expression gets);

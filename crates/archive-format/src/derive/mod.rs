@@ -3,7 +3,7 @@
 //! delta(disk.dev.total)`).
 //!
 //! - `grammar.y` and `tables.rs`: the expression language and its LALR(1) tables
-//!   (`scripts/gen-derive-tables.py` makes the tables with GNU Bison).
+//!   (`scripts/gen-parser-tables.py` makes the tables with GNU Bison).
 //! - [`lex`] and [`parse`]: the lexer and the table-driven parser, with libpcp's
 //!   diagnostics for a bad expression ([`SyntaxError`]).
 

@@ -1,0 +1,207 @@
+#!/usr/bin/env python3
+"""Conformance suite for pmlogrewrite: runs PCP 6.0.3's pmlogrewrite and ours on the
+same inputs with the same rules and options and compares, per case: exit status,
+stdout, stderr, the set of output files, every output file byte for byte, and (where
+the files differ) the reference pmdumplog -a of both outputs. Writes a scoreboard (N
+of M identical, and the differing cases).
+
+Cases: every archive of PCP's QA corpus (good and damaged) copied without rules; the
+version 2 ones upgraded with -V 3; rules of the global clause (host name, time zone,
+zoneinfo, feature bits, time shifts forward and back) on a set of archives; each
+diagnostic of the global clause (clauses cut short, duplicates, bad bits, times out
+of range, syntax errors, an unexpected character) and the options that report on
+rules (-w, -C, -v, -q); and command-line mistakes.
+
+Exit status: 0 when the score is at least the floor in conformance/floor-pmlogrewrite,
+1 below it, 77 when the reference is not installed (unless REQUIRE_REFERENCE is set,
+then 1).
+
+Usage: conformance/pmlogrewrite.py [--ours PATH] [--out DIR] [--jobs N] [--filter SUBSTR]
+"""
+import argparse, concurrent.futures as cf, os, sys, tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+import scoreboard  # noqa: E402
+from pmdumplog import CORPUS, archives  # noqa: E402
+from pmlogextract import dump, run  # noqa: E402
+
+REFERENCE = "/usr/lib/pcp/bin/pmlogrewrite"
+# inputs larger than this are only copied (the reference is slow on them)
+BIG = 64 << 20
+RULE_ARCHIVES = ["archives/20041125", "archives/ok-foo", "archives/omnibus_v2",
+                 "archives/omnibus_v3", "archives/mirage", "archives/eventrec",
+                 "archives/tzchange-10-a", "archives/gap"]
+RULES = {
+    "hostname": "global { hostname -> newhost.example.com }\n",
+    "tz": "GLOBAL {\n  TZ -> \"AEST-10\"\n}\n",
+    "timezone": "global { timezone -> \"EST+5EDT,M3.2.0/2,M11.1.0/2\" }  # a comment\n",
+    "time-forward": "global { time -> 1:00:00 }\n",
+    "time-back": "global { time -> -23:59:59.5 }\n",
+    "time-fraction": "global { time -> 30.25 }\n",
+    "time-sub-second": "global { time -> 0.5 }\n",
+    "all": "global {\n hostname -> a.b\n tz -> \"UTC\"\n time -> -10\n}\n",
+    "empty": "# nothing\n",
+}
+RULES_V3 = {
+    "zoneinfo": "global { zoneinfo -> \":Australia/Melbourne\" }\n",
+    "features": "global { features -> 5 }\n",
+    "features-bits": "global { features -> bits(31, 7, 1) }\n",
+}
+# diagnostics of the global clause (on 20041125: v2, host mortenb.oslo.sgi.com, CET-1)
+RULES_BAD = {
+    "hostname-alone": "global { hostname }\n",
+    "hostname-empty": "global {\n hostname ->\n}\n",
+    "tz-alone": "global { tz }\n",
+    "tz-empty": "global { tz -> }\n",
+    "tz-number": "global { timezone -> 5 }\n",
+    "zoneinfo-v2": "global { zoneinfo -> \":UTC\" }\n",
+    "zoneinfo-empty": "global { zoneinfo -> }\n",
+    "features-v2": "global { features -> 3 }\n",
+    "features-empty": "global { features }\n",
+    "bits-open": "global { features -> bits( }\n",
+    "bits-list": "global { features -> bits(1, 2 }\n",
+    "bits-alone": "global { features -> bits }\n",
+    "bits-range": "global { features -> bits(32) }\n",
+    "dup-hostname": "global { hostname -> a hostname -> b }\n",
+    "dup-tz": "global {\n tz -> \"A\"\n\n tz -> \"B\"\n}\n",
+    "dup-time": "global { time -> 1 time -> 2 }\n",
+    "time-alone": "global { time }\n",
+    "time-empty": "global { time -> }\n",
+    "time-big": "global { time -> 1:75:80 }\n",
+    "time-big-fraction": "global { time -> 70.25 }\n",
+    "time-minutes": "global { time -> 61:30.5 }\n",
+    "unknown-word": "global { foo -> bar }\n",
+    "bad-char": "global {\n hostname -> a\n @\n}\n",
+    "unclosed": "global {\n hostname -> a\n",
+    "no-brace": "global hostname -> a }\n",
+    "empty-global": "global { }\n",
+    "two-globals": "global { hostname -> a }\nglobal { tz -> \"B\" }\n",
+    "same-host": "global { hostname -> mortenb.oslo.sgi.com }\n",
+    "same-tz": "global { tz -> \"CET-1\" }\n",
+    "time-zero": "global { time -> 0 }\n",
+    "string-over-lines": "global { tz -> \"a\nb\" }\n",
+    "top-level-junk": "hostname -> a\n",
+    "number-host": "global { hostname -> 123 }\n",
+}
+# option sets with rules: warnings, check, verbose, quick
+RULE_OPTIONS = [["-w"], ["-C"], ["-v"], ["-q"], ["-C", "-v"], ["-w", "-q"]]
+CLI = [["-?"], ["-V", "4", "a", "b"], ["-c", "/nonexistent", "a", "b"], ["a"],
+       ["-i", "a", "b"], ["nosuch", "out"], ["-Q", "a", "b"]]
+
+
+def case(ours, inputs, opts, rules, env):
+    """Runs both on `inputs` (relative to the corpus) with `opts` and the rules
+    text `rules` (or none); returns the differences."""
+    with tempfile.TemporaryDirectory() as tmp:
+        res = {}
+        for who, prog in (("ref", REFERENCE), ("ours", ours)):
+            d = os.path.join(tmp, who)
+            os.makedirs(d)
+            args = list(opts)
+            if rules is not None:
+                with open(os.path.join(d, "rules"), "w") as fh:
+                    fh.write(rules)
+                args = ["-c", os.path.join(d, "rules")] + args
+            out, err, rc = run([prog] + args + list(inputs) + [os.path.join(d, "out")], CORPUS, env)
+            err = err.replace(d.encode() + b"/", b"")
+            out = out.replace(d.encode() + b"/", b"")
+            files = sorted(f for f in os.listdir(d) if f.startswith("out."))
+            contents = {f: open(os.path.join(d, f), "rb").read() for f in files}
+            res[who] = [rc, out, err, files, contents, b""]
+        # the dumps say what differs where the files do (the same files dump the same)
+        if res["ref"][4] != res["ours"][4]:
+            for who in ("ref", "ours"):
+                if "out.meta" in res[who][3]:
+                    res[who][5] = dump(os.path.join(tmp, who, "out"), env)
+        return differences(res["ref"], res["ours"])
+
+
+def differences(r, o):
+    diffs = []
+    if r[0] != o[0]:
+        diffs.append(f"exit status: reference {r[0]}, ours {o[0]}")
+    for k, what in ((1, "stdout"), (2, "stderr")):
+        if r[k] != o[k]:
+            diffs.append(f"{what} differs:\n--- reference\n" + r[k].decode(errors="replace")
+                         + "--- ours\n" + o[k].decode(errors="replace"))
+    if r[3] != o[3]:
+        diffs.append(f"files: reference {r[3]}, ours {o[3]}")
+    for f in r[3]:
+        if f in o[4] and r[4][f] != o[4][f]:
+            a, b = r[4][f], o[4][f]
+            at = next((k for k in range(min(len(a), len(b))) if a[k] != b[k]), min(len(a), len(b)))
+            diffs.append(f"{f}: bytes differ at offset {at} (sizes {len(a)} / {len(b)})")
+    if r[5] != o[5]:
+        diffs.append("pmdumplog -a of the outputs differs")
+    return diffs
+
+
+def cli_case(ours, args, env):
+    """A command line alone: stdout, stderr and exit status."""
+    with tempfile.TemporaryDirectory() as tmp:
+        r = run([REFERENCE] + args, tmp, env)
+        o = run([ours] + args, tmp, env)
+    r = (r[2], r[0], r[1].replace(b"/usr/lib/pcp/bin/", b""), [], {}, b"")
+    o = (o[2], o[0], o[1], [], {}, b"")
+    return differences(r, o)
+
+
+def size_of(d, base):
+    return sum(os.path.getsize(os.path.join(d, f)) for f in os.listdir(d)
+               if f.startswith(base + "."))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--ours", default=os.path.join(ROOT, "target/release/pmlogrewrite"))
+    ap.add_argument("--out", default=os.path.join(ROOT, "conformance-out"))
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    ap.add_argument("--filter", default="")
+    a = ap.parse_args()
+    if not os.path.exists(REFERENCE) and scoreboard.missing_reference("pmlogrewrite") is not None:
+        return scoreboard.missing_reference("pmlogrewrite")
+    missing = scoreboard.missing_reference("pmdumplog")
+    if missing is not None:
+        return missing
+    env = dict(os.environ)
+    env["TZ"] = "UTC"
+    jobs = []
+    for d, base in archives():
+        rel = os.path.relpath(os.path.join(d, base), CORPUS)
+        jobs.append((f"copy {rel}", ([rel], [], None)))
+        v2 = open(os.path.join(d, base + ".meta"), "rb").read(8)[7:8] == b"\x02" \
+            if os.path.exists(os.path.join(d, base + ".meta")) else False
+        if v2 and size_of(d, base) < BIG:
+            jobs.append((f"-V 3 {rel}", ([rel], ["-V", "3"], None)))
+    for rel in RULE_ARCHIVES:
+        for name, text in RULES.items():
+            jobs.append((f"rules {name} {rel}", ([rel], [], text)))
+        for name, text in RULES_V3.items():
+            opts = [] if rel.endswith("v3") else ["-V", "3"]
+            jobs.append((f"rules {name} {' '.join(opts)} {rel}", ([rel], opts, text)))
+    for name, text in RULES_BAD.items():
+        jobs.append((f"bad {name}", (["archives/20041125"], [], text)))
+    for opts in RULE_OPTIONS:
+        for name in ("same-host", "same-tz", "time-zero", "time-big", "empty-global"):
+            jobs.append((f"options {' '.join(opts)} {name}", (["archives/20041125"], opts, RULES_BAD[name])))
+        jobs.append((f"options {' '.join(opts)} all", (["archives/20041125"], opts, RULES["all"])))
+    jobs = [j for j in jobs if a.filter in j[0]]
+    clis = [("cli " + " ".join(c), c) for c in CLI if a.filter in "cli " + " ".join(c)]
+    with cf.ThreadPoolExecutor(a.jobs) as ex:
+        futs = {ex.submit(case, a.ours, *j[1], env): j[0] for j in jobs}
+        futs.update({ex.submit(cli_case, a.ours, c, env): n for n, c in clis})
+        results = []
+        for f in cf.as_completed(futs):
+            try:
+                d = f.result()
+            except Exception as e:  # a crash or timeout is a difference too
+                d = [f"error: {e}"]
+            results.append((futs[f], not d, {"diffs": d} if d else None))
+    results.sort()
+    return scoreboard.report("pmlogrewrite", results, a.out, bool(a.filter))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

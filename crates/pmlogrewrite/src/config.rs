@@ -1,0 +1,469 @@
+//! The rules' actions, as pmlogrewrite takes each clause when its rule is
+//! reduced: the global clause's changes (each checked against the input's
+//! label, a clause that changes nothing a warning with `-w`), the time shift's
+//! forms, and PCP's messages for clauses cut short. The clauses of instance
+//! domains, metrics, help text and labels are parsed, and refused as not yet
+//! applied.
+
+use crate::parse::{Actions, Stop, Val};
+use crate::rules::{Global, Rules, Shift};
+use archive_format::codec::label::Label;
+
+/// What reading the rules knows of the run, and what it has made so far.
+pub(crate) struct Config<'a> {
+    pub(crate) label: &'a Label,
+    /// The output's version.
+    pub(crate) version: u32,
+    /// `-w`: warnings for rules that change nothing.
+    pub(crate) warnings: bool,
+    /// The file being read, as messages name it.
+    pub(crate) file: String,
+    pub(crate) rules: Rules,
+    /// The time clause's shift as parsed (seconds signed, as pmlogrewrite
+    /// keeps it), before the clause is taken.
+    time: (i64, i64),
+    /// Warnings said, in order (for standard error).
+    pub(crate) said: Vec<String>,
+}
+
+/// C's `atoi`.
+fn atoi(s: &str) -> i64 {
+    cli_common::window::strtol(s).0 as i32 as i64
+}
+
+/// C's `atof` of a digits-and-point number.
+fn atof(s: &str) -> f64 {
+    s.parse().unwrap_or(0.0)
+}
+
+impl<'a> Config<'a> {
+    pub(crate) fn new(label: &'a Label, version: u32, warnings: bool) -> Config<'a> {
+        Config {
+            label,
+            version,
+            warnings,
+            file: String::new(),
+            rules: Rules::default(),
+            time: (0, 0),
+            said: Vec::new(),
+        }
+    }
+
+    fn error(&self, line: usize, message: impl Into<String>) -> Stop {
+        Stop::Error {
+            line,
+            message: message.into(),
+        }
+    }
+
+    fn warn(&mut self, line: usize, message: String) {
+        self.said
+            .push(format!("Warning [{}, line {line}]\n{message}", self.file));
+    }
+
+    /// A global clause that changes a label field: duplicates are errors, a
+    /// value the input already has changes nothing.
+    fn label_field(
+        &mut self,
+        line: usize,
+        what: &str,
+        current: &str,
+        new: String,
+        pick: fn(&mut Global) -> &mut Option<String>,
+    ) -> Result<(), Stop> {
+        if pick(&mut self.rules.global).is_some() {
+            return Err(self.error(line, format!("Duplicate global {what} clause")));
+        }
+        if current == new {
+            if self.warnings {
+                self.warn(line, format!("Global {what} ({current}): No change"));
+            }
+            return Ok(());
+        }
+        *pick(&mut self.rules.global) = Some(new);
+        Ok(())
+    }
+
+    fn global(&mut self, marker: &str, rhs: &[Val], line: usize) -> Result<Val, Stop> {
+        let needs_v3 = |what: &str| {
+            format!("Global {what} clause requires output archive version of 3 or greater")
+        };
+        match marker {
+            "globalopt:hostname_assign_hname" => {
+                let current = self.label.hostname.clone();
+                self.label_field(line, "hostname", &current, rhs[2].text().into(), |g| {
+                    &mut g.hostname
+                })?;
+            }
+            "globalopt:timezone_assign_string" => {
+                let current = self.label.timezone.clone();
+                self.label_field(line, "timezone", &current, rhs[2].text().into(), |g| {
+                    &mut g.timezone
+                })?;
+            }
+            "globalopt:zoneinfo_assign_string" => {
+                if self.rules.global.zoneinfo.is_some() {
+                    return Err(self.error(line, "Duplicate global zoneinfo clause"));
+                }
+                if self.version < 3 {
+                    return Err(self.error(line, needs_v3("zoneinfo")));
+                }
+                let current = self.label.zoneinfo.clone();
+                self.label_field(line, "zoneinfo", &current, rhs[2].text().into(), |g| {
+                    &mut g.zoneinfo
+                })?;
+            }
+            "globalopt:features_assign_feature_bits" => {
+                if self.rules.global.features.is_some() {
+                    return Err(self.error(line, "Duplicate global features clause"));
+                }
+                if self.version < 3 {
+                    return Err(self.error(line, needs_v3("features")));
+                }
+                let bits = rhs[2].int() as u32;
+                if bits == self.label.features {
+                    if self.warnings {
+                        let f = self.label.features as i32;
+                        self.warn(line, format!("Global features ({f}): No change"));
+                    }
+                } else {
+                    self.rules.global.features = Some(bits);
+                }
+            }
+            "globalopt:time_assign_signtime" => {
+                if self.rules.global.time.is_some() {
+                    return Err(self.error(line, "Duplicate global time clause"));
+                }
+                let (sec, nsec) = self.time;
+                if sec == 0 && nsec == 0 {
+                    if self.warnings {
+                        self.warn(line, "Global time: No change".into());
+                    }
+                } else {
+                    self.rules.global.time = Some(Shift {
+                        negative: sec < 0,
+                        sec: sec.abs(),
+                        nsec: nsec as u32,
+                    });
+                }
+            }
+            m => return self.cut_short(m, line),
+        }
+        Ok(Val::None)
+    }
+
+    /// A global clause cut short: what it lacks.
+    fn cut_short(&self, marker: &str, line: usize) -> Result<Val, Stop> {
+        let msg = match marker {
+            "globalopt:hostname_assign" => "Expecting hostname in hostname clause",
+            "globalopt:hostname" => "Expecting -> in hostname clause",
+            "globalopt:timezone_assign" => "Expecting timezone string in timezone clause",
+            "globalopt:timezone" => "Expecting -> in timezone clause",
+            "globalopt:zoneinfo_assign" => "Expecting zoneinfo string in zoneinfo clause",
+            "globalopt:zoneinfo" => "Expecting -> in zoneinfo clause",
+            "globalopt:features_assign" => "Expecting features value in features clause",
+            "globalopt:features" => "Expecting -> in features clause",
+            "globalopt:time_assign" => {
+                "Expecting delta of the form [+-][HH:[MM:]]SS[.d...] in time clause"
+            }
+            "globalopt:time" => "Expecting -> in time clause",
+            "feature_bits:bits_lparen_bits_list" => {
+                "Expecting ) after \"bits(\" in features clause"
+            }
+            "feature_bits:bits_lparen" => {
+                "Expecting list of bit numbers after \"bits(\" in features clause"
+            }
+            "feature_bits:bits" => "Expecting ( after \"bits\" in features clause",
+            m => return Err(Stop::Unsupported(m.to_string())),
+        };
+        Err(self.error(line, msg))
+    }
+
+    /// A bit number of `bits(...)`.
+    fn bit(&self, text: &str, line: usize) -> Result<i64, Stop> {
+        let b = atoi(text);
+        if !(0..=31).contains(&b) {
+            return Err(self.error(line, format!("Bit \"{text}\" not in the range 0..31")));
+        }
+        Ok(1i64 << b)
+    }
+
+    /// The time clause's forms: the shift kept, and minutes or seconds over
+    /// 59 warned of (always).
+    fn time(&mut self, marker: &str, rhs: &[Val], line: usize) {
+        let frac = |s: f64| ((1e9 * (s - s.trunc())) + 0.5) as i32 as i64;
+        let minutes = |c: &mut Self, m: i64| {
+            if m > 59 {
+                c.warn(line, format!("Minutes ({m}) in time clause more than 59"));
+            }
+        };
+        let secs_f = |c: &mut Self, s: f64| {
+            if s > 59.0 {
+                c.warn(
+                    line,
+                    format!("Seconds ({s:.6}) in time clause more than 59"),
+                );
+            }
+        };
+        let secs = |c: &mut Self, s: i64| {
+            if s > 59 {
+                c.warn(line, format!("Seconds ({s}) in time clause more than 59"));
+            }
+        };
+        match marker {
+            "time:number_colon_number_colon_float" => {
+                let (h, m, s) = (rhs[0].int(), rhs[2].int(), rhs[4].float());
+                minutes(self, m);
+                secs_f(self, s);
+                self.time = (h * 3600 + m * 60 + s as i64, frac(s));
+            }
+            "time:number_colon_number_colon_number" => {
+                let (h, m, s) = (rhs[0].int(), rhs[2].int(), rhs[4].int());
+                minutes(self, m);
+                secs(self, s);
+                self.time.0 = h * 3600 + m * 60 + s;
+            }
+            "time:number_colon_float" => {
+                let (m, s) = (rhs[0].int(), rhs[2].float());
+                minutes(self, m);
+                secs_f(self, s);
+                self.time = (m * 60 + s as i64, frac(s));
+            }
+            "time:number_colon_number" => {
+                let (m, s) = (rhs[0].int(), rhs[2].int());
+                minutes(self, m);
+                secs(self, s);
+                self.time.0 = m * 60 + s;
+            }
+            "time:float" => {
+                let s = rhs[0].float();
+                secs_f(self, s);
+                self.time = (s as i64, frac(s));
+            }
+            _ => {
+                let s = rhs[0].int();
+                secs(self, s);
+                self.time = (s, 0);
+            }
+        }
+    }
+}
+
+/// Whether a rule belongs to the global clause or the values it is made of.
+fn global_part(lhs: &str) -> bool {
+    matches!(
+        lhs,
+        "globalopt"
+            | "feature_bits"
+            | "bits_list"
+            | "hname"
+            | "signnumber"
+            | "number"
+            | "float"
+            | "signtime"
+            | "time"
+    )
+}
+
+/// Rules that only join others (lists, the file, the clauses' frames).
+fn structural(lhs: &str) -> bool {
+    matches!(
+        lhs,
+        "config" | "speclist" | "spec" | "globalspec" | "globaloptlist"
+    )
+}
+
+impl Actions for Config<'_> {
+    fn reduce(&mut self, marker: &str, rhs: &mut [Val], line: usize) -> Result<Val, Stop> {
+        let lhs = marker.split(':').next().unwrap_or("");
+        if structural(lhs) {
+            return Ok(Val::None);
+        }
+        if !global_part(lhs) {
+            return Err(Stop::Unsupported(marker.to_string()));
+        }
+        let first = rhs
+            .first()
+            .map(|v| v.text().to_string())
+            .unwrap_or_default();
+        Ok(match marker {
+            "hname:hname" | "hname:gname" | "hname:number" | "hname:float" => Val::Text(first),
+            "number:number" => Val::Int(atoi(&first)),
+            "float:float" => Val::Float(atof(&first)),
+            "signnumber:plus_number" => Val::Int(atoi(rhs[1].text())),
+            "signnumber:minus_number" => Val::Int(-atoi(rhs[1].text())),
+            "signnumber:number" => Val::Int(atoi(&first)),
+            "feature_bits:number" => {
+                Val::Int(cli_common::window::strtol(&first).0 as u64 as u32 as i64)
+            }
+            "feature_bits:bits_lparen_bits_list_rparen" => rhs[2].clone(),
+            "bits_list:number" => Val::Int(self.bit(&first, line)?),
+            "bits_list:bits_list_comma_number" => {
+                Val::Int(rhs[0].int() | self.bit(rhs[2].text(), line)?)
+            }
+            "signtime:minus_time" => {
+                self.time.0 = -self.time.0;
+                Val::None
+            }
+            "signtime:plus_time" | "signtime:time" => Val::None,
+            m if m.starts_with("time:") => {
+                self.time(m, rhs, line);
+                Val::None
+            }
+            m => return self.global(m, rhs, line),
+        })
+    }
+}
+
+/// What `-v` (and `-C`) print of the rules: each change (the global clause's).
+pub(crate) fn report(rules: &Rules, label: &Label) -> String {
+    let g = &rules.global;
+    let mut out = String::from("PCP Archive Log Rewrite Specifications Summary\n");
+    let mut change = false;
+    if let Some(h) = &g.hostname {
+        out.push_str(&format!("Hostname:\t{} -> {h}\n", label.hostname));
+        change = true;
+    }
+    if let Some(tz) = &g.timezone {
+        out.push_str(&format!("Timezone:\t{} -> {tz}\n", label.timezone));
+        change = true;
+    }
+    if let Some(z) = &g.zoneinfo {
+        out.push_str(&format!("Zoneinfo:\t{} -> {z}\n", label.zoneinfo));
+        change = true;
+    }
+    if let Some(f) = g.features {
+        out.push_str(&format!(
+            "Features:\t{} -> {}\n",
+            label.features as i32, f as i32
+        ));
+        change = true;
+    }
+    if let Some(s) = &g.time {
+        let sign = if s.negative { "-" } else { "" };
+        let (h, m, sec) = (s.sec / 3600, s.sec / 60 % 60, s.sec % 60);
+        let hours = if h < 10 {
+            format!("{h:02}")
+        } else {
+            h.to_string()
+        };
+        out.push_str(&format!(
+            "Delta:\t\t-> {sign}{hours}:{m:02}:{sec:02}.{:09}\n",
+            s.nsec
+        ));
+        change = true;
+    }
+    if !change {
+        out.push_str("No changes\n");
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parse::parse;
+
+    fn label() -> Label {
+        Label {
+            version: 3,
+            pid: 1,
+            start: archive_format::types::Timestamp::new(0, 0),
+            vol: 0,
+            features: 0,
+            hostname: "host".into(),
+            timezone: "UTC".into(),
+            zoneinfo: String::new(),
+        }
+    }
+
+    fn read(text: &str, version: u32) -> (Result<(), Stop>, Rules, Vec<String>) {
+        let l = label();
+        let mut c = Config::new(&l, version, true);
+        c.file = "rules".into();
+        let r = parse(text.as_bytes(), &mut c);
+        (r, c.rules, c.said)
+    }
+
+    #[test]
+    fn the_global_clause_changes_the_label_and_the_time() {
+        let (r, rules, said) = read(
+            "GLOBAL {\n hostname -> a.b\n tz -> \"AEST-10\"\n features -> bits(0, 2)\n time -> -1:02:03.5\n}\n",
+            3,
+        );
+        assert_eq!(r, Ok(()));
+        assert!(said.is_empty(), "{said:?}");
+        let g = &rules.global;
+        assert_eq!(g.hostname.as_deref(), Some("a.b"));
+        assert_eq!(g.timezone.as_deref(), Some("AEST-10"));
+        assert_eq!(g.features, Some(5));
+        let t = g.time.expect("a shift");
+        assert!(t.negative);
+        assert_eq!((t.sec, t.nsec), (3723, 500_000_000));
+    }
+
+    #[test]
+    fn clauses_that_change_nothing_are_warned_of() {
+        let (r, rules, said) = read("global { hostname -> host time -> 0 }", 3);
+        assert_eq!(r, Ok(()));
+        assert!(!rules.any_change());
+        assert_eq!(
+            said,
+            [
+                "Warning [rules, line 1]\nGlobal hostname (host): No change",
+                "Warning [rules, line 1]\nGlobal time: No change"
+            ]
+        );
+    }
+
+    #[test]
+    fn mistakes_name_their_line() {
+        let err = |text: &str, version: u32| read(text, version).0.err();
+        let at = |line: usize, m: &str| {
+            Some(Stop::Error {
+                line,
+                message: m.into(),
+            })
+        };
+        assert_eq!(
+            err("global {\n hostname\n}\n", 3),
+            at(3, "Expecting -> in hostname clause")
+        );
+        assert_eq!(
+            err("global { zoneinfo -> \":UTC\" }", 2),
+            at(
+                1,
+                "Global zoneinfo clause requires output archive version of 3 or greater"
+            )
+        );
+        assert_eq!(
+            err("global { features -> bits(40) }", 3),
+            at(1, "Bit \"40\" not in the range 0..31")
+        );
+        assert_eq!(err("global {\n\n foo }", 3), at(3, "syntax error"));
+        assert_eq!(err("global { % }", 3), at(1, "Unexpected character '%'"));
+        assert_eq!(
+            err("global { tz -> \"a\" tz -> \"b\" }", 3),
+            at(1, "Duplicate global timezone clause")
+        );
+    }
+
+    #[test]
+    fn other_clauses_are_refused_for_now() {
+        let (r, _, _) = read("metric sample.bin { delete }", 3);
+        assert!(matches!(r, Err(Stop::Unsupported(_))), "{r:?}");
+    }
+
+    #[test]
+    fn the_report_says_each_change() {
+        let (_, rules, _) = read("global { hostname -> new time -> 25:00:01 }", 3);
+        assert_eq!(
+            report(&rules, &label()),
+            "PCP Archive Log Rewrite Specifications Summary\nHostname:\thost -> new\nDelta:\t\t-> 25:00:01.000000000\n"
+        );
+        assert_eq!(
+            report(&Rules::default(), &label()),
+            "PCP Archive Log Rewrite Specifications Summary\nNo changes\n"
+        );
+    }
+}

@@ -1,0 +1,173 @@
+//! pmlogrewrite, as PCP 6.0.3's: an archive copied record by record into a new
+//! one (or over itself with `-i`), its metadata and values rewritten by rules.
+//!
+//! - [`opts`]: the command line.
+//! - [`lex`], [`parse`] (over tables.rs, made from grammar.y), [`config`]: the
+//!   rewriting rules read as pmlogrewrite reads them.
+//! - [`rules`]: what the rules ask for (the global clause for now).
+//! - [`rewrite`]: the copy: data records and the metadata they need, in
+//!   pmlogrewrite's order, with its temporal index.
+
+mod config;
+mod lex;
+pub mod opts;
+mod parse;
+mod rewrite;
+pub mod rules;
+// the generated tables hold every constant bison makes
+#[allow(clippy::all, dead_code)]
+mod tables;
+
+pub use opts::TOOL;
+
+use archive_format::error::{pm_err_str, PM_ERR_NODATA};
+use archive_format::Archive;
+use opts::Opts;
+use std::io::{self, Write};
+
+const PROG: &str = "pmlogrewrite";
+
+/// Runs pmlogrewrite; returns the exit status.
+pub fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+    cli_common::shell::run(&TOOL, args, out, err, opts::parse, |o, out, err| {
+        main(&o, out, err)
+    })
+}
+
+fn main(o: &Opts, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<i32> {
+    let a = match Archive::open(&o.input) {
+        Ok(a) => a,
+        Err(e) if e.pm_err() == PM_ERR_NODATA => {
+            writeln!(
+                err,
+                "{PROG}: Warning: empty archive \"{}\" will be skipped",
+                o.input
+            )?;
+            return Ok(0);
+        }
+        Err(e) => {
+            writeln!(
+                err,
+                "{PROG}: Error: cannot open archive \"{}\": {}",
+                o.input,
+                e.pm_message()
+            )?;
+            return Ok(1);
+        }
+    };
+    let in_version = a.version();
+    let version = o.version.unwrap_or(in_version);
+    if version == 2 && in_version == 3 {
+        writeln!(
+            err,
+            "{PROG}: Error: cannot create a v2 archive from v3 ({})",
+            o.input
+        )?;
+        return Ok(1);
+    }
+    let Some(rules) = read_rules(o, &a, version, out, err)? else {
+        return Ok(1);
+    };
+    if o.check {
+        return Ok(0);
+    }
+    if o.quick && !rules.any_change() {
+        return Ok(0);
+    }
+    let Some(output) = o.output.as_deref() else {
+        writeln!(err, "{PROG}: -i is not supported yet")?;
+        return Ok(1);
+    };
+    let job = rewrite::Job {
+        input: &a,
+        name: &o.input,
+        output,
+        version,
+        rules: &rules,
+        desperate: o.desperate,
+    };
+    Ok(match job.run(err)? {
+        Ok(()) => 0,
+        Err(msg) => {
+            if !msg.is_empty() {
+                writeln!(err, "{msg}")?;
+            }
+            1
+        }
+    })
+}
+
+/// Every `-c` file's rules, checked; `None` once the reason is said.
+fn read_rules(
+    o: &Opts,
+    a: &Archive,
+    version: u32,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> io::Result<Option<rules::Rules>> {
+    let mut c = config::Config::new(a.label(), version, o.warnings);
+    for file in &o.configs {
+        let text = match std::fs::read(file) {
+            Ok(t) => t,
+            Err(e) => {
+                writeln!(
+                    err,
+                    "{PROG}: Cannot open config file \"{file}\": {}",
+                    os_err(&e)
+                )?;
+                return Ok(None);
+            }
+        };
+        if o.verbose > 1 {
+            writeln!(err, "Start configfile: {file}")?;
+        }
+        c.file = file.clone();
+        let r = parse::parse(&text, &mut c);
+        for w in c.said.drain(..) {
+            writeln!(err, "{w}")?;
+        }
+        match r {
+            Ok(()) => {}
+            Err(parse::Stop::Error { line, message }) => {
+                writeln!(err, "Specification error in configuration file ({file})")?;
+                writeln!(err, "[line {line}] {message}")?;
+                return Ok(None);
+            }
+            Err(parse::Stop::Unsupported(rule)) => {
+                writeln!(
+                    err,
+                    "{PROG}: {file}: rules of this kind ({rule}) are not supported by this pmlogrewrite yet"
+                )?;
+                return Ok(None);
+            }
+        }
+    }
+    if o.verbose > 0 {
+        write!(out, "{}", config::report(&c.rules, a.label()))?;
+    }
+    Ok(Some(c.rules))
+}
+
+/// The rules of one file's text, for an input with `label` and an output of
+/// `version`: what pmlogrewrite would take of them, or its message (without
+/// the file's name) where it would stop.
+pub fn parse_rules(
+    text: &[u8],
+    label: &archive_format::codec::label::Label,
+    version: u32,
+) -> Result<rules::Rules, String> {
+    let mut c = config::Config::new(label, version, false);
+    match parse::parse(text, &mut c) {
+        Ok(()) => Ok(c.rules),
+        Err(parse::Stop::Error { line, message }) => Err(format!("[line {line}] {message}")),
+        Err(parse::Stop::Unsupported(rule)) => Err(format!("not supported yet: {rule}")),
+    }
+}
+
+/// `strerror`'s text for an I/O error (PCP's `pmErrStr` of `-errno`).
+pub(crate) fn os_err(e: &std::io::Error) -> String {
+    match e.raw_os_error() {
+        Some(n) => pm_err_str(-n),
+        None => e.to_string(),
+    }
+}

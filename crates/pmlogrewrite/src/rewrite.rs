@@ -1,0 +1,440 @@
+//! The copy, as pmlogrewrite makes it: each data record in turn, preceded by the
+//! metadata it needs (the input's metadata read on in file order until a
+//! descriptor of a metric not in the record, or an instance domain or label set
+//! later than it), each rewritten by the rules; a temporal index entry where the
+//! input has one at the record's time, after metadata other than descriptors,
+//! at the first record and after a `<mark>`; the last record indexed at the end
+//! if it was not already.
+
+use crate::rules::Rules;
+use archive_format::codec::meta::{InDomKind, MetaRecord};
+use archive_format::codec::result::OwnedValueSet;
+use archive_format::logfetch::LogCursor;
+use archive_format::types::{vtype, InDom, Timestamp};
+use archive_format::writer::delta::{self, DeltaInDoms};
+use archive_format::writer::{ArchiveWriter, FlushPolicy, WriterOptions};
+use archive_format::Archive;
+use std::collections::HashMap;
+use std::io::{self, Write};
+
+const PROG: &str = "pmlogrewrite";
+
+/// One rewrite: the input, where the output goes, and how.
+pub(crate) struct Job<'a> {
+    pub(crate) input: &'a Archive,
+    /// The input as named on the command line.
+    pub(crate) name: &'a str,
+    pub(crate) output: &'a str,
+    pub(crate) version: u32,
+    pub(crate) rules: &'a Rules,
+    pub(crate) desperate: bool,
+}
+
+/// A metadata record read from the input and not yet written, with its time
+/// as rewritten so far.
+struct Pending {
+    rec: MetaRecord,
+}
+
+/// The state of the copy between records.
+struct Copy<'a> {
+    job: &'a Job<'a>,
+    w: ArchiveWriter,
+    meta: std::vec::IntoIter<MetaRecord>,
+    pending: Option<Pending>,
+    /// A descriptor of an event metric was met: descriptors are then written
+    /// until a later instance domain or label set stops the metadata.
+    seen_event: bool,
+    /// Each instance domain's set as the input has it now.
+    current: HashMap<InDom, Vec<(i32, String)>>,
+    deltas: DeltaInDoms,
+    /// How many metrics of the output each input instance domain serves.
+    refs: HashMap<InDom, usize>,
+    needti: bool,
+}
+
+impl Job<'_> {
+    /// Makes the output; an error is said (what went wrong, then the partial
+    /// output removed, unless `-d`) before the `Err` comes back, except where
+    /// the output could not be made (the error then says it).
+    pub(crate) fn run(&self, err: &mut dyn Write) -> io::Result<Result<(), String>> {
+        let meta = match self.input.meta_records() {
+            Ok(m) => m,
+            Err(e) => {
+                return Ok(Err(format!(
+                    "{PROG}: Error: pmaGetLog[meta {}]: {}",
+                    self.name,
+                    e.pm_message()
+                )))
+            }
+        };
+        let w = match ArchiveWriter::create(self.output, self.writer_options()) {
+            Ok(w) => w,
+            Err(e) => {
+                return Ok(Err(format!(
+                    "{PROG}: Error: __pmLogCreate({},v{}): {}",
+                    self.output,
+                    self.version,
+                    e.pm_message()
+                )))
+            }
+        };
+        let mut c = Copy {
+            job: self,
+            w,
+            meta: meta.into_iter(),
+            pending: None,
+            seen_event: false,
+            current: HashMap::new(),
+            deltas: DeltaInDoms::default(),
+            refs: self.indom_refs(),
+            needti: false,
+        };
+        let done = c.records(err)?.and_then(|()| {
+            c.w.close()
+                .map_err(|e| format!("{PROG}: Error: {}", e.pm_message()))
+        });
+        if let Err(msg) = &done {
+            writeln!(err, "{msg}")?;
+            self.abandon(err)?;
+        }
+        Ok(done.map_err(|_| String::new()))
+    }
+
+    /// The output's label: the input's, with the global clause's changes.
+    fn writer_options(&self) -> WriterOptions {
+        let l = self.input.label();
+        let g = &self.rules.global;
+        WriterOptions {
+            version: self.version,
+            hostname: g.hostname.clone().unwrap_or_else(|| l.hostname.clone()),
+            timezone: g.timezone.clone().unwrap_or_else(|| l.timezone.clone()),
+            zoneinfo: g.zoneinfo.clone().unwrap_or_else(|| l.zoneinfo.clone()),
+            pid: l.pid,
+            features: g.features.unwrap_or(l.features),
+            flush: FlushPolicy::NoSync,
+            auto_index: false,
+            buffered: true,
+        }
+    }
+
+    /// Each input instance domain and the number of metrics defined over it.
+    fn indom_refs(&self) -> HashMap<InDom, usize> {
+        let mut refs = HashMap::new();
+        for d in self.input.metadata().descs() {
+            if !d.indom.is_null() {
+                *refs.entry(d.indom).or_insert(0) += 1;
+            }
+        }
+        refs
+    }
+
+    /// What pmlogrewrite does after a fatal error: the output removed (or kept,
+    /// with `-d`).
+    fn abandon(&self, err: &mut dyn Write) -> io::Result<()> {
+        if self.desperate {
+            return writeln!(err, "Archive \"{}\" creation truncated.", self.output);
+        }
+        writeln!(err, "Archive \"{}\" not created.", self.output)?;
+        remove_archive(self.output);
+        Ok(())
+    }
+}
+
+/// Removes every file of the archive `base` (its volumes, metadata and index).
+fn remove_archive(base: &str) {
+    let path = std::path::Path::new(base);
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => std::path::PathBuf::from("."),
+    };
+    let Some(stem) = path.file_name().map(|n| n.to_string_lossy().into_owned()) else {
+        return;
+    };
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let Some(ext) = name.strip_prefix(&stem).and_then(|r| r.strip_prefix('.')) else {
+            continue;
+        };
+        if ext == "meta" || ext == "index" || ext.parse::<u32>().is_ok() {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+}
+
+impl Copy<'_> {
+    /// Every data record with the metadata before it.
+    fn records(&mut self, err: &mut dyn Write) -> io::Result<Result<(), String>> {
+        let a = self.job.input;
+        let index = a.index();
+        let mut cursor = LogCursor::new(a);
+        let mut in_vol = cursor.volume();
+        let mut ti = 0;
+        let mut first = true;
+        let mut doneti = false;
+        let mut last: Option<(Timestamp, u64)> = None;
+        loop {
+            let old_meta = self.w.meta_offset();
+            let (vol, rec) = match cursor.read_next() {
+                Ok(Some((vol, rec))) => (vol, rec),
+                Ok(None) => break,
+                Err(e) => return Ok(Err(self.read_error(&e))),
+            };
+            if in_vol != Some(vol) {
+                in_vol = Some(vol);
+                let target = vol.max(self.w.volume() + 1);
+                if let Err(e) = self.w.new_volume_at(target) {
+                    return Ok(Err(format!("{PROG}: Error: {}", e.pm_message())));
+                }
+            }
+            if index.get(ti).is_some_and(|e| e.stamp == rec.stamp) {
+                self.needti = true;
+                ti += 1;
+            }
+            let stamp = self.job.rules.stamp(rec.stamp);
+            let pmids: Vec<_> = rec.vsets.iter().map(|v| v.pmid).collect();
+            let vsets: Vec<OwnedValueSet> = rec.vsets.iter().map(OwnedValueSet::from_set).collect();
+            if let Err(msg) = self.metadata(stamp, &pmids, err)? {
+                return Ok(Err(msg));
+            }
+            if first {
+                first = false;
+                self.needti = true;
+            }
+            let out = (|| -> archive_format::Result<()> {
+                if self.needti {
+                    let data = self.w.data_offset();
+                    self.w.put_index_at(stamp, old_meta, data)?;
+                    self.needti = false;
+                    doneti = true;
+                } else {
+                    doneti = false;
+                }
+                last = Some((stamp, self.w.data_offset()));
+                if vsets.is_empty() {
+                    // a <mark>: the next record is indexed
+                    self.needti = true;
+                }
+                self.w.write_result(stamp, &vsets).map(|_| ())
+            })();
+            if let Err(e) = out {
+                return Ok(Err(format!("{PROG}: Error: {}", e.pm_message())));
+            }
+        }
+        if let (false, Some((stamp, data))) = (doneti, last) {
+            let meta = self.w.meta_offset();
+            if let Err(e) = self.w.put_index_at(stamp, meta, data) {
+                return Ok(Err(format!("{PROG}: Error: {}", e.pm_message())));
+            }
+        }
+        Ok(Ok(()))
+    }
+
+    /// What pmlogrewrite says of a data record it cannot read: the error, and
+    /// where in which file.
+    fn read_error(&self, e: &archive_format::Error) -> String {
+        let mut msg = format!(
+            "{PROG}: Error: __pmLogRead[log {}]: {}",
+            self.job.name,
+            e.pm_message()
+        );
+        let size = e
+            .path()
+            .and_then(|p| std::fs::metadata(p).ok())
+            .map_or(0, |m| m.len());
+        let at = e.offset().unwrap_or(0);
+        msg.push_str(&format!(
+            "\n{PROG}: Error occurred at byte offset {at} into a file of {size} bytes."
+        ));
+        if self.job.desperate {
+            msg.push_str(
+                "\nThe last record, and the remainder of this file will not be processed.",
+            );
+        }
+        msg
+    }
+
+    /// The input's metadata up to the record at `stamp` (holding `pmids`).
+    fn metadata(
+        &mut self,
+        stamp: Timestamp,
+        pmids: &[archive_format::types::PmId],
+        err: &mut dyn Write,
+    ) -> io::Result<Result<(), String>> {
+        loop {
+            let mut p = match self.pending.take() {
+                Some(p) => p,
+                None => match self.meta.next() {
+                    Some(rec) => Pending { rec },
+                    None => return Ok(Ok(())),
+                },
+            };
+            // (a held record's time is shifted again each time it is looked at,
+            // as pmlogrewrite shifts it in its buffer)
+            let held = match &mut p.rec {
+                MetaRecord::Desc { desc, .. } => {
+                    let event = desc.vtype == vtype::EVENT || desc.vtype == vtype::HIGHRES_EVENT;
+                    if !self.seen_event && event {
+                        self.seen_event = true;
+                    }
+                    !self.seen_event && !pmids.contains(&desc.pmid)
+                }
+                MetaRecord::InDom { stamp: s, kind, .. } => {
+                    *s = self.shifted(*s, *kind == InDomKind::V2);
+                    *s > stamp
+                }
+                MetaRecord::Label { stamp: s, v3, .. } => {
+                    *s = self.shifted(*s, !*v3);
+                    *s > stamp
+                }
+                MetaRecord::Text { .. } => false,
+            };
+            if held {
+                self.pending = Some(p);
+                return Ok(Ok(()));
+            }
+            if let Err(msg) = self.put(p.rec, err)? {
+                return Ok(Err(msg));
+            }
+        }
+    }
+
+    /// A metadata time shifted by the global clause (to the microsecond in a
+    /// v2 record).
+    fn shifted(&self, t: Timestamp, v2: bool) -> Timestamp {
+        let s = self.job.rules.stamp(t);
+        if v2 {
+            Timestamp::new(s.sec, s.nsec / 1000 * 1000)
+        } else {
+            s
+        }
+    }
+
+    /// Writes one metadata record (the global clause's only: rewritten as is).
+    fn put(&mut self, rec: MetaRecord, err: &mut dyn Write) -> io::Result<Result<(), String>> {
+        let w = &mut self.w;
+        let r = match rec {
+            MetaRecord::Desc { desc, names } => {
+                // names are C strings to pmlogrewrite: cut at a NUL inside
+                let names: Vec<String> = names
+                    .into_iter()
+                    .map(|n| n.split('\0').next().unwrap_or_default().to_string())
+                    .collect();
+                w.put_desc_record(desc, &names)
+            }
+            MetaRecord::InDom {
+                kind,
+                stamp,
+                indom,
+                instances,
+            } => {
+                self.needti = true;
+                let set = match self.undelta(kind, stamp, indom, &instances) {
+                    Ok(set) => set,
+                    Err(msg) => return Ok(Err(msg)),
+                };
+                self.current.insert(indom, set.clone());
+                if set.is_empty() {
+                    return Ok(Err(format!(
+                        "_pmUnpackInDom: InDom {indom} dodgey: numinst=0"
+                    )));
+                }
+                match self.refs.get(&indom) {
+                    None => writeln!(err, "Botch: InDom: {indom}: not in indom_hash table")?,
+                    Some(0) => return Ok(Ok(())),
+                    Some(_) => {}
+                }
+                self.put_indom(stamp, indom, &set)
+            }
+            MetaRecord::Label {
+                stamp,
+                ltype,
+                ident,
+                sets,
+                ..
+            } => {
+                self.needti = true;
+                w.put_labels(stamp, ltype, ident, sets)
+            }
+            MetaRecord::Text { ttype, ident, text } => {
+                self.needti = true;
+                w.put_text(ttype, ident, &text)
+            }
+        };
+        Ok(r.map_err(|e| format!("{PROG}: Error: {}", e.pm_message())))
+    }
+
+    /// An instance-domain record made full. A delta is resolved as
+    /// pmlogrewrite resolves it: the input's set in force at the record's time,
+    /// a time the global clause may have moved (before the domain's first set
+    /// there is none, and pmlogrewrite gives up).
+    fn undelta(
+        &mut self,
+        kind: InDomKind,
+        stamp: Timestamp,
+        indom: InDom,
+        instances: &[archive_format::codec::meta::Instance],
+    ) -> Result<Vec<(i32, String)>, String> {
+        let (_, mut set) = delta::resolve(kind, instances, self.current.get(&indom));
+        if kind == InDomKind::Delta && self.job.rules.global.time.is_some() {
+            let meta = self.job.input.metadata();
+            let Some(snap) = meta.indom_in_force(indom, stamp) else {
+                return Err(undelta_botch(indom, stamp, instances));
+            };
+            set = snap
+                .instances
+                .iter()
+                .map(|(i, n)| (*i, n.to_string()))
+                .collect();
+        }
+        self.current.insert(indom, set.clone());
+        Ok(set)
+    }
+
+    /// An instance domain as the output's version writes it (v3: a delta where
+    /// smaller).
+    fn put_indom(
+        &mut self,
+        stamp: Timestamp,
+        indom: InDom,
+        set: &[(i32, String)],
+    ) -> archive_format::Result<()> {
+        if self.job.version < 3 {
+            let full = delta::full(set);
+            return self.w.put_indom_record(InDomKind::V2, stamp, indom, full);
+        }
+        let (kind, list) = self.deltas.encode(indom, set);
+        self.w.put_indom_record(kind, stamp, indom, list)
+    }
+}
+
+/// What libpcp says of a delta instance domain it finds no set for, then
+/// pmlogrewrite: the record's instances (the names' offsets in the record).
+fn undelta_botch(
+    indom: InDom,
+    stamp: Timestamp,
+    instances: &[archive_format::codec::meta::Instance],
+) -> String {
+    let when = cli_common::timefmt::stamp(stamp, 9, &cli_common::zone::local());
+    let mut msg = format!(
+        "pmaUndeltaInDom: Botch: indom {indom} @ {when}: not found from __pmLogCtl\nInDom from archive record (numinst {}) ...",
+        instances.len()
+    );
+    let mut idx = 0;
+    for (k, i) in instances.iter().enumerate() {
+        match &i.name {
+            Some(n) => {
+                msg.push_str(&format!("\n[{k}] {} idx={idx} add \"{n}\"", i.inst));
+                idx += n.len() + 1;
+            }
+            None => msg.push_str(&format!("\n[{k}] {} idx=-1 del", i.inst)),
+        }
+    }
+    msg.push_str(&format!(
+        "\n_pmUnpackInDom: Botch: undelta InDom failed for InDom {indom}"
+    ));
+    msg
+}
