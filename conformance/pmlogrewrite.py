@@ -5,8 +5,12 @@ stdout, stderr, the set of output files, every output file byte for byte, and (w
 the files differ) the reference pmdumplog -a of both outputs. Writes a scoreboard (N
 of M identical, and the differing cases).
 
-Cases: every archive of PCP's QA corpus (good and damaged) copied without rules; the
-version 2 ones upgraded with -V 3; rules of the global clause (host name, time zone,
+Cases: every archive of PCP's QA corpus (good and damaged) copied without rules, and
+again with the rules PCP ships (/var/lib/pcp/config/pmlogrewrite); the version 2
+ones upgraded with -V 3; metric rules (PMIDs one by one and by cluster or domain,
+names, types with and without a condition, semantics, units with and without
+rescaling, -s, deletion) on three archives, with -w -v, and each diagnostic of the
+metric clause; rules of the global clause (host name, time zone,
 zoneinfo, feature bits, time shifts forward and back) on a set of archives; each
 diagnostic of the global clause (clauses cut short, duplicates, bad bits, times out
 of range, syntax errors, an unexpected character) and the options that report on
@@ -28,6 +32,8 @@ from pmdumplog import CORPUS, archives  # noqa: E402
 from pmlogextract import dump, run  # noqa: E402
 
 REFERENCE = "/usr/lib/pcp/bin/pmlogrewrite"
+# the rules PCP ships (pmlogger_daily applies them to every archive)
+SHIPPED = ("dir", "/var/lib/pcp/config/pmlogrewrite")
 # inputs larger than this are only copied (the reference is slow on them)
 BIG = 64 << 20
 RULE_ARCHIVES = ["archives/20041125", "archives/ok-foo", "archives/omnibus_v2",
@@ -85,6 +91,46 @@ RULES_BAD = {
     "top-level-junk": "hostname -> a\n",
     "number-host": "global { hostname -> 123 }\n",
 }
+# metric rules (on 20041125 and the archives of RULE_ARCHIVES)
+METRIC_RULES = {
+    "renumber": "metric kernel.all.load { pmid -> 60.99.1 sem -> counter }\n",
+    "cluster-star": "metric 60.0.* { units -> 0,0,1,0,0,ONE }\n",
+    "domain-star": "metric 60.*.* { pmid -> 160.*.* }\n",
+    "cluster-move": "metric 60.1.* { pmid -> 61.7.* }\n",
+    "rename-retype": "metric hinv.ncpu { type -> U64 name -> hinv.cpus }\n",
+    "type-if": "metric kernel.all.pswitch { type if U32 -> 64 }\nmetric kernel.all.load { type if FLOAT -> DOUBLE }\n",
+    "to-double": "metric kernel.all.pswitch { type -> DOUBLE }\nmetric kernel.all.load { type -> 32 }\n",
+    "rescale": "metric mem.physmem { units -> 1,0,0,BYTE,0,0 rescale }\n",
+    "units-only": "metric mem.physmem { units -> 1,0,0,MBYTE,0,0 }\n",
+    "delete": "metric mem.util.free { delete }\nmetric 60.0.* { delete }\n",
+    "unknown": "metric sample.nosuch { delete }\nmetric 1.2.3 { delete }\n",
+    "sample": "metric sample.long.* { delete }\nmetric sample.bin { type -> DOUBLE }\nmetric sample.colour { units -> 0,1,0,0,MSEC,0 }\n",
+    "sem": "metric 29.*.* { sem -> discrete }\n",
+}
+METRIC_BAD = {
+    "metric-alone": "metric { delete }\n",
+    "pmid-empty": "metric kernel.all.load { pmid -> }\n",
+    "name-empty": "metric kernel.all.load { name -> }\n",
+    "name-taken": "metric kernel.all.load { name -> hinv.ncpu }\n",
+    "type-empty": "metric kernel.all.load { type -> }\n",
+    "type-if-empty": "metric kernel.all.load { type if }\n",
+    "type-if-to": "metric kernel.all.load { type if FLOAT -> }\n",
+    "sem-empty": "metric kernel.all.load { sem -> }\n",
+    "units-empty": "metric kernel.all.load { units -> }\n",
+    "units-space": "metric kernel.all.load { units -> 1,0,0, }\n",
+    "units-time": "metric kernel.all.load { units -> 1,0,0,BYTE, }\n",
+    "units-count": "metric kernel.all.load { units -> 1,0,0,BYTE,0, }\n",
+    "dup-pmid": "metric kernel.all.load { pmid -> 1.2.3 pmid -> 1.2.4 }\n",
+    "delete-then": "metric kernel.all.load { delete sem -> counter }\n",
+    "then-delete": "metric kernel.all.load { sem -> counter delete }\n",
+    "bad-domain": "metric 0.1.2 { delete }\n",
+    "bad-cluster": "metric 60.5000.2 { delete }\n",
+    "bad-item": "metric 60.1.2000 { delete }\n",
+    "dynamic": "metric 511.1.2 { delete }\n",
+    "string-type": "metric pmcd.pmlogger.host { type -> U32 }\n",
+    "indom-empty": "metric kernel.all.load { indom -> }\n",
+    "twice": "metric kernel.all.load { sem -> counter }\nmetric kernel.all.load { sem -> discrete }\n",
+}
 # option sets with rules: warnings, check, verbose, quick
 RULE_OPTIONS = [["-w"], ["-C"], ["-v"], ["-q"], ["-C", "-v"], ["-w", "-q"]]
 CLI = [["-?"], ["-V", "4", "a", "b"], ["-c", "/nonexistent", "a", "b"], ["a"],
@@ -93,14 +139,17 @@ CLI = [["-?"], ["-V", "4", "a", "b"], ["-c", "/nonexistent", "a", "b"], ["a"],
 
 def case(ours, inputs, opts, rules, env):
     """Runs both on `inputs` (relative to the corpus) with `opts` and the rules
-    text `rules` (or none); returns the differences."""
+    text `rules` (or none, or ("dir", path): a directory of rules); returns the
+    differences."""
     with tempfile.TemporaryDirectory() as tmp:
         res = {}
         for who, prog in (("ref", REFERENCE), ("ours", ours)):
             d = os.path.join(tmp, who)
             os.makedirs(d)
             args = list(opts)
-            if rules is not None:
+            if isinstance(rules, tuple):
+                args = ["-c", rules[1]] + args
+            elif rules is not None:
                 with open(os.path.join(d, "rules"), "w") as fh:
                     fh.write(rules)
                 args = ["-c", os.path.join(d, "rules")] + args
@@ -183,6 +232,17 @@ def main():
             jobs.append((f"rules {name} {' '.join(opts)} {rel}", ([rel], opts, text)))
     for name, text in RULES_BAD.items():
         jobs.append((f"bad {name}", (["archives/20041125"], [], text)))
+    for name, text in METRIC_RULES.items():
+        for rel in ["archives/20041125", "archives/sample-secs", "archives/ok-foo", "archives/omnibus_v3"]:
+            jobs.append((f"metric {name} {rel}", ([rel], [], text)))
+            jobs.append((f"metric -w -v {name} {rel}", ([rel], ["-w", "-v"], text)))
+        jobs.append((f"metric -s {name}", (["archives/20041125"], ["-s"], text)))
+    for name, text in METRIC_BAD.items():
+        jobs.append((f"bad metric {name}", (["archives/20041125"], ["-w"], text)))
+    for d, base in archives():
+        rel = os.path.relpath(os.path.join(d, base), CORPUS)
+        if size_of(d, base) < BIG:
+            jobs.append((f"shipped {rel}", ([rel], [], SHIPPED)))
     for opts in RULE_OPTIONS:
         for name in ("same-host", "same-tz", "time-zero", "time-big", "empty-global"):
             jobs.append((f"options {' '.join(opts)} {name}", (["archives/20041125"], opts, RULES_BAD[name])))

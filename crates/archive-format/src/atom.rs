@@ -159,9 +159,161 @@ pub fn extract_double(ty: i32, v: &Value<'_>) -> Result<f64, i32> {
     }
 }
 
+/// A numeric value of one type as another, as `pmExtractValue` converts it:
+/// `PM_ERR_TRUNC` where it does not fit (only the upper bound is checked going
+/// to a signed type from a 64-bit integer), `PM_ERR_SIGN` for a negative value
+/// going unsigned, fractions cut toward zero, `PM_ERR_CONV` for a type that is
+/// not numeric.
+pub fn convert(a: &Atom<'_>, to: i32) -> Result<Atom<'static>, i32> {
+    use crate::error::{PM_ERR_CONV as CONV, PM_ERR_SIGN as SIGN, PM_ERR_TRUNC as TRUNC};
+    // the thresholds as libpcp writes them: (float)/(double) of the limits
+    let real =
+        |x: f64, lim32: f64, limu32: f64, lim64: f64, limu64: f64| -> Result<Atom<'static>, i32> {
+            Ok(match to {
+                vtype::I32 if x.abs() >= lim32 => return Err(TRUNC),
+                vtype::I32 => Atom::I32(x as i32),
+                vtype::U32 if x >= limu32 => return Err(TRUNC),
+                vtype::U32 if x < 0.0 => return Err(SIGN),
+                vtype::U32 => Atom::U32(x as u32),
+                vtype::I64 if x >= lim64 => return Err(TRUNC),
+                vtype::I64 => Atom::I64(x as i64),
+                vtype::U64 if x >= limu64 => return Err(TRUNC),
+                vtype::U64 if x < 0.0 => return Err(SIGN),
+                vtype::U64 => Atom::U64(x as u64),
+                _ => return Err(CONV),
+            })
+        };
+    let int = |x: i128| -> Result<Atom<'static>, i32> {
+        Ok(match to {
+            vtype::I32 if x > i128::from(i32::MAX) => return Err(TRUNC),
+            vtype::I32 => Atom::I32(x as i32),
+            vtype::U32 if x > i128::from(u32::MAX) => return Err(TRUNC),
+            vtype::U32 if x < 0 => return Err(SIGN),
+            vtype::U32 => Atom::U32(x as u32),
+            vtype::I64 if x > i128::from(i64::MAX) => return Err(TRUNC),
+            vtype::I64 => Atom::I64(x as i64),
+            vtype::U64 if x < 0 => return Err(SIGN),
+            vtype::U64 => Atom::U64(x as u64),
+            vtype::FLOAT => Atom::Float(x as f32),
+            vtype::DOUBLE => Atom::Double(x as f64),
+            _ => return Err(CONV),
+        })
+    };
+    match *a {
+        Atom::I32(x) => int(i128::from(x)),
+        Atom::U32(x) => int(i128::from(x)),
+        Atom::I64(x) => int(i128::from(x)),
+        Atom::U64(x) => int(i128::from(x)),
+        Atom::Float(f) => match to {
+            vtype::FLOAT => Ok(Atom::Float(f)),
+            vtype::DOUBLE => Ok(Atom::Double(f64::from(f))),
+            // compared as floats: the limits rounded to float first
+            _ => real(
+                f64::from(f),
+                f64::from(0x7fff_ffff_u32 as f32),
+                f64::from(u32::MAX as f32),
+                i64::MAX as f32 as f64,
+                u64::MAX as f32 as f64,
+            ),
+        },
+        Atom::Double(d) => match to {
+            vtype::FLOAT => Ok(Atom::Float(d as f32)),
+            vtype::DOUBLE => Ok(Atom::Double(d)),
+            _ => real(
+                d,
+                f64::from(0x7fff_ffff_u32),
+                f64::from(u32::MAX),
+                i64::MAX as f64,
+                u64::MAX as f64,
+            ),
+        },
+        _ => Err(CONV),
+    }
+}
+
+/// A numeric value stored as libpcp's `__pmStuffValue` stores it: 32-bit
+/// integers in the value word, the others in a block of their own type (the
+/// bytes in network order); `None` for a value that is not numeric.
+pub fn stuff(a: &Atom<'_>) -> Option<crate::codec::result::OwnedValue> {
+    use crate::codec::result::{BlockData, OwnedValue};
+    let block = |ty: i32, b: &[u8]| OwnedValue::Block {
+        vtype: ty as u8,
+        data: BlockData::from_slice(b),
+    };
+    Some(match *a {
+        Atom::I32(x) => OwnedValue::Insitu(x as u32),
+        Atom::U32(x) => OwnedValue::Insitu(x),
+        Atom::I64(x) => block(vtype::I64, &x.to_be_bytes()),
+        Atom::U64(x) => block(vtype::U64, &x.to_be_bytes()),
+        Atom::Float(x) => block(vtype::FLOAT, &x.to_bits().to_be_bytes()),
+        Atom::Double(x) => block(vtype::DOUBLE, &x.to_bits().to_be_bytes()),
+        _ => return None,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn stuffed_values_extract_as_they_were() {
+        for a in [
+            Atom::I32(-5),
+            Atom::U32(7),
+            Atom::I64(-(1 << 40)),
+            Atom::U64(u64::MAX),
+            Atom::Float(1.25),
+            Atom::Double(-2.5e100),
+        ] {
+            let ty = match a {
+                Atom::I32(_) => vtype::I32,
+                Atom::U32(_) => vtype::U32,
+                Atom::I64(_) => vtype::I64,
+                Atom::U64(_) => vtype::U64,
+                Atom::Float(_) => vtype::FLOAT,
+                _ => vtype::DOUBLE,
+            };
+            let v = stuff(&a).expect("numeric");
+            assert_eq!(extract(ty, &v.as_value()), Some(a.clone()));
+        }
+        assert_eq!(stuff(&Atom::String("s".into())), None);
+    }
+
+    #[test]
+    fn conversions_as_pm_extract_value_makes_them() {
+        use crate::error::{PM_ERR_CONV, PM_ERR_SIGN, PM_ERR_TRUNC};
+        assert_eq!(convert(&Atom::I32(-1), vtype::U64), Err(PM_ERR_SIGN));
+        assert_eq!(convert(&Atom::I32(-1), vtype::I64), Ok(Atom::I64(-1)));
+        assert_eq!(convert(&Atom::U32(u32::MAX), vtype::I32), Err(PM_ERR_TRUNC));
+        assert_eq!(convert(&Atom::U32(7), vtype::U64), Ok(Atom::U64(7)));
+        assert_eq!(convert(&Atom::I64(1 << 40), vtype::I32), Err(PM_ERR_TRUNC));
+        // only the upper bound is looked at going to a signed 32-bit value
+        assert_eq!(
+            convert(&Atom::I64(-(1 << 40)), vtype::I32),
+            Ok(Atom::I32(0))
+        );
+        assert_eq!(convert(&Atom::U64(u64::MAX), vtype::I64), Err(PM_ERR_TRUNC));
+        assert_eq!(convert(&Atom::Double(2.9), vtype::I32), Ok(Atom::I32(2)));
+        assert_eq!(convert(&Atom::Double(-2.9), vtype::I32), Ok(Atom::I32(-2)));
+        assert_eq!(convert(&Atom::Double(-1.0), vtype::U32), Err(PM_ERR_SIGN));
+        assert_eq!(convert(&Atom::Double(3e9), vtype::I32), Err(PM_ERR_TRUNC));
+        assert_eq!(
+            convert(&Atom::Float(1.5), vtype::DOUBLE),
+            Ok(Atom::Double(1.5))
+        );
+        assert_eq!(
+            convert(&Atom::Float(2147483520.0), vtype::I32),
+            Ok(Atom::I32(2147483520))
+        );
+        assert_eq!(
+            convert(&Atom::Float(2147483648.0), vtype::I32),
+            Err(PM_ERR_TRUNC)
+        );
+        assert_eq!(
+            convert(&Atom::String("x".into()), vtype::I32),
+            Err(PM_ERR_CONV)
+        );
+    }
 
     #[test]
     fn doubles_as_pm_extract_value_gives_them() {

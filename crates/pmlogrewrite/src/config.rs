@@ -5,13 +5,21 @@
 //! domains, metrics, help text and labels are parsed, and refused as not yet
 //! applied.
 
+use crate::metric::Selection;
 use crate::parse::{Actions, Stop, Val};
 use crate::rules::{Global, Rules, Shift};
 use archive_format::codec::label::Label;
+use archive_format::metadata::Metadata;
 
 /// What reading the rules knows of the run, and what it has made so far.
 pub(crate) struct Config<'a> {
     pub(crate) label: &'a Label,
+    /// The input's metadata (none: every metric is unknown).
+    pub(crate) meta: Option<&'a Metadata>,
+    /// `-s`: rescale values where only the units' scale changes.
+    pub(crate) scale: bool,
+    /// The metrics the metric rule being read applies to.
+    pub(crate) sel: Selection,
     /// The output's version.
     pub(crate) version: u32,
     /// `-w`: warnings for rules that change nothing.
@@ -40,6 +48,9 @@ impl<'a> Config<'a> {
     pub(crate) fn new(label: &'a Label, version: u32, warnings: bool) -> Config<'a> {
         Config {
             label,
+            meta: None,
+            scale: false,
+            sel: Selection::default(),
             version,
             warnings,
             file: String::new(),
@@ -49,14 +60,14 @@ impl<'a> Config<'a> {
         }
     }
 
-    fn error(&self, line: usize, message: impl Into<String>) -> Stop {
+    pub(crate) fn error(&self, line: usize, message: impl Into<String>) -> Stop {
         Stop::Error {
             line,
             message: message.into(),
         }
     }
 
-    fn warn(&mut self, line: usize, message: String) {
+    pub(crate) fn warn(&mut self, line: usize, message: String) {
         self.said
             .push(format!("Warning [{}, line {line}]\n{message}", self.file));
     }
@@ -269,15 +280,80 @@ fn global_part(lhs: &str) -> bool {
 fn structural(lhs: &str) -> bool {
     matches!(
         lhs,
-        "config" | "speclist" | "spec" | "globalspec" | "globaloptlist"
+        "config"
+            | "speclist"
+            | "spec"
+            | "globalspec"
+            | "globaloptlist"
+            | "optmetricoptlist"
+            | "metricoptlist"
+    ) || lhs.starts_with("metricspec:metric_")
+}
+
+/// The metric rule's parts.
+fn metric_part(lhs: &str) -> bool {
+    matches!(
+        lhs,
+        "metricspec.begin"
+            | "metricspec"
+            | "pmid_or_name"
+            | "pmid_int"
+            | "metricopt"
+            | "rescaleopt"
     )
 }
 
+impl Config<'_> {
+    /// What a rule of a metric rule does.
+    fn metric_rule(
+        &mut self,
+        marker: &str,
+        rhs: &[Val],
+        below: &[Val],
+        line: usize,
+    ) -> Result<Val, Stop> {
+        let first = rhs
+            .first()
+            .map(|v| v.text().to_string())
+            .unwrap_or_default();
+        Ok(match marker {
+            "metricspec.begin" => {
+                let pmid = below.last().map_or(0, Val::int) as u32;
+                self.metric_begin(pmid, line);
+                Val::None
+            }
+            "metricspec:metric" => return Err(self.error(
+                line,
+                "Expecting metric name or <domain>.<cluster>.<item> or <domain>.<cluster>.* or <domain>.*.* in metric rule",
+            )),
+            "pmid_or_name:pmid_int" => rhs[0].clone(),
+            "pmid_or_name:gname" => self.metric_name(&first, line),
+            "pmid_int:pmid_int" => self.pmid_value(&first, false, line)?,
+            "pmid_int:pmid_star" => self.pmid_value(&first, true, line)?,
+            "rescaleopt:rescale" => Val::Int(1),
+            "rescaleopt:empty" => Val::Int(0),
+            m => {
+                self.metric_clause(m, rhs, line)?;
+                Val::None
+            }
+        })
+    }
+}
+
 impl Actions for Config<'_> {
-    fn reduce(&mut self, marker: &str, rhs: &mut [Val], line: usize) -> Result<Val, Stop> {
+    fn reduce(
+        &mut self,
+        marker: &str,
+        rhs: &mut [Val],
+        below: &[Val],
+        line: usize,
+    ) -> Result<Val, Stop> {
         let lhs = marker.split(':').next().unwrap_or("");
-        if structural(lhs) {
+        if structural(marker) || structural(lhs) {
             return Ok(Val::None);
+        }
+        if metric_part(lhs) {
+            return self.metric_rule(marker, rhs, below, line);
         }
         if !global_part(lhs) {
             return Err(Stop::Unsupported(marker.to_string()));
@@ -312,6 +388,42 @@ impl Actions for Config<'_> {
             }
             m => return self.global(m, rhs, line),
         })
+    }
+}
+
+impl Config<'_> {
+    /// After every file: each help text of a renumbered metric follows it
+    /// (pmlogrewrite's `link_entries`, for metrics).
+    pub(crate) fn link(&mut self) {
+        use archive_format::codec::meta::text_type::PMID;
+        let Some(meta) = self.meta else { return };
+        let mut types: Vec<u32> = meta.texts().keys().map(|(t, _)| *t).collect();
+        types.dedup();
+        let types = archive_format::hashorder::hash_order(&types);
+        for m in self.rules.metrics.iter().rev() {
+            if m.new.pmid == m.old.pmid {
+                continue;
+            }
+            for &t in types.iter().filter(|t| *t & PMID != 0) {
+                let Some(text) = meta.text(t, m.old.pmid.0) else {
+                    continue;
+                };
+                let found = self
+                    .rules
+                    .texts
+                    .iter()
+                    .position(|x| x.ttype == t && x.old_id == m.old.pmid.0);
+                match found {
+                    Some(i) => self.rules.texts[i].new_id = m.new.pmid.0,
+                    None => self.rules.texts.push(crate::rules::TextSpec {
+                        ttype: t,
+                        old_id: m.old.pmid.0,
+                        new_id: m.new.pmid.0,
+                        old_text: text.to_string(),
+                    }),
+                }
+            }
+        }
     }
 }
 
@@ -353,10 +465,75 @@ pub(crate) fn report(rules: &Rules, label: &Label) -> String {
         ));
         change = true;
     }
+    for m in rules.metrics.iter().rev() {
+        change |= metric_report(m, &mut out);
+    }
+    for t in rules.texts.iter().rev() {
+        use archive_format::codec::meta::text_type::{ONELINE, PMID};
+        use archive_format::types::PmId;
+        let kind = if t.ttype & ONELINE != 0 {
+            "One Line"
+        } else {
+            "full"
+        };
+        let (old, new) = (PmId(t.old_id), PmId(t.new_id));
+        let id = if t.ttype & PMID != 0 {
+            "pmID"
+        } else {
+            "pmInDom"
+        };
+        out.push_str(&format!(
+            "\nHelp Text: {kind} {id} ({old})\nID:\t\t{old} -> {new}\n"
+        ));
+        change = true;
+    }
     if !change {
         out.push_str("No changes\n");
     }
     out
+}
+
+/// A metric's part of the report; whether it changes anything.
+fn metric_report(m: &crate::rules::MetricSpec, out: &mut String) -> bool {
+    use crate::rules::change as c;
+    use archive_format::types::{sem, vtype};
+    if m.flags == 0 {
+        return false;
+    }
+    let sem_str = |s: i32| sem::name(s).map_or_else(|| format!("bad sem? {s}"), str::to_string);
+    out.push_str(&format!("\nMetric: {} ({})\n", m.old_name, m.old.pmid));
+    if m.flags & c::PMID != 0 {
+        out.push_str(&format!("pmID:\t\t{} -> {}\n", m.old.pmid, m.new.pmid));
+    }
+    if let (true, Some(n)) = (m.flags & c::NAME != 0, &m.new_name) {
+        out.push_str(&format!("Name:\t\t{} -> {n}\n", m.old_name));
+    }
+    if m.flags & c::TYPE != 0 {
+        let (a, b) = (
+            vtype::short_name(m.old.vtype),
+            vtype::short_name(m.new.vtype),
+        );
+        out.push_str(&format!("Type:\t\t{a} -> {b}\n"));
+    }
+    if m.flags & c::SEM != 0 {
+        let (a, b) = (sem_str(m.old.sem), sem_str(m.new.sem));
+        out.push_str(&format!("Semantics:\t{a} -> {b}\n"));
+    }
+    if m.flags & c::UNITS != 0 {
+        let rescale = if m.flags & c::RESCALE != 0 {
+            " (rescale)"
+        } else {
+            ""
+        };
+        out.push_str(&format!(
+            "Units:\t\t{} -> {}{rescale}\n",
+            m.old.units, m.new.units
+        ));
+    }
+    if m.flags & c::DELETE != 0 {
+        out.push_str("DELETE\n");
+    }
+    true
 }
 
 #[cfg(test)]
@@ -450,7 +627,7 @@ mod tests {
 
     #[test]
     fn other_clauses_are_refused_for_now() {
-        let (r, _, _) = read("metric sample.bin { delete }", 3);
+        let (r, _, _) = read("indom 29.2 { inst 1 -> 2 }", 3);
         assert!(matches!(r, Err(Stop::Unsupported(_))), "{r:?}");
     }
 

@@ -10,10 +10,12 @@
 
 mod config;
 mod lex;
+mod metric;
 pub mod opts;
 mod parse;
 mod rewrite;
 pub mod rules;
+mod values;
 // the generated tables hold every constant bison makes
 #[allow(clippy::all, dead_code)]
 mod tables;
@@ -25,7 +27,7 @@ use archive_format::Archive;
 use opts::Opts;
 use std::io::{self, Write};
 
-const PROG: &str = "pmlogrewrite";
+pub(crate) const PROG: &str = "pmlogrewrite";
 
 /// Runs pmlogrewrite; returns the exit status.
 pub fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
@@ -106,6 +108,8 @@ fn read_rules(
     err: &mut dyn Write,
 ) -> io::Result<Option<rules::Rules>> {
     let mut c = config::Config::new(a.label(), version, o.warnings);
+    c.meta = Some(a.metadata());
+    c.scale = o.scale;
     for file in &o.configs {
         let text = match std::fs::read(file) {
             Ok(t) => t,
@@ -142,6 +146,7 @@ fn read_rules(
             }
         }
     }
+    c.link();
     if o.verbose > 0 {
         write!(out, "{}", config::report(&c.rules, a.label()))?;
     }

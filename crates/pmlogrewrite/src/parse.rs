@@ -48,9 +48,16 @@ pub(crate) enum Stop {
 }
 
 /// What reducing by a rule does: given the action's marker, the values of the
-/// rule's symbols and the line the lexer is at.
+/// rule's symbols, the values below them on the stack (what an action inside a
+/// rule reads of the symbols before it) and the line the lexer is at.
 pub(crate) trait Actions {
-    fn reduce(&mut self, marker: &str, rhs: &mut [Val], line: usize) -> Result<Val, Stop>;
+    fn reduce(
+        &mut self,
+        marker: &str,
+        rhs: &mut [Val],
+        below: &[Val],
+        line: usize,
+    ) -> Result<Val, Stop>;
 }
 
 fn table(i: i32) -> i32 {
@@ -122,7 +129,7 @@ pub(crate) fn parse(text: &[u8], actions: &mut dyn Actions) -> Result<(), Stop> 
         let mut rhs: Vec<Val> = values.split_off(at);
         states.truncate(states.len() - len);
         let marker = t::ACTIONS[rule as usize];
-        let v = actions.reduce(marker, &mut rhs, lexer.line)?;
+        let v = actions.reduce(marker, &mut rhs, &values, lexer.line)?;
         let top = *states.last().unwrap_or(&0);
         let lhs = i32::from(t::YYR1[rule as usize]) - t::YYNTOKENS;
         let i = i32::from(t::YYPGOTO[lhs as usize]) + top;

@@ -6,7 +6,7 @@
 //! at the first record and after a `<mark>`; the last record indexed at the end
 //! if it was not already.
 
-use crate::rules::Rules;
+use crate::rules::{change, Rules};
 use archive_format::codec::meta::{InDomKind, MetaRecord};
 use archive_format::codec::result::OwnedValueSet;
 use archive_format::logfetch::LogCursor;
@@ -49,7 +49,7 @@ struct Copy<'a> {
     current: HashMap<InDom, Vec<(i32, String)>>,
     deltas: DeltaInDoms,
     /// How many metrics of the output each input instance domain serves.
-    refs: HashMap<InDom, usize>,
+    refs: HashMap<InDom, i64>,
     needti: bool,
 }
 
@@ -118,12 +118,20 @@ impl Job<'_> {
         }
     }
 
-    /// Each input instance domain and the number of metrics defined over it.
-    fn indom_refs(&self) -> HashMap<InDom, usize> {
+    /// Each input instance domain and the number of the output's metrics
+    /// defined over it (a deleted metric's domain has one fewer).
+    fn indom_refs(&self) -> HashMap<InDom, i64> {
         let mut refs = HashMap::new();
         for d in self.input.metadata().descs() {
             if !d.indom.is_null() {
                 *refs.entry(d.indom).or_insert(0) += 1;
+            }
+        }
+        for m in &self.rules.metrics {
+            if m.flags & change::DELETE != 0 && !m.old.indom.is_null() {
+                if let Some(n) = refs.get_mut(&m.old.indom) {
+                    *n -= 1;
+                }
             }
         }
         refs
@@ -196,7 +204,12 @@ impl Copy<'_> {
             }
             let stamp = self.job.rules.stamp(rec.stamp);
             let pmids: Vec<_> = rec.vsets.iter().map(|v| v.pmid).collect();
+            let mark = rec.vsets.is_empty();
             let vsets: Vec<OwnedValueSet> = rec.vsets.iter().map(OwnedValueSet::from_set).collect();
+            let vsets = match crate::values::rewrite(self.job.rules, vsets) {
+                Ok(v) => v,
+                Err(msg) => return Ok(Err(msg)),
+            };
             if let Err(msg) = self.metadata(stamp, &pmids, err)? {
                 return Ok(Err(msg));
             }
@@ -214,9 +227,12 @@ impl Copy<'_> {
                     doneti = false;
                 }
                 last = Some((stamp, self.w.data_offset()));
-                if vsets.is_empty() {
+                if mark {
                     // a <mark>: the next record is indexed
                     self.needti = true;
+                } else if vsets.is_empty() {
+                    // every metric of the record deleted: nothing written
+                    return Ok(());
                 }
                 self.w.write_result(stamp, &vsets).map(|_| ())
             })();
@@ -323,7 +339,11 @@ impl Copy<'_> {
                     .into_iter()
                     .map(|n| n.split('\0').next().unwrap_or_default().to_string())
                     .collect();
-                w.put_desc_record(desc, &names)
+                match rewrite_desc(self.job.rules, desc, names) {
+                    Ok(Some((desc, names))) => w.put_desc_record(desc, &names),
+                    Ok(None) => Ok(()),
+                    Err(msg) => return Ok(Err(msg)),
+                }
             }
             MetaRecord::InDom {
                 kind,
@@ -357,10 +377,12 @@ impl Copy<'_> {
                 ..
             } => {
                 self.needti = true;
+                let ident = self.job.rules.label_id(ltype, ident).unwrap_or(ident);
                 w.put_labels(stamp, ltype, ident, sets)
             }
             MetaRecord::Text { ttype, ident, text } => {
                 self.needti = true;
+                let ident = self.job.rules.text_id(ttype, ident, &text).unwrap_or(ident);
                 w.put_text(ttype, ident, &text)
             }
         };
@@ -437,4 +459,50 @@ fn undelta_botch(
         "\n_pmUnpackInDom: Botch: undelta InDom failed for InDom {indom}"
     ));
     msg
+}
+
+/// A descriptor as the metric rules rewrite it (`None`: the metric is
+/// deleted): its PMID, the name it is known by, type, semantics and units.
+fn rewrite_desc(
+    rules: &Rules,
+    mut desc: archive_format::types::Desc,
+    mut names: Vec<String>,
+) -> Result<Option<(archive_format::types::Desc, Vec<String>)>, String> {
+    let Some(m) = rules.metric(desc.pmid) else {
+        return Ok(Some((desc, names)));
+    };
+    if m.flags & change::DELETE != 0 {
+        return Ok(None);
+    }
+    if m.flags & change::PMID != 0 {
+        desc.pmid = m.new.pmid;
+    }
+    if let (true, Some(new)) = (m.flags & change::NAME != 0, &m.new_name) {
+        match names.iter_mut().find(|n| **n == m.old_name) {
+            Some(n) => *n = new.clone(),
+            None => {
+                return Err(format!(
+                    "{PROG}: Botch: old name {} not found in list of {} names for pmid {} ...{}",
+                    m.old_name,
+                    names.len(),
+                    m.old.pmid,
+                    names
+                        .iter()
+                        .map(|n| format!(" {n}"))
+                        .collect::<Vec<_>>()
+                        .join(",")
+                ))
+            }
+        }
+    }
+    if m.flags & change::TYPE != 0 {
+        desc.vtype = m.new.vtype;
+    }
+    if m.flags & change::SEM != 0 {
+        desc.sem = m.new.sem;
+    }
+    if m.flags & change::UNITS != 0 {
+        desc.units = m.new.units;
+    }
+    Ok(Some((desc, names)))
 }

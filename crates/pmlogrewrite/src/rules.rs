@@ -1,7 +1,33 @@
 //! What the rewriting rules ask for, once every configuration file is read
-//! and checked: the global clause's label and time changes.
+//! and checked: the global clause's label and time changes, and each metric's
+//! changes (kept as pmlogrewrite keeps them: the metric last named first).
 
-use archive_format::types::Timestamp;
+use archive_format::types::{Desc, Timestamp};
+
+/// What a metric clause changes (pmlogrewrite's flag bits).
+pub mod change {
+    pub const PMID: u32 = 1;
+    pub const NAME: u32 = 2;
+    pub const TYPE: u32 = 4;
+    pub const INDOM: u32 = 8;
+    pub const SEM: u32 = 16;
+    pub const UNITS: u32 = 32;
+    pub const DELETE: u32 = 64;
+    pub const RESCALE: u32 = 128;
+}
+
+/// One metric of the input named by the rules, and its changes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MetricSpec {
+    /// Its (first) name in the input.
+    pub old_name: String,
+    pub old: Desc,
+    /// The descriptor as written (the changed fields).
+    pub new: Desc,
+    pub new_name: Option<String>,
+    /// [`change`] bits.
+    pub flags: u32,
+}
 
 /// The global clause (`GLOBAL { ... }`): the label's fields, and a shift of
 /// every timestamp.
@@ -50,16 +76,68 @@ impl Shift {
     }
 }
 
+/// A help text record whose identifier follows its metric's new PMID.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TextSpec {
+    /// `PM_TEXT_*` bits.
+    pub ttype: u32,
+    pub old_id: u32,
+    pub new_id: u32,
+    /// The text as the input's lookup finds it (only that record moves).
+    pub old_text: String,
+}
+
 /// Every rule.
 #[derive(Debug, Clone, Default)]
 pub struct Rules {
     pub global: Global,
+    /// The metrics the rules name, in the order first named (pmlogrewrite's
+    /// list is the reverse).
+    pub metrics: Vec<MetricSpec>,
+    /// Help text moved with its metric, in the order found.
+    pub texts: Vec<TextSpec>,
 }
 
 impl Rules {
     /// Whether anything is rewritten (`-q` makes no output otherwise).
     pub fn any_change(&self) -> bool {
-        self.global != Global::default()
+        self.global != Global::default() || self.metrics.iter().any(|m| m.flags != 0)
+    }
+
+    /// The new identifier of a help text record.
+    pub fn text_id(&self, ttype: u32, ident: u32, text: &str) -> Option<u32> {
+        self.texts
+            .iter()
+            .find(|t| t.ttype == ttype && t.old_id == ident && t.old_text == text)
+            .map(|t| t.new_id)
+    }
+
+    /// The new identifier of a domain, cluster or item label set, where its
+    /// metric's PMID changed (as pmlogrewrite matches them: a cluster's by the
+    /// domain and cluster numbers or'ed together).
+    pub fn label_id(&self, ltype: u32, ident: u32) -> Option<u32> {
+        use archive_format::codec::meta::label_type as lt;
+        self.metrics.iter().rev().find_map(|m| {
+            let (o, n) = (m.old.pmid, m.new.pmid);
+            if o == n {
+                return None;
+            }
+            let (old, new) = match ltype {
+                lt::DOMAIN => (o.domain(), n.domain()),
+                lt::CLUSTER => (o.domain() | o.cluster(), n.domain() | n.cluster()),
+                lt::ITEM => (o.0, n.0),
+                _ => return None,
+            };
+            (old == ident).then_some(new)
+        })
+    }
+
+    /// The rules of the metric with this PMID in the input (the first named
+    /// with any change).
+    pub fn metric(&self, pmid: archive_format::types::PmId) -> Option<&MetricSpec> {
+        self.metrics
+            .iter()
+            .find(|m| m.old.pmid == pmid && m.flags != 0)
     }
 
     /// A timestamp as the output has it.
