@@ -9,8 +9,10 @@ Cases: every archive of PCP's QA corpus (good and damaged) copied without rules,
 again with the rules PCP ships (/var/lib/pcp/config/pmlogrewrite); the version 2
 ones upgraded with -V 3; metric rules (PMIDs one by one and by cluster or domain,
 names, types with and without a condition, semantics, units with and without
-rescaling, -s, deletion) on three archives, with -w -v, and each diagnostic of the
-metric clause; rules of the global clause (host name, time zone,
+rescaling, -s, deletion) on four archives, with -w -v, and each diagnostic of the
+metric clause; instance domains moved and duplicated, alone and by domain, metrics
+moved to another domain or made singular with each OUTPUT choice, and their
+diagnostics; rules of the global clause (host name, time zone,
 zoneinfo, feature bits, time shifts forward and back) on a set of archives; each
 diagnostic of the global clause (clauses cut short, duplicates, bad bits, times out
 of range, syntax errors, an unexpected character) and the options that report on
@@ -106,6 +108,33 @@ METRIC_RULES = {
     "unknown": "metric sample.nosuch { delete }\nmetric 1.2.3 { delete }\n",
     "sample": "metric sample.long.* { delete }\nmetric sample.bin { type -> DOUBLE }\nmetric sample.colour { units -> 0,1,0,0,MSEC,0 }\n",
     "sem": "metric 29.*.* { sem -> discrete }\n",
+}
+# instance-domain rules (the instance clauses are not yet applied)
+INDOM_RULES = {
+    "move": "indom 60.1 { indom -> 61.1 }\n",
+    "duplicate": "indom 60.1 { indom -> duplicate 61.1 }\nmetric 60.0.4 { pmid -> 61.0.4 indom -> 61.1 }\n",
+    "star": "indom 60.* { indom -> 62.* }\n",
+    "same": "indom 60.1 { indom -> 60.1 }\n",
+    "metric-null": "metric kernel.all.load { indom -> NULL }\n",
+    "metric-null-last": "metric kernel.all.load { indom -> NULL output last }\n",
+    "metric-null-inst": "metric kernel.all.load { indom -> NULL output inst 5 }\n",
+    "metric-null-iname": "metric kernel.all.load { indom -> NULL output iname \"15 minute\" }\n",
+    "metric-null-min": "metric kernel.all.load { indom -> NULL output min }\n",
+    "metric-null-max": "metric kernel.all.load { indom -> NULL output max }\n",
+    "metric-null-sum": "metric kernel.all.load { indom -> NULL output sum }\n",
+    "metric-null-avg": "metric kernel.all.load { indom -> NULL output avg }\n",
+    "metric-to-indom": "metric hinv.ncpu { indom -> 60.2 }\n",
+    "metric-to-indom-inst": "metric hinv.ncpu { indom -> 60.2 output inst 15 }\n",
+    "metric-sum-u32": "metric disk.dev.read { indom -> NULL output sum }\nmetric disk.dev.write { indom -> null output avg }\n",
+    "conflict": "indom 60.1 { indom -> 61.1 }\nmetric disk.dev.read { indom -> 63.1 }\n",
+    "not-in-output": "metric kernel.all.load { indom -> 99.1 }\n",
+    "string-sum": "metric pmcd.pmlogger.host { indom -> NULL output sum }\n",
+    "indom-alone": "indom { indom -> 61.1 }\n",
+    "indom-empty": "indom 60.1 { indom -> }\n",
+    "indom-arrow": "indom 60.1 { indom }\n",
+    "no-serial": "indom 60. { indom -> 61.1 }\n",
+    "bad-domain": "indom 600.1 { indom -> 61.1 }\n",
+    "output-alone": "metric kernel.all.load { indom -> NULL output }\n",
 }
 METRIC_BAD = {
     "metric-alone": "metric { delete }\n",
@@ -237,6 +266,10 @@ def main():
             jobs.append((f"metric {name} {rel}", ([rel], [], text)))
             jobs.append((f"metric -w -v {name} {rel}", ([rel], ["-w", "-v"], text)))
         jobs.append((f"metric -s {name}", (["archives/20041125"], ["-s"], text)))
+    for name, text in INDOM_RULES.items():
+        for rel in ["archives/20041125", "archives/ok-foo"]:
+            jobs.append((f"indom {name} {rel}", ([rel], [], text)))
+            jobs.append((f"indom -w -v {name} {rel}", ([rel], ["-w", "-v"], text)))
     for name, text in METRIC_BAD.items():
         jobs.append((f"bad metric {name}", (["archives/20041125"], ["-w"], text)))
     for d, base in archives():

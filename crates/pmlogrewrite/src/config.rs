@@ -20,12 +20,18 @@ pub(crate) struct Config<'a> {
     pub(crate) scale: bool,
     /// The metrics the metric rule being read applies to.
     pub(crate) sel: Selection,
+    /// The domains the indom rule being read applies to: every one of a
+    /// domain number, or one (its place in the list).
+    pub(crate) indom_sel: (Option<u32>, Option<usize>),
     /// The output's version.
     pub(crate) version: u32,
     /// `-w`: warnings for rules that change nothing.
     pub(crate) warnings: bool,
     /// The file being read, as messages name it.
     pub(crate) file: String,
+    /// The line the last file's scan ended on (what messages after the parse
+    /// name).
+    pub(crate) line: usize,
     pub(crate) rules: Rules,
     /// The time clause's shift as parsed (seconds signed, as pmlogrewrite
     /// keeps it), before the clause is taken.
@@ -51,9 +57,11 @@ impl<'a> Config<'a> {
             meta: None,
             scale: false,
             sel: Selection::default(),
+            indom_sel: (None, None),
             version,
             warnings,
             file: String::new(),
+            line: 0,
             rules: Rules::default(),
             time: (0, 0),
             said: Vec::new(),
@@ -287,7 +295,10 @@ fn structural(lhs: &str) -> bool {
             | "globaloptlist"
             | "optmetricoptlist"
             | "metricoptlist"
+            | "optindomopt"
+            | "indomoptlist"
     ) || lhs.starts_with("metricspec:metric_")
+        || lhs.starts_with("indomspec:indom_")
 }
 
 /// The metric rule's parts.
@@ -300,6 +311,9 @@ fn metric_part(lhs: &str) -> bool {
             | "pmid_int"
             | "metricopt"
             | "rescaleopt"
+            | "indom_int"
+            | "null_or_indom"
+            | "pick"
     )
 }
 
@@ -332,6 +346,14 @@ impl Config<'_> {
             "pmid_int:pmid_star" => self.pmid_value(&first, true, line)?,
             "rescaleopt:rescale" => Val::Int(1),
             "rescaleopt:empty" => Val::Int(0),
+            "indom_int:float" => self.indom_value(&first, false, line)?,
+            "indom_int:indom_star" => self.indom_value(&first, true, line)?,
+            "null_or_indom:indom_int" => rhs[0].clone(),
+            "null_or_indom:null_int" => Val::Int(i64::from(u32::MAX)),
+            m if m.starts_with("pick:") => {
+                self.pick(m, rhs, line)?;
+                Val::None
+            }
             m => {
                 self.metric_clause(m, rhs, line)?;
                 Val::None
@@ -354,6 +376,25 @@ impl Actions for Config<'_> {
         }
         if metric_part(lhs) {
             return self.metric_rule(marker, rhs, below, line);
+        }
+        match lhs {
+            "indomspec.begin" => {
+                let indom = below.last().map_or(0, Val::int) as u32;
+                self.indom_begin(indom, line);
+                return Ok(Val::None);
+            }
+            "indomspec" => {
+                return Err(self.error(
+                    line,
+                    "Expecting <domain>.<serial> or <domain>.* in indom rule",
+                ))
+            }
+            "duplicateopt" => return Ok(Val::Int(i64::from(marker.ends_with(":duplicate")))),
+            "indomopt" => {
+                self.indom_clause(marker, rhs, line)?;
+                return Ok(Val::None);
+            }
+            _ => {}
         }
         if !global_part(lhs) {
             return Err(Stop::Unsupported(marker.to_string()));
@@ -394,7 +435,14 @@ impl Actions for Config<'_> {
 impl Config<'_> {
     /// After every file: each help text of a renumbered metric follows it
     /// (pmlogrewrite's `link_entries`, for metrics).
-    pub(crate) fn link(&mut self) {
+    pub(crate) fn link(&mut self) -> Result<(), Stop> {
+        self.link_indoms()?;
+        self.link_texts();
+        self.check_indoms()?;
+        self.check_output()
+    }
+
+    fn link_texts(&mut self) {
         use archive_format::codec::meta::text_type::PMID;
         let Some(meta) = self.meta else { return };
         let mut types: Vec<u32> = meta.texts().keys().map(|(t, _)| *t).collect();
@@ -465,6 +513,13 @@ pub(crate) fn report(rules: &Rules, label: &Label) -> String {
         ));
         change = true;
     }
+    for ip in rules.indoms.iter().rev().filter(|i| i.new != i.old) {
+        out.push_str(&format!(
+            "\nInstance Domain: {}\npmInDom:\t-> {}\n",
+            ip.old, ip.new
+        ));
+        change = true;
+    }
     for m in rules.metrics.iter().rev() {
         change |= metric_report(m, &mut out);
     }
@@ -493,6 +548,47 @@ pub(crate) fn report(rules: &Rules, label: &Label) -> String {
     out
 }
 
+/// Which value a metric moved to another instance domain keeps, as the
+/// report says it.
+fn output_report(m: &crate::rules::MetricSpec, out: &mut String) {
+    use crate::rules::{Output, NO_INST};
+    let many = !m.old.indom.is_null();
+    let inst = m.one_inst;
+    let line = match m.output {
+        Output::All => return,
+        Output::One if many => {
+            let mut s = String::from("value for instance");
+            if inst != NO_INST {
+                s.push_str(&format!(" {inst}"));
+            }
+            if let Some(n) = &m.one_name {
+                s.push_str(&format!(" \"{n}\""));
+            }
+            s
+        }
+        Output::One => format!("the only value (output instance {inst})"),
+        Output::First if many => "first value".into(),
+        Output::First if inst != NO_INST => {
+            format!("first and only value (output instance {inst})")
+        }
+        Output::First => format!(
+            "first and only value (output instance \"{}\")",
+            m.one_name.as_deref().unwrap_or("(null)")
+        ),
+        Output::Last if many => "last value".into(),
+        Output::Last => format!("last and only value (output instance {inst})"),
+        Output::Min if many => "smallest value".into(),
+        Output::Min => format!("smallest and only value (output instance {inst})"),
+        Output::Max if many => "largest value".into(),
+        Output::Max => format!("largest and only value (output instance {inst})"),
+        Output::Sum if many => format!("sum value (output instance {inst})"),
+        Output::Sum => format!("sum and only value (output instance {inst})"),
+        Output::Avg if many => format!("average value (output instance {inst})"),
+        Output::Avg => format!("average and only value (output instance {inst})"),
+    };
+    out.push_str(&format!("Output:\t\t{line}\n"));
+}
+
 /// A metric's part of the report; whether it changes anything.
 fn metric_report(m: &crate::rules::MetricSpec, out: &mut String) -> bool {
     use crate::rules::change as c;
@@ -514,6 +610,10 @@ fn metric_report(m: &crate::rules::MetricSpec, out: &mut String) -> bool {
             vtype::short_name(m.new.vtype),
         );
         out.push_str(&format!("Type:\t\t{a} -> {b}\n"));
+    }
+    if m.flags & c::INDOM != 0 {
+        out.push_str(&format!("InDom:\t\t{} -> {}\n", m.old.indom, m.new.indom));
+        output_report(m, out);
     }
     if m.flags & c::SEM != 0 {
         let (a, b) = (sem_str(m.old.sem), sem_str(m.new.sem));
@@ -558,7 +658,7 @@ mod tests {
         let l = label();
         let mut c = Config::new(&l, version, true);
         c.file = "rules".into();
-        let r = parse(text.as_bytes(), &mut c);
+        let r = parse(text.as_bytes(), &mut c).map(|_| ());
         (r, c.rules, c.said)
     }
 

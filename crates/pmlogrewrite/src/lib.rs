@@ -9,6 +9,7 @@
 //!   pmlogrewrite's order, with its temporal index.
 
 mod config;
+mod indom;
 mod lex;
 mod metric;
 pub mod opts;
@@ -126,31 +127,47 @@ fn read_rules(
             writeln!(err, "Start configfile: {file}")?;
         }
         c.file = file.clone();
-        let r = parse::parse(&text, &mut c);
+        let r = parse::parse(&text, &mut c).map(|line| c.line = line);
         for w in c.said.drain(..) {
             writeln!(err, "{w}")?;
         }
-        match r {
-            Ok(()) => {}
-            Err(parse::Stop::Error { line, message }) => {
-                writeln!(err, "Specification error in configuration file ({file})")?;
-                writeln!(err, "[line {line}] {message}")?;
-                return Ok(None);
-            }
-            Err(parse::Stop::Unsupported(rule)) => {
-                writeln!(
-                    err,
-                    "{PROG}: {file}: rules of this kind ({rule}) are not supported by this pmlogrewrite yet"
-                )?;
-                return Ok(None);
-            }
+        if let Err(stop) = r {
+            say_stop(file, stop, err)?;
+            return Ok(None);
         }
     }
-    c.link();
+    if let Err(stop) = c.link() {
+        for w in c.said.drain(..) {
+            writeln!(err, "{w}")?;
+        }
+        say_stop(&c.file, stop, err)?;
+        return Ok(None);
+    }
+    for w in c.said.drain(..) {
+        writeln!(err, "{w}")?;
+    }
     if o.verbose > 0 {
         write!(out, "{}", config::report(&c.rules, a.label()))?;
     }
     Ok(Some(c.rules))
+}
+
+/// What pmlogrewrite says when reading the rules (of `file`) stops.
+fn say_stop(file: &str, stop: parse::Stop, err: &mut dyn Write) -> io::Result<()> {
+    match stop {
+        parse::Stop::Error { line, message } => {
+            writeln!(err, "Specification error in configuration file ({file})")?;
+            writeln!(err, "[line {line}] {message}")
+        }
+        parse::Stop::Semantic(message) => {
+            writeln!(err, "Semantic error in configuration file ({file})")?;
+            writeln!(err, "{message}")
+        }
+        parse::Stop::Unsupported(rule) => writeln!(
+            err,
+            "{PROG}: {file}: rules of this kind ({rule}) are not supported by this pmlogrewrite yet"
+        ),
+    }
 }
 
 /// The rules of one file's text, for an input with `label` and an output of
@@ -163,9 +180,10 @@ pub fn parse_rules(
 ) -> Result<rules::Rules, String> {
     let mut c = config::Config::new(label, version, false);
     match parse::parse(text, &mut c) {
-        Ok(()) => Ok(c.rules),
+        Ok(_) => Ok(c.rules),
         Err(parse::Stop::Error { line, message }) => Err(format!("[line {line}] {message}")),
         Err(parse::Stop::Unsupported(rule)) => Err(format!("not supported yet: {rule}")),
+        Err(parse::Stop::Semantic(message)) => Err(message),
     }
 }
 

@@ -6,10 +6,10 @@
 
 use crate::config::Config;
 use crate::parse::{Stop, Val};
-use crate::rules::{change, MetricSpec};
+use crate::rules::{change, MetricSpec, Output, NO_INST};
 use archive_format::error::{pm_err_str, PM_ERR_NAME, PM_ERR_PMID};
 use archive_format::pmns::Lookup;
-use archive_format::types::{sem, vtype, PmId, Units};
+use archive_format::types::{sem, vtype, InDom, PmId, Units};
 
 /// PM_ID_NULL.
 pub(crate) const NO_PMID: u32 = u32::MAX;
@@ -17,9 +17,15 @@ pub(crate) const NO_PMID: u32 = u32::MAX;
 const DYNAMIC_DOMAIN: i64 = 511;
 
 /// Which metrics a metric rule names (pmlogrewrite's `current_star_metric`
-/// and the walk it sets up).
-#[derive(Debug, Clone, Copy, Default)]
+/// and the walk it sets up), and the instance domain clause's parts as read.
+#[derive(Debug, Clone, Default)]
 pub(crate) struct Selection {
+    /// The last instance domain read was `d.*`.
+    pub(crate) star_indom: bool,
+    /// `OUTPUT ...` as read (back to all after each indom clause).
+    output: Output,
+    one_inst: i32,
+    one_name: Option<String>,
     /// 0: one metric; 1: `d.c.*`; 2: `d.*.*` (the last PMID read says).
     pub(crate) star: u8,
     /// The rule walks the list for a domain (and cluster).
@@ -77,7 +83,7 @@ fn sem_str(s: i32) -> String {
 impl Config<'_> {
     /// `start_metric`: the metric's place in the list, entered the first time
     /// (at the list's head); `None` where the input has no such metric.
-    fn start_metric(&mut self, pmid: PmId, line: usize) -> Option<usize> {
+    pub(crate) fn start_metric(&mut self, pmid: PmId, line: usize) -> Option<usize> {
         if let Some(i) = self.rules.metrics.iter().position(|m| m.old.pmid == pmid) {
             return Some(i);
         }
@@ -98,6 +104,9 @@ impl Config<'_> {
             new: desc,
             new_name: None,
             flags: 0,
+            output: Output::All,
+            one_inst: 0,
+            one_name: None,
         });
         Some(self.rules.metrics.len() - 1)
     }
@@ -262,6 +271,7 @@ impl Config<'_> {
                 let scales = [scale_code(rhs[8].text()), scale_code(rhs[10].text()), scale_code(rhs[12].text())];
                 self.clause_units(dims, scales, rhs[13].int() == 1, line)
             }
+            "indom_assign_null_or_indom_pick" => self.clause_indom(InDom(rhs[2].int() as u32), line),
             "delete" => {
                 for i in self.walk(change::DELETE, "delete", true, line)? {
                     self.rules.metrics[i].flags |= change::DELETE;
@@ -357,6 +367,200 @@ impl Config<'_> {
             m.flags |= change::TYPE;
         }
         Ok(())
+    }
+
+    /// `d.s` or `d.*`, checked.
+    pub(crate) fn indom_value(&mut self, text: &str, star: bool, line: usize) -> Result<Val, Stop> {
+        let mut parts = text.splitn(2, '.');
+        let domain = cli_common::window::strtol(parts.next().unwrap_or("")).0 as i32 as i64;
+        let serial = parts.next().filter(|s| !s.is_empty() && !star);
+        if !star && serial.is_none() {
+            return Err(self.error(line, "Missing serial field for indom"));
+        }
+        if !(1..DYNAMIC_DOMAIN).contains(&domain) {
+            return Err(self.error(line, format!("Illegal domain field ({domain}) for indom")));
+        }
+        let serial = serial.map_or(0, |s| cli_common::window::strtol(s).0 as i32 as i64);
+        if !(0..4_194_304).contains(&serial) {
+            return Err(self.error(line, format!("Illegal serial field ({serial}) for indom")));
+        }
+        self.sel.star_indom = star;
+        Ok(Val::Int(i64::from(
+            InDom::new(domain as u32, serial as u32).0,
+        )))
+    }
+
+    /// `OUTPUT ...` of an instance domain clause.
+    pub(crate) fn pick(&mut self, marker: &str, rhs: &[Val], line: usize) -> Result<(), Stop> {
+        let sel = &mut self.sel;
+        match marker {
+            "pick:output_inst_number" => {
+                (sel.output, sel.one_inst, sel.one_name) = (Output::One, rhs[2].int() as i32, None);
+            }
+            "pick:output_iname_string" => {
+                let name = Some(rhs[2].text().to_string());
+                (sel.output, sel.one_inst, sel.one_name) = (Output::One, NO_INST, name);
+            }
+            "pick:output_output_type" => {
+                sel.output = match rhs[1].text().to_ascii_lowercase().as_str() {
+                    "first" => Output::First,
+                    "last" => Output::Last,
+                    "min" => Output::Min,
+                    "max" => Output::Max,
+                    "sum" => Output::Sum,
+                    _ => Output::Avg,
+                };
+            }
+            "pick:output" => {
+                return Err(self.error(
+                    line,
+                    "Expecting FIRST or LAST or INST or INAME or MIN or MAX or AVG for OUTPUT instance option",
+                ))
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn clause_indom(&mut self, to: InDom, line: usize) -> Result<(), Stop> {
+        let picked = self.walk(change::INDOM, "indom", false, line);
+        let output = std::mem::take(&mut self.sel.output);
+        for i in picked? {
+            let m = &self.rules.metrics[i];
+            let indom = if self.sel.star_indom {
+                InDom::new(to.domain(), m.old.indom.serial())
+            } else {
+                to
+            };
+            if indom == m.old.indom {
+                if self.warnings {
+                    let msg = format!(
+                        "Metric: {} ({}): indom: {}: No change",
+                        m.old_name, m.old.pmid, m.old.indom
+                    );
+                    self.warn(line, msg);
+                }
+                continue;
+            }
+            let computed = matches!(
+                output,
+                Output::Min | Output::Max | Output::Sum | Output::Avg
+            );
+            if computed && !is_numeric(m.old.vtype) {
+                let msg = format!(
+                    "OUTPUT option MIN, MAX, AVG or SUM requires type to be numeric, not PM_TYPE_{}",
+                    vtype::short_name(m.old.vtype)
+                );
+                return Err(self.error(line, msg));
+            }
+            let (one_inst, one_name) = (self.sel.one_inst, self.sel.one_name.clone());
+            let m = &mut self.rules.metrics[i];
+            m.new.indom = indom;
+            m.flags |= change::INDOM;
+            m.output = output;
+            if output == Output::One {
+                (m.one_name, m.one_inst) = (one_name, one_inst);
+                if m.old.indom.is_null() {
+                    // the only value, given the instance named
+                    m.output = Output::First;
+                }
+            }
+            if output == Output::All {
+                // to a singular domain: the first value; from one: instance 0
+                if !m.old.indom.is_null() && indom.is_null() {
+                    (m.output, m.one_inst) = (Output::First, NO_INST);
+                } else if m.old.indom.is_null() && !indom.is_null() {
+                    (m.output, m.one_inst) = (Output::First, 0);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Every metric moved to an instance domain must find it in the output
+    /// (pmlogrewrite's `check_indoms`, with no instance-domain rules).
+    pub(crate) fn check_indoms(&self) -> Result<(), Stop> {
+        for m in self.rules.metrics.iter().rev() {
+            let to = m.new.indom;
+            if m.flags & change::INDOM == 0 || to.is_null() {
+                continue;
+            }
+            if !self.indom_in_output(m.old.indom, to) {
+                return Err(Stop::Semantic(format!(
+                    "New indom ({to}) for metric {} is not in the output archive",
+                    m.old_name
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// Each metric given one value of another instance domain: the instance
+    /// named found (by the first word of its name, as PCP matches them) in the
+    /// old domain, and in the new one (pmlogrewrite's `check_output`).
+    pub(crate) fn check_output(&mut self) -> Result<(), Stop> {
+        let Some(meta) = self.meta else { return Ok(()) };
+        let line = self.line;
+        for i in (0..self.rules.metrics.len()).rev() {
+            let m = &self.rules.metrics[i];
+            if m.flags & change::INDOM == 0 || !matches!(m.output, Output::One | Output::First) {
+                continue;
+            }
+            let (old, new) = (m.old.indom, m.new.indom);
+            if !old.is_null() && m.output == Output::One {
+                let list = meta.indom_union(old);
+                if !self.find_instance(i, &list) && self.warnings {
+                    let msg = self.not_found(i, "old", old);
+                    self.warn(line, msg);
+                }
+            }
+            if !new.is_null() {
+                let list = meta.indom_union(new);
+                if list.is_empty() {
+                    return Err(self.error(line, format!("Botch: InDom {new} not found")));
+                }
+                if !self.find_instance(i, &list) && self.warnings {
+                    let msg = self.not_found(i, "new", new);
+                    self.warn(line, msg);
+                }
+                let m = &mut self.rules.metrics[i];
+                if old.is_null() && m.one_inst == NO_INST {
+                    m.one_inst = 0;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The metric's instance looked for in `list`; once found by name, kept
+    /// by number.
+    fn find_instance(&mut self, i: usize, list: &[(i32, std::sync::Arc<str>)]) -> bool {
+        let m = &mut self.rules.metrics[i];
+        for (inst, name) in list {
+            match &m.one_name {
+                Some(want) if inst_name_eq(name, want) > 0 => {
+                    (m.one_name, m.one_inst) = (None, *inst);
+                    return true;
+                }
+                Some(_) => {}
+                None if *inst == m.one_inst => return true,
+                None => {}
+            }
+        }
+        false
+    }
+
+    fn not_found(&self, i: usize, which: &str, indom: InDom) -> String {
+        let m = &self.rules.metrics[i];
+        match &m.one_name {
+            Some(n) => {
+                format!("Instance \"{n}\" from OUTPUT clause not found in {which} indom {indom}")
+            }
+            None => format!(
+                "Instance {} from OUTPUT clause not found in {which} indom {indom}",
+                m.one_inst
+            ),
+        }
     }
 
     fn clause_sem(&mut self, to: i32, line: usize) -> Result<(), Stop> {
@@ -456,5 +660,29 @@ impl Config<'_> {
             other => return Stop::Unsupported(format!("metricopt:{other}")),
         };
         self.error(line, msg)
+    }
+}
+
+/// PCP's instance-name match: equal up to the first space of either (2: the
+/// whole names equal, 1: the first words, 0: different, -1: an empty name).
+pub(crate) fn inst_name_eq(p: &str, q: &str) -> i32 {
+    if p.is_empty() || q.is_empty() {
+        return -1;
+    }
+    let (p, q) = (p.as_bytes(), q.as_bytes());
+    let mut i = 0;
+    loop {
+        let (a, b) = (p.get(i).copied(), q.get(i).copied());
+        if a.is_none() && b.is_none() {
+            return 2;
+        }
+        let end = |c: Option<u8>| c.is_none() || c == Some(b' ');
+        if end(a) || end(b) {
+            return i32::from(end(a) && end(b));
+        }
+        if a != b {
+            return 0;
+        }
+        i += 1;
     }
 }

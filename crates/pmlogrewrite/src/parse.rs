@@ -43,6 +43,8 @@ impl Val {
 pub(crate) enum Stop {
     /// `yyerror`: a specification error.
     Error { line: usize, message: String },
+    /// `yysemantic`: a semantic error found once every file is read.
+    Semantic(String),
     /// A clause this pmlogrewrite does not apply yet.
     Unsupported(String),
 }
@@ -78,7 +80,8 @@ fn symbol(code: i32) -> i32 {
 
 /// Parses one file's rules (Bison's `yyparse`, without error recovery: the
 /// grammar has none, and a syntax error ends the run).
-pub(crate) fn parse(text: &[u8], actions: &mut dyn Actions) -> Result<(), Stop> {
+/// Returns the line the scanner ended on.
+pub(crate) fn parse(text: &[u8], actions: &mut dyn Actions) -> Result<usize, Stop> {
     let mut lexer = Lexer::new(text);
     let mut states: Vec<i32> = vec![0];
     let mut values: Vec<Val> = vec![Val::None];
@@ -106,7 +109,7 @@ pub(crate) fn parse(text: &[u8], actions: &mut dyn Actions) -> Result<(), Stop> 
                 if act > 0 {
                     // shift (the end shifted: the termination state, accepted)
                     if act == t::YYFINAL {
-                        return Ok(());
+                        return Ok(lexer.line);
                     }
                     state = act;
                     let tok = lookahead.take().map(|t| t.text).unwrap_or_default();
@@ -139,7 +142,7 @@ pub(crate) fn parse(text: &[u8], actions: &mut dyn Actions) -> Result<(), Stop> 
             i32::from(t::YYDEFGOTO[lhs as usize])
         };
         if state == t::YYFINAL {
-            return Ok(());
+            return Ok(lexer.line);
         }
         values.push(v);
         states.push(state);

@@ -127,10 +127,31 @@ impl Job<'_> {
                 *refs.entry(d.indom).or_insert(0) += 1;
             }
         }
-        for m in &self.rules.metrics {
-            if m.flags & change::DELETE != 0 && !m.old.indom.is_null() {
+        for m in self.rules.metrics.iter().rev() {
+            let moved = m.flags & change::INDOM != 0;
+            if m.flags & change::DELETE == 0 && !moved {
+                continue;
+            }
+            if !m.old.indom.is_null() {
                 if let Some(n) = refs.get_mut(&m.old.indom) {
                     *n -= 1;
+                }
+            }
+            if moved && m.flags & change::DELETE == 0 && !m.new.indom.is_null() {
+                // a domain the input lacks: the input's domain a rule moves there
+                let counted = if refs.contains_key(&m.new.indom) {
+                    Some(m.new.indom)
+                } else {
+                    let ip = self
+                        .rules
+                        .indoms
+                        .iter()
+                        .rev()
+                        .find(|i| i.new == m.new.indom);
+                    ip.map(|i| i.old)
+                };
+                if let Some(n) = counted.and_then(|i| refs.get_mut(&i)) {
+                    *n += 1;
                 }
             }
         }
@@ -367,7 +388,18 @@ impl Copy<'_> {
                     Some(0) => return Ok(Ok(())),
                     Some(_) => {}
                 }
-                self.put_indom(stamp, indom, &set)
+                let rules = self.job.rules;
+                match rules.indoms.iter().find(|i| i.old == indom) {
+                    Some(ip) => {
+                        if ip.duplicate {
+                            if let Err(e) = self.put_indom(stamp, indom, &set) {
+                                return Ok(Err(format!("{PROG}: Error: {}", e.pm_message())));
+                            }
+                        }
+                        self.put_indom(stamp, ip.new, &set)
+                    }
+                    None => self.put_indom(stamp, indom, &set),
+                }
             }
             MetaRecord::Label {
                 stamp,
@@ -497,6 +529,9 @@ fn rewrite_desc(
     }
     if m.flags & change::TYPE != 0 {
         desc.vtype = m.new.vtype;
+    }
+    if m.flags & change::INDOM != 0 {
+        desc.indom = m.new.indom;
     }
     if m.flags & change::SEM != 0 {
         desc.sem = m.new.sem;

@@ -16,6 +16,25 @@ pub mod change {
     pub const RESCALE: u32 = 128;
 }
 
+/// Which value of a metric moved to another instance domain is kept
+/// (`OUTPUT ...`): all of them, or one chosen or computed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Output {
+    #[default]
+    All,
+    First,
+    Last,
+    /// The value of one instance (`INST n`, `INAME "name"`).
+    One,
+    Min,
+    Max,
+    Sum,
+    Avg,
+}
+
+/// PM_IN_NULL.
+pub const NO_INST: i32 = -1;
+
 /// One metric of the input named by the rules, and its changes.
 #[derive(Debug, Clone, PartialEq)]
 pub struct MetricSpec {
@@ -27,6 +46,12 @@ pub struct MetricSpec {
     pub new_name: Option<String>,
     /// [`change`] bits.
     pub flags: u32,
+    /// With a new instance domain: the value (or values) kept.
+    pub output: Output,
+    /// The instance `OUTPUT INST` picks, or the output value's instance.
+    pub one_inst: i32,
+    /// The instance `OUTPUT INAME` picks, until found in the domain.
+    pub one_name: Option<String>,
 }
 
 /// The global clause (`GLOBAL { ... }`): the label's fields, and a shift of
@@ -76,6 +101,16 @@ impl Shift {
     }
 }
 
+/// An instance domain of the input named by an indom rule, and its changes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IndomSpec {
+    pub old: archive_format::types::InDom,
+    pub new: archive_format::types::InDom,
+    /// `indom -> duplicate d.s`: the domain is written as it was, and again
+    /// as the new one.
+    pub duplicate: bool,
+}
+
 /// A help text record whose identifier follows its metric's new PMID.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TextSpec {
@@ -96,12 +131,16 @@ pub struct Rules {
     pub metrics: Vec<MetricSpec>,
     /// Help text moved with its metric, in the order found.
     pub texts: Vec<TextSpec>,
+    /// The instance domains the rules name, in the order first named.
+    pub indoms: Vec<IndomSpec>,
 }
 
 impl Rules {
     /// Whether anything is rewritten (`-q` makes no output otherwise).
     pub fn any_change(&self) -> bool {
-        self.global != Global::default() || self.metrics.iter().any(|m| m.flags != 0)
+        self.global != Global::default()
+            || self.metrics.iter().any(|m| m.flags != 0)
+            || self.indoms.iter().any(|i| i.new != i.old)
     }
 
     /// The new identifier of a help text record.
@@ -112,11 +151,23 @@ impl Rules {
             .map(|t| t.new_id)
     }
 
+    /// The rule of an instance domain that changes.
+    pub fn indom(&self, indom: archive_format::types::InDom) -> Option<&IndomSpec> {
+        self.indoms
+            .iter()
+            .find(|i| i.old == indom && i.new != i.old)
+    }
+
     /// The new identifier of a domain, cluster or item label set, where its
     /// metric's PMID changed (as pmlogrewrite matches them: a cluster's by the
     /// domain and cluster numbers or'ed together).
     pub fn label_id(&self, ltype: u32, ident: u32) -> Option<u32> {
         use archive_format::codec::meta::label_type as lt;
+        if ltype == lt::INDOM || ltype == lt::INSTANCES {
+            return self
+                .indom(archive_format::types::InDom(ident))
+                .map(|i| i.new.0);
+        }
         self.metrics.iter().rev().find_map(|m| {
             let (o, n) = (m.old.pmid, m.new.pmid);
             if o == n {

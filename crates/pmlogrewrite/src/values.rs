@@ -4,7 +4,7 @@
 //! order. A record whose every set was dropped is not written (a `<mark>`
 //! still is).
 
-use crate::rules::{change, MetricSpec, Rules};
+use crate::rules::{change, MetricSpec, Output, Rules, NO_INST};
 use archive_format::atom::{convert, extract, stuff, Atom};
 use archive_format::codec::result::{OwnedValue, OwnedValueSet, VAL_DPTR, VAL_INSITU};
 use archive_format::derive::eval::num_of;
@@ -30,6 +30,9 @@ pub(crate) fn rewrite(
         if m.flags & change::PMID != 0 {
             vs.pmid = m.new.pmid;
         }
+        if m.flags & change::INDOM != 0 && vs.numval > 0 && m.output != Output::All {
+            one_value(m, &mut vs);
+        }
         if m.flags & change::RESCALE != 0 {
             rescale(m, &mut vs)?;
         }
@@ -39,6 +42,109 @@ pub(crate) fn rewrite(
         out.push(vs);
     }
     Ok(out)
+}
+
+/// A metric moved to another instance domain keeps one value: the first,
+/// last, chosen, smallest or largest (moved to the front), or the sum or
+/// average (in place of the first), with the output's instance; none where
+/// the chosen instance has no value.
+fn one_value(m: &MetricSpec, vs: &mut OwnedValueSet) {
+    let pick = match m.output {
+        Output::First => Some(0),
+        Output::Last => Some(vs.values.len() - 1),
+        _ => pick_value(m, vs),
+    };
+    let Some(pick) = pick else {
+        vs.numval = 0;
+        vs.values.clear();
+        return;
+    };
+    vs.values.swap(0, pick);
+    vs.values.truncate(1);
+    vs.numval = 1;
+    if m.new.indom.is_null() {
+        vs.values[0].0 = NO_INST;
+    } else if m.old.indom.is_null() {
+        vs.values[0].0 = m.one_inst;
+    }
+}
+
+/// `pick_val`: the value `OUTPUT` chooses, or computes into the first value.
+fn pick_value(m: &MetricSpec, vs: &mut OwnedValueSet) -> Option<usize> {
+    if m.output == Output::One {
+        return vs.values.iter().position(|(i, _)| *i == m.one_inst);
+    }
+    let ty = m.old.vtype;
+    let nums: Vec<Num> = vs
+        .values
+        .iter()
+        .filter_map(|(_, v)| extract(ty, &v.as_value()).as_ref().and_then(num_of))
+        .collect();
+    if nums.len() != vs.values.len() {
+        return Some(0);
+    }
+    let as_f = |n: &Num| match *n {
+        Num::I32(x) => f64::from(x),
+        Num::U32(x) => f64::from(x),
+        Num::I64(x) => x as f64,
+        Num::U64(x) => x as f64,
+        Num::F32(x) => f64::from(x),
+        Num::F64(x) => x,
+    };
+    let less = |a: &Num, b: &Num| match (*a, *b) {
+        (Num::I64(x), Num::I64(y)) => x < y,
+        (Num::U64(x), Num::U64(y)) => x < y,
+        (x, y) => as_f(&x) < as_f(&y),
+    };
+    match m.output {
+        Output::Min | Output::Max => {
+            let mut pick = 0;
+            for j in 1..nums.len() {
+                let better = if m.output == Output::Min {
+                    less(&nums[j], &nums[pick])
+                } else {
+                    less(&nums[pick], &nums[j])
+                };
+                if better {
+                    pick = j;
+                }
+            }
+            Some(pick)
+        }
+        _ => {
+            let total = sum_values(&nums, m.output == Output::Avg);
+            if let Some(v) = stuff(&atom_of(total)) {
+                vs.values[0].1 = v;
+            }
+            Some(0)
+        }
+    }
+}
+
+/// The values' sum (in their type, wrapping as C's), or their average
+/// (integers rounded up from .5, as pmlogrewrite's `0.5 +` and truncation).
+fn sum_values(nums: &[Num], average: bool) -> Num {
+    let n = nums.len() as f64;
+    let fold = nums[1..].iter().fold(nums[0], |acc, x| match (acc, *x) {
+        (Num::I32(a), Num::I32(b)) => Num::I32(a.wrapping_add(b)),
+        (Num::U32(a), Num::U32(b)) => Num::U32(a.wrapping_add(b)),
+        (Num::I64(a), Num::I64(b)) => Num::I64(a.wrapping_add(b)),
+        (Num::U64(a), Num::U64(b)) => Num::U64(a.wrapping_add(b)),
+        (Num::F32(a), Num::F32(b)) => Num::F32(a + b),
+        (Num::F64(a), Num::F64(b)) => Num::F64(a + b),
+        (a, _) => a,
+    });
+    if !average {
+        return fold;
+    }
+    match fold {
+        Num::I32(a) => Num::I32((0.5 + f64::from(a) / n) as i32),
+        Num::U32(a) => Num::U32((0.5 + f64::from(a) / n) as u32),
+        Num::I64(a) => Num::I64((0.5 + a as f64 / n) as i64),
+        Num::U64(a) => Num::U64((0.5 + a as f64 / n) as u64),
+        Num::F32(a) => Num::F32(a / nums.len() as f32),
+        Num::F64(a) => Num::F64(a / n),
+    }
 }
 
 /// The value's storage format (insitu or a block).
@@ -140,6 +246,9 @@ mod tests {
             },
             new_name: None,
             flags,
+            output: crate::rules::Output::All,
+            one_inst: 0,
+            one_name: None,
         }
     }
 
