@@ -10,12 +10,17 @@ use crate::parse::{Actions, Stop, Val};
 use crate::rules::{Global, Rules, Shift};
 use archive_format::codec::label::Label;
 use archive_format::metadata::Metadata;
+use archive_format::types::InDom;
+use std::collections::HashMap;
 
 /// What reading the rules knows of the run, and what it has made so far.
 pub(crate) struct Config<'a> {
     pub(crate) label: &'a Label,
     /// The input's metadata (none: every metric is unknown).
     pub(crate) meta: Option<&'a Metadata>,
+    /// Each instance domain's instances as libpcp lists the archive's
+    /// (`pmGetInDomArchive`).
+    pub(crate) instances: HashMap<InDom, Vec<(i32, String)>>,
     /// `-s`: rescale values where only the units' scale changes.
     pub(crate) scale: bool,
     /// The metrics the metric rule being read applies to.
@@ -55,6 +60,7 @@ impl<'a> Config<'a> {
         Config {
             label,
             meta: None,
+            instances: HashMap::new(),
             scale: false,
             sel: Selection::default(),
             indom_sel: (None, None),
@@ -513,15 +519,11 @@ pub(crate) fn report(rules: &Rules, label: &Label) -> String {
         ));
         change = true;
     }
-    for ip in rules.indoms.iter().rev().filter(|i| i.new != i.old) {
-        out.push_str(&format!(
-            "\nInstance Domain: {}\npmInDom:\t-> {}\n",
-            ip.old, ip.new
-        ));
-        change = true;
+    for ip in rules.indoms.iter().rev() {
+        change |= indom_report(ip, &mut out);
     }
     for m in rules.metrics.iter().rev() {
-        change |= metric_report(m, &mut out);
+        change |= metric_report(m, rules.inst_changes(m).map(|i| i.old), &mut out);
     }
     for t in rules.texts.iter().rev() {
         use archive_format::codec::meta::text_type::{ONELINE, PMID};
@@ -589,11 +591,49 @@ fn output_report(m: &crate::rules::MetricSpec, out: &mut String) {
     out.push_str(&format!("Output:\t\t{line}\n"));
 }
 
-/// A metric's part of the report; whether it changes anything.
-fn metric_report(m: &crate::rules::MetricSpec, out: &mut String) -> bool {
+/// An instance domain's part of the report; whether it changes anything.
+fn indom_report(ip: &crate::rules::IndomSpec, out: &mut String) -> bool {
+    use crate::rules::inst;
+    let header = format!("\nInstance Domain: {}\n", ip.old);
+    let mut said = false;
+    if ip.new != ip.old {
+        out.push_str(&header);
+        out.push_str(&format!("pmInDom:\t-> {}\n", ip.new));
+        said = true;
+    }
+    for x in ip.insts.iter().filter(|x| x.flags != 0) {
+        if !said {
+            out.push_str(&header);
+            said = true;
+        }
+        out.push_str(&format!(
+            "Instance:\t[{}] \"{}\" -> ",
+            x.old_inst, x.old_name
+        ));
+        if x.flags & inst::DELETE != 0 {
+            out.push_str("DELETE\n");
+            continue;
+        }
+        let id = if x.flags & inst::CHANGE_INST != 0 {
+            x.new_inst
+        } else {
+            x.old_inst
+        };
+        let name = match (&x.new_name, x.flags & inst::CHANGE_INAME != 0) {
+            (Some(n), true) => n.as_str(),
+            _ => x.old_name.as_str(),
+        };
+        out.push_str(&format!("[{id}] \"{name}\"\n"));
+    }
+    said
+}
+
+/// A metric's part of the report (`insts`: the domain whose instance
+/// changes its values take); whether it changes anything.
+fn metric_report(m: &crate::rules::MetricSpec, insts: Option<InDom>, out: &mut String) -> bool {
     use crate::rules::change as c;
     use archive_format::types::{sem, vtype};
-    if m.flags == 0 {
+    if m.flags == 0 && insts.is_none() {
         return false;
     }
     let sem_str = |s: i32| sem::name(s).map_or_else(|| format!("bad sem? {s}"), str::to_string);
@@ -614,6 +654,9 @@ fn metric_report(m: &crate::rules::MetricSpec, out: &mut String) -> bool {
     if m.flags & c::INDOM != 0 {
         out.push_str(&format!("InDom:\t\t{} -> {}\n", m.old.indom, m.new.indom));
         output_report(m, out);
+    }
+    if let Some(indom) = insts {
+        out.push_str(&format!("Inst Changes:\t<- InDom {indom}\n"));
     }
     if m.flags & c::SEM != 0 {
         let (a, b) = (sem_str(m.old.sem), sem_str(m.new.sem));
@@ -727,7 +770,7 @@ mod tests {
 
     #[test]
     fn other_clauses_are_refused_for_now() {
-        let (r, _, _) = read("indom 29.2 { inst 1 -> 2 }", 3);
+        let (r, _, _) = read("text metric 29.0.6 { delete }", 3);
         assert!(matches!(r, Err(Stop::Unsupported(_))), "{r:?}");
     }
 

@@ -6,30 +6,42 @@
 //! text.
 
 use crate::config::Config;
+use crate::metric::inst_name_eq;
 use crate::parse::{Stop, Val};
-use crate::rules::{change, IndomSpec, TextSpec};
+use crate::rules::{change, inst, IndomSpec, InstSpec, TextSpec};
 use archive_format::error::{pm_err_str, PM_ERR_INDOM_LOG};
 use archive_format::types::InDom;
+use std::collections::HashMap;
 
 impl Config<'_> {
     /// `start_indom`: the domain's place in the list, entered the first time;
     /// `None` where the input has no such domain.
-    fn start_indom(&mut self, indom: InDom, line: usize) -> Option<usize> {
+    pub(crate) fn start_indom(&mut self, indom: InDom, line: usize) -> Option<usize> {
         if let Some(i) = self.rules.indoms.iter().position(|x| x.old == indom) {
             return Some(i);
         }
-        let known = self.meta.is_some_and(|m| m.indoms().contains(&indom));
-        if !known {
+        let Some(list) = self.instances.get(&indom).cloned() else {
             if self.warnings {
                 let e = pm_err_str(PM_ERR_INDOM_LOG);
                 self.warn(line, format!("Instance domain {indom}: {e}"));
             }
             return None;
-        }
+        };
+        let insts = list
+            .into_iter()
+            .map(|(i, n)| InstSpec {
+                old_inst: i,
+                old_name: n,
+                new_inst: i,
+                new_name: None,
+                flags: 0,
+            })
+            .collect();
         self.rules.indoms.push(IndomSpec {
             old: indom,
             new: indom,
             duplicate: false,
+            insts,
         });
         Some(self.rules.indoms.len() - 1)
     }
@@ -60,8 +72,8 @@ impl Config<'_> {
         }
     }
 
-    /// A clause of an indom rule (`indom -> [duplicate] d.s`; the instance
-    /// clauses are refused for now).
+    /// A clause of an indom rule: `indom -> [duplicate] d.s`, `iname "a" ->
+    /// "b"|delete`, `inst n -> m|delete`.
     pub(crate) fn indom_clause(
         &mut self,
         marker: &str,
@@ -69,8 +81,21 @@ impl Config<'_> {
         line: usize,
     ) -> Result<(), Stop> {
         let clause = marker.strip_prefix("indomopt:").unwrap_or(marker);
-        if clause != "indom_assign_duplicateopt_indom_int" {
-            return Err(self.cut_short_indom(clause, line));
+        let by_name = |v: &Val| Target::Name(v.text().to_string());
+        match clause {
+            "indom_assign_duplicateopt_indom_int" => {}
+            "iname_string_assign_string" => {
+                return self.change_insts(by_name(&rhs[1]), Some(by_name(&rhs[3])), line)
+            }
+            "iname_string_assign_delete" => return self.change_insts(by_name(&rhs[1]), None, line),
+            "inst_number_assign_number" => {
+                let (a, b) = (rhs[1].int() as i32, rhs[3].int() as i32);
+                return self.change_insts(Target::Inst(a), Some(Target::Inst(b)), line);
+            }
+            "inst_number_assign_delete" => {
+                return self.change_insts(Target::Inst(rhs[1].int() as i32), None, line)
+            }
+            _ => return Err(self.cut_short_indom(clause, line)),
         }
         let (dup, to) = (rhs[2].int() == 1, InDom(rhs[3].int() as u32));
         for i in self.indom_walk() {
@@ -93,6 +118,80 @@ impl Config<'_> {
                 self.warn(line, format!("Instance domain {old}: indom: No change"));
             }
             self.rules.indoms[i].duplicate |= dup;
+        }
+        Ok(())
+    }
+
+    /// An instance clause on each domain of the rule (pmlogrewrite's
+    /// `change_inst_by_name` and `change_inst_by_inst`).
+    fn change_insts(&mut self, old: Target, new: Option<Target>, line: usize) -> Result<(), Stop> {
+        for k in self.indom_walk() {
+            let indom = self.rules.indoms[k].old;
+            let found = self.rules.indoms[k].insts.iter().position(|x| match &old {
+                Target::Name(n) => inst_name_eq(&x.old_name, n) > 0,
+                Target::Inst(i) => x.old_inst == *i,
+            });
+            let Some(i) = found else {
+                if self.warnings {
+                    let msg = match &old {
+                        Target::Name(n) => {
+                            format!("Unknown instance \"{n}\" in iname clause for indom {indom}")
+                        }
+                        Target::Inst(i) => {
+                            format!("Unknown instance {i} in inst clause for indom {indom}")
+                        }
+                    };
+                    self.warn(line, msg);
+                }
+                continue;
+            };
+            let x = &self.rules.indoms[k].insts[i];
+            let same_kind = match old {
+                Target::Name(_) => inst::CHANGE_INAME | inst::DELETE,
+                Target::Inst(_) => inst::CHANGE_INST | inst::DELETE,
+            };
+            if (new.is_none() && x.flags != 0) || x.flags & same_kind != 0 {
+                let msg = format!(
+                    "Duplicate or conflicting clauses for instance [{}] \"{}\" of indom {indom}",
+                    x.old_inst, x.old_name
+                );
+                return Err(self.error(line, msg));
+            }
+            let (old_inst, old_name) = (x.old_inst, x.old_name.clone());
+            match new {
+                None => {
+                    let x = &mut self.rules.indoms[k].insts[i];
+                    x.flags |= inst::DELETE;
+                    x.new_name = None;
+                    x.new_inst = crate::rules::NO_INST;
+                }
+                Some(Target::Name(ref n)) if *n == old_name => {
+                    if self.warnings {
+                        self.warn(
+                            line,
+                            format!("Instance domain {indom}: Instance: \"{n}\": No change"),
+                        );
+                    }
+                }
+                Some(Target::Name(ref n)) => {
+                    let x = &mut self.rules.indoms[k].insts[i];
+                    x.flags |= inst::CHANGE_INAME;
+                    x.new_name = Some(n.clone());
+                }
+                Some(Target::Inst(n)) if n == old_inst => {
+                    if self.warnings {
+                        self.warn(
+                            line,
+                            format!("Instance domain {indom}: Instance: {n}: No change"),
+                        );
+                    }
+                }
+                Some(Target::Inst(n)) => {
+                    let x = &mut self.rules.indoms[k].insts[i];
+                    x.flags |= inst::CHANGE_INST;
+                    x.new_inst = n;
+                }
+            }
         }
         Ok(())
     }
@@ -124,7 +223,7 @@ impl Config<'_> {
         let pmids: Vec<_> = meta.descs_hash_order().iter().map(|d| d.pmid).collect();
         for k in (0..self.rules.indoms.len()).rev() {
             let ip = self.rules.indoms[k].clone();
-            if ip.new == ip.old {
+            if !ip.changes() {
                 continue;
             }
             for &p in &pmids {
@@ -132,7 +231,7 @@ impl Config<'_> {
                     continue;
                 };
                 let m = &mut self.rules.metrics[i];
-                if m.old.indom != ip.old {
+                if m.old.indom != ip.old || ip.new == ip.old {
                     continue;
                 }
                 if m.flags & change::INDOM != 0 {
@@ -195,4 +294,44 @@ impl Config<'_> {
             }
         })
     }
+}
+
+/// An instance domain's instances: `(id, name)`.
+type InstList = Vec<(i32, String)>;
+
+/// Each instance domain's instances as libpcp's `pmGetInDomArchive` lists
+/// them: the newest set's in its order, then each older set's not yet listed.
+pub(crate) fn archive_instances(a: &archive_format::Archive) -> HashMap<InDom, InstList> {
+    use archive_format::writer::delta::resolve;
+    let mut sets: HashMap<InDom, Vec<(archive_format::types::Timestamp, InstList)>> =
+        HashMap::new();
+    let mut current = HashMap::new();
+    for r in a.indom_records().unwrap_or_default() {
+        let (_, set) = resolve(r.kind, &r.instances, current.get(&r.indom));
+        current.insert(r.indom, set.clone());
+        sets.entry(r.indom).or_default().push((r.stamp, set));
+    }
+    let union = |mut v: Vec<(archive_format::types::Timestamp, InstList)>| {
+        // newest first (later records first among sets of one time)
+        v.reverse();
+        v.sort_by_key(|x| std::cmp::Reverse(x.0));
+        let mut out: InstList = Vec::new();
+        for (_, set) in v {
+            for (i, n) in set {
+                if !out.iter().any(|(o, _)| *o == i) {
+                    out.push((i, n));
+                }
+            }
+        }
+        out
+    };
+    sets.into_iter()
+        .map(|(indom, v)| (indom, union(v)))
+        .collect()
+}
+
+/// An instance as a clause names it.
+enum Target {
+    Name(String),
+    Inst(i32),
 }

@@ -482,7 +482,8 @@ impl Config<'_> {
     pub(crate) fn check_indoms(&self) -> Result<(), Stop> {
         for m in self.rules.metrics.iter().rev() {
             let to = m.new.indom;
-            if m.flags & change::INDOM == 0 || to.is_null() {
+            if m.flags & change::INDOM == 0 || to.is_null() || self.rules.inst_changes(m).is_some()
+            {
                 continue;
             }
             if !self.indom_in_output(m.old.indom, to) {
@@ -492,6 +493,48 @@ impl Config<'_> {
                 )));
             }
         }
+        self.check_unique()
+    }
+
+    /// Within each domain of the rules, instance ids and names (to the first
+    /// space) stay unique once changed.
+    fn check_unique(&self) -> Result<(), Stop> {
+        use crate::rules::inst;
+        for ip in self.rules.indoms.iter().rev() {
+            let now = |x: &crate::rules::InstSpec| {
+                let id = if x.flags & inst::CHANGE_INST != 0 {
+                    x.new_inst
+                } else {
+                    x.old_inst
+                };
+                let name = match (&x.new_name, x.flags & inst::CHANGE_INAME != 0) {
+                    (Some(n), true) => n.clone(),
+                    _ => x.old_name.clone(),
+                };
+                (id, name)
+            };
+            for (i, xi) in ip.insts.iter().enumerate() {
+                let (insti, namei) = now(xi);
+                for (j, xj) in ip.insts.iter().enumerate() {
+                    if i == j {
+                        continue;
+                    }
+                    let (instj, namej) = now(xj);
+                    if insti == instj {
+                        return Err(Stop::Semantic(format!(
+                            "Duplicate instance id {insti} (\"{namei}\" and \"{namej}\") for indom {}",
+                            ip.old
+                        )));
+                    }
+                    if inst_name_eq(&namei, &namej) > 0 {
+                        return Err(Stop::Semantic(format!(
+                            "Duplicate instance name \"{namei}\" ({insti}) and \"{namej}\" ({instj}) for indom {}",
+                            ip.old
+                        )));
+                    }
+                }
+            }
+        }
         Ok(())
     }
 
@@ -499,26 +542,30 @@ impl Config<'_> {
     /// named found (by the first word of its name, as PCP matches them) in the
     /// old domain, and in the new one (pmlogrewrite's `check_output`).
     pub(crate) fn check_output(&mut self) -> Result<(), Stop> {
-        let Some(meta) = self.meta else { return Ok(()) };
+        if self.meta.is_none() {
+            return Ok(());
+        }
         let line = self.line;
         for i in (0..self.rules.metrics.len()).rev() {
             let m = &self.rules.metrics[i];
             if m.flags & change::INDOM == 0 || !matches!(m.output, Output::One | Output::First) {
                 continue;
             }
-            let (old, new) = (m.old.indom, m.new.indom);
-            if !old.is_null() && m.output == Output::One {
-                let list = meta.indom_union(old);
-                if !self.find_instance(i, &list) && self.warnings {
-                    let msg = self.not_found(i, "old", old);
-                    self.warn(line, msg);
+            let (old, new, one) = (m.old.indom, m.new.indom, m.output == Output::One);
+            if !old.is_null() && one {
+                if let Some(k) = self.start_indom(old, line) {
+                    let list = self.inst_list(k);
+                    if !self.find_instance(i, &list) && self.warnings {
+                        let msg = self.not_found(i, "old", old);
+                        self.warn(line, msg);
+                    }
                 }
             }
             if !new.is_null() {
-                let list = meta.indom_union(new);
-                if list.is_empty() {
+                let Some(k) = self.start_indom(new, line) else {
                     return Err(self.error(line, format!("Botch: InDom {new} not found")));
-                }
+                };
+                let list = self.inst_list(k);
                 if !self.find_instance(i, &list) && self.warnings {
                     let msg = self.not_found(i, "new", new);
                     self.warn(line, msg);
@@ -532,9 +579,18 @@ impl Config<'_> {
         Ok(())
     }
 
+    /// The instances (as the input has them) of the `k`th domain of the list.
+    fn inst_list(&self, k: usize) -> Vec<(i32, String)> {
+        let insts = &self.rules.indoms[k].insts;
+        insts
+            .iter()
+            .map(|x| (x.old_inst, x.old_name.clone()))
+            .collect()
+    }
+
     /// The metric's instance looked for in `list`; once found by name, kept
     /// by number.
-    fn find_instance(&mut self, i: usize, list: &[(i32, std::sync::Arc<str>)]) -> bool {
+    fn find_instance(&mut self, i: usize, list: &[(i32, String)]) -> bool {
         let m = &mut self.rules.metrics[i];
         for (inst, name) in list {
             match &m.one_name {

@@ -396,6 +396,10 @@ impl Copy<'_> {
                                 return Ok(Err(format!("{PROG}: Error: {}", e.pm_message())));
                             }
                         }
+                        let set = instances_changed(ip, set);
+                        if set.is_empty() {
+                            return Ok(Ok(()));
+                        }
                         self.put_indom(stamp, ip.new, &set)
                     }
                     None => self.put_indom(stamp, indom, &set),
@@ -540,4 +544,29 @@ fn rewrite_desc(
         desc.units = m.new.units;
     }
     Ok(Some((desc, names)))
+}
+
+/// An instance domain's set with the rules' instance changes: deleted,
+/// renumbered, renamed.
+fn instances_changed(
+    ip: &crate::rules::IndomSpec,
+    mut set: Vec<(i32, String)>,
+) -> Vec<(i32, String)> {
+    use crate::rules::inst;
+    for x in ip.insts.iter().filter(|x| x.flags != 0) {
+        let Some(j) = set.iter().position(|(i, _)| *i == x.old_inst) else {
+            continue;
+        };
+        if x.flags & inst::DELETE != 0 {
+            set.remove(j);
+            continue;
+        }
+        if x.flags & inst::CHANGE_INST != 0 {
+            set[j].0 = x.new_inst;
+        }
+        if let (true, Some(n)) = (x.flags & inst::CHANGE_INAME != 0, &x.new_name) {
+            set[j].1 = n.clone();
+        }
+    }
+    set
 }

@@ -101,6 +101,25 @@ impl Shift {
     }
 }
 
+/// One instance of an instance domain named by an indom rule, and its
+/// changes (`iname`, `inst`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct InstSpec {
+    pub old_inst: i32,
+    pub old_name: String,
+    pub new_inst: i32,
+    pub new_name: Option<String>,
+    /// [`inst`] bits.
+    pub flags: u32,
+}
+
+/// What an instance clause changes.
+pub mod inst {
+    pub const CHANGE_INST: u32 = 1;
+    pub const CHANGE_INAME: u32 = 2;
+    pub const DELETE: u32 = 4;
+}
+
 /// An instance domain of the input named by an indom rule, and its changes.
 #[derive(Debug, Clone, PartialEq)]
 pub struct IndomSpec {
@@ -109,6 +128,16 @@ pub struct IndomSpec {
     /// `indom -> duplicate d.s`: the domain is written as it was, and again
     /// as the new one.
     pub duplicate: bool,
+    /// Every instance the input ever has in the domain (libpcp's
+    /// `pmGetInDomArchive` order), with its changes.
+    pub insts: Vec<InstSpec>,
+}
+
+impl IndomSpec {
+    /// Whether the domain or any of its instances changes.
+    pub fn changes(&self) -> bool {
+        self.new != self.old || self.insts.iter().any(|i| i.flags != 0)
+    }
 }
 
 /// A help text record whose identifier follows its metric's new PMID.
@@ -140,7 +169,7 @@ impl Rules {
     pub fn any_change(&self) -> bool {
         self.global != Global::default()
             || self.metrics.iter().any(|m| m.flags != 0)
-            || self.indoms.iter().any(|i| i.new != i.old)
+            || self.indoms.iter().any(IndomSpec::changes)
     }
 
     /// The new identifier of a help text record.
@@ -156,6 +185,17 @@ impl Rules {
         self.indoms
             .iter()
             .find(|i| i.old == indom && i.new != i.old)
+    }
+
+    /// The instance changes a metric's values take (those of the domain it
+    /// is defined over, where any instance there changes).
+    pub fn inst_changes(&self, m: &MetricSpec) -> Option<&IndomSpec> {
+        if m.old.indom.is_null() {
+            return None;
+        }
+        self.indoms
+            .iter()
+            .find(|i| i.old == m.old.indom && i.insts.iter().any(|x| x.flags != 0))
     }
 
     /// The new identifier of a domain, cluster or item label set, where its
@@ -188,7 +228,7 @@ impl Rules {
     pub fn metric(&self, pmid: archive_format::types::PmId) -> Option<&MetricSpec> {
         self.metrics
             .iter()
-            .find(|m| m.old.pmid == pmid && m.flags != 0)
+            .find(|m| m.old.pmid == pmid && (m.flags != 0 || self.inst_changes(m).is_some()))
     }
 
     /// A timestamp as the output has it.

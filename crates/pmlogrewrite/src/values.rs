@@ -33,6 +33,9 @@ pub(crate) fn rewrite(
         if m.flags & change::INDOM != 0 && vs.numval > 0 && m.output != Output::All {
             one_value(m, &mut vs);
         }
+        if let Some(ip) = rules.inst_changes(m) {
+            instances(ip, &mut vs);
+        }
         if m.flags & change::RESCALE != 0 {
             rescale(m, &mut vs)?;
         }
@@ -42,6 +45,25 @@ pub(crate) fn rewrite(
         out.push(vs);
     }
     Ok(out)
+}
+
+/// The values' instances renumbered, and deleted instances' values dropped,
+/// as the metric's instance domain's rules say (in their order).
+fn instances(ip: &crate::rules::IndomSpec, vs: &mut OwnedValueSet) {
+    use crate::rules::inst;
+    for x in &ip.insts {
+        if x.flags & inst::CHANGE_INST != 0 {
+            for (i, _) in vs.values.iter_mut().filter(|(i, _)| *i == x.old_inst) {
+                *i = x.new_inst;
+            }
+        }
+        if x.flags & inst::DELETE != 0 {
+            if let Some(j) = vs.values.iter().position(|(i, _)| *i == x.old_inst) {
+                vs.values.remove(j);
+                vs.numval -= 1;
+            }
+        }
+    }
 }
 
 /// A metric moved to another instance domain keeps one value: the first,
