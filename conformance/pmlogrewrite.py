@@ -16,7 +16,8 @@ diagnostics; rules of the global clause (host name, time zone,
 zoneinfo, feature bits, time shifts forward and back) on a set of archives; each
 diagnostic of the global clause (clauses cut short, duplicates, bad bits, times out
 of range, syntax errors, an unexpected character) and the options that report on
-rules (-w, -C, -v, -q); and command-line mistakes.
+rules (-w, -C, -v, -q); -i on copies of four archives (the files left in the
+directory); and command-line mistakes.
 
 Exit status: 0 when the score is at least the floor in conformance/floor-pmlogrewrite,
 1 below it, 77 when the reference is not installed (unless REQUIRE_REFERENCE is set,
@@ -235,6 +236,33 @@ def differences(r, o):
     return diffs
 
 
+def inplace_case(ours, rel, opts, rules, env):
+    """-i on a copy of the corpus archive `rel`: the files left in the directory
+    (names and bytes), stdout, stderr and exit status."""
+    import shutil
+    with tempfile.TemporaryDirectory() as tmp:
+        res = {}
+        src = os.path.join(CORPUS, rel)
+        for who, prog in (("ref", REFERENCE), ("ours", ours)):
+            d = os.path.join(tmp, who)
+            os.makedirs(d)
+            base = os.path.basename(src)
+            for f in os.listdir(os.path.dirname(src)):
+                if f.startswith(base + "."):
+                    shutil.copy(os.path.join(os.path.dirname(src), f), d)
+            args = list(opts)
+            if rules is not None:
+                with open(os.path.join(tmp, "rules"), "w") as fh:
+                    fh.write(rules)
+                args = ["-c", os.path.join(tmp, "rules")] + args
+            out, err, rc = run([prog] + args + ["-i", os.path.join(d, base)], d, env)
+            err = err.replace(d.encode() + b"/", b"")
+            files = sorted(os.listdir(d))
+            contents = {f: open(os.path.join(d, f), "rb").read() for f in files}
+            res[who] = (rc, out, err, files, contents, b"")
+        return differences(res["ref"], res["ours"])
+
+
 def cli_case(ours, args, env):
     """A command line alone: stdout, stderr and exit status."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -299,11 +327,18 @@ def main():
         for name in ("same-host", "same-tz", "time-zero", "time-big", "empty-global"):
             jobs.append((f"options {' '.join(opts)} {name}", (["archives/20041125"], opts, RULES_BAD[name])))
         jobs.append((f"options {' '.join(opts)} all", (["archives/20041125"], opts, RULES["all"])))
+    inplace = []
+    for rel in ["archives/20041125", "archives/ok-foo", "archives/omnibus_v3", "archives/multi-xz/20150508.11.44"]:
+        inplace.append((f"-i {rel}", (rel, [], None)))
+        inplace.append((f"-i rules {rel}", (rel, [], RULES["all"])))
+        inplace.append((f"-i bad {rel}", (rel, [], RULES_BAD["hostname-alone"])))
+    inplace = [j for j in inplace if a.filter in j[0]]
     jobs = [j for j in jobs if a.filter in j[0]]
     clis = [("cli " + " ".join(c), c) for c in CLI if a.filter in "cli " + " ".join(c)]
     with cf.ThreadPoolExecutor(a.jobs) as ex:
         futs = {ex.submit(case, a.ours, *j[1], env): j[0] for j in jobs}
         futs.update({ex.submit(cli_case, a.ours, c, env): n for n, c in clis})
+        futs.update({ex.submit(inplace_case, a.ours, *j[1], env): j[0] for j in inplace})
         results = []
         for f in cf.as_completed(futs):
             try:

@@ -6,6 +6,7 @@
 //! ([`shell`]).
 
 pub mod about;
+pub mod cleanup;
 pub mod clock;
 pub mod debug;
 pub mod exit;

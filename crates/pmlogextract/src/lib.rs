@@ -12,7 +12,6 @@
 //! renamed into place only when it is complete, so a failure never leaves a partial
 //! archive (unless `-d` asks for what was written so far).
 
-mod cleanup;
 pub mod config;
 mod input;
 pub mod meta;
@@ -28,6 +27,7 @@ use archive_format::codec::result::{OwnedValue, OwnedValueSet};
 use archive_format::error::PM_ERR_NODATA;
 use archive_format::writer::{ArchiveWriter, FlushPolicy, WriterOptions};
 use archive_format::{Archive, InDom, PmId, Position, ReadWindow, Timestamp};
+use cli_common::cleanup;
 use cli_common::clock;
 use cli_common::window::{parse_window, Bounds};
 use foldhash::HashMap;
@@ -503,16 +503,9 @@ impl<'e> Extract<'e> {
     fn create_output(&mut self) -> Result<(), Stop> {
         let (host, tz, zoneinfo) = self.label_checks()?;
         let out = PathBuf::from(&self.o.output);
-        let dir = out
-            .parent()
-            .filter(|p| !p.as_os_str().is_empty())
-            .unwrap_or(Path::new("."))
-            .to_path_buf();
-        let file = out
-            .file_name()
-            .map(|f| f.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        self.tmp_base = dir.join(format!(".{file}.pmlogextract-{}", std::process::id()));
+        // what killed runs left beside the output goes first
+        cleanup::sweep(&out, "pmlogextract");
+        self.tmp_base = cleanup::temp_base(&out, "pmlogextract");
         cleanup::arm(&self.tmp_base);
         let opts = WriterOptions {
             version: self.version,
@@ -525,7 +518,7 @@ impl<'e> Extract<'e> {
             ..Default::default()
         };
         self.w = Some(ArchiveWriter::create(&self.tmp_base, opts)?);
-        cleanup::created();
+        cleanup::created("pmlogextract");
         Ok(())
     }
 

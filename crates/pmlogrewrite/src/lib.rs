@@ -14,6 +14,7 @@ mod lex;
 mod metric;
 pub mod opts;
 mod parse;
+mod place;
 mod rewrite;
 pub mod rules;
 mod values;
@@ -77,24 +78,39 @@ fn main(o: &Opts, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<i32> {
     if o.quick && !rules.any_change() {
         return Ok(0);
     }
-    let Some(output) = o.output.as_deref() else {
-        writeln!(err, "{PROG}: -i is not supported yet")?;
-        return Ok(1);
+    let dest = match (&o.output, o.in_place) {
+        (Some(out), false) => out.clone(),
+        _ => o.input.clone(),
     };
+    if !o.in_place && !place::archive_files(std::path::Path::new(&dest)).is_empty() {
+        // as libpcp's __pmLogCreate, which will not clobber an archive
+        let e = pm_err_str(-17);
+        writeln!(err, "{PROG}: Error: __pmLogCreate({dest},v{version}): {e}")?;
+        return Ok(1);
+    }
+    let place = place::Place::new(&dest, o.in_place);
+    let temp = place.temp.to_string_lossy().into_owned();
     let job = rewrite::Job {
         input: &a,
         name: &o.input,
-        output,
+        output: &temp,
+        dest: &dest,
+        in_place: o.in_place,
         version,
         rules: &rules,
         desperate: o.desperate,
     };
-    Ok(match job.run(err)? {
+    let done = match job.run(err)? {
+        Ok(()) => place.commit(),
+        Err(msg) => Err(msg),
+    };
+    Ok(match done {
         Ok(()) => 0,
         Err(msg) => {
             if !msg.is_empty() {
                 writeln!(err, "{msg}")?;
             }
+            place.abandon(o.desperate);
             1
         }
     })

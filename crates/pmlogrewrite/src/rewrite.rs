@@ -24,7 +24,11 @@ pub(crate) struct Job<'a> {
     pub(crate) input: &'a Archive,
     /// The input as named on the command line.
     pub(crate) name: &'a str,
+    /// Where the output is written (a temporary name).
     pub(crate) output: &'a str,
+    /// The output as messages name it (the input with `-i`).
+    pub(crate) dest: &'a str,
+    pub(crate) in_place: bool,
     pub(crate) version: u32,
     pub(crate) rules: &'a Rules,
     pub(crate) desperate: bool,
@@ -73,7 +77,7 @@ impl Job<'_> {
             Err(e) => {
                 return Ok(Err(format!(
                     "{PROG}: Error: __pmLogCreate({},v{}): {}",
-                    self.output,
+                    self.dest,
                     self.version,
                     e.pm_message()
                 )))
@@ -158,39 +162,16 @@ impl Job<'_> {
         refs
     }
 
-    /// What pmlogrewrite does after a fatal error: the output removed (or kept,
-    /// with `-d`).
+    /// What pmlogrewrite says after a fatal error (the files are then removed,
+    /// or with `-d` kept).
     fn abandon(&self, err: &mut dyn Write) -> io::Result<()> {
         if self.desperate {
-            return writeln!(err, "Archive \"{}\" creation truncated.", self.output);
+            return writeln!(err, "Archive \"{}\" creation truncated.", self.dest);
         }
-        writeln!(err, "Archive \"{}\" not created.", self.output)?;
-        remove_archive(self.output);
+        if !self.in_place {
+            writeln!(err, "Archive \"{}\" not created.", self.dest)?;
+        }
         Ok(())
-    }
-}
-
-/// Removes every file of the archive `base` (its volumes, metadata and index).
-fn remove_archive(base: &str) {
-    let path = std::path::Path::new(base);
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => std::path::PathBuf::from("."),
-    };
-    let Some(stem) = path.file_name().map(|n| n.to_string_lossy().into_owned()) else {
-        return;
-    };
-    let Ok(entries) = std::fs::read_dir(&dir) else {
-        return;
-    };
-    for e in entries.flatten() {
-        let name = e.file_name().to_string_lossy().into_owned();
-        let Some(ext) = name.strip_prefix(&stem).and_then(|r| r.strip_prefix('.')) else {
-            continue;
-        };
-        if ext == "meta" || ext == "index" || ext.parse::<u32>().is_ok() {
-            let _ = std::fs::remove_file(e.path());
-        }
     }
 }
 

@@ -1,7 +1,8 @@
-//! What a signal leaves behind: nothing. The output is written under hidden
-//! temporary names (`.NAME.pmlogextract-PID.*`); SIGTERM, SIGINT and SIGHUP
-//! remove those files, then end the process as the signal would have (the same
-//! exit status as PCP's pmlogextract, which dies of them).
+//! What a signal leaves behind: nothing. A tool that writes an archive under
+//! hidden temporary names (`.NAME.TOOL-PID.*`, [`temp_base`]) arms this with
+//! them: SIGTERM, SIGINT and SIGHUP remove those files, then end the process
+//! as the signal would have (the same exit status as PCP's tools, which die of
+//! them). What a SIGKILL leaves is removed by the next run ([`sweep`]).
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -14,11 +15,14 @@ static HANDLER: Once = Once::new();
 /// sees it at once, before the handler thread may have run).
 static CAUGHT: OnceLock<Arc<AtomicUsize>> = OnceLock::new();
 
-/// Test hook: with this set in the environment, the process stops itself
-/// (SIGSTOP) right after the temporary files are created and, once continued,
-/// waits for the signal the test sent meanwhile, so that a test can signal it
-/// at that point without racing the extraction.
-const STOP_HOOK: &str = "PMLOGEXTRACT_STOP_AFTER_CREATE";
+/// Test hook: with `TOOL_STOP_AFTER_CREATE` (the tool's name in capitals) set
+/// in the environment, the process stops itself (SIGSTOP) right after the
+/// temporary files are created and, once continued, waits for the signal the
+/// test sent meanwhile, so that a test can signal it at that point without
+/// racing the work.
+fn stop_hook(tool: &str) -> String {
+    format!("{}_STOP_AFTER_CREATE", tool.to_ascii_uppercase())
+}
 
 /// From now until [`disarm`], a signal removes the files of `base`.
 pub fn arm(base: &Path) {
@@ -29,8 +33,8 @@ pub fn arm(base: &Path) {
 }
 
 /// Called once the temporary files exist: the test hook's stop.
-pub fn created() {
-    if std::env::var_os(STOP_HOOK).is_some() {
+pub fn created(tool: &str) {
+    if std::env::var_os(stop_hook(tool)).is_some() {
         let _ = signal_hook::low_level::raise(signal_hook::consts::SIGSTOP);
         // the test signals before it lets the process go on: wait (boundedly)
         // for the handler to have seen it, so that the signal, not the end of
@@ -119,9 +123,73 @@ pub fn remove_files_of(base: &Path) {
     }
 }
 
+/// The hidden temporary base name a tool writes `base` under: `.NAME.TOOL-PID`
+/// beside it.
+pub fn temp_base(base: &Path, tool: &str) -> std::path::PathBuf {
+    let name = base
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    let dir = base.parent().filter(|p| !p.as_os_str().is_empty());
+    let file = format!(".{name}.{tool}-{}", std::process::id());
+    match dir {
+        Some(d) => d.join(file),
+        None => std::path::PathBuf::from(file),
+    }
+}
+
+/// Removes the temporary files beside `base` that a run of `tool` left when it
+/// was killed (`.NAME.TOOL-PID.*` of a process that is gone).
+pub fn sweep(base: &Path, tool: &str) {
+    let name = base
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    let dir = base
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let prefix = format!(".{name}.{tool}-");
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let file = e.file_name().to_string_lossy().into_owned();
+        let Some(rest) = file.strip_prefix(&prefix) else {
+            continue;
+        };
+        let pid = rest.split('.').next().unwrap_or("");
+        let alive = pid
+            .parse::<u32>()
+            .is_ok_and(|p| Path::new(&format!("/proc/{p}")).exists());
+        if !alive {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_dead_runs_files_are_swept_and_a_live_ones_kept() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let base = dir.path().join("out");
+        let dead = dir.path().join(".out.tool-999999999.meta");
+        let live = std::path::PathBuf::from(format!("{}.meta", temp_base(&base, "tool").display()));
+        assert!(
+            live.to_string_lossy().contains(".out.tool-"),
+            "{}",
+            live.display()
+        );
+        let other = dir.path().join(".other.tool-999999999.meta");
+        for f in [&dead, &live, &other] {
+            std::fs::write(f, b"x").expect("writes");
+        }
+        sweep(&base, "tool");
+        assert!(!dead.exists(), "a dead process's file goes");
+        assert!(live.exists(), "this process's file stays");
+        assert!(other.exists(), "another archive's file stays");
+    }
 
     #[test]
     fn only_the_base_names_files_go() {
