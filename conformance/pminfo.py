@@ -71,19 +71,21 @@ LIVE_UNSTABLE = {"proc", "hotproc", "pmcd", "sample.scramble", "sampledso.scramb
 LIVE_TREE_SETS = [["-l"], ["-s"], ["-dmtTls"], ["-lI"]]
 # values: the sample agent's metrics whose values stay put, and derived metrics
 # over them and over the Linux agent's (a first fetch: no rate yet)
+# (the ".bin" metrics are left out: fetching their "bin_ctr" kin moves the values
+# they share, and other cases fetch those meanwhile)
 LIVE_STEADY = [f"sample.{t}.{m}" for t in ("long", "ulong", "longlong", "ulonglong",
                                           "float", "double")
-               for m in ("one", "ten", "hundred", "million", "write_me", "bin")] + [
-               "sample.string.hullo", "sample.string.null", "sample.bin", "sample.needprofile",
+               for m in ("one", "ten", "hundred", "million", "write_me")] + [
+               "sample.string.hullo", "sample.string.null", "sample.needprofile",
                "sample.bad", "sample.noinst", "sample.darkness", "sample.hordes.one",
                "pmcd.version", "kernel.cpu.util", "disk.dev.await", "event"]
 LIVE_DERIVED = """\
 my.sum = sample.long.one + sample.long.ten
-my.bins = sample.bin * 2
-my.filt = matchinst(/bin-[1-3]00/, sample.bin)
-my.inst = sample.bin[bin-200]
+my.bins = sample.hordes.one * 2
+my.filt = matchinst(/^1[0-9]$/, sample.hordes.one)
+my.inst = sample.hordes.one[7]
 my.bad = no.such.metric + 1
-my.sem = sample.long.one + sample.bin
+my.sem = sample.long.one + sample.hordes.one
 my.c = mkconst(42, type=u32)
 my.rate = rate(sample.long.one)
 my.c(oneline) = "a constant"
@@ -91,7 +93,7 @@ my.c(oneline) = "a constant"
 LIVE_CLI = [["-f", "nosuch", "sample.string.hullo"], ["-b", "3", "-f", "sample.long"],
             ["-b", "0", "-f", "sample.long"], ["-F", "-f", "sample.needprofile",
             "sampledso.needprofile"], ["-v", "sample"], ["-tTlI", "29.2", "60.1"],
-            ["-mtT", "29.0.6"], ["-f", "1.2.3"], ["-h", "local:", "-f", "sample.long.one"],
+            ["-mtT", "29.0.6", "29.0.10"], ["-f", "1.2.3"], ["-h", "local:", "-f", "sample.long.one"],
             ["-h", "localhost", "-dmf", "sample.long.one"], ["-h", "localhost:1", "x"],
             ["--container=nosuch", "-f", "sample.long.one"], ["-Z", "UTC", "-f", "sample.long"],
             ["-O", "+5", "-f", "sample.long"], ["-fm", "sample.long", "no.such", "event"]]
