@@ -101,26 +101,7 @@ def case(ours, inputs, opts, config, env):
             contents = {f: label_masked(os.path.join(d, f)) for f in files}
             dumped = dump(os.path.join(d, "out"), env) if "out.meta" in files else b""
             res[who] = (rc, out, err, files, contents, dumped)
-        r, o = res["ref"], res["ours"]
-        diffs = []
-        if r[0] != o[0]:
-            diffs.append(f"exit status: reference {r[0]}, ours {o[0]}")
-        if r[1] != o[1]:
-            diffs.append("stdout differs:\n--- reference\n" + r[1].decode(errors="replace")
-                         + "--- ours\n" + o[1].decode(errors="replace"))
-        if r[2] != o[2]:
-            diffs.append("stderr differs:\n--- reference\n" + r[2].decode(errors="replace")
-                         + "--- ours\n" + o[2].decode(errors="replace"))
-        if r[3] != o[3]:
-            diffs.append(f"files: reference {r[3]}, ours {o[3]}")
-        for f in r[3]:
-            if f in o[4] and r[4][f] != o[4][f]:
-                a, b = r[4][f], o[4][f]
-                at = next((k for k in range(min(len(a), len(b))) if a[k] != b[k]), min(len(a), len(b)))
-                diffs.append(f"{f}: bytes differ at offset {at} (sizes {len(a)} / {len(b)})")
-        if r[5] != o[5]:
-            diffs.append("pmdumplog -a of the outputs differs")
-        return diffs
+        return scoreboard.differences(res["ref"], res["ours"])
 
 
 def main():

@@ -213,27 +213,7 @@ def case(ours, inputs, opts, rules, env):
             for who in ("ref", "ours"):
                 if "out.meta" in res[who][3]:
                     res[who][5] = dump(os.path.join(tmp, who, "out"), env)
-        return differences(res["ref"], res["ours"])
-
-
-def differences(r, o):
-    diffs = []
-    if r[0] != o[0]:
-        diffs.append(f"exit status: reference {r[0]}, ours {o[0]}")
-    for k, what in ((1, "stdout"), (2, "stderr")):
-        if r[k] != o[k]:
-            diffs.append(f"{what} differs:\n--- reference\n" + r[k].decode(errors="replace")
-                         + "--- ours\n" + o[k].decode(errors="replace"))
-    if r[3] != o[3]:
-        diffs.append(f"files: reference {r[3]}, ours {o[3]}")
-    for f in r[3]:
-        if f in o[4] and r[4][f] != o[4][f]:
-            a, b = r[4][f], o[4][f]
-            at = next((k for k in range(min(len(a), len(b))) if a[k] != b[k]), min(len(a), len(b)))
-            diffs.append(f"{f}: bytes differ at offset {at} (sizes {len(a)} / {len(b)})")
-    if r[5] != o[5]:
-        diffs.append("pmdumplog -a of the outputs differs")
-    return diffs
+        return scoreboard.differences(res["ref"], res["ours"])
 
 
 def inplace_case(ours, rel, opts, rules, env):
@@ -260,7 +240,7 @@ def inplace_case(ours, rel, opts, rules, env):
             files = sorted(os.listdir(d))
             contents = {f: open(os.path.join(d, f), "rb").read() for f in files}
             res[who] = (rc, out, err, files, contents, b"")
-        return differences(res["ref"], res["ours"])
+        return scoreboard.differences(res["ref"], res["ours"])
 
 
 def cli_case(ours, args, env):
@@ -270,7 +250,7 @@ def cli_case(ours, args, env):
         o = run([ours] + args, tmp, env)
     r = (r[2], r[0], r[1].replace(b"/usr/lib/pcp/bin/", b""), [], {}, b"")
     o = (o[2], o[0], o[1], [], {}, b"")
-    return differences(r, o)
+    return scoreboard.differences(r, o)
 
 
 def size_of(d, base):

@@ -58,3 +58,26 @@ def report(tool, results, outdir, filtered, diffs=None):
         fh.write("\n".join(lines) + "\n")
     print(lines[0])
     return floor_check(tool, ok, filtered)
+
+
+def differences(r, o):
+    """The differences of two runs that wrote archives, each (exit status,
+    stdout, stderr, output file names, {file: bytes}, a dump of the output),
+    worded for a diff file; empty where they agree."""
+    diffs = []
+    if r[0] != o[0]:
+        diffs.append(f"exit status: reference {r[0]}, ours {o[0]}")
+    for k, what in ((1, "stdout"), (2, "stderr")):
+        if r[k] != o[k]:
+            diffs.append(f"{what} differs:\n--- reference\n" + r[k].decode(errors="replace")
+                         + "--- ours\n" + o[k].decode(errors="replace"))
+    if r[3] != o[3]:
+        diffs.append(f"files: reference {r[3]}, ours {o[3]}")
+    for f in r[3]:
+        if f in o[4] and r[4][f] != o[4][f]:
+            a, b = r[4][f], o[4][f]
+            at = next((k for k in range(min(len(a), len(b))) if a[k] != b[k]), min(len(a), len(b)))
+            diffs.append(f"{f}: bytes differ at offset {at} (sizes {len(a)} / {len(b)})")
+    if r[5] != o[5]:
+        diffs.append("pmdumplog -a of the outputs differs")
+    return diffs

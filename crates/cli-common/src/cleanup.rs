@@ -103,6 +103,13 @@ fn die(sig: i32) -> ! {
 
 /// Removes every file named `BASE.*` beside `base` (volumes, meta, index).
 pub fn remove_files_of(base: &Path) {
+    for f in files_of(base) {
+        let _ = std::fs::remove_file(f);
+    }
+}
+
+/// Every file named `BASE.*` beside `base`, sorted.
+pub fn files_of(base: &Path) -> Vec<std::path::PathBuf> {
     let dir = base
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -111,16 +118,18 @@ pub fn remove_files_of(base: &Path) {
         .file_name()
         .map(|f| format!("{}.", f.to_string_lossy()))
     else {
-        return;
+        return Vec::new();
     };
     let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
+        return Vec::new();
     };
-    for e in entries.flatten() {
-        if e.file_name().to_string_lossy().starts_with(&stem) {
-            let _ = std::fs::remove_file(e.path());
-        }
-    }
+    let mut out: Vec<std::path::PathBuf> = entries
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with(&stem))
+        .map(|e| e.path())
+        .collect();
+    out.sort();
+    out
 }
 
 /// The hidden temporary base name a tool writes `base` under: `.NAME.TOOL-PID`

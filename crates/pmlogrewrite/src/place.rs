@@ -14,31 +14,21 @@ const TOOL: &str = "pmlogrewrite";
 /// The files of the archive `base`: its volumes, metadata and index, with
 /// any compression suffix.
 pub(crate) fn archive_files(base: &Path) -> Vec<PathBuf> {
-    let dir = base
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let Some(stem) = base
-        .file_name()
-        .map(|n| format!("{}.", n.to_string_lossy()))
-    else {
-        return Vec::new();
-    };
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    let mut out: Vec<PathBuf> = entries
-        .flatten()
-        .filter_map(|e| {
-            let name = e.file_name().to_string_lossy().into_owned();
-            let ext = name.strip_prefix(&stem)?;
-            let first = ext.split('.').next()?;
-            let ours = first == "meta" || first == "index" || first.parse::<u32>().is_ok();
-            ours.then(|| e.path())
+    let stem = base.file_name().map_or(0, |n| n.len() + 1);
+    cleanup::files_of(base)
+        .into_iter()
+        .filter(|f| {
+            let name = f
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let first = name
+                .get(stem..)
+                .and_then(|e| e.split('.').next())
+                .unwrap_or("");
+            first == "meta" || first == "index" || first.parse::<u32>().is_ok()
         })
-        .collect();
-    out.sort();
-    out
+        .collect()
 }
 
 /// `from`'s name with its base `from_base` replaced by `to_base`.

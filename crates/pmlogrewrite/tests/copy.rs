@@ -2,17 +2,11 @@
 //! bytes PCP's pmlogrewrite writes (where it is installed), and readable again
 //! with the same records; the command line's mistakes said as PCP says them.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use test_support::run_tool;
 
-const REFERENCE: &str = "/usr/lib/pcp/bin/pmlogrewrite";
-
-fn archive(name: &str) -> String {
-    let p: PathBuf = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../testdata/archives")
-        .join(name);
-    p.to_string_lossy().into_owned()
-}
+mod common;
+use common::{archive, REFERENCE};
 
 fn files(base: &Path) -> Vec<(String, Vec<u8>)> {
     let dir = base.parent().expect("a directory");

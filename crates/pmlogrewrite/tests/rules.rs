@@ -3,17 +3,11 @@
 //! archive holds when read back.
 
 use archive_format::types::{vtype, PmId};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use test_support::run_tool;
 
-const REFERENCE: &str = "/usr/lib/pcp/bin/pmlogrewrite";
-
-fn archive(name: &str) -> String {
-    let p: PathBuf = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../testdata/archives")
-        .join(name);
-    p.to_string_lossy().into_owned()
-}
+mod common;
+use common::{archive, REFERENCE};
 
 const RULES: &str = "\
 global { hostname -> renamed.example.com }
