@@ -188,6 +188,96 @@ fn golden_differs(case: &Path, run: RunFn) -> Option<String> {
     ))
 }
 
+/// Writes a v3 archive at `dir/in` of 100 counters over `records` records, for
+/// a tool that should take a while over it; its base name.
+pub fn wide_archive(dir: &Path, records: u32) -> String {
+    use archive_format::codec::result::{OwnedValue, OwnedValueSet, VAL_INSITU};
+    use archive_format::types::{sem, vtype, Desc, InDom, PmId, Timestamp, Units};
+    use archive_format::writer::{ArchiveWriter, FlushPolicy, WriterOptions};
+    let base = dir.join("in");
+    let opts = WriterOptions {
+        flush: FlushPolicy::NoSync,
+        buffered: true,
+        ..WriterOptions::default()
+    };
+    let mut w = ArchiveWriter::create(&base, opts).expect("creates");
+    let pmids: Vec<PmId> = (0..100).map(|i| PmId::new(60, 0, i)).collect();
+    for (i, p) in pmids.iter().enumerate() {
+        let d = Desc {
+            pmid: *p,
+            vtype: vtype::U32,
+            indom: InDom::NULL,
+            sem: sem::COUNTER,
+            units: Units(0),
+        };
+        w.put_desc(d, &[format!("m.m{i}")]).expect("desc");
+    }
+    for k in 0..records {
+        let sets: Vec<OwnedValueSet> = pmids
+            .iter()
+            .map(|p| OwnedValueSet {
+                pmid: *p,
+                numval: 1,
+                valfmt: VAL_INSITU,
+                values: vec![(-1, OwnedValue::Insitu(k))],
+            })
+            .collect();
+        w.put_result(Timestamp::new(1_700_000_000 + i64::from(k), 0), &sets)
+            .expect("result");
+    }
+    w.close().expect("closes");
+    base.to_string_lossy().into_owned()
+}
+
+/// Runs `bin ARGS... OUT` into `dir/outK` and SIGKILLs it at each of `moments`
+/// (microseconds after it starts): each output must then be absent or whole
+/// (readable). Then runs it to completion beside each absent output, which
+/// must sweep what the killed runs left: no hidden file stays in `dir`.
+/// Returns how many temporary files the killed runs had left.
+pub fn kill_check(bin: &str, args: &[&str], dir: &Path, moments: &[u64]) -> usize {
+    use std::process::Command;
+    let run = |out: &Path| {
+        let mut c = Command::new(bin);
+        c.args(args).arg(out);
+        c
+    };
+    let hidden = || -> Vec<String> {
+        std::fs::read_dir(dir)
+            .expect("lists")
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with('.'))
+            .collect()
+    };
+    for (k, micros) in moments.iter().enumerate() {
+        let out = dir.join(format!("out{k}"));
+        let mut child = run(&out).spawn().expect("starts");
+        std::thread::sleep(Duration::from_micros(*micros));
+        let _ = child.kill();
+        let _ = child.wait();
+        let files: Vec<_> = ["0", "meta", "index"]
+            .iter()
+            .filter(|e| Path::new(&format!("{}.{e}", out.display())).exists())
+            .collect();
+        assert!(
+            files.is_empty() || files.len() == 3,
+            "partial output {files:?}"
+        );
+        if files.len() == 3 {
+            archive_format::Archive::open(out.to_string_lossy()).expect("a whole archive");
+        }
+    }
+    let left = hidden().len();
+    for k in 0..moments.len() {
+        let out = dir.join(format!("out{k}"));
+        if !Path::new(&format!("{}.meta", out.display())).exists() {
+            assert!(run(&out).status().expect("runs").success());
+        }
+    }
+    assert_eq!(hidden(), Vec::<String>::new());
+    left
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
