@@ -12,7 +12,8 @@ names, types with and without a condition, semantics, units with and without
 rescaling, -s, deletion) on four archives, with -w -v, and each diagnostic of the
 metric clause; instance domains moved and duplicated, alone and by domain, metrics
 moved to another domain or made singular with each OUTPUT choice, and their
-diagnostics; rules of the global clause (host name, time zone,
+diagnostics; help text rules (deleted, rewritten, moved, by type, text, cluster
+and domain); rules of the global clause (host name, time zone,
 zoneinfo, feature bits, time shifts forward and back) on a set of archives; each
 diagnostic of the global clause (clauses cut short, duplicates, bad bits, times out
 of range, syntax errors, an unexpected character) and the options that report on
@@ -156,6 +157,26 @@ INDOM_RULES = {
     "inst-arrow": "indom 60.2 { inst 1 }\n",
     "inst-to": "indom 60.2 { inst 1 -> }\n",
 }
+# help text rules (on omnibus_v3, which has help text for metrics and domains)
+TEXT_RULES = {
+    "delete-oneline": "text metric 29.0.5 { delete }\n",
+    "delete-both": "text metric sample.colour * { delete }\n",
+    "help-only": "text metric sample.colour help { text -> \"new help\" }\n",
+    "oneline-text": "text metric 29.0.5 oneline \"Metrics with a \\\"saw-tooth\\\" trend over time\" { text -> \"saw\" }\n",
+    "move": "text metric 29.0.13 * { metric -> 29.0.99 }\n",
+    "star": "text metric 29.0.* { delete }\n",
+    "star-move": "text metric 29.0.* help { metric -> 30.*.* }\n",
+    "indom": "text indom 29.1 * { text -> \"colours\" }\n",
+    "indom-move": "text indom 29.1 { indom -> 30.1 }\n",
+    "indom-delete": "text indom 29.* * { delete }\n",
+    "same-text": "text metric 29.0.13 { text -> \"1000000 as a 32-bit integer\" }\n",
+    "unknown": "text metric no.such { delete }\ntext metric 99.0.1 { delete }\n",
+    "with-pmid": "metric 29.0.13 { pmid -> 29.0.98 }\n",
+    "conflict": "metric 29.0.13 { pmid -> 29.0.98 }\ntext metric 29.0.13 { metric -> 29.0.97 }\n",
+    "two-rules": "text metric 29.0.13 { delete }\ntext metric 29.0.13 { text -> \"x\" }\n",
+    "empty": "text metric 29.0.13 { }\n",
+    "alone": "text { delete }\n",
+}
 METRIC_BAD = {
     "metric-alone": "metric { delete }\n",
     "pmid-empty": "metric kernel.all.load { pmid -> }\n",
@@ -297,6 +318,9 @@ def main():
         for rel in ["archives/20041125", "archives/ok-foo"]:
             jobs.append((f"indom {name} {rel}", ([rel], [], text)))
             jobs.append((f"indom -w -v {name} {rel}", ([rel], ["-w", "-v"], text)))
+    for name, text in TEXT_RULES.items():
+        jobs.append((f"text {name}", (["archives/omnibus_v3"], [], text)))
+        jobs.append((f"text -w -v {name}", (["archives/omnibus_v3"], ["-w", "-v"], text)))
     for name, text in METRIC_BAD.items():
         jobs.append((f"bad metric {name}", (["archives/20041125"], ["-w"], text)))
     for d, base in archives():

@@ -21,6 +21,12 @@ pub(crate) struct Config<'a> {
     /// Each instance domain's instances as libpcp lists the archive's
     /// (`pmGetInDomArchive`).
     pub(crate) instances: HashMap<InDom, Vec<(i32, String)>>,
+    /// The input's help text: each type (libpcp's hash order) and its
+    /// identifiers (in the order of its hash table).
+    pub(crate) text_ids: Vec<(u32, Vec<u32>)>,
+    /// The text rule being read: its one record, or (`true`) the records of a
+    /// walk.
+    pub(crate) text_sel: (Option<usize>, bool),
     /// `-s`: rescale values where only the units' scale changes.
     pub(crate) scale: bool,
     /// The metrics the metric rule being read applies to.
@@ -61,6 +67,8 @@ impl<'a> Config<'a> {
             label,
             meta: None,
             instances: HashMap::new(),
+            text_ids: Vec::new(),
+            text_sel: (None, false),
             scale: false,
             sel: Selection::default(),
             indom_sel: (None, None),
@@ -324,6 +332,48 @@ fn metric_part(lhs: &str) -> bool {
 }
 
 impl Config<'_> {
+    /// What a rule of a text rule does.
+    fn text_rule(
+        &mut self,
+        marker: &str,
+        lhs: &str,
+        rhs: &[Val],
+        below: &[Val],
+        line: usize,
+    ) -> Result<Val, Stop> {
+        match lhs {
+            "textmetricspec.begin" | "textindomspec.begin" => {
+                let n = below.len();
+                let at = |k: usize| below.get(n.wrapping_sub(k)).cloned().unwrap_or(Val::None);
+                let id = at(3).int() as u32;
+                let types = at(2).int() as u32;
+                let body = match at(1) {
+                    Val::Text(t) => Some(t),
+                    _ => None,
+                };
+                let kind = crate::text::rule_kind(lhs);
+                self.text_begin(kind, id, types, body, line);
+                Ok(Val::None)
+            }
+            "opttexttypes" | "texttypes" | "texttype" => Ok(crate::text::kinds(marker, rhs)),
+            "textstring" => Ok(Val::Text(rhs[0].text().to_string())),
+            "opttextvalue" => Ok(if marker.ends_with(":empty") {
+                Val::None
+            } else {
+                rhs[0].clone()
+            }),
+            "textmetricopt" | "textindomopt" => {
+                self.text_clause(marker, rhs, line)?;
+                Ok(Val::None)
+            }
+            "opttextmetricoptlist" | "opttextindomoptlist" if marker.ends_with(":empty") => {
+                self.text_clause(marker, rhs, line)?;
+                Ok(Val::None)
+            }
+            _ => Ok(Val::None),
+        }
+    }
+
     /// What a rule of a metric rule does.
     fn metric_rule(
         &mut self,
@@ -382,6 +432,9 @@ impl Actions for Config<'_> {
         }
         if metric_part(lhs) {
             return self.metric_rule(marker, rhs, below, line);
+        }
+        if lhs.starts_with("text") || lhs.starts_with("opttext") {
+            return self.text_rule(marker, lhs, rhs, below, line);
         }
         match lhs {
             "indomspec.begin" => {
@@ -443,41 +496,35 @@ impl Config<'_> {
     /// (pmlogrewrite's `link_entries`, for metrics).
     pub(crate) fn link(&mut self) -> Result<(), Stop> {
         self.link_indoms()?;
-        self.link_texts();
+        self.link_texts()?;
         self.check_indoms()?;
         self.check_output()
     }
 
-    fn link_texts(&mut self) {
+    /// Each help text of a renumbered metric follows it (a text rule moving
+    /// it elsewhere is a semantic error).
+    fn link_texts(&mut self) -> Result<(), Stop> {
         use archive_format::codec::meta::text_type::PMID;
-        let Some(meta) = self.meta else { return };
-        let mut types: Vec<u32> = meta.texts().keys().map(|(t, _)| *t).collect();
-        types.dedup();
-        let types = archive_format::hashorder::hash_order(&types);
-        for m in self.rules.metrics.iter().rev() {
-            if m.new.pmid == m.old.pmid {
+        let types: Vec<u32> = self.text_ids.iter().map(|(t, _)| *t).collect();
+        for k in (0..self.rules.metrics.len()).rev() {
+            let (old, new) = (
+                self.rules.metrics[k].old.pmid.0,
+                self.rules.metrics[k].new.pmid.0,
+            );
+            if new == old {
                 continue;
             }
             for &t in types.iter().filter(|t| *t & PMID != 0) {
-                let Some(text) = meta.text(t, m.old.pmid.0) else {
+                if !self.has_text(t, old) {
+                    continue;
+                }
+                let Some(i) = self.start_text(t, old, None, self.line) else {
                     continue;
                 };
-                let found = self
-                    .rules
-                    .texts
-                    .iter()
-                    .position(|x| x.ttype == t && x.old_id == m.old.pmid.0);
-                match found {
-                    Some(i) => self.rules.texts[i].new_id = m.new.pmid.0,
-                    None => self.rules.texts.push(crate::rules::TextSpec {
-                        ttype: t,
-                        old_id: m.old.pmid.0,
-                        new_id: m.new.pmid.0,
-                        old_text: text.to_string(),
-                    }),
-                }
+                self.follow(i, new, "pmid", "pmid")?;
             }
         }
+        Ok(())
     }
 }
 
@@ -526,23 +573,7 @@ pub(crate) fn report(rules: &Rules, label: &Label) -> String {
         change |= metric_report(m, rules.inst_changes(m).map(|i| i.old), &mut out);
     }
     for t in rules.texts.iter().rev() {
-        use archive_format::codec::meta::text_type::{ONELINE, PMID};
-        use archive_format::types::PmId;
-        let kind = if t.ttype & ONELINE != 0 {
-            "One Line"
-        } else {
-            "full"
-        };
-        let (old, new) = (PmId(t.old_id), PmId(t.new_id));
-        let id = if t.ttype & PMID != 0 {
-            "pmID"
-        } else {
-            "pmInDom"
-        };
-        out.push_str(&format!(
-            "\nHelp Text: {kind} {id} ({old})\nID:\t\t{old} -> {new}\n"
-        ));
-        change = true;
+        change |= text_report(t, &mut out);
     }
     if !change {
         out.push_str("No changes\n");
@@ -589,6 +620,44 @@ fn output_report(m: &crate::rules::MetricSpec, out: &mut String) {
         Output::Avg => format!("average and only value (output instance {inst})"),
     };
     out.push_str(&format!("Output:\t\t{line}\n"));
+}
+
+/// A help text record's part of the report; whether it changes anything.
+fn text_report(t: &crate::rules::TextSpec, out: &mut String) -> bool {
+    use crate::rules::text;
+    use archive_format::codec::meta::text_type::{ONELINE, PMID};
+    use archive_format::types::PmId;
+    if t.flags == 0 {
+        return false;
+    }
+    let kind = if t.ttype & ONELINE != 0 {
+        "One Line"
+    } else {
+        "full"
+    };
+    let pmid = t.ttype & PMID != 0;
+    let id = |x: u32| {
+        if pmid {
+            PmId(x).to_string()
+        } else {
+            InDom(x).to_string()
+        }
+    };
+    let what = if pmid { "pmID" } else { "pmInDom" };
+    out.push_str(&format!("\nHelp Text: {kind} {what} ({})\n", id(t.old_id)));
+    if t.flags & text::CHANGE_ID != 0 {
+        out.push_str(&format!("ID:\t\t{} -> {}\n", id(t.old_id), id(t.new_id)));
+    }
+    if let (true, Some(n)) = (t.flags & text::CHANGE_TEXT != 0, &t.new_text) {
+        out.push_str(&format!(
+            "Text:\t\t\"{}\"\n\t\t->\n\t\t\"{n}\"\n",
+            t.old_text
+        ));
+    }
+    if t.flags & text::DELETE != 0 {
+        out.push_str("DELETE\n");
+    }
+    true
 }
 
 /// An instance domain's part of the report; whether it changes anything.
@@ -769,8 +838,8 @@ mod tests {
     }
 
     #[test]
-    fn other_clauses_are_refused_for_now() {
-        let (r, _, _) = read("text metric 29.0.6 { delete }", 3);
+    fn label_clauses_are_refused_for_now() {
+        let (r, _, _) = read("label context { delete }", 3);
         assert!(matches!(r, Err(Stop::Unsupported(_))), "{r:?}");
     }
 

@@ -8,7 +8,7 @@
 use crate::config::Config;
 use crate::metric::inst_name_eq;
 use crate::parse::{Stop, Val};
-use crate::rules::{change, inst, IndomSpec, InstSpec, TextSpec};
+use crate::rules::{change, inst, IndomSpec, InstSpec};
 use archive_format::error::{pm_err_str, PM_ERR_INDOM_LOG};
 use archive_format::types::InDom;
 use std::collections::HashMap;
@@ -247,34 +247,31 @@ impl Config<'_> {
                 }
             }
         }
-        self.link_indom_texts();
-        Ok(())
+        self.link_indom_texts()
     }
 
     /// The help text of a moved domain follows it.
-    fn link_indom_texts(&mut self) {
+    fn link_indom_texts(&mut self) -> Result<(), Stop> {
         use archive_format::codec::meta::text_type::INDOM;
-        let Some(meta) = self.meta else { return };
-        let mut types: Vec<u32> = meta.texts().keys().map(|(t, _)| *t).collect();
-        types.dedup();
-        let types = archive_format::hashorder::hash_order(&types);
+        let types: Vec<u32> = self.text_ids.iter().map(|(t, _)| *t).collect();
         for k in (0..self.rules.indoms.len()).rev() {
             let ip = self.rules.indoms[k].clone();
-            if ip.new == ip.old {
+            if !ip.changes() {
                 continue;
             }
             for &t in types.iter().filter(|t| *t & INDOM != 0) {
-                let Some(text) = meta.text(t, ip.old.0) else {
+                if !self.has_text(t, ip.old.0) {
+                    continue;
+                }
+                let Some(i) = self.start_text(t, ip.old.0, None, self.line) else {
                     continue;
                 };
-                self.rules.texts.push(TextSpec {
-                    ttype: t,
-                    old_id: ip.old.0,
-                    new_id: ip.new.0,
-                    old_text: text.to_string(),
-                });
+                if ip.new != ip.old {
+                    self.follow(i, ip.new.0, "indom", "indom")?;
+                }
             }
         }
+        Ok(())
     }
 
     /// A metric moved to another instance domain must find it in the output:

@@ -17,6 +17,7 @@ mod parse;
 mod place;
 mod rewrite;
 pub mod rules;
+mod text;
 mod values;
 // the generated tables hold every constant bison makes
 #[allow(clippy::all, dead_code)]
@@ -127,6 +128,7 @@ fn read_rules(
     let mut c = config::Config::new(a.label(), version, o.warnings);
     c.meta = Some(a.metadata());
     c.instances = indom::archive_instances(a);
+    c.text_ids = text::archive_text_ids(a);
     c.scale = o.scale;
     for file in &o.configs {
         let text = match std::fs::read(file) {

@@ -493,7 +493,36 @@ impl Config<'_> {
                 )));
             }
         }
+        self.check_text_indoms()?;
         self.check_unique()
+    }
+
+    /// Help text moved to another instance domain must find it in the output
+    /// (unless the domain's instances change).
+    fn check_text_indoms(&self) -> Result<(), Stop> {
+        use crate::rules::text;
+        let Some(meta) = self.meta else { return Ok(()) };
+        for t in self.rules.texts.iter().rev() {
+            let moved = t.flags & text::CHANGE_ID != 0;
+            if !moved || t.ttype & archive_format::codec::meta::text_type::INDOM == 0 {
+                continue;
+            }
+            let (from, to) = (InDom(t.old_id), InDom(t.new_id));
+            let rule = self.rules.indoms.iter().rev().find(|ip| ip.old == from);
+            if rule.is_some_and(|ip| ip.insts.iter().any(|x| x.flags != 0)) {
+                continue;
+            }
+            let found = meta.indoms_hash_order().iter().any(|&node| match rule {
+                None => node == to,
+                Some(ip) => ip.new != ip.old && ip.new == to,
+            });
+            if !found {
+                return Err(Stop::Semantic(format!(
+                    "New indom ({to}) for help text is not in the output archive"
+                )));
+            }
+        }
+        Ok(())
     }
 
     /// Within each domain of the rules, instance ids and names (to the first

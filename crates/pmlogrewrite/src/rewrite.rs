@@ -399,8 +399,10 @@ impl Copy<'_> {
             }
             MetaRecord::Text { ttype, ident, text } => {
                 self.needti = true;
-                let ident = self.job.rules.text_id(ttype, ident, &text).unwrap_or(ident);
-                w.put_text(ttype, ident, &text)
+                match self.job.rules.text_record(ttype, ident, &text) {
+                    Some((ident, body)) => w.put_text(ttype, ident, body),
+                    None => Ok(()),
+                }
             }
         };
         Ok(r.map_err(|e| format!("{PROG}: Error: {}", e.pm_message())))

@@ -140,15 +140,29 @@ impl IndomSpec {
     }
 }
 
-/// A help text record whose identifier follows its metric's new PMID.
+/// A help text record named by a text rule, or following its metric's or
+/// instance domain's new identifier, and its changes.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TextSpec {
     /// `PM_TEXT_*` bits.
     pub ttype: u32,
     pub old_id: u32,
     pub new_id: u32,
-    /// The text as the input's lookup finds it (only that record moves).
+    /// The text as the input's lookup finds it, or as the rule names it
+    /// (only the record with that text changes).
     pub old_text: String,
+    pub new_text: Option<String>,
+    /// [`text`] bits.
+    pub flags: u32,
+}
+
+/// What a text rule changes (pmlogrewrite's bits).
+pub mod text {
+    /// Named by the rule being read.
+    pub const ACTIVE: u32 = 1;
+    pub const CHANGE_ID: u32 = 2;
+    pub const CHANGE_TEXT: u32 = 8;
+    pub const DELETE: u32 = 16;
 }
 
 /// Every rule.
@@ -170,14 +184,39 @@ impl Rules {
         self.global != Global::default()
             || self.metrics.iter().any(|m| m.flags != 0)
             || self.indoms.iter().any(IndomSpec::changes)
+            || self.texts.iter().any(|t| t.flags & !text::ACTIVE != 0)
     }
 
-    /// The new identifier of a help text record.
-    pub fn text_id(&self, ttype: u32, ident: u32, text: &str) -> Option<u32> {
-        self.texts
+    /// A help text record as the rules rewrite it: `None` where it is
+    /// deleted, else its identifier and text (the first rule for its type,
+    /// identifier and text).
+    pub fn text_record<'t>(
+        &'t self,
+        ttype: u32,
+        ident: u32,
+        body: &'t str,
+    ) -> Option<(u32, &'t str)> {
+        let spec = self
+            .texts
             .iter()
-            .find(|t| t.ttype == ttype && t.old_id == ident && t.old_text == text)
-            .map(|t| t.new_id)
+            .rev()
+            .find(|t| t.ttype == ttype && t.old_id == ident && t.old_text == body);
+        let Some(t) = spec else {
+            return Some((ident, body));
+        };
+        if t.flags & text::DELETE != 0 {
+            return None;
+        }
+        let id = if t.flags & text::CHANGE_ID != 0 {
+            t.new_id
+        } else {
+            ident
+        };
+        let body = match (&t.new_text, t.flags & text::CHANGE_TEXT != 0) {
+            (Some(n), true) => n.as_str(),
+            _ => body,
+        };
+        Some((id, body))
     }
 
     /// The rule of an instance domain that changes.
