@@ -77,13 +77,14 @@ fn long_option(body: &str, long: &[LongOpt], rest: &mut std::slice::Iter<'_, Str
         None => {
             let cands: Vec<&LongOpt> = long.iter().filter(|l| l.name.starts_with(name)).collect();
             match cands.len() {
-                0 => return fail(format!("unrecognized option '--{name}'")),
+                // glibc names the whole argument, its `=value` included
+                0 => return fail(format!("unrecognized option '--{body}'")),
                 1 => *cands[0],
                 _ => {
                     let list: Vec<String> =
                         cands.iter().map(|l| format!("'--{}'", l.name)).collect();
                     return fail(format!(
-                        "option '--{name}' is ambiguous; possibilities: {}",
+                        "option '--{body}' is ambiguous; possibilities: {}",
                         list.join(" ")
                     ));
                 }
@@ -199,8 +200,8 @@ mod tests {
             "option '--start' requires an argument"
         );
         assert_eq!(
-            getopt(&v(&["--bogus"]), "a", LONG).unwrap_err(),
-            "unrecognized option '--bogus'"
+            getopt(&v(&["--bogus=1"]), "a", LONG).unwrap_err(),
+            "unrecognized option '--bogus=1'"
         );
         assert_eq!(
             getopt(&v(&["--all=3"]), "a", LONG).unwrap_err(),

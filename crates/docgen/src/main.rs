@@ -9,13 +9,14 @@ use std::process::ExitCode;
 use clap_complete::Shell;
 
 /// The PCP tools, whose options are a [`cli_common::spec::Tool`].
-const PCP_TOOLS: [cli_common::spec::Tool; 9] = [
+const PCP_TOOLS: [cli_common::spec::Tool; 10] = [
     pmdumplog::TOOL,
     pmval::TOOL,
     pminfo::TOOL,
     pmlogsummary::TOOL,
     pmlogextract::TOOL,
     pmlogrewrite::TOOL,
+    pmloglabel::TOOL,
     pmlogcheck::TOOL,
     pmlogger::TOOL,
     pmlc::TOOL,

@@ -7,6 +7,7 @@ pub mod event;
 pub mod index;
 pub mod label;
 pub mod meta;
+pub mod rawlabel;
 pub mod record;
 pub mod result;
 
