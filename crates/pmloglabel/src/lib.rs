@@ -5,8 +5,11 @@
 //! - [`opts`]: the command line.
 //! - [`check`]: the labels loaded and compared, with PCP's messages.
 //! - [`write`]: the new labels written, every file or none.
+//! - [`journal`]: the change as one step, completed by the next run where a
+//!   run was killed.
 
 mod check;
+mod journal;
 pub mod opts;
 mod write;
 
@@ -45,6 +48,7 @@ fn main(o: &Opts, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<i32> {
             return Ok(1);
         }
     };
+    journal::recover(&files.base, err)?;
     let mut c = Check::new(!o.write || o.verbose);
     check_all(&files, &mut c, o.verbose, out, err)?;
     let mut status = c.status;
@@ -60,7 +64,7 @@ fn main(o: &Opts, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<i32> {
         }
         targets.push(Target::meta(&base));
         out.flush()?;
-        let written = write::write_all(&golden, &targets, o.verbose, out, err)?;
+        let written = write::write_all(&files.base, &golden, &targets, o.verbose, out, err)?;
         if written != 0 {
             status = written;
         }

@@ -7,16 +7,17 @@
 //! length differs from the one on disk (a version change) is refused rather
 //! than written over the records that follow it. Each label is then one write
 //! of its record at offset 0, so a file holds either its old label or its new
-//! one; a run killed between two files leaves labels that pmloglabel reports
-//! as mismatched and the same command completes.
+//! one, and the journal ([`crate::journal`]) makes the files' labels change
+//! together.
 
+use crate::journal::Journal;
 use archive_format::codec::label::{LABEL_V2_LEN, LABEL_V3_LEN, VOL_INDEX, VOL_META};
 use archive_format::codec::rawlabel::{self, RawLabel};
 use archive_format::error::{pm_err_str, PM_ERR_LABEL};
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
 use std::os::unix::fs::FileExt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 const PROG: &str = crate::PROG;
 
@@ -75,6 +76,7 @@ fn holds(f: &File, bytes: &[u8]) -> bool {
 /// Writes `golden` to every target; returns 0 or 3 (a file that could not be
 /// opened or written, said as pmloglabel says it).
 pub(crate) fn write_all(
+    base: &Path,
     golden: &RawLabel,
     targets: &[Target],
     verbose: bool,
@@ -132,12 +134,23 @@ pub(crate) fn write_all(
         }
         return Ok(status);
     }
+    // where no journal can be written beside the archive, each file's label
+    // is still one write
+    let labels: Vec<(PathBuf, Vec<u8>)> = targets
+        .iter()
+        .zip(&ready)
+        .map(|(t, (_, b))| (t.path.clone(), b.clone()))
+        .collect();
+    let journal = Journal::begin(base, &labels).ok();
     for ((f, bytes), t) in ready.iter().zip(targets) {
         if let Err(e) = f.write_all_at(bytes, 0) {
             let msg = pm_err_str(-e.raw_os_error().unwrap_or(libc_eio()));
             writeln!(err, "Failed {} label write: {msg}", t.what)?;
             status = 3;
         }
+    }
+    if let Some(j) = journal {
+        j.end();
     }
     Ok(status)
 }
