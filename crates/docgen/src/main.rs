@@ -9,7 +9,7 @@ use std::process::ExitCode;
 use clap_complete::Shell;
 
 /// The PCP tools, whose options are a [`cli_common::spec::Tool`].
-const PCP_TOOLS: [cli_common::spec::Tool; 10] = [
+const PCP_TOOLS: [cli_common::spec::Tool; 11] = [
     pmdumplog::TOOL,
     pmval::TOOL,
     pminfo::TOOL,
@@ -17,6 +17,7 @@ const PCP_TOOLS: [cli_common::spec::Tool; 10] = [
     pmlogextract::TOOL,
     pmlogrewrite::TOOL,
     pmloglabel::TOOL,
+    pmlogmv::TOOL,
     pmlogcheck::TOOL,
     pmlogger::TOOL,
     pmlc::TOOL,

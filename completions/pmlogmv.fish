@@ -1,0 +1,5 @@
+complete -c pmlogmv -s c -l checksum -d 'checksum all source and destintion files when copying'
+complete -c pmlogmv -s f -l force -d 'force changes, even if they look unsafe'
+complete -c pmlogmv -s N -l showme -d 'perform a dry run, showing what would be done'
+complete -c pmlogmv -s V -l verbose -d 'increase diagnostic verbosity'
+complete -c pmlogmv -s ? -l help -d 'show this usage message and exit'
