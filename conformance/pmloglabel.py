@@ -123,11 +123,6 @@ def write_case(ours, d, base, args, env, name):
     return name, not diffs, ({"diffs": diffs} if diffs else None)
 
 
-def size_of(d, base):
-    return sum(os.path.getsize(os.path.join(d, f)) for f in os.listdir(d)
-               if f.startswith(base + "."))
-
-
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--ours", default=os.path.join(ROOT, "target/release/pmloglabel"))
@@ -147,7 +142,7 @@ def main():
             continue
         for opts in READ_SETS:
             jobs.append((read_case, (d, opts + [os.path.join(d, base)]), f"{rel} {' '.join(opts)}"))
-        if size_of(d, base) < LIMIT:
+        if scoreboard.archive_size(d, base) < LIMIT:
             for opts in WRITE_SETS:
                 label = " ".join(o if len(o) < 20 else o[:3] + "..." for o in opts)
                 jobs.append((write_case, (d, base, opts), f"write {rel} {label}"))

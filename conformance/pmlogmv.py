@@ -80,11 +80,6 @@ def cli_case(ours, args, env, name):
     return name, same, (None if same else {"ref": ref[1:] + ref[:1], "got": got[1:] + got[:1]})
 
 
-def size_of(d, base):
-    return sum(os.path.getsize(os.path.join(d, f)) for f in os.listdir(d)
-               if f.startswith(base + "."))
-
-
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--ours", default=os.path.join(ROOT, "target/release/pmlogmv"))
@@ -100,7 +95,7 @@ def main():
     jobs = []
     for d, base in archives():
         rel = f"{os.path.relpath(d, CORPUS)}/{base}"
-        if (a.filter and a.filter not in rel) or size_of(d, base) >= LIMIT:
+        if (a.filter and a.filter not in rel) or scoreboard.archive_size(d, base) >= LIMIT:
             continue
         for shape in SHAPES:
             label = f"{rel} {' '.join(shape[0])} {shape[1].format(b=base)} -> {shape[2]}"

@@ -274,11 +274,6 @@ def cli_case(ours, args, env):
     return scoreboard.differences(r, o)
 
 
-def size_of(d, base):
-    return sum(os.path.getsize(os.path.join(d, f)) for f in os.listdir(d)
-               if f.startswith(base + "."))
-
-
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--ours", default=os.path.join(ROOT, "target/release/pmlogrewrite"))
@@ -299,7 +294,7 @@ def main():
         jobs.append((f"copy {rel}", ([rel], [], None)))
         v2 = open(os.path.join(d, base + ".meta"), "rb").read(8)[7:8] == b"\x02" \
             if os.path.exists(os.path.join(d, base + ".meta")) else False
-        if v2 and size_of(d, base) < BIG:
+        if v2 and scoreboard.archive_size(d, base) < BIG:
             jobs.append((f"-V 3 {rel}", ([rel], ["-V", "3"], None)))
     for rel in RULE_ARCHIVES:
         for name, text in RULES.items():
@@ -325,7 +320,7 @@ def main():
         jobs.append((f"bad metric {name}", (["archives/20041125"], ["-w"], text)))
     for d, base in archives():
         rel = os.path.relpath(os.path.join(d, base), CORPUS)
-        if size_of(d, base) < BIG:
+        if scoreboard.archive_size(d, base) < BIG:
             jobs.append((f"shipped {rel}", ([rel], [], SHIPPED)))
     for opts in RULE_OPTIONS:
         for name in ("same-host", "same-tz", "time-zero", "time-big", "empty-global"):

@@ -21,6 +21,12 @@ def missing_reference(tool):
     return 77
 
 
+def archive_size(d, base):
+    """The bytes of the archive `base`'s files in `d`."""
+    return sum(os.path.getsize(os.path.join(d, f)) for f in os.listdir(d)
+               if f.startswith(base + "."))
+
+
 def floor_check(tool, ok, filtered):
     """1 where `ok` is below the floor of a whole run, else 0."""
     floor_file = os.path.join(HERE, f"floor-{tool}")

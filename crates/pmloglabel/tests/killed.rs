@@ -3,7 +3,6 @@
 //! agrees, and no file of the killed run stays.
 
 use archive_format::codec::label::decode_label;
-use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
@@ -16,15 +15,6 @@ fn hosts(base: &str) -> Vec<String> {
             let bytes = std::fs::read(format!("{base}.{e}")).expect("reads");
             decode_label(&bytes).expect("a whole label").hostname
         })
-        .collect()
-}
-
-fn hidden(dir: &Path) -> Vec<String> {
-    std::fs::read_dir(dir)
-        .expect("lists")
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.starts_with('.'))
         .collect()
 }
 
@@ -51,6 +41,6 @@ fn a_killed_change_is_all_or_nothing_after_the_next_run() {
             now.iter().all(|h| *h == now[0]) && (now[0] == before || now[0] == new),
             "labels {now:?} after a kill at {micros} us (was {before}, asked {new})"
         );
-        assert_eq!(hidden(dir.path()), Vec::<String>::new());
+        assert_eq!(test_support::hidden_files(dir.path()), Vec::<String>::new());
     }
 }

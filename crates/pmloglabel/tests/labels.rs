@@ -7,15 +7,7 @@ use archive_format::compress::{compress, Compression};
 use std::path::{Path, PathBuf};
 use test_support::run_tool;
 
-/// A copy of the test archive `name` in `dir`; its base name.
-fn copy(name: &str, dir: &Path) -> String {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/archives");
-    for ext in ["0", "index", "meta"] {
-        let f = format!("{name}.{ext}");
-        std::fs::copy(src.join(&f), dir.join(&f)).expect("copies");
-    }
-    dir.join(name).to_string_lossy().into_owned()
-}
+use test_support::copy_test_archive as copy;
 
 fn files(base: &str) -> Vec<PathBuf> {
     ["0", "index", "meta"]

@@ -6,14 +6,10 @@ use test_support::run_tool;
 
 /// A copy of the test archive `name` in `dir`; the bytes of its files.
 fn copy(name: &str, dir: &Path) -> Vec<Vec<u8>> {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/archives");
+    let base = test_support::copy_test_archive(name, dir);
     ["0", "index", "meta"]
         .iter()
-        .map(|ext| {
-            let f = format!("{name}.{ext}");
-            std::fs::copy(src.join(&f), dir.join(&f)).expect("copies");
-            std::fs::read(dir.join(&f)).expect("reads")
-        })
+        .map(|ext| std::fs::read(format!("{base}.{ext}")).expect("reads"))
         .collect()
 }
 

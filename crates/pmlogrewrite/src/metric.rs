@@ -285,11 +285,7 @@ impl Config<'_> {
     fn clause_pmid(&mut self, to: PmId, line: usize) -> Result<(), Stop> {
         for i in self.walk(change::PMID, "pmid", false, line)? {
             let old = self.rules.metrics[i].old.pmid;
-            let pmid = match self.sel.star {
-                1 => PmId::new(to.domain(), to.cluster(), old.item()),
-                2 => PmId::new(to.domain(), old.cluster(), old.item()),
-                _ => to,
-            };
+            let pmid = starred(to, old, self.sel.star);
             if pmid == old {
                 if self.warnings {
                     let name = self.rules.metrics[i].old_name.clone();
@@ -769,5 +765,15 @@ pub(crate) fn inst_name_eq(p: &str, q: &str) -> i32 {
             return 0;
         }
         i += 1;
+    }
+}
+
+/// The PMID a rule's `to` gives `old`: whole, or (for a rule over a cluster,
+/// `star` 1, or a domain, 2) with `old`'s item, and its cluster too.
+pub(crate) fn starred(to: PmId, old: PmId, star: u8) -> PmId {
+    match star {
+        1 => PmId::new(to.domain(), to.cluster(), old.item()),
+        2 => PmId::new(to.domain(), old.cluster(), old.item()),
+        _ => to,
     }
 }

@@ -264,11 +264,7 @@ impl Config<'_> {
     fn text_to_metric(&mut self, to: PmId, line: usize) -> Result<(), Stop> {
         for i in self.text_walk(text::CHANGE_ID, "id", line)? {
             let old = PmId(self.rules.texts[i].old_id);
-            let pmid = match self.sel.star {
-                1 => PmId::new(to.domain(), to.cluster(), old.item()),
-                2 => PmId::new(to.domain(), old.cluster(), old.item()),
-                _ => to,
-            };
+            let pmid = crate::metric::starred(to, old, self.sel.star);
             if pmid == old {
                 if self.warnings {
                     self.warn(line, format!("Text for metric: {old}: metric: No change"));

@@ -229,6 +229,27 @@ pub fn wide_archive(dir: &Path, records: u32) -> String {
     base.to_string_lossy().into_owned()
 }
 
+/// The names of the hidden files in `dir` (what a killed tool may leave).
+pub fn hidden_files(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .expect("lists")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with('.'))
+        .collect()
+}
+
+/// A copy of the project's test archive `name` (`testdata/archives`) in `dir`;
+/// its base name there.
+pub fn copy_test_archive(name: &str, dir: &Path) -> String {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/archives");
+    for ext in ["0", "index", "meta"] {
+        let f = format!("{name}.{ext}");
+        std::fs::copy(src.join(&f), dir.join(&f)).expect("copies");
+    }
+    dir.join(name).to_string_lossy().into_owned()
+}
+
 /// Runs `bin ARGS... OUT` into `dir/outK` and SIGKILLs it at each of `moments`
 /// (microseconds after it starts): each output must then be absent or whole
 /// (readable). Then runs it to completion beside each absent output, which
@@ -241,14 +262,7 @@ pub fn kill_check(bin: &str, args: &[&str], dir: &Path, moments: &[u64]) -> usiz
         c.args(args).arg(out);
         c
     };
-    let hidden = || -> Vec<String> {
-        std::fs::read_dir(dir)
-            .expect("lists")
-            .flatten()
-            .map(|e| e.file_name().to_string_lossy().into_owned())
-            .filter(|n| n.starts_with('.'))
-            .collect()
-    };
+    let hidden = || hidden_files(dir);
     for (k, micros) in moments.iter().enumerate() {
         let out = dir.join(format!("out{k}"));
         let mut child = run(&out).spawn().expect("starts");
