@@ -44,6 +44,13 @@ pub const PM_ERR_TOOSMALL: i32 = -12443;
 pub const PM_ERR_TOOBIG: i32 = -12444;
 pub const ENOENT: i32 = -2;
 
+/// A libpcp message in PCP 7's words: its archive errors no longer say "log"
+/// ("Illegal label record at start of a PCP archive file").
+pub fn in_pcp7_words(msg: &str) -> String {
+    msg.replace("PCP archive log", "PCP archive")
+        .replace("Empty archive log file", "Empty archive file")
+}
+
 /// The text PCP's `pmErrStr` gives for `code`: PCP codes from the table, other negative
 /// codes as the C library's `strerror(-code)`.
 pub fn pm_err_str(code: i32) -> String {
@@ -215,6 +222,22 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pcp7_drops_log_from_archive_errors() {
+        assert_eq!(
+            in_pcp7_words(&pm_err_str(PM_ERR_LABEL)),
+            "Illegal label record at start of a PCP archive file"
+        );
+        assert_eq!(
+            in_pcp7_words(&pm_err_str(PM_ERR_NODATA)),
+            "Empty archive file"
+        );
+        assert_eq!(
+            in_pcp7_words("No such file or directory"),
+            "No such file or directory"
+        );
+    }
 
     #[test]
     fn error_strings() {

@@ -74,3 +74,38 @@ fn a_dry_run_changes_nothing_and_an_unsafe_name_is_refused() {
         "pmlogmv: newname (a;b) unsafe [shell metacharacter ';']\n"
     );
 }
+
+fn pmlogcp(a: &[String], o: &mut dyn std::io::Write, e: &mut dyn std::io::Write) -> i32 {
+    pmlogmv::run_as(pmlogmv::opts::Mode::Cp, a, o, e)
+}
+
+fn pmlogls(a: &[String], o: &mut dyn std::io::Write, e: &mut dyn std::io::Write) -> i32 {
+    pmlogmv::run_as(pmlogmv::opts::Mode::Ls, a, o, e)
+}
+
+#[test]
+fn pmlogcp_copies_into_a_directory_and_pmlogls_lists() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    let bytes = copy("sample_v2", d);
+    std::fs::create_dir(d.join("sub")).unwrap();
+    let (code, _, err) = run_tool(pmlogcp, &[&arg(d, "sample_v2"), &arg(d, "sub")]);
+    assert_eq!((code, err.as_str()), (0, ""));
+    let sub = d.join("sub");
+    assert_eq!(
+        files(&sub),
+        ["sample_v2.0", "sample_v2.index", "sample_v2.meta"]
+    );
+    assert_eq!(std::fs::read(sub.join("sample_v2.meta")).unwrap(), bytes[2]);
+    assert_eq!(files(d).len(), 4, "the source stays");
+    let (code, out, _) = run_tool(pmlogls, &[&arg(&sub, "sample_v2")]);
+    assert_eq!(code, 0);
+    let listed: Vec<&str> = out.lines().collect();
+    assert_eq!(listed.len(), 3);
+    assert!(listed[0].ends_with("sub/sample_v2.0"), "{out}");
+    // pmlogls says nothing of an archive it cannot open unless asked
+    assert_eq!(
+        run_tool(pmlogls, &["no-such-archive"]),
+        (1, String::new(), String::new())
+    );
+}
