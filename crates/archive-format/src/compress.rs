@@ -64,10 +64,7 @@ pub fn decoder<'a, R: Read + 'a>(c: Compression, inner: R) -> io::Result<Box<dyn
         #[cfg(feature = "gzip")]
         Compression::Gzip => Box::new(flate2::read::MultiGzDecoder::new(inner)),
         #[cfg(feature = "zstd")]
-        Compression::Zstd => Box::new(
-            ruzstd::decoding::StreamingDecoder::new(inner)
-                .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e.to_string()))?,
-        ),
+        Compression::Zstd => Box::new(zstd::stream::read::Decoder::new(inner)?),
         Compression::Lzw => Box::new(crate::lzw::LzwReader::new(inner)),
         #[allow(unreachable_patterns)]
         other => {
@@ -78,7 +75,7 @@ pub fn decoder<'a, R: Read + 'a>(c: Compression, inner: R) -> io::Result<Box<dyn
 }
 
 /// `data` compressed as `c` would have it, for rewriting a compressed file (a
-/// repaired volume). `Unsupported` for the schemes we only read (`.Z`, `.zst`).
+/// repaired volume). `Unsupported` for the scheme we only read (`.Z`).
 pub fn compress(c: Compression, data: &[u8]) -> io::Result<Vec<u8>> {
     #[allow(unused_imports)]
     use std::io::Write;
@@ -112,6 +109,8 @@ pub fn compress(c: Compression, data: &[u8]) -> io::Result<Vec<u8>> {
             e.write_all(data)?;
             e.finish()
         }
+        #[cfg(feature = "zstd")]
+        Compression::Zstd => zstd::stream::encode_all(data, 3),
         #[allow(unreachable_patterns)]
         other => Err(unsupported(&format!("writing {other:?}"))),
     }
@@ -153,6 +152,7 @@ mod tests {
             Compression::Lzma,
             Compression::Bzip2,
             Compression::Gzip,
+            Compression::Zstd,
         ] {
             let data: Vec<u8> = (0..5000u32).flat_map(|i| i.to_be_bytes()).collect();
             let z = compress(c, &data).expect("compress");
@@ -164,5 +164,26 @@ mod tests {
             assert_eq!(back, data, "{c:?}");
         }
         assert!(compress(Compression::Lzw, b"x").is_err());
+    }
+
+    #[cfg(feature = "zstd")]
+    #[test]
+    fn zstd_frames_one_after_another_read_as_one() {
+        // zstd --rm on a file appended to, or a volume pmlogcompress wrote in
+        // pieces: every frame is read
+        let mut z = compress(Compression::Zstd, b"first ").expect("compress");
+        z.extend(compress(Compression::Zstd, b"second").expect("compress"));
+        let mut back = String::new();
+        decoder(Compression::Zstd, &z[..])
+            .expect("decoder")
+            .read_to_string(&mut back)
+            .expect("read");
+        assert_eq!(back, "first second");
+        let cut = &z[..z.len() - 3];
+        let mut out = Vec::new();
+        assert!(decoder(Compression::Zstd, cut)
+            .expect("decoder")
+            .read_to_end(&mut out)
+            .is_err());
     }
 }
