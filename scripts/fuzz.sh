@@ -8,13 +8,13 @@
 # there is any.
 #
 # Usage: scripts/fuzz.sh [SECONDS] [TARGET...]   (targets: label meta result
-# events archive check pdu text)
+# events archive check pdu text size)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-600}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(label meta result events archive check pdu text)
+[ ${#targets[@]} -gt 0 ] || targets=(label meta result events archive check pdu text size)
 jobs=${JOBS:-$(nproc)}
 triple=$(rustc -vV | awk '/^host:/ { print $2 }')
 out=${FUZZ_TARGET_DIR:-target/fuzz}
@@ -43,6 +43,8 @@ seed() {
     name=$(basename "$base")
     case $t in
       label) head -c 1024 "$base.0" >"$dir/$name.0"; head -c 1024 "$base.meta" >"$dir/$name.meta" ;;
+      size) head -c 16384 "$base.0" >"$dir/$name.0"; cp "$base.index" "$dir/$name.index"
+            head -c 16384 "$base.meta" >"$dir/$name.meta" ;;
       meta) tail -c +$((1 + $(od -An -tu4 --endian=big -N4 "$base.meta" | tr -d ' '))) "$base.meta" >"$dir/$name" ;;
       result|events)
         # the first 4 KB after the label (head first: tail reads all it is given)

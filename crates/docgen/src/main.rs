@@ -9,7 +9,7 @@ use std::process::ExitCode;
 use clap_complete::Shell;
 
 /// The PCP tools, whose options are a [`cli_common::spec::Tool`].
-const PCP_TOOLS: [cli_common::spec::Tool; 11] = [
+const PCP_TOOLS: [cli_common::spec::Tool; 12] = [
     pmdumplog::TOOL,
     pmval::TOOL,
     pminfo::TOOL,
@@ -18,6 +18,7 @@ const PCP_TOOLS: [cli_common::spec::Tool; 11] = [
     pmlogrewrite::TOOL,
     pmloglabel::TOOL,
     pmlogmv::TOOL,
+    pmlogsize::TOOL,
     pmlogcheck::TOOL,
     pmlogger::TOOL,
     pmlc::TOOL,
