@@ -4,6 +4,10 @@
 /// The PCP release whose tools ours follow.
 pub const PCP_VERSION: &str = "6.0.3";
 
+/// The newer PCP release whose tools ours follow where PCP 6.0.3 has none
+/// (pmlogcompress, pmlogdecompress, pmlogcp, pmlogls).
+pub const PCP7_VERSION: &str = "7.2";
+
 /// This project's name.
 pub const PROJECT: &str = "pcp-archive-rs";
 

@@ -147,7 +147,8 @@ pub fn temp_base(base: &Path, tool: &str) -> std::path::PathBuf {
 }
 
 /// Removes the temporary files beside `base` that a run of `tool` left when it
-/// was killed (`.NAME.TOOL-PID.*` of a process that is gone).
+/// was killed (`.NAME.TOOL-PID.*`, or `.NAME.FILE.TOOL-PID.*` for one file of
+/// the archive, of a process that is gone).
 pub fn sweep(base: &Path, tool: &str) {
     let name = base
         .file_name()
@@ -156,13 +157,17 @@ pub fn sweep(base: &Path, tool: &str) {
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
-    let prefix = format!(".{name}.{tool}-");
+    let prefix = format!(".{name}.");
+    let tag = format!(".{tool}-");
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
     for e in entries.flatten() {
         let file = e.file_name().to_string_lossy().into_owned();
-        let Some(rest) = file.strip_prefix(&prefix) else {
+        let Some(rest) = file
+            .strip_prefix(&prefix)
+            .and_then(|r| format!(".{r}").split_once(&tag).map(|(_, r)| r.to_string()))
+        else {
             continue;
         };
         let pid = rest.split('.').next().unwrap_or("");
@@ -191,11 +196,13 @@ mod tests {
             live.display()
         );
         let other = dir.path().join(".other.tool-999999999.meta");
-        for f in [&dead, &live, &other] {
+        let one_file = dir.path().join(".out.0.xz.tool-999999999.tmp");
+        for f in [&dead, &live, &other, &one_file] {
             std::fs::write(f, b"x").expect("writes");
         }
         sweep(&base, "tool");
         assert!(!dead.exists(), "a dead process's file goes");
+        assert!(!one_file.exists(), "so does one it wrote for one file");
         assert!(live.exists(), "this process's file stays");
         assert!(other.exists(), "another archive's file stays");
     }

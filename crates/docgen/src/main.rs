@@ -9,7 +9,7 @@ use std::process::ExitCode;
 use clap_complete::Shell;
 
 /// The PCP tools, whose options are a [`cli_common::spec::Tool`].
-const PCP_TOOLS: [cli_common::spec::Tool; 12] = [
+const PCP_TOOLS: [cli_common::spec::Tool; 14] = [
     pmdumplog::TOOL,
     pmval::TOOL,
     pminfo::TOOL,
@@ -19,6 +19,8 @@ const PCP_TOOLS: [cli_common::spec::Tool; 12] = [
     pmloglabel::TOOL,
     pmlogmv::TOOL,
     pmlogsize::TOOL,
+    pmlogcompress::TOOL,
+    pmlogcompress::DE_TOOL,
     pmlogcheck::TOOL,
     pmlogger::TOOL,
     pmlc::TOOL,
@@ -32,8 +34,16 @@ fn description(tool: &str) -> String {
          status as PCP's, which its conformance suite measures. PCP's own page, {tool}(1), \
          describes each option at length.",
         project = cli_common::about::PROJECT,
-        pcp = cli_common::about::PCP_VERSION,
+        pcp = follows(tool),
     )
+}
+
+/// The PCP release a tool follows (the tools PCP 6.0.3 does not have follow 7.2).
+fn follows(tool: &str) -> &'static str {
+    match tool {
+        "pmlogcompress" | "pmlogdecompress" => cli_common::about::PCP7_VERSION,
+        _ => cli_common::about::PCP_VERSION,
+    }
 }
 
 /// Every tool's command, with the synopsis of the PCP tools as PCP's usage gives it
