@@ -126,7 +126,8 @@ pub fn files_of(base: &Path) -> Vec<std::path::PathBuf> {
     let mut out: Vec<std::path::PathBuf> = entries
         .flatten()
         .filter(|e| e.file_name().to_string_lossy().starts_with(&stem))
-        .map(|e| e.path())
+        // named as `base` is (a bare name stays bare: no "./" put before it)
+        .map(|e| base.with_file_name(e.file_name()))
         .collect();
     out.sort();
     out
@@ -205,6 +206,33 @@ mod tests {
         assert!(!one_file.exists(), "so does one it wrote for one file");
         assert!(live.exists(), "this process's file stays");
         assert!(other.exists(), "another archive's file stays");
+    }
+
+    #[test]
+    fn files_are_named_as_their_base_is() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::write(dir.path().join("arch.0"), b"x").expect("writes");
+        let files = files_of(&dir.path().join("arch"));
+        assert_eq!(files, [dir.path().join("arch.0")]);
+        // a bare name (the current directory) keeps no "./" before it
+        let bare = files_of(Path::new("no-such-archive-here"));
+        assert!(bare.iter().all(|f| !f.starts_with(".")), "{bare:?}");
+        let cwd = std::env::current_dir().expect("cwd");
+        let some = std::fs::read_dir(&cwd)
+            .expect("lists")
+            .flatten()
+            .find_map(|e| {
+                let n = e.file_name().to_string_lossy().into_owned();
+                n.split_once('.').map(|(stem, _)| stem.to_string())
+            });
+        if let Some(stem) = some.filter(|s| !s.is_empty()) {
+            let found = files_of(Path::new(&stem));
+            assert!(!found.is_empty(), "{stem}");
+            assert!(
+                found.iter().all(|f| f.parent() == Some(Path::new(""))),
+                "{found:?}"
+            );
+        }
     }
 
     #[test]

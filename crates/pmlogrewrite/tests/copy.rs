@@ -104,3 +104,19 @@ fn an_existing_output_is_not_overwritten() {
         b"keep"
     );
 }
+
+#[test]
+fn an_output_named_in_the_current_directory_is_written() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let input = test_support::copy_test_archive("sample_v3", dir.path());
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_pmlogrewrite"))
+        .current_dir(dir.path())
+        .args([&input, "bare"])
+        .output()
+        .expect("runs");
+    assert!(out.status.success(), "{out:?}");
+    let bare = dir.path().join("bare");
+    let names: Vec<String> = files(&bare).into_iter().map(|(e, _)| e).collect();
+    assert_eq!(names, ["0", "index", "meta"]);
+    assert_eq!(test_support::hidden_files(dir.path()), Vec::<String>::new());
+}
