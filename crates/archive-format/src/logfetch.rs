@@ -68,6 +68,18 @@ pub struct RawFetched<'w> {
     pub place: RecordPlace,
 }
 
+/// A record as [`LogCursor::read_next_payload`] hands it out (valid until the
+/// next read).
+#[derive(Debug)]
+pub struct ReadRecord<'w> {
+    /// The number of the volume it is in.
+    pub volume: u32,
+    pub record: ResultRecord<'w>,
+    pub payload: &'w [u8],
+    /// The format version of its volume.
+    pub version: u32,
+}
+
 /// Where a fetched record's payload was read: what decoding it (and naming the
 /// place of a decoding error) needs once the payload has been copied elsewhere.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -333,13 +345,28 @@ impl<'a> LogCursor<'a> {
     /// going on into later volumes; `None` at the end. With the record comes the
     /// number of the volume it is in. `pmlogcheck` reads this way.
     pub fn read_next(&mut self) -> Result<Option<(u32, ResultRecord<'_>)>> {
+        Ok(self.read_next_payload()?.map(|r| (r.volume, r.record)))
+    }
+
+    /// [`LogCursor::read_next`], with the record's payload as read and the
+    /// format version it is in (for a caller that copies records it does not
+    /// change, after [`crate::codec::result::scan_canonical`]).
+    pub fn read_next_payload(&mut self) -> Result<Option<ReadRecord<'_>>> {
         match self.read(Direction::Forward) {
             Step::Record(span) => {
                 let (a, vol) = (self.a, self.cur.vol);
                 let num = vol.map_or(0, |v| a.volume_number(v));
                 let version = self.version();
-                decode_result(&self.win.buf[span.range], span.data_at, version)
-                    .map(|r| Some((num, r)))
+                let payload = &self.win.buf[span.range];
+                decode_result(payload, span.data_at, version)
+                    .map(|record| {
+                        Some(ReadRecord {
+                            volume: num,
+                            record,
+                            payload,
+                            version,
+                        })
+                    })
                     .map_err(|e| decode_error(a, vol, e))
             }
             Step::End => Ok(None),

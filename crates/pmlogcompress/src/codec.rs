@@ -65,7 +65,7 @@ pub struct Settings {
     pub keep: bool,
     /// xz's `--block-size` (0: one block).
     pub block: u64,
-    /// 0: every core.
+    /// 0: every core (or `PCPRS_THREADS`).
     pub threads: u32,
 }
 
@@ -96,7 +96,11 @@ pub fn settings(prog: Prog, args: &str) -> Result<Settings, String> {
         },
         keep: prog == Prog::Zstd,
         block: 0,
-        threads: if prog == Prog::Xz { 0 } else { 1 },
+        threads: if matches!(prog, Prog::Xz | Prog::Zstd) {
+            0
+        } else {
+            1
+        },
     };
     for w in args.split_whitespace() {
         let level = w.strip_prefix('-').and_then(|d| d.parse::<u32>().ok());
@@ -121,13 +125,16 @@ pub fn settings(prog: Prog, args: &str) -> Result<Settings, String> {
 /// `src` compressed into `out` with `s`.
 pub fn encode(s: &Settings, src: &mut dyn Read, out: &mut dyn Write) -> io::Result<()> {
     let threads = match s.threads {
-        0 => std::thread::available_parallelism().map_or(1, |n| n.get() as u32),
+        0 => cli_common::parallel::threads() as u32,
         n => n,
     };
     match s.prog {
         Prog::Zstd => {
             let mut e = zstd::stream::Encoder::new(out, s.level as i32)?;
             e.include_checksum(true)?;
+            if threads > 1 {
+                e.multithread(threads)?;
+            }
             io::copy(src, &mut e)?;
             e.finish()?;
         }
@@ -183,8 +190,9 @@ pub fn place(
         fill(&mut f)?;
         let meta = std::fs::metadata(like)?;
         f.set_permissions(meta.permissions())?;
+        // no fsync: a kill leaves the page cache whole, and like pmlogextract
+        // and PCP's programs this one leaves durability to the file system
         f.set_modified(meta.modified()?)?;
-        f.sync_all()?;
         cleanup::commit(|| std::fs::rename(&tmp, dst))
     })();
     if done.is_err() {

@@ -18,9 +18,11 @@ pub(crate) struct Config<'a> {
     pub(crate) label: &'a Label,
     /// The input's metadata (none: every metric is unknown).
     pub(crate) meta: Option<&'a Metadata>,
+    /// The input, whose instance domains an indom clause looks up.
+    pub(crate) archive: Option<&'a archive_format::Archive>,
     /// Each instance domain's instances as libpcp lists the archive's
-    /// (`pmGetInDomArchive`).
-    pub(crate) instances: HashMap<InDom, Vec<(i32, String)>>,
+    /// (`pmGetInDomArchive`), made the first time a clause asks.
+    pub(crate) instances: Option<HashMap<InDom, Vec<(i32, String)>>>,
     /// The input's help text: each type (libpcp's hash order) and its
     /// identifiers (in the order of its hash table).
     pub(crate) text_ids: Vec<(u32, Vec<u32>)>,
@@ -66,7 +68,8 @@ impl<'a> Config<'a> {
         Config {
             label,
             meta: None,
-            instances: HashMap::new(),
+            archive: None,
+            instances: None,
             text_ids: Vec::new(),
             text_sel: (None, false),
             scale: false,

@@ -20,7 +20,11 @@ impl Config<'_> {
         if let Some(i) = self.rules.indoms.iter().position(|x| x.old == indom) {
             return Some(i);
         }
-        let Some(list) = self.instances.get(&indom).cloned() else {
+        let archive = self.archive;
+        let instances = self
+            .instances
+            .get_or_insert_with(|| archive.map(archive_instances).unwrap_or_default());
+        let Some(list) = instances.get(&indom).cloned() else {
             if self.warnings {
                 let e = pm_err_str(PM_ERR_INDOM_LOG);
                 self.warn(line, format!("Instance domain {indom}: {e}"));
@@ -313,9 +317,10 @@ pub(crate) fn archive_instances(a: &archive_format::Archive) -> HashMap<InDom, I
         v.reverse();
         v.sort_by_key(|x| std::cmp::Reverse(x.0));
         let mut out: InstList = Vec::new();
+        let mut seen = std::collections::HashSet::new();
         for (_, set) in v {
             for (i, n) in set {
-                if !out.iter().any(|(o, _)| *o == i) {
+                if seen.insert(i) {
                     out.push((i, n));
                 }
             }

@@ -127,7 +127,7 @@ fn read_rules(
 ) -> io::Result<Option<rules::Rules>> {
     let mut c = config::Config::new(a.label(), version, o.warnings);
     c.meta = Some(a.metadata());
-    c.instances = indom::archive_instances(a);
+    c.archive = Some(a);
     c.text_ids = text::archive_text_ids(a);
     c.scale = o.scale;
     for file in &o.configs {

@@ -8,13 +8,13 @@
 
 use crate::rules::{change, Rules};
 use archive_format::codec::meta::{InDomKind, MetaRecord};
-use archive_format::codec::result::OwnedValueSet;
+use archive_format::codec::result::{scan_canonical, OwnedValueSet};
 use archive_format::logfetch::LogCursor;
-use archive_format::types::{vtype, InDom, Timestamp};
+use archive_format::types::{vtype, InDom, PmId, Timestamp};
 use archive_format::writer::delta::{self, DeltaInDoms};
 use archive_format::writer::{ArchiveWriter, FlushPolicy, WriterOptions};
 use archive_format::Archive;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::io::{self, Write};
 
 const PROG: &str = "pmlogrewrite";
@@ -55,6 +55,10 @@ struct Copy<'a> {
     /// How many metrics of the output each input instance domain serves.
     refs: HashMap<InDom, i64>,
     needti: bool,
+    /// The metrics whose values the rules change.
+    touched: HashSet<PmId>,
+    /// The PMIDs of a record being checked for copying.
+    scratch: Vec<PmId>,
 }
 
 impl Job<'_> {
@@ -93,6 +97,8 @@ impl Job<'_> {
             deltas: DeltaInDoms::default(),
             refs: self.indom_refs(),
             needti: false,
+            touched: self.touched(),
+            scratch: Vec::new(),
         };
         let done = c.records(err)?.and_then(|()| {
             c.w.close()
@@ -162,6 +168,17 @@ impl Job<'_> {
         refs
     }
 
+    /// The metrics whose values the rules change (whose records are then
+    /// rewritten rather than copied).
+    fn touched(&self) -> HashSet<PmId> {
+        let r = self.rules;
+        r.metrics
+            .iter()
+            .filter(|m| r.metric(m.old.pmid).is_some())
+            .map(|m| m.old.pmid)
+            .collect()
+    }
+
     /// What pmlogrewrite says after a fatal error (the files are then removed,
     /// or with `-d` kept).
     fn abandon(&self, err: &mut dyn Write) -> io::Result<()> {
@@ -188,11 +205,12 @@ impl Copy<'_> {
         let mut last: Option<(Timestamp, u64)> = None;
         loop {
             let old_meta = self.w.meta_offset();
-            let (vol, rec) = match cursor.read_next() {
-                Ok(Some((vol, rec))) => (vol, rec),
+            let read = match cursor.read_next_payload() {
+                Ok(Some(r)) => r,
                 Ok(None) => break,
                 Err(e) => return Ok(Err(self.read_error(&e))),
             };
+            let (vol, rec) = (read.volume, read.record);
             if in_vol != Some(vol) {
                 in_vol = Some(vol);
                 let target = vol.max(self.w.volume() + 1);
@@ -207,10 +225,21 @@ impl Copy<'_> {
             let stamp = self.job.rules.stamp(rec.stamp);
             let pmids: Vec<_> = rec.vsets.iter().map(|v| v.pmid).collect();
             let mark = rec.vsets.is_empty();
-            let vsets: Vec<OwnedValueSet> = rec.vsets.iter().map(OwnedValueSet::from_set).collect();
-            let vsets = match crate::values::rewrite(self.job.rules, vsets) {
-                Ok(v) => v,
-                Err(msg) => return Ok(Err(msg)),
+            // a record the rules leave as it is, stored as the output would
+            // store it, is copied; the others are decoded and rewritten
+            let copy = !mark
+                && stamp == rec.stamp
+                && read.version == self.w.version()
+                && !pmids.iter().any(|p| self.touched.contains(p))
+                && scan_canonical(read.payload, read.version, &mut self.scratch);
+            let vsets: Vec<OwnedValueSet> = if copy {
+                Vec::new()
+            } else {
+                let vsets = rec.vsets.iter().map(OwnedValueSet::from_set).collect();
+                match crate::values::rewrite(self.job.rules, vsets) {
+                    Ok(v) => v,
+                    Err(msg) => return Ok(Err(msg)),
+                }
             };
             if let Err(msg) = self.metadata(stamp, &pmids, err)? {
                 return Ok(Err(msg));
@@ -232,6 +261,8 @@ impl Copy<'_> {
                 if mark {
                     // a <mark>: the next record is indexed
                     self.needti = true;
+                } else if copy {
+                    return self.w.write_result_payload(stamp, read.payload).map(|_| ());
                 } else if vsets.is_empty() {
                     // every metric of the record deleted: nothing written
                     return Ok(());
