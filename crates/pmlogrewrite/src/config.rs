@@ -18,8 +18,9 @@ pub(crate) struct Config<'a> {
     pub(crate) label: &'a Label,
     /// The input's metadata (none: every metric is unknown).
     pub(crate) meta: Option<&'a Metadata>,
-    /// The input, whose instance domains an indom clause looks up.
-    pub(crate) archive: Option<&'a archive_format::Archive>,
+    /// The input's metadata records, whose instance domains an indom clause
+    /// looks up.
+    pub(crate) records: &'a [archive_format::codec::meta::MetaRecord],
     /// Each instance domain's instances as libpcp lists the archive's
     /// (`pmGetInDomArchive`), made the first time a clause asks.
     pub(crate) instances: Option<HashMap<InDom, Vec<(i32, String)>>>,
@@ -68,7 +69,7 @@ impl<'a> Config<'a> {
         Config {
             label,
             meta: None,
-            archive: None,
+            records: &[],
             instances: None,
             text_ids: Vec::new(),
             text_sel: (None, false),

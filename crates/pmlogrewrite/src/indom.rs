@@ -20,10 +20,10 @@ impl Config<'_> {
         if let Some(i) = self.rules.indoms.iter().position(|x| x.old == indom) {
             return Some(i);
         }
-        let archive = self.archive;
+        let records = self.records;
         let instances = self
             .instances
-            .get_or_insert_with(|| archive.map(archive_instances).unwrap_or_default());
+            .get_or_insert_with(|| archive_instances(records));
         let Some(list) = instances.get(&indom).cloned() else {
             if self.warnings {
                 let e = pm_err_str(PM_ERR_INDOM_LOG);
@@ -302,15 +302,27 @@ type InstList = Vec<(i32, String)>;
 
 /// Each instance domain's instances as libpcp's `pmGetInDomArchive` lists
 /// them: the newest set's in its order, then each older set's not yet listed.
-pub(crate) fn archive_instances(a: &archive_format::Archive) -> HashMap<InDom, InstList> {
+pub(crate) fn archive_instances(
+    records: &[archive_format::codec::meta::MetaRecord],
+) -> HashMap<InDom, InstList> {
+    use archive_format::codec::meta::MetaRecord;
     use archive_format::writer::delta::resolve;
     let mut sets: HashMap<InDom, Vec<(archive_format::types::Timestamp, InstList)>> =
         HashMap::new();
     let mut current = HashMap::new();
-    for r in a.indom_records().unwrap_or_default() {
-        let (_, set) = resolve(r.kind, &r.instances, current.get(&r.indom));
-        current.insert(r.indom, set.clone());
-        sets.entry(r.indom).or_default().push((r.stamp, set));
+    for r in records {
+        let MetaRecord::InDom {
+            kind,
+            stamp,
+            indom,
+            instances,
+        } = r
+        else {
+            continue;
+        };
+        let (_, set) = resolve(*kind, instances, current.get(indom));
+        current.insert(*indom, set.clone());
+        sets.entry(*indom).or_default().push((*stamp, set));
     }
     let union = |mut v: Vec<(archive_format::types::Timestamp, InstList)>| {
         // newest first (later records first among sets of one time)

@@ -70,7 +70,8 @@ fn main(o: &Opts, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<i32> {
         )?;
         return Ok(1);
     }
-    let Some(rules) = read_rules(o, &a, version, out, err)? else {
+    let meta = a.meta_records();
+    let Some(rules) = read_rules(o, &a, &meta, version, out, err)? else {
         return Ok(1);
     };
     if o.check {
@@ -101,7 +102,7 @@ fn main(o: &Opts, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<i32> {
         rules: &rules,
         desperate: o.desperate,
     };
-    let done = match job.run(err)? {
+    let done = match job.run(meta, err)? {
         Ok(()) => place.commit(),
         Err(msg) => Err(msg),
     };
@@ -121,14 +122,16 @@ fn main(o: &Opts, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<i32> {
 fn read_rules(
     o: &Opts,
     a: &Archive,
+    meta: &archive_format::Result<Vec<archive_format::codec::meta::MetaRecord>>,
     version: u32,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> io::Result<Option<rules::Rules>> {
     let mut c = config::Config::new(a.label(), version, o.warnings);
     c.meta = Some(a.metadata());
-    c.archive = Some(a);
-    c.text_ids = text::archive_text_ids(a);
+    let records = meta.as_deref().unwrap_or_default();
+    c.records = records;
+    c.text_ids = text::archive_text_ids(records);
     c.scale = o.scale;
     for file in &o.configs {
         let text = match std::fs::read(file) {

@@ -65,8 +65,14 @@ impl Job<'_> {
     /// Makes the output; an error is said (what went wrong, then the partial
     /// output removed, unless `-d`) before the `Err` comes back, except where
     /// the output could not be made (the error then says it).
-    pub(crate) fn run(&self, err: &mut dyn Write) -> io::Result<Result<(), String>> {
-        let meta = match self.input.meta_records() {
+    /// `meta` is the input's metadata records (decoded once, for the rules
+    /// and for the copy).
+    pub(crate) fn run(
+        &self,
+        meta: archive_format::Result<Vec<MetaRecord>>,
+        err: &mut dyn Write,
+    ) -> io::Result<Result<(), String>> {
+        let meta = match meta {
             Ok(m) => m,
             Err(e) => {
                 return Ok(Err(format!(
@@ -97,7 +103,7 @@ impl Job<'_> {
             deltas: DeltaInDoms::default(),
             refs: self.indom_refs(),
             needti: false,
-            touched: self.touched(),
+            touched: self.rules.touched(),
             scratch: Vec::new(),
         };
         let done = c.records(err)?.and_then(|()| {
@@ -168,17 +174,6 @@ impl Job<'_> {
         refs
     }
 
-    /// The metrics whose values the rules change (whose records are then
-    /// rewritten rather than copied).
-    fn touched(&self) -> HashSet<PmId> {
-        let r = self.rules;
-        r.metrics
-            .iter()
-            .filter(|m| r.metric(m.old.pmid).is_some())
-            .map(|m| m.old.pmid)
-            .collect()
-    }
-
     /// What pmlogrewrite says after a fatal error (the files are then removed,
     /// or with `-d` kept).
     fn abandon(&self, err: &mut dyn Write) -> io::Result<()> {
@@ -236,7 +231,7 @@ impl Copy<'_> {
                 Vec::new()
             } else {
                 let vsets = rec.vsets.iter().map(OwnedValueSet::from_set).collect();
-                match crate::values::rewrite(self.job.rules, vsets) {
+                match crate::values::rewrite(self.job.rules, &self.touched, vsets) {
                     Ok(v) => v,
                     Err(msg) => return Ok(Err(msg)),
                 }

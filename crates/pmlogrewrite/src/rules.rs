@@ -270,6 +270,16 @@ impl Rules {
             .find(|m| m.old.pmid == pmid && (m.flags != 0 || self.inst_changes(m).is_some()))
     }
 
+    /// The metrics whose values the rules change (a record holding none of
+    /// them is copied as it is).
+    pub fn touched(&self) -> std::collections::HashSet<archive_format::types::PmId> {
+        self.metrics
+            .iter()
+            .filter(|m| self.metric(m.old.pmid).is_some())
+            .map(|m| m.old.pmid)
+            .collect()
+    }
+
     /// A timestamp as the output has it.
     pub fn stamp(&self, t: Timestamp) -> Timestamp {
         match &self.global.time {

@@ -340,19 +340,21 @@ pub(crate) fn rule_kind(marker: &str) -> u32 {
 
 /// The input's help text as libpcp's hash tables walk it: each type, and each
 /// type's identifiers.
-pub(crate) fn archive_text_ids(a: &archive_format::Archive) -> Vec<(u32, Vec<u32>)> {
+pub(crate) fn archive_text_ids(
+    records: &[archive_format::codec::meta::MetaRecord],
+) -> Vec<(u32, Vec<u32>)> {
     use archive_format::codec::meta::MetaRecord;
     use archive_format::hashorder::hash_order;
     let mut types: Vec<u32> = Vec::new();
     let mut ids: std::collections::HashMap<u32, Vec<u32>> = std::collections::HashMap::new();
-    for r in a.meta_records().unwrap_or_default() {
-        if let MetaRecord::Text { ttype, ident, .. } = r {
+    let mut seen = std::collections::HashSet::new();
+    for r in records {
+        if let MetaRecord::Text { ttype, ident, .. } = *r {
             if !types.contains(&ttype) {
                 types.push(ttype);
             }
-            let v = ids.entry(ttype).or_default();
-            if !v.contains(&ident) {
-                v.push(ident);
+            if seen.insert((ttype, ident)) {
+                ids.entry(ttype).or_default().push(ident);
             }
         }
     }

@@ -10,17 +10,24 @@ use archive_format::codec::result::{OwnedValue, OwnedValueSet, VAL_DPTR, VAL_INS
 use archive_format::derive::eval::num_of;
 use archive_format::derive::value::{conv_scale, Num};
 use archive_format::error::pm_err_str;
-use archive_format::types::vtype;
+use archive_format::types::{vtype, PmId};
+use std::collections::HashSet;
 
 /// The record's value sets as the output has them; `Err` with pmlogrewrite's
-/// message where a value cannot be converted.
+/// message where a value cannot be converted. `touched` holds the metrics the
+/// rules change (the others pass as they are).
 pub(crate) fn rewrite(
     rules: &Rules,
+    touched: &HashSet<PmId>,
     vsets: Vec<OwnedValueSet>,
 ) -> Result<Vec<OwnedValueSet>, String> {
     let mut out = Vec::with_capacity(vsets.len());
     for mut vs in vsets {
-        let Some(m) = rules.metric(vs.pmid) else {
+        let m = match touched.contains(&vs.pmid) {
+            true => rules.metric(vs.pmid),
+            false => None,
+        };
+        let Some(m) = m else {
             out.push(vs);
             continue;
         };
@@ -302,6 +309,7 @@ mod tests {
         let other = set(PmId::new(1, 2, 3), &[9]);
         let out = rewrite(
             &rules,
+            &rules.touched(),
             vec![set(PmId::new(60, 0, 1), &[2, 3]), other.clone()],
         )
         .expect("rewrites");
@@ -323,14 +331,23 @@ mod tests {
             metrics: vec![spec(change::DELETE, vtype::U32, Units(0))],
             ..Rules::default()
         };
-        assert!(rewrite(&rules, vec![set(PmId::new(60, 0, 1), &[1])])
-            .expect("ok")
-            .is_empty());
+        assert!(rewrite(
+            &rules,
+            &rules.touched(),
+            vec![set(PmId::new(60, 0, 1), &[1])]
+        )
+        .expect("ok")
+        .is_empty());
         let rules = Rules {
             metrics: vec![spec(change::TYPE, vtype::I32, Units(0))],
             ..Rules::default()
         };
-        let e = rewrite(&rules, vec![set(PmId::new(60, 0, 1), &[u32::MAX])]).expect_err("too big");
+        let e = rewrite(
+            &rules,
+            &rules.touched(),
+            vec![set(PmId::new(60, 0, 1), &[u32::MAX])],
+        )
+        .expect_err("too big");
         assert_eq!(
             e,
             "pmlogrewrite: Error: m (60.0.1): extracting value from type U32 to 32: Truncation in value conversion"
