@@ -22,8 +22,8 @@ pub(crate) struct Config<'a> {
     /// looks up.
     pub(crate) records: &'a [archive_format::codec::meta::MetaRecord],
     /// Each instance domain's instances as libpcp lists the archive's
-    /// (`pmGetInDomArchive`), made the first time a clause asks.
-    pub(crate) instances: Option<HashMap<InDom, Vec<(i32, String)>>>,
+    /// (`pmGetInDomArchive`), made the first time a clause asks for it.
+    pub(crate) instances: HashMap<InDom, Option<Vec<(i32, String)>>>,
     /// The input's help text: each type (libpcp's hash order) and its
     /// identifiers (in the order of its hash table).
     pub(crate) text_ids: Vec<(u32, Vec<u32>)>,
@@ -70,7 +70,7 @@ impl<'a> Config<'a> {
             label,
             meta: None,
             records: &[],
-            instances: None,
+            instances: HashMap::new(),
             text_ids: Vec::new(),
             text_sel: (None, false),
             scale: false,

@@ -11,7 +11,6 @@ use crate::parse::{Stop, Val};
 use crate::rules::{change, inst, IndomSpec, InstSpec};
 use archive_format::error::{pm_err_str, PM_ERR_INDOM_LOG};
 use archive_format::types::InDom;
-use std::collections::HashMap;
 
 impl Config<'_> {
     /// `start_indom`: the domain's place in the list, entered the first time;
@@ -21,10 +20,11 @@ impl Config<'_> {
             return Some(i);
         }
         let records = self.records;
-        let instances = self
+        let list = self
             .instances
-            .get_or_insert_with(|| archive_instances(records));
-        let Some(list) = instances.get(&indom).cloned() else {
+            .entry(indom)
+            .or_insert_with(|| archive_instances(records, indom));
+        let Some(list) = list.clone() else {
             if self.warnings {
                 let e = pm_err_str(PM_ERR_INDOM_LOG);
                 self.warn(line, format!("Instance domain {indom}: {e}"));
@@ -300,16 +300,16 @@ impl Config<'_> {
 /// An instance domain's instances: `(id, name)`.
 type InstList = Vec<(i32, String)>;
 
-/// Each instance domain's instances as libpcp's `pmGetInDomArchive` lists
-/// them: the newest set's in its order, then each older set's not yet listed.
+/// An instance domain's instances as libpcp's `pmGetInDomArchive` lists
+/// them: the newest set's in its order, then each older set's not yet listed;
+/// `None` where the input has no such domain.
 pub(crate) fn archive_instances(
     records: &[archive_format::codec::meta::MetaRecord],
-) -> HashMap<InDom, InstList> {
+    want: InDom,
+) -> Option<InstList> {
     use archive_format::codec::meta::MetaRecord;
     use archive_format::writer::delta::resolve;
-    let mut sets: HashMap<InDom, Vec<(archive_format::types::Timestamp, InstList)>> =
-        HashMap::new();
-    let mut current = HashMap::new();
+    let mut sets: Vec<(archive_format::types::Timestamp, InstList)> = Vec::new();
     for r in records {
         let MetaRecord::InDom {
             kind,
@@ -320,28 +320,28 @@ pub(crate) fn archive_instances(
         else {
             continue;
         };
-        let (_, set) = resolve(*kind, instances, current.get(indom));
-        current.insert(*indom, set.clone());
-        sets.entry(*indom).or_default().push((*stamp, set));
+        if *indom != want {
+            continue;
+        }
+        let (_, set) = resolve(*kind, instances, sets.last().map(|(_, s)| s));
+        sets.push((*stamp, set));
     }
-    let union = |mut v: Vec<(archive_format::types::Timestamp, InstList)>| {
-        // newest first (later records first among sets of one time)
-        v.reverse();
-        v.sort_by_key(|x| std::cmp::Reverse(x.0));
-        let mut out: InstList = Vec::new();
-        let mut seen = std::collections::HashSet::new();
-        for (_, set) in v {
-            for (i, n) in set {
-                if seen.insert(i) {
-                    out.push((i, n));
-                }
+    if sets.is_empty() {
+        return None;
+    }
+    // newest first (later records first among sets of one time)
+    sets.reverse();
+    sets.sort_by_key(|x| std::cmp::Reverse(x.0));
+    let mut out: InstList = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for (_, set) in sets {
+        for (i, n) in set {
+            if seen.insert(i) {
+                out.push((i, n));
             }
         }
-        out
-    };
-    sets.into_iter()
-        .map(|(indom, v)| (indom, union(v)))
-        .collect()
+    }
+    Some(out)
 }
 
 /// An instance as a clause names it.

@@ -270,12 +270,19 @@ impl Rules {
             .find(|m| m.old.pmid == pmid && (m.flags != 0 || self.inst_changes(m).is_some()))
     }
 
-    /// The metrics whose values the rules change (a record holding none of
-    /// them is copied as it is).
+    /// The metrics whose values the rules change: renumbered, retyped,
+    /// rescaled, deleted, moved to another domain, or over a domain whose
+    /// instances change (a record holding none of them is copied as it is;
+    /// names, semantics and units live in the metadata alone).
     pub fn touched(&self) -> std::collections::HashSet<archive_format::types::PmId> {
+        use change::{DELETE, INDOM, PMID, RESCALE, TYPE};
+        let values = PMID | TYPE | INDOM | DELETE | RESCALE;
         self.metrics
             .iter()
-            .filter(|m| self.metric(m.old.pmid).is_some())
+            .filter(|m| {
+                self.metric(m.old.pmid)
+                    .is_some_and(|m| m.flags & values != 0 || self.inst_changes(m).is_some())
+            })
             .map(|m| m.old.pmid)
             .collect()
     }
