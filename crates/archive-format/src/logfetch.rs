@@ -68,6 +68,9 @@ pub struct RawFetched<'w> {
     pub place: RecordPlace,
 }
 
+/// The size of stdio's reads of a plain volume (the file system's block).
+const STDIO_BLOCK: u64 = 4096;
+
 /// A record as [`LogCursor::read_next_payload`] hands it out (valid until the
 /// next read).
 #[derive(Debug)]
@@ -178,6 +181,8 @@ pub struct LogCursor<'a> {
     last_raw: Option<Range<usize>>,
     /// Position as if there were no temporal index (pmlogcheck's answer to a bad one).
     no_index: bool,
+    /// Where the last read started (a failed read that goes back leaves it there).
+    read_start: u64,
 }
 
 impl<'a> LogCursor<'a> {
@@ -199,6 +204,7 @@ impl<'a> LogCursor<'a> {
             win: Window::default(),
             last_raw: None,
             no_index: false,
+            read_start: 0,
         }
     }
 
@@ -381,6 +387,26 @@ impl<'a> LogCursor<'a> {
             .map_or(self.a.version(), |v| self.a.vol_version(v))
     }
 
+    /// What libpcp's tools report as the place of a failed read
+    /// (`__pmLseek(fp, 0, SEEK_CUR)` on the current volume, and its
+    /// `__pmFstat` size): an xz volume's lseek answers 0 and its size is the
+    /// decompressed one; a plain volume is read through stdio in 4 KB blocks,
+    /// so the system's position is the end of the block the read reached (or
+    /// the end of the file), unless the failed read sought back to its start.
+    pub fn reported_position(&self) -> Option<(u64, u64)> {
+        let v = self.cur.vol?;
+        let size = self.size(v);
+        if self.a.vol_path(v).extension().is_some_and(|e| e == "xz") {
+            return Some((0, size));
+        }
+        let off = self.cur.off;
+        let here = match off == self.read_start {
+            true => off,
+            false => off.next_multiple_of(STDIO_BLOCK).min(size),
+        };
+        Some((here, size))
+    }
+
     /// The number of the volume the file position is in (`ac_vol`).
     pub fn volume(&self) -> Option<u32> {
         self.cur.vol.map(|v| self.a.volume_number(v))
@@ -491,6 +517,7 @@ impl<'a> LogCursor<'a> {
         // where this read started (backward: the end of the record wanted); failed
         // reads at the end of a volume go back there
         let mut offset = self.cur.off;
+        self.read_start = offset;
         if dir == Direction::Backward {
             loop {
                 if offset <= a.vol_label_len(v) {
@@ -763,6 +790,39 @@ mod tests {
             v.push(r.stamp.sec);
         }
         Ok(v)
+    }
+
+    #[test]
+    fn a_failed_read_is_reported_where_libpcps_stdio_leaves_the_file() {
+        let secs: Vec<i64> = (100..400).collect();
+        let (_d, base, starts) = archive(&secs, &[]);
+        let vol = format!("{base}.0");
+        let mut bytes = std::fs::read(&vol).expect("reads");
+        let size = bytes.len() as u64;
+        // record 150's trailer no longer matches its header: libpcp read the
+        // whole record through a 4 KB stdio buffer and does not seek back
+        let s151 = starts[151] as usize;
+        bytes[s151 - 1] ^= 0x40;
+        std::fs::write(&vol, &bytes).expect("writes");
+        let a = Archive::open(&base).expect("open");
+        let mut c = LogCursor::new(&a);
+        let mut n = 0;
+        while c.read_next().is_ok_and(|r| r.is_some()) {
+            n += 1;
+        }
+        assert_eq!(n, 150);
+        let want = (s151 as u64).next_multiple_of(4096).min(size);
+        assert_eq!(c.reported_position(), Some((want, size)));
+        // cut in the middle of record 10: the read seeks back to its start
+        bytes.truncate(starts[10] as usize + 12);
+        std::fs::write(&vol, &bytes).expect("writes");
+        let a = Archive::open(&base).expect("open");
+        let mut c = LogCursor::new(&a);
+        while c.read_next().is_ok_and(|r| r.is_some()) {}
+        assert_eq!(
+            c.reported_position(),
+            Some((starts[10], bytes.len() as u64))
+        );
     }
 
     #[test]

@@ -198,12 +198,16 @@ impl Copy<'_> {
         let mut first = true;
         let mut doneti = false;
         let mut last: Option<(Timestamp, u64)> = None;
+        let mut failed = None;
         loop {
             let old_meta = self.w.meta_offset();
             let read = match cursor.read_next_payload() {
                 Ok(Some(r)) => r,
                 Ok(None) => break,
-                Err(e) => return Ok(Err(self.read_error(&e))),
+                Err(e) => {
+                    failed = Some(e);
+                    break;
+                }
             };
             let (vol, rec) = (read.volume, read.record);
             if in_vol != Some(vol) {
@@ -268,6 +272,12 @@ impl Copy<'_> {
                 return Ok(Err(format!("{PROG}: Error: {}", e.pm_message())));
             }
         }
+        if let Some(e) = failed {
+            return Ok(Err(self.read_error(&e, cursor.reported_position())));
+        }
+        if first {
+            return self.no_records(err);
+        }
         if let (false, Some((stamp, data))) = (doneti, last) {
             let meta = self.w.meta_offset();
             if let Err(e) = self.w.put_index_at(stamp, meta, data) {
@@ -277,19 +287,36 @@ impl Copy<'_> {
         Ok(Ok(()))
     }
 
+    /// An input without a data record: as pmlogrewrite, the labels dated 0,
+    /// one index entry whose data offset is 0, and libpcp's complaint about
+    /// that offset (naming the data volume's file: its inode is this run's).
+    fn no_records(&mut self, err: &mut dyn Write) -> io::Result<Result<(), String>> {
+        use std::os::unix::fs::MetadataExt;
+        let label = self.w.label_len();
+        if let Err(e) = self.w.put_index_at(Timestamp::new(0, 0), label, 0) {
+            return Ok(Err(format!("{PROG}: Error: {}", e.pm_message())));
+        }
+        let vol = format!("{}.{}", self.job.output, self.w.volume());
+        let ino = std::fs::metadata(vol).map_or(0, |m| m.ino());
+        writeln!(
+            err,
+            "__pmLogPutIndex: Botch: log offset == 0\n  __pmFileno=8 __pmFtell -> 0\n  __pmFstat st_size={label} st_ino={ino}"
+        )?;
+        Ok(Ok(()))
+    }
+
     /// What pmlogrewrite says of a data record it cannot read: the error, and
     /// where in which file.
-    fn read_error(&self, e: &archive_format::Error) -> String {
+    fn read_error(&self, e: &archive_format::Error, place: Option<(u64, u64)>) -> String {
         let mut msg = format!(
             "{PROG}: Error: __pmLogRead[log {}]: {}",
             self.job.name,
             e.pm_message()
         );
-        let size = e
-            .path()
-            .and_then(|p| std::fs::metadata(p).ok())
-            .map_or(0, |m| m.len());
-        let at = e.offset().unwrap_or(0);
+        let (at, size) = place.unwrap_or_else(|| {
+            let size = e.path().and_then(|p| std::fs::metadata(p).ok());
+            (e.offset().unwrap_or(0), size.map_or(0, |m| m.len()))
+        });
         msg.push_str(&format!(
             "\n{PROG}: Error occurred at byte offset {at} into a file of {size} bytes."
         ));
