@@ -9,6 +9,7 @@
 //!   pmlogrewrite's order, with its temporal index.
 
 mod config;
+mod dump;
 mod indom;
 mod lex;
 mod metric;

@@ -237,7 +237,11 @@ impl Copy<'_> {
                 let vsets = rec.vsets.iter().map(OwnedValueSet::from_set).collect();
                 match crate::values::rewrite(self.job.rules, &self.touched, vsets) {
                     Ok(v) => v,
-                    Err(msg) => return Ok(Err(msg)),
+                    Err(f) => {
+                        let meta = self.job.input.metadata();
+                        let dump = crate::dump::dump(rec.stamp, &f.record, meta);
+                        return Ok(Err(format!("{}\n{dump}", f.msg)));
+                    }
                 }
             };
             if let Err(msg) = self.metadata(stamp, &pmids, err)? {

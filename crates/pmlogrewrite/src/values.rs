@@ -13,16 +13,26 @@ use archive_format::error::pm_err_str;
 use archive_format::types::{vtype, PmId};
 use std::collections::HashSet;
 
-/// The record's value sets as the output has them; `Err` with pmlogrewrite's
-/// message where a value cannot be converted. `touched` holds the metrics the
-/// rules change (the others pass as they are).
+/// A value that could not be converted: pmlogrewrite's message, and the
+/// record as it stood (the sets before rewritten, the failing one cut at the
+/// value that failed, the rest as read), which pmlogrewrite then dumps.
+#[derive(Debug)]
+pub(crate) struct Failure {
+    pub(crate) msg: String,
+    pub(crate) record: Vec<OwnedValueSet>,
+}
+
+/// The record's value sets as the output has them; a [`Failure`] where a
+/// value cannot be converted. `touched` holds the metrics the rules change
+/// (the others pass as they are).
 pub(crate) fn rewrite(
     rules: &Rules,
     touched: &HashSet<PmId>,
     vsets: Vec<OwnedValueSet>,
-) -> Result<Vec<OwnedValueSet>, String> {
+) -> Result<Vec<OwnedValueSet>, Failure> {
     let mut out = Vec::with_capacity(vsets.len());
-    for mut vs in vsets {
+    let mut rest = vsets.into_iter();
+    while let Some(mut vs) = rest.next() {
         let m = match touched.contains(&vs.pmid) {
             true => rules.metric(vs.pmid),
             false => None,
@@ -43,11 +53,19 @@ pub(crate) fn rewrite(
         if let Some(ip) = rules.inst_changes(m) {
             instances(ip, &mut vs);
         }
+        let mut converted = Ok(());
         if m.flags & change::RESCALE != 0 {
-            rescale(m, &mut vs)?;
+            converted = rescale(m, &mut vs);
         }
-        if m.flags & change::TYPE != 0 {
-            retype(m, &mut vs)?;
+        if converted.is_ok() && m.flags & change::TYPE != 0 {
+            converted = retype(m, &mut vs);
+        }
+        if let Err((msg, j)) = converted {
+            vs.numval = j as i32;
+            vs.values.truncate(j);
+            out.push(vs);
+            out.extend(rest);
+            return Err(Failure { msg, record: out });
         }
         out.push(vs);
     }
@@ -196,24 +214,28 @@ fn atom_of(n: Num) -> Atom<'static> {
 }
 
 /// Each value in the metric's new units (its type unchanged).
-fn rescale(m: &MetricSpec, vs: &mut OwnedValueSet) -> Result<(), String> {
+fn rescale(m: &MetricSpec, vs: &mut OwnedValueSet) -> Result<(), (String, usize)> {
     let prog = crate::PROG;
     let (name, pmid, ty) = (&m.old_name, m.old.pmid, m.old.vtype);
-    for (_, v) in vs.values.iter_mut() {
+    for (j, (_, v)) in vs.values.iter_mut().enumerate() {
         let num = extract(ty, &v.as_value())
             .as_ref()
             .and_then(num_of)
             .ok_or_else(|| {
                 let e = pm_err_str(archive_format::error::PM_ERR_CONV);
-                format!("{prog}: Botch: {name} ({pmid}): extracting value: {e}")
+                (
+                    format!("{prog}: Botch: {name} ({pmid}): extracting value: {e}"),
+                    j,
+                )
             })?;
         let scaled = conv_scale(num, m.old.units, m.new.units).map_err(|e| {
-            format!(
+            let msg = format!(
                 "{prog}: Botch: {name} ({pmid}): scale conversion from {} to {} failed: {}",
                 m.old.units,
                 m.new.units,
                 pm_err_str(e)
-            )
+            );
+            (msg, j)
         })?;
         if let Some(nv) = stuff(&atom_of(scaled)) {
             *v = nv;
@@ -226,20 +248,21 @@ fn rescale(m: &MetricSpec, vs: &mut OwnedValueSet) -> Result<(), String> {
 }
 
 /// Each value converted to the metric's new type.
-fn retype(m: &MetricSpec, vs: &mut OwnedValueSet) -> Result<(), String> {
+fn retype(m: &MetricSpec, vs: &mut OwnedValueSet) -> Result<(), (String, usize)> {
     let prog = crate::PROG;
     let (name, pmid, from, to) = (&m.old_name, m.old.pmid, m.old.vtype, m.new.vtype);
-    for (_, v) in vs.values.iter_mut() {
+    for (j, (_, v)) in vs.values.iter_mut().enumerate() {
         let converted = extract(from, &v.as_value())
             .ok_or(archive_format::error::PM_ERR_CONV)
             .and_then(|a| convert(&a, to));
         let a = converted.map_err(|e| {
-            format!(
+            let msg = format!(
                 "{prog}: Error: {name} ({pmid}): extracting value from type {} to {}: {}",
                 vtype::short_name(from),
                 vtype::short_name(to),
                 pm_err_str(e)
-            )
+            );
+            (msg, j)
         })?;
         if let Some(nv) = stuff(&a) {
             *v = nv;
@@ -342,15 +365,21 @@ mod tests {
             metrics: vec![spec(change::TYPE, vtype::I32, Units(0))],
             ..Rules::default()
         };
+        let other = set(PmId::new(60, 0, 2), &[5]);
         let e = rewrite(
             &rules,
             &rules.touched(),
-            vec![set(PmId::new(60, 0, 1), &[u32::MAX])],
+            vec![set(PmId::new(60, 0, 1), &[7, u32::MAX, 9]), other.clone()],
         )
         .expect_err("too big");
         assert_eq!(
-            e,
+            e.msg,
             "pmlogrewrite: Error: m (60.0.1): extracting value from type U32 to 32: Truncation in value conversion"
         );
+        // the record as it stood: the failing set cut before the failed value
+        // (those before it converted), the rest as read
+        assert_eq!(e.record.len(), 2);
+        assert_eq!((e.record[0].numval, e.record[0].values.len()), (1, 1));
+        assert_eq!(e.record[1], other);
     }
 }
