@@ -231,18 +231,12 @@ impl Copy<'_> {
                 && read.version == self.w.version()
                 && !pmids.iter().any(|p| self.touched.contains(p))
                 && scan_canonical(read.payload, read.version, &mut self.scratch);
-            let vsets: Vec<OwnedValueSet> = if copy {
-                Vec::new()
-            } else {
-                let vsets = rec.vsets.iter().map(OwnedValueSet::from_set).collect();
-                match crate::values::rewrite(self.job.rules, &self.touched, vsets) {
+            let vsets = match copy {
+                true => Vec::new(),
+                false => match self.rewritten(&rec) {
                     Ok(v) => v,
-                    Err(f) => {
-                        let meta = self.job.input.metadata();
-                        let dump = crate::dump::dump(rec.stamp, &f.record, meta);
-                        return Ok(Err(format!("{}\n{dump}", f.msg)));
-                    }
-                }
+                    Err(msg) => return Ok(Err(msg)),
+                },
             };
             if let Err(msg) = self.metadata(stamp, &pmids, err)? {
                 return Ok(Err(msg));
@@ -289,6 +283,19 @@ impl Copy<'_> {
             }
         }
         Ok(Ok(()))
+    }
+
+    /// The record's value sets as the rules make them; where a value cannot
+    /// be converted, pmlogrewrite's message and its dump of the record.
+    fn rewritten(
+        &self,
+        rec: &archive_format::ResultRecord<'_>,
+    ) -> Result<Vec<OwnedValueSet>, String> {
+        let vsets = rec.vsets.iter().map(OwnedValueSet::from_set).collect();
+        crate::values::rewrite(self.job.rules, &self.touched, vsets).map_err(|f| {
+            let dump = crate::dump::dump(rec.stamp, &f.record, self.job.input.metadata());
+            format!("{}\n{dump}", f.msg)
+        })
     }
 
     /// An input without a data record: as pmlogrewrite, the labels dated 0,
