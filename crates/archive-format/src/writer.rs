@@ -481,7 +481,11 @@ impl ArchiveWriter {
     }
 
     /// Writes a result and returns the data-volume offset it starts at.
-    pub fn write_result(&mut self, stamp: Timestamp, vsets: &[OwnedValueSet]) -> Result<u64> {
+    pub fn write_result<S: crate::codec::result::SetView>(
+        &mut self,
+        stamp: Timestamp,
+        vsets: &[S],
+    ) -> Result<u64> {
         let stamp = if self.opts.version >= 3 {
             stamp
         } else {
@@ -660,7 +664,7 @@ impl ArchiveWriter {
 
     /// Writes a mark record and returns the offset it starts at.
     pub fn write_mark(&mut self, stamp: Timestamp) -> Result<u64> {
-        self.write_result(stamp, &[])
+        self.write_result::<OwnedValueSet>(stamp, &[])
     }
 
     /// The size of the current data volume so far.

@@ -8,7 +8,7 @@
 
 use crate::rules::{change, Rules};
 use archive_format::codec::meta::{InDomKind, MetaRecord};
-use archive_format::codec::result::{scan_canonical, OwnedValueSet};
+use archive_format::codec::result::{scan_canonical, SetOf};
 use archive_format::logfetch::LogCursor;
 use archive_format::types::{vtype, InDom, PmId, Timestamp};
 use archive_format::writer::delta::{self, DeltaInDoms};
@@ -287,12 +287,11 @@ impl Copy<'_> {
 
     /// The record's value sets as the rules make them; where a value cannot
     /// be converted, pmlogrewrite's message and its dump of the record.
-    fn rewritten(
+    fn rewritten<'r, 'a>(
         &self,
-        rec: &archive_format::ResultRecord<'_>,
-    ) -> Result<Vec<OwnedValueSet>, String> {
-        let vsets = rec.vsets.iter().map(OwnedValueSet::from_set).collect();
-        crate::values::rewrite(self.job.rules, &self.touched, vsets).map_err(|f| {
+        rec: &'r archive_format::ResultRecord<'a>,
+    ) -> Result<Vec<SetOf<'r, 'a>>, String> {
+        crate::values::rewrite(self.job.rules, &self.touched, &rec.vsets).map_err(|f| {
             let dump = crate::dump::dump(rec.stamp, &f.record, self.job.input.metadata());
             format!("{}\n{dump}", f.msg)
         })

@@ -6,7 +6,9 @@
 
 use crate::rules::{change, MetricSpec, Output, Rules, NO_INST};
 use archive_format::atom::{convert, extract, stuff, Atom};
-use archive_format::codec::result::{OwnedValue, OwnedValueSet, VAL_DPTR, VAL_INSITU};
+use archive_format::codec::result::{
+    OwnedValue, OwnedValueSet, SetOf, ValueSet, VAL_DPTR, VAL_INSITU,
+};
 use archive_format::derive::eval::num_of;
 use archive_format::derive::value::{conv_scale, Num};
 use archive_format::error::pm_err_str;
@@ -22,28 +24,37 @@ pub(crate) struct Failure {
     pub(crate) record: Vec<OwnedValueSet>,
 }
 
+/// The owned form of a set of a record being written again.
+pub(crate) fn owned(set: SetOf<'_, '_>) -> OwnedValueSet {
+    match set {
+        SetOf::Read(s) => OwnedValueSet::from_set(s),
+        SetOf::Rebuilt(s) => s,
+    }
+}
+
 /// The record's value sets as the output has them; a [`Failure`] where a
-/// value cannot be converted. `touched` holds the metrics the rules change
-/// (the others pass as they are).
-pub(crate) fn rewrite(
+/// value cannot be converted. `touched` holds the metrics the rules change:
+/// only their sets are rebuilt, the others pass as they were read.
+pub(crate) fn rewrite<'r, 'a>(
     rules: &Rules,
     touched: &HashSet<PmId>,
-    vsets: Vec<OwnedValueSet>,
-) -> Result<Vec<OwnedValueSet>, Failure> {
+    vsets: &'r [ValueSet<'a>],
+) -> Result<Vec<SetOf<'r, 'a>>, Failure> {
     let mut out = Vec::with_capacity(vsets.len());
-    let mut rest = vsets.into_iter();
-    while let Some(mut vs) = rest.next() {
-        let m = match touched.contains(&vs.pmid) {
-            true => rules.metric(vs.pmid),
+    let mut rest = vsets.iter();
+    while let Some(read) = rest.next() {
+        let m = match touched.contains(&read.pmid) {
+            true => rules.metric(read.pmid),
             false => None,
         };
         let Some(m) = m else {
-            out.push(vs);
+            out.push(SetOf::Read(read));
             continue;
         };
         if m.flags & change::DELETE != 0 {
             continue;
         }
+        let mut vs = OwnedValueSet::from_set(read);
         if m.flags & change::PMID != 0 {
             vs.pmid = m.new.pmid;
         }
@@ -63,11 +74,13 @@ pub(crate) fn rewrite(
         if let Err((msg, j)) = converted {
             vs.numval = j as i32;
             vs.values.truncate(j);
-            out.push(vs);
-            out.extend(rest);
-            return Err(Failure { msg, record: out });
+            let record = (out.into_iter().map(owned))
+                .chain(std::iter::once(vs))
+                .chain(rest.map(OwnedValueSet::from_set))
+                .collect();
+            return Err(Failure { msg, record });
         }
-        out.push(vs);
+        out.push(SetOf::Rebuilt(vs));
     }
     Ok(out)
 }
@@ -304,6 +317,17 @@ mod tests {
         }
     }
 
+    /// `rewrite` of a record holding `sets` (encoded, then read back as a
+    /// record is), its result owned.
+    fn run(rules: &Rules, sets: Vec<OwnedValueSet>) -> Result<Vec<OwnedValueSet>, Failure> {
+        use archive_format::codec::result::{decode_result, encode_result};
+        use archive_format::types::Timestamp;
+        let payload = encode_result(Timestamp::new(1, 0), &sets, 3);
+        let rec = decode_result(&payload, 0, 3).expect("decodes");
+        let out = rewrite(rules, &rules.touched(), &rec.vsets)?;
+        Ok(out.into_iter().map(owned).collect())
+    }
+
     fn set(pmid: PmId, vals: &[u32]) -> OwnedValueSet {
         OwnedValueSet {
             pmid,
@@ -330,9 +354,8 @@ mod tests {
             ..Rules::default()
         };
         let other = set(PmId::new(1, 2, 3), &[9]);
-        let out = rewrite(
+        let out = run(
             &rules,
-            &rules.touched(),
             vec![set(PmId::new(60, 0, 1), &[2, 3]), other.clone()],
         )
         .expect("rewrites");
@@ -354,21 +377,16 @@ mod tests {
             metrics: vec![spec(change::DELETE, vtype::U32, Units(0))],
             ..Rules::default()
         };
-        assert!(rewrite(
-            &rules,
-            &rules.touched(),
-            vec![set(PmId::new(60, 0, 1), &[1])]
-        )
-        .expect("ok")
-        .is_empty());
+        assert!(run(&rules, vec![set(PmId::new(60, 0, 1), &[1])])
+            .expect("ok")
+            .is_empty());
         let rules = Rules {
             metrics: vec![spec(change::TYPE, vtype::I32, Units(0))],
             ..Rules::default()
         };
         let other = set(PmId::new(60, 0, 2), &[5]);
-        let e = rewrite(
+        let e = run(
             &rules,
-            &rules.touched(),
             vec![set(PmId::new(60, 0, 1), &[7, u32::MAX, 9]), other.clone()],
         )
         .expect_err("too big");

@@ -726,21 +726,101 @@ impl OwnedValueSet {
     }
 }
 
+/// A value set as the encoder reads it: decoded from a record (borrowed) or
+/// owned, so that a record can be written again with only some of its sets
+/// rebuilt.
+pub trait SetView {
+    fn pmid(&self) -> PmId;
+    /// Number of values, or a negative PCP error code.
+    fn numval(&self) -> i32;
+    fn valfmt(&self) -> i32;
+    /// The (instance, value) pairs.
+    fn pairs(&self) -> impl Iterator<Item = (i32, Value<'_>)>;
+}
+
+impl SetView for OwnedValueSet {
+    fn pmid(&self) -> PmId {
+        self.pmid
+    }
+    fn numval(&self) -> i32 {
+        self.numval
+    }
+    fn valfmt(&self) -> i32 {
+        self.valfmt
+    }
+    fn pairs(&self) -> impl Iterator<Item = (i32, Value<'_>)> {
+        self.values.iter().map(|(i, v)| (*i, v.as_value()))
+    }
+}
+
+impl SetView for ValueSet<'_> {
+    fn pmid(&self) -> PmId {
+        self.pmid
+    }
+    fn numval(&self) -> i32 {
+        self.numval
+    }
+    fn valfmt(&self) -> i32 {
+        self.valfmt
+    }
+    fn pairs(&self) -> impl Iterator<Item = (i32, Value<'_>)> {
+        self.values.iter().map(|(i, v)| (*i, *v))
+    }
+}
+
+/// A set of a record being written again: as read, or rebuilt.
+#[derive(Debug, Clone)]
+pub enum SetOf<'r, 'a> {
+    Read(&'r ValueSet<'a>),
+    Rebuilt(OwnedValueSet),
+}
+
+impl SetView for SetOf<'_, '_> {
+    fn pmid(&self) -> PmId {
+        match self {
+            SetOf::Read(s) => s.pmid,
+            SetOf::Rebuilt(s) => s.pmid,
+        }
+    }
+    fn numval(&self) -> i32 {
+        match self {
+            SetOf::Read(s) => s.numval,
+            SetOf::Rebuilt(s) => s.numval,
+        }
+    }
+    fn valfmt(&self) -> i32 {
+        match self {
+            SetOf::Read(s) => s.valfmt,
+            SetOf::Rebuilt(s) => s.valfmt,
+        }
+    }
+    fn pairs(&self) -> impl Iterator<Item = (i32, Value<'_>)> {
+        let (read, rebuilt) = match self {
+            SetOf::Read(s) => (Some(s.pairs()), None),
+            SetOf::Rebuilt(s) => (None, Some(s.pairs())),
+        };
+        read.into_iter()
+            .flatten()
+            .chain(rebuilt.into_iter().flatten())
+    }
+}
+
 /// Encodes a data record payload (no framing). Value blocks follow the value sets in
 /// vlist order, padded with `~` as libpcp does.
-pub fn encode_result(stamp: Timestamp, vsets: &[OwnedValueSet], version: u32) -> Vec<u8> {
+pub fn encode_result<S: SetView>(stamp: Timestamp, vsets: &[S], version: u32) -> Vec<u8> {
     // sized up front: the stamp and count, the value lists, then the blocks
     let mut vlist_len = 0usize;
     let mut blocks_len = 0usize;
     for vs in vsets {
         vlist_len += 8;
-        if vs.numval > 0 {
-            vlist_len += 4 + 8 * vs.values.len();
-            for (_, v) in &vs.values {
-                if let OwnedValue::Block { data, .. } = v {
+        if vs.numval() > 0 {
+            for (_, v) in vs.pairs() {
+                vlist_len += 8;
+                if let Value::Block { data, .. } = v {
                     blocks_len += (4 + data.len()).next_multiple_of(4);
                 }
             }
+            vlist_len += 4;
         }
     }
     let mut head = Vec::with_capacity(16 + vlist_len + blocks_len);
@@ -749,17 +829,17 @@ pub fn encode_result(stamp: Timestamp, vsets: &[OwnedValueSet], version: u32) ->
     let mut blocks = Vec::with_capacity(blocks_len);
     let first = 8 + 4 + head.len() + vlist_len;
     for vs in vsets {
-        head.put_u32(vs.pmid.0);
-        head.put_i32(vs.numval);
-        if vs.numval > 0 {
-            head.put_i32(vs.valfmt);
-            for (inst, v) in &vs.values {
-                head.put_i32(*inst);
+        head.put_u32(vs.pmid().0);
+        head.put_i32(vs.numval());
+        if vs.numval() > 0 {
+            head.put_i32(vs.valfmt());
+            for (inst, v) in vs.pairs() {
+                head.put_i32(inst);
                 match v {
-                    OwnedValue::Insitu(w) => head.put_u32(*w),
-                    OwnedValue::Block { vtype, data } => {
+                    Value::Insitu(w) => head.put_u32(w),
+                    Value::Block { vtype, data } => {
                         head.put_u32(((first + blocks.len()) / 4) as u32);
-                        blocks.put_u32((*vtype as u32) << 24 | (data.len() as u32 + 4));
+                        blocks.put_u32((vtype as u32) << 24 | (data.len() as u32 + 4));
                         blocks.extend_from_slice(data);
                         while blocks.len() % 4 != 0 {
                             blocks.push(b'~');
@@ -820,6 +900,24 @@ mod tests {
                 }
             );
             assert_eq!(r.size(v), p.len() + 8);
+            // written again from the sets as read, or some of them rebuilt:
+            // the same bytes
+            let stamp = Timestamp::new(100, 5000);
+            assert_eq!(encode_result(stamp, &r.vsets, v), p);
+            let mixed = [
+                SetOf::Rebuilt(vsets[0].clone()),
+                SetOf::Read(&r.vsets[1]),
+                SetOf::Read(&r.vsets[2]),
+            ];
+            assert_eq!(encode_result(stamp, &mixed, v), p);
+            let mut changed = vsets[0].clone();
+            changed.values.pop();
+            changed.numval = 1;
+            let mixed = [SetOf::Rebuilt(changed), SetOf::Read(&r.vsets[2])];
+            let again = encode_result(stamp, &mixed, v);
+            let back = decode_result(&again, 4, v).unwrap();
+            assert_eq!(back.vsets[0].values.len(), 1);
+            assert_eq!(back.vsets[1].values[0].1, r.vsets[2].values[0].1);
         }
     }
 
