@@ -40,15 +40,7 @@ pub(crate) fn main(o: &Opts, err: &mut dyn Write) -> io::Result<i32> {
 /// The script's `_decompress` of one argument; false where it stops.
 fn archive(o: &Opts, arg: &str, err: &mut dyn Write) -> io::Result<bool> {
     let verbose = o.verbose > 0;
-    let files = if Path::new(arg).is_file() {
-        vec![arg.to_string()]
-    } else {
-        let base = archive_format::volume::base_name(arg);
-        if verbose {
-            writeln!(err, "archbase={base}")?;
-        }
-        crate::glob_base(&base)
-    };
+    let files = crate::files_of(arg, verbose.then_some(""), err)?;
     crate::sweep(arg, o.dir.as_deref(), o);
     let mut ncompress = 0;
     for f in &files {

@@ -167,20 +167,21 @@ fn main(o: &Opts, err: &mut dyn Write) -> io::Result<i32> {
 }
 
 /// The files an argument names: the file itself, or the files whose archive
-/// base name is the argument's (the base, and the list, sorted as a glob).
+/// base name is the argument's (sorted as a glob). With `say`, the base is
+/// said after that prefix (the two scripts word it differently).
 pub(crate) fn files_of(
     arg: &str,
-    verbose: bool,
+    say: Option<&str>,
     err: &mut dyn Write,
-) -> io::Result<(Vec<String>, bool)> {
+) -> io::Result<Vec<String>> {
     if Path::new(arg).is_file() {
-        return Ok((vec![arg.to_string()], false));
+        return Ok(vec![arg.to_string()]);
     }
     let base = archive_format::volume::base_name(arg);
-    if verbose {
-        writeln!(err, "Info: archbase={base}")?;
+    if let Some(prefix) = say {
+        writeln!(err, "{prefix}archbase={base}")?;
     }
-    Ok((glob_base(&base), true))
+    Ok(glob_base(&base))
 }
 
 /// Removes what killed runs of either tool left beside the archive `arg`
@@ -197,7 +198,7 @@ pub(crate) fn sweep(arg: &str, dir: Option<&str>, o: &Opts) {
 }
 
 /// The regular files `base*` whose archive base name is `base`, sorted.
-pub(crate) fn glob_base(base: &str) -> Vec<String> {
+fn glob_base(base: &str) -> Vec<String> {
     let p = Path::new(base);
     let dir = p.parent().filter(|d| !d.as_os_str().is_empty());
     let stem = p
@@ -223,7 +224,7 @@ pub(crate) fn glob_base(base: &str) -> Vec<String> {
 impl Run<'_> {
     /// The script's `_compress` of one argument; false where it stops.
     fn archive(&mut self, arg: &str, err: &mut dyn Write) -> io::Result<bool> {
-        let (files, _) = files_of(arg, self.o.verbose > 0, err)?;
+        let files = files_of(arg, (self.o.verbose > 0).then_some("Info: "), err)?;
         sweep(arg, None, self.o);
         if let Some(how) = &self.o.optimize {
             self.use_prog = Some(self.optimize(&files, how == "space", err)?);
