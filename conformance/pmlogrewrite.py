@@ -13,12 +13,19 @@ rescaling, -s, deletion) on four archives, with -w -v, and each diagnostic of th
 metric clause; instance domains moved and duplicated, alone and by domain, metrics
 moved to another domain or made singular with each OUTPUT choice, and their
 diagnostics; help text rules (deleted, rewritten, moved, by type, text, cluster
-and domain); rules of the global clause (host name, time zone,
+and domain); label rules (every kind and clause, new labels, labels following a
+renumbered metric or a moved instance domain, PCP's QA tests' rules, and their
+diagnostics); rules of the global clause (host name, time zone,
 zoneinfo, feature bits, time shifts forward and back) on a set of archives; each
 diagnostic of the global clause (clauses cut short, duplicates, bad bits, times out
 of range, syntax errors, an unexpected character) and the options that report on
 rules (-w, -C, -v, -q); -i on copies of four archives (the files left in the
 directory); and command-line mistakes.
+
+Where the reference crashes (pmlogrewrite 6.0.3 fails an assertion on a second
+clause in a label rule that selects one record, and frees twice on an unchanged
+instance clause), ours must answer: the case passes when ours exits normally,
+its name says what each did, and what ours said is listed.
 
 Exit status: 0 when the score is at least the floor in conformance/floor-pmlogrewrite,
 1 below it, 77 when the reference is not installed (unless REQUIRE_REFERENCE is set,
@@ -177,6 +184,100 @@ TEXT_RULES = {
     "empty": "text metric 29.0.13 { }\n",
     "alone": "text { delete }\n",
 }
+# label rules (on sample-labels, which has labels of every kind, and omnibus_v2/v3):
+# each clause of each kind of rule, new labels, reassociation, the labels that
+# follow a renumbered metric or a moved instance domain, and the diagnostics
+LABEL_RULES = {
+    "clu-bad": 'label cluster 29.5000 { delete }\n',
+    "clu-del": 'label cluster 29.0 { delete }\n',
+    "clu-move": 'label cluster 29.0 { cluster -> 29.5 }\n',
+    "clu-new": 'label cluster 29.0 { new "c" "d" }\n',
+    "clu-new-star": 'label cluster 29.* { new "c" "d" }\n',
+    "clu-star": 'label cluster 29.* { cluster -> 30.* }\n',
+    "conflict-indom": 'label instances 29.3 { instances -> 29.1 }\nindom 29.3 { indom -> 29.30 }\n',
+    "ctx-del-name": 'label context "hostname" { delete }\n',
+    "ctx-del-then-empty": 'label context { delete }\nlabel context { }\n',
+    "ctx-del-twice": 'label context { delete }\nlabel context { delete }\n',
+    "ctx-del-value": 'label context * 1000 { delete }\n',
+    "ctx-label-same": 'label context "groupid" { label -> "groupid" }\n',
+    "ctx-new-bad": 'label context { new "1a" 1 }\n',
+    "ctx-new-dup": 'label context { new "zz" 1 }\nlabel context { new "zz" 2 }\n',
+    "ctx-new-sel": 'label context "hostname" { new "x" "y" }\n',
+    "ctx-new-then-del": 'label context { new "a" 1 }\nlabel context { delete }\n',
+    "ctx-new-two": 'label context { new "a" 1 new "b" 2 }\n',
+    "ctx-rename-all": 'label context { label -> "everything" }\n',
+    "ctx-revalue-all": 'label context { value -> "v" }\n',
+    "ctx-two": 'label context { label -> "aa" value -> "1" }\n',
+    "ctx-two-named": 'label context "domainname" { label -> "aa" value -> "1" }\n',
+    "ctx-value-same": 'label context "groupid" 1000 { value -> 1000 }\n',
+    "dom-bad": '  label domain 0 { delete }\n',
+    "dom-del": 'label domain 29 { delete }\n',
+    "dom-dyn": 'label domain 511 { delete }\n',
+    "dom-label": 'label domain 29 "agent" { label -> "agent2" }\n',
+    "dom-move": 'label domain 29 { domain -> 30 }\n',
+    "dom-move-same": 'label domain 29 { domain -> 29 }\n',
+    "dom-new": 'label domain 29 { new "n" 5 }\n',
+    "dom-new-none": 'label domain 77 { new "n" 5 }\n',
+    "dom-value": 'label domain 29 * "testing" { value -> "prod" }\n',
+    "empty-new-name": 'label context { new "" 1 }\n',
+    "indom-del": 'label indom 29.1 { delete }\n',
+    "indom-inst": 'indom 29.3 { inst 1 -> 11 }\n',
+    "indom-move": 'label indom 29.1 { indom -> 29.3 }\n',
+    "indom-move-none": 'label indom 29.1 { indom -> 99.3 }\n',
+    "indom-new": 'label indom 29.1 { new "a" 1 }\n',
+    "indom-new-two": 'label indom 29.1 { new "a" 1 }\nlabel indom 29.1 { new "b" 2 }\n',
+    "indom-renum": 'indom 29.3 { indom -> 29.30 }\n',
+    "indom-star": 'label indom 29.* { delete }\n',
+    "inst-del": 'label instances 29.3 { delete }\n',
+    "inst-label": 'label instances 29.3 * "transient" { label -> "kept" }\n',
+    "inst-move": 'label instances 29.3 { instances -> 29.1 }\n',
+    "inst-name": 'label instances 29.3 "bin-200" { delete }\n',
+    "inst-name-none": 'label instances 29.3 "nosuch" { delete }\n',
+    "inst-new": 'label instances 29.3 { new "t" 1 }\n',
+    "inst-new-one": 'label instances 29.1 2 { new "t" 1 }\n',
+    "inst-one": 'label instances 29.3 1 { delete }\n',
+    "inst-renum": 'label instances 29.3 1 { instance -> 7 }\n',
+    "inst-renum-same": 'label instances 29.3 1 { instance -> 1 }\n',
+    "inst-star": 'label instances 29.* * { delete }\n',
+    "inst-value": 'label instances 29.3 * "transient" true { value -> false }\n',
+    "item-del": 'label item 29.0.64 { delete }\n',
+    "item-label": 'label item 29.0.64 "units" { label -> "unit" }\n',
+    "item-move": 'label item 29.0.64 { item -> 29.0.65 }\n',
+    "item-name": 'label item sample.long.one { new "x" 1 }\n',
+    "item-new-star": 'label item 29.0.* { new "x" 1 }\n',
+    "item-star": 'label item 29.0.* { item -> 30.0.* }\n',
+    "item-star2": 'label item 29.*.* { item -> 30.*.* }\n',
+    "item-unknown": 'label item no.such.metric { delete }\n',
+    "item-value": 'label item 29.0.64 "unitsystem" "\\"SI\\"" { value -> "imperial" }\n',
+    "item-value2": 'label item 29.0.64 * "SI" { value -> "imperial" }\n',
+    "json-bad": 'label context { new "a" 1.5 }\n',
+    "metric-renum": 'metric 29.0.64 { pmid -> 30.0.64 }\n',
+    "metric-renum-clu": 'metric 29.0.64 { pmid -> 29.3.64 }\n',
+    "syntax1": 'label { delete }\n',
+    "syntax2": 'label context { foo }\n',
+    "syntax3": 'label context { label -> }\n',
+    "syntax4": 'label context "a" "b" "c" { delete }\n',
+    "qa-1338-1": 'LABEL CONTEXT { } # does nothing\nLABEL CONTEXT { delete } # delete all context labels\n',
+}
+LABEL_ARCHIVES = ["archives/sample-labels", "archives/omnibus_v2", "archives/omnibus_v3"]
+# the label rules of PCP's QA tests, on the archives those tests use
+QA_LABEL_RULES = {
+    "qa-1239-1": ("archives/20180416.10.00", 'LABEL INSTANCES 3.9 {  }\nLABEL INSTANCES 3.9 { DELETE }\nLABEL INSTANCES 60.19 { INSTANCES -> 60.24 }\nLABEL INSTANCES 60.0 1 { DELETE }\nLABEL INSTANCES 60.0 "cpu2" { DELETE }\nLABEL INSTANCES 60.1 1 "device_name" { LABEL -> "new_device_name" }\nLABEL INSTANCES 60.3 1 "interface" "lo" { VALUE -> "new_lo" }\nLABEL INSTANCES 60.0 3 "cpu" 3 { DELETE }\nLABEL INSTANCES 60.10 * * "sda2" { DELETE }\nLABEL INSTANCES 60.24 * "device_name" * { DELETE }\nLABEL INSTANCES 60.32 * * * { DELETE }\n'),
+    "qa-1239-2": ("archives/20180416.10.00", 'LABEL INSTANCES 3.* { DELETE }\n'),
+    "qa-1239-3": ("archives/20180416.10.00", 'LABEL INSTANCES 3.9 { NEW "new_name" "new_value" }\nLABEL INSTANCES 60.0 1 { NEW "new_name" 60 }\nLABEL INSTANCES 60.10 * { NEW "new_name" true }\nLABEL INSTANCES 60.24 * { NEW "new_name" false }\nLABEL INSTANCES 60.32 * { NEW "new_name" null }\n'),
+    "qa-1247-1": ("archives/20180127.08.40", 'INDOM 60.0 { INDOM -> 60.200 }\n'),
+    "qa-1247-2": ("archives/20180127.08.40", 'INDOM 60.0 { INDOM -> 200.00 }\n'),
+    "qa-1267-1": ("archives/20180127.08.40", 'METRIC 60.0.20 { PMID -> 200.0.20 }\n'),
+    "qa-1267-2": ("archives/20180127.08.40", 'METRIC 60.0.20 { PMID -> 60.100.20 }\n'),
+    "qa-1267-3": ("archives/20180127.08.40", 'METRIC 60.0.20 { PMID -> 60.0.400 }\n'),
+    "qa-1349-1": ("archives/20180416.10.00", 'LABEL ITEM kernel.all.cpu.user { } # does nothing\nLABEL ITEM kernel.all.cpu.user { DELETE } # 60.0.20\nLABEL ITEM 60.0.21 { DELETE }\nLABEL ITEM 60.0.22 { ITEM -> 60.0.127 }\n'),
+    "qa-1349-2": ("archives/20180416.10.00", 'LABEL ITEM 60.0.* { ITEM -> 60.1.* }\n'),
+    "qa-1349-3": ("archives/20180416.10.00", 'LABEL ITEM 60.*.* { ITEM -> 127.*.* }\n'),
+    "qa-1349-4": ("archives/20180416.10.00", 'LABEL ITEM 60.0.20 "device_type" { LABEL -> "new_device_type" }\nLABEL ITEM 60.0.21 * "cpu" { VALUE -> "new_value" }\nLABEL ITEM 60.0.22 { LABEL -> "new_device_type" }\nLABEL ITEM 60.0.23 { VALUE -> "new_value" }\nLABEL ITEM 60.0.34 * { LABEL -> "new_device_type" }\nLABEL ITEM 60.0.35 * * { VALUE -> "new_value" }\n\nLABEL ITEM 60.0.53 { NEW "new_item_label" "new_item_value" }\nLABEL ITEM 60.0.54 { NEW "new_item_number" -123.456e+789 }\nLABEL ITEM 60.0.55 { NEW "new_item_true" true }\nLABEL ITEM 60.0.60 { NEW "new_item_false" false }\nLABEL ITEM 60.0.78 { NEW "new_item_null" null }\n'),
+    "qa-1383-1": ("archives/20180416.10.00", 'LABEL INDOM 60.0 {  }\nLABEL INDOM 60.0 { DELETE }\nLABEL INDOM 60.1 { INDOM -> 60.2 }\n'),
+    "qa-1383-2": ("archives/20180416.10.00", 'LABEL INDOM 60.0 "device_type" { LABEL -> "new_device_type" }\nLABEL INDOM 60.0 * "cpu" { VALUE -> "new_value" }\nLABEL INDOM 60.1 { LABEL -> "new_device_type" }\nLABEL INDOM 60.3 { VALUE -> "new_value" }\nLABEL INDOM 60.10 * { LABEL -> "new_device_type" }\nLABEL INDOM 60.12 * * { VALUE -> "new_value" }\n\nLABEL INDOM 60.17 { NEW "new_indom_label" "new_indom_value" }\nLABEL INDOM 60.19 { NEW "new_indom_number" -123.456e+789 }\nLABEL INDOM 60.24 { NEW "new_indom_true" true }\nLABEL INDOM 60.31 { NEW "new_indom_false" false }\nLABEL INDOM 60.32 { NEW "new_indom_null" null }\n'),
+    "qa-1338-2": ("archives/20180416.10.00", 'LABEL CONTEXT "domainname" { LABEL -> "new_domainname" }\nLABEL CONTEXT * "brolley-t530" { VALUE -> "retired-t530" }\nLABEL CONTEXT { NEW "new_context_label" "new_context_value" }\nLABEL CONTEXT { NEW "new_context_number" -123.456e+789 }\nLABEL CONTEXT { NEW "new_context_true" true }\nLABEL CONTEXT { NEW "new_context_false" false }\nLABEL CONTEXT { NEW "new_context_null" null }\n'),
+}
 METRIC_BAD = {
     "metric-alone": "metric { delete }\n",
     "pmid-empty": "metric kernel.all.load { pmid -> }\n",
@@ -236,6 +337,10 @@ def case(ours, inputs, opts, rules, env):
             files = sorted(f for f in os.listdir(d) if f.startswith("out."))
             contents = {f: open(os.path.join(d, f), "rb").read() for f in files}
             res[who] = [rc, out, err, files, contents, b""]
+        if res["ref"][0] < 0:
+            # the reference died of a signal: ours must answer
+            return ("reference killed", -res["ref"][0], res["ours"][0],
+                    (res["ours"][2] or res["ours"][1]).decode(errors="replace").strip())
         # the dumps say what differs where the files do (the same files dump the same)
         if res["ref"][4] != res["ours"][4]:
             for who in ("ref", "ours"):
@@ -323,6 +428,12 @@ def main():
     for name, text in TEXT_RULES.items():
         jobs.append((f"text {name}", (["archives/omnibus_v3"], [], text)))
         jobs.append((f"text -w -v {name}", (["archives/omnibus_v3"], ["-w", "-v"], text)))
+    for name, text in LABEL_RULES.items():
+        for rel in LABEL_ARCHIVES:
+            jobs.append((f"label {name} {rel}", ([rel], [], text)))
+            jobs.append((f"label -w -v {name} {rel}", ([rel], ["-w", "-v"], text)))
+    for name, (rel, text) in QA_LABEL_RULES.items():
+        jobs.append((f"label -w -v {name} {rel}", ([rel], ["-w", "-v"], text)))
     for name, text in METRIC_BAD.items():
         jobs.append((f"bad metric {name}", (["archives/20041125"], ["-w"], text)))
     for d, base in archives():
@@ -345,14 +456,24 @@ def main():
         futs = {ex.submit(case, a.ours, *j[1], env): j[0] for j in jobs}
         futs.update({ex.submit(cli_case, a.ours, c, env): n for n, c in clis})
         futs.update({ex.submit(inplace_case, a.ours, *j[1], env): j[0] for j in inplace})
-        results = []
+        results, crashed = [], []
         for f in cf.as_completed(futs):
+            name = futs[f]
             try:
                 d = f.result()
             except Exception as e:  # a crash or timeout is a difference too
                 d = [f"error: {e}"]
-            results.append((futs[f], not d, {"diffs": d} if d else None))
+            if isinstance(d, tuple):
+                _, sig, rc, said = d
+                name += f" (reference killed by signal {sig}; ours exit {rc})"
+                crashed.append((name, said))
+                d = [] if rc >= 0 else [f"ours killed by signal {-rc}"]
+            results.append((name, not d, {"diffs": d} if d else None))
     results.sort()
+    if crashed:
+        print(f"the reference crashed on {len(crashed)} cases; what ours said:")
+        for n, said in sorted(crashed):
+            print(f"  {n}: {said.splitlines()[0] if said else '(nothing)'}")
     return scoreboard.report("pmlogrewrite", results, a.out, bool(a.filter))
 
 

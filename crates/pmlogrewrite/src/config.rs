@@ -1,9 +1,8 @@
 //! The rules' actions, as pmlogrewrite takes each clause when its rule is
 //! reduced: the global clause's changes (each checked against the input's
 //! label, a clause that changes nothing a warning with `-w`), the time shift's
-//! forms, and PCP's messages for clauses cut short. The clauses of instance
-//! domains, metrics, help text and labels are parsed, and refused as not yet
-//! applied.
+//! forms, and PCP's messages for clauses cut short; the clauses of instance
+//! domains, metrics, help text and labels are in their own modules.
 
 use crate::metric::Selection;
 use crate::parse::{Actions, Stop, Val};
@@ -27,6 +26,11 @@ pub(crate) struct Config<'a> {
     /// The input's help text: each type (libpcp's hash order) and its
     /// identifiers (in the order of its hash table).
     pub(crate) text_ids: Vec<(u32, Vec<u32>)>,
+    /// The input's label records: each type (libpcp's hash order) and its
+    /// identifiers (in the order of its hash table).
+    pub(crate) label_ids: Vec<(u32, Vec<u32>)>,
+    /// What the label rule being read selects.
+    pub(crate) lab: crate::label::LabelSel,
     /// The text rule being read: its one record, or (`true`) the records of a
     /// walk.
     pub(crate) text_sel: (Option<usize>, bool),
@@ -55,7 +59,7 @@ pub(crate) struct Config<'a> {
 }
 
 /// C's `atoi`.
-fn atoi(s: &str) -> i64 {
+pub(crate) fn atoi(s: &str) -> i64 {
     cli_common::window::strtol(s).0 as i32 as i64
 }
 
@@ -72,6 +76,8 @@ impl<'a> Config<'a> {
             records: &[],
             instances: HashMap::new(),
             text_ids: Vec::new(),
+            label_ids: Vec::new(),
+            lab: Default::default(),
             text_sel: (None, false),
             scale: false,
             sel: Selection::default(),
@@ -319,6 +325,17 @@ fn structural(lhs: &str) -> bool {
         || lhs.starts_with("indomspec:indom_")
 }
 
+/// The label rule's parts.
+fn label_part(lhs: &str) -> bool {
+    lhs.starts_with("label")
+        || lhs.starts_with("optlabel")
+        || lhs.starts_with("json")
+        || matches!(
+            lhs,
+            "optinstancelabeldetails" | "newlabelspec" | "pmid_domain" | "pmid_cluster"
+        )
+}
+
 /// The metric rule's parts.
 fn metric_part(lhs: &str) -> bool {
     matches!(
@@ -440,6 +457,9 @@ impl Actions for Config<'_> {
         if lhs.starts_with("text") || lhs.starts_with("opttext") {
             return self.text_rule(marker, lhs, rhs, below, line);
         }
+        if label_part(lhs) {
+            return self.label_rule(marker, lhs, rhs, below, line);
+        }
         match lhs {
             "indomspec.begin" => {
                 let indom = below.last().map_or(0, Val::int) as u32;
@@ -501,6 +521,7 @@ impl Config<'_> {
     pub(crate) fn link(&mut self) -> Result<(), Stop> {
         self.link_indoms()?;
         self.link_texts()?;
+        self.link_labels()?;
         self.check_indoms()?;
         self.check_output()
     }
@@ -579,6 +600,9 @@ pub(crate) fn report(rules: &Rules, label: &Label) -> String {
     for t in rules.texts.iter().rev() {
         change |= text_report(t, &mut out);
     }
+    let (labels, changed) = crate::labellink::report(&rules.labels);
+    out.push_str(&labels);
+    change |= changed;
     if !change {
         out.push_str("No changes\n");
     }
@@ -839,12 +863,6 @@ mod tests {
             err("global { tz -> \"a\" tz -> \"b\" }", 3),
             at(1, "Duplicate global timezone clause")
         );
-    }
-
-    #[test]
-    fn label_clauses_are_refused_for_now() {
-        let (r, _, _) = read("label context { delete }", 3);
-        assert!(matches!(r, Err(Stop::Unsupported(_))), "{r:?}");
     }
 
     #[test]

@@ -300,13 +300,13 @@ impl Config<'_> {
 /// An instance domain's instances: `(id, name)`.
 type InstList = Vec<(i32, String)>;
 
-/// An instance domain's instances as libpcp's `pmGetInDomArchive` lists
-/// them: the newest set's in its order, then each older set's not yet listed;
-/// `None` where the input has no such domain.
-pub(crate) fn archive_instances(
+/// An instance domain's sets as libpcp chains them: each record's set
+/// (deltas resolved), the newest first (among sets of one time, the later
+/// record first).
+fn chain(
     records: &[archive_format::codec::meta::MetaRecord],
     want: InDom,
-) -> Option<InstList> {
+) -> Vec<(archive_format::types::Timestamp, InstList)> {
     use archive_format::codec::meta::MetaRecord;
     use archive_format::writer::delta::resolve;
     let mut sets: Vec<(archive_format::types::Timestamp, InstList)> = Vec::new();
@@ -326,12 +326,33 @@ pub(crate) fn archive_instances(
         let (_, set) = resolve(*kind, instances, sets.last().map(|(_, s)| s));
         sets.push((*stamp, set));
     }
+    sets.reverse();
+    sets.sort_by_key(|x| std::cmp::Reverse(x.0));
+    sets
+}
+
+/// The instance ids of each of an instance domain's sets, newest first.
+pub(crate) fn archive_chain(
+    records: &[archive_format::codec::meta::MetaRecord],
+    want: InDom,
+) -> Vec<Vec<i32>> {
+    chain(records, want)
+        .into_iter()
+        .map(|(_, set)| set.into_iter().map(|(i, _)| i).collect())
+        .collect()
+}
+
+/// An instance domain's instances as libpcp's `pmGetInDomArchive` lists
+/// them: the newest set's in its order, then each older set's not yet listed;
+/// `None` where the input has no such domain.
+pub(crate) fn archive_instances(
+    records: &[archive_format::codec::meta::MetaRecord],
+    want: InDom,
+) -> Option<InstList> {
+    let sets = chain(records, want);
     if sets.is_empty() {
         return None;
     }
-    // newest first (later records first among sets of one time)
-    sets.reverse();
-    sets.sort_by_key(|x| std::cmp::Reverse(x.0));
     let mut out: InstList = Vec::new();
     let mut seen = std::collections::HashSet::new();
     for (_, set) in sets {

@@ -11,11 +11,16 @@
 mod config;
 mod dump;
 mod indom;
+mod label;
+mod labelclause;
+mod labeljson;
+mod labellink;
 mod lex;
 mod metric;
 pub mod opts;
 mod parse;
 mod place;
+mod relabel;
 mod rewrite;
 pub mod rules;
 mod text;
@@ -133,6 +138,7 @@ fn read_rules(
     let records = meta.as_deref().unwrap_or_default();
     c.records = records;
     c.text_ids = text::archive_text_ids(records);
+    c.label_ids = labellink::archive_label_ids(records);
     c.scale = o.scale;
     for file in &o.configs {
         let text = match std::fs::read(file) {

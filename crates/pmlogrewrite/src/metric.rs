@@ -490,6 +490,7 @@ impl Config<'_> {
             }
         }
         self.check_text_indoms()?;
+        self.check_label_indoms()?;
         self.check_unique()
     }
 

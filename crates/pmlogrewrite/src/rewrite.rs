@@ -238,6 +238,11 @@ impl Copy<'_> {
                     Err(msg) => return Ok(Err(msg)),
                 },
             };
+            if first {
+                if let Err(msg) = self.new_labels(stamp) {
+                    return Ok(Err(msg));
+                }
+            }
             if let Err(msg) = self.metadata(stamp, &pmids, err)? {
                 return Ok(Err(msg));
             }
@@ -283,6 +288,15 @@ impl Copy<'_> {
             }
         }
         Ok(Ok(()))
+    }
+
+    /// The rules' new labels, dated as the first record, before any other
+    /// metadata.
+    fn new_labels(&mut self, stamp: Timestamp) -> Result<(), String> {
+        crate::relabel::new_records(&self.job.rules.labels)
+            .into_iter()
+            .try_for_each(|p| self.w.put_labels(stamp, p.ltype, p.ident, p.sets))
+            .map_err(|e| format!("{PROG}: Error: {}", e.pm_message()))
     }
 
     /// The record's value sets as the rules make them; where a value cannot
@@ -457,8 +471,13 @@ impl Copy<'_> {
                 ..
             } => {
                 self.needti = true;
-                let ident = self.job.rules.label_id(ltype, ident).unwrap_or(ident);
-                w.put_labels(stamp, ltype, ident, sets)
+                let puts = match crate::relabel::relabel(&self.job.rules.labels, ltype, ident, sets)
+                {
+                    Ok(p) => p,
+                    Err(msg) => return Ok(Err(msg)),
+                };
+                puts.into_iter()
+                    .try_for_each(|p| w.put_labels(stamp, p.ltype, p.ident, p.sets))
             }
             MetaRecord::Text { ttype, ident, text } => {
                 self.needti = true;

@@ -165,6 +165,44 @@ pub mod text {
     pub const DELETE: u32 = 16;
 }
 
+/// A label record's sets named by a label rule, or following its metric's or
+/// instance domain's new identifier, and their changes (pmlogrewrite's
+/// `labelspec_t`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct LabelSpec {
+    /// `PM_LABEL_*` type (the same before and after).
+    pub ltype: u32,
+    pub old_id: u32,
+    pub new_id: u32,
+    /// The instance of an instances rule (-1: all of them).
+    pub old_instance: i32,
+    pub new_instance: i32,
+    /// The label's name (quoted, as JSON) and value the rule selects by.
+    pub old_label: Option<String>,
+    pub old_value: Option<String>,
+    pub new_label: Option<String>,
+    pub new_value: Option<String>,
+    /// `NEW` labels, as one set.
+    pub new_labels: Option<archive_format::codec::meta::LabelSet>,
+    /// [`label`] bits.
+    pub flags: u32,
+    /// The instance domain rule whose instances change, for an instance
+    /// domain's labels.
+    pub ip: Option<usize>,
+}
+
+/// What a label rule changes (pmlogrewrite's bits).
+pub mod label {
+    /// Named by the rule being read.
+    pub const ACTIVE: u32 = 0x01;
+    pub const CHANGE_ID: u32 = 0x02;
+    pub const CHANGE_LABEL: u32 = 0x04;
+    pub const CHANGE_INSTANCE: u32 = 0x08;
+    pub const CHANGE_VALUE: u32 = 0x10;
+    pub const DELETE: u32 = 0x20;
+    pub const NEW: u32 = 0x40;
+}
+
 /// Every rule.
 #[derive(Debug, Clone, Default)]
 pub struct Rules {
@@ -176,6 +214,9 @@ pub struct Rules {
     pub texts: Vec<TextSpec>,
     /// The instance domains the rules name, in the order first named.
     pub indoms: Vec<IndomSpec>,
+    /// Label records named, in the order first named (pmlogrewrite's list is
+    /// the reverse).
+    pub labels: Vec<LabelSpec>,
 }
 
 impl Rules {
@@ -185,6 +226,7 @@ impl Rules {
             || self.metrics.iter().any(|m| m.flags != 0)
             || self.indoms.iter().any(IndomSpec::changes)
             || self.texts.iter().any(|t| t.flags & !text::ACTIVE != 0)
+            || self.labels.iter().any(|l| l.flags != 0 || l.ip.is_some())
     }
 
     /// A help text record as the rules rewrite it: `None` where it is
@@ -235,31 +277,6 @@ impl Rules {
         self.indoms
             .iter()
             .find(|i| i.old == m.old.indom && i.insts.iter().any(|x| x.flags != 0))
-    }
-
-    /// The new identifier of a domain, cluster or item label set, where its
-    /// metric's PMID changed (as pmlogrewrite matches them: a cluster's by the
-    /// domain and cluster numbers or'ed together).
-    pub fn label_id(&self, ltype: u32, ident: u32) -> Option<u32> {
-        use archive_format::codec::meta::label_type as lt;
-        if ltype == lt::INDOM || ltype == lt::INSTANCES {
-            return self
-                .indom(archive_format::types::InDom(ident))
-                .map(|i| i.new.0);
-        }
-        self.metrics.iter().rev().find_map(|m| {
-            let (o, n) = (m.old.pmid, m.new.pmid);
-            if o == n {
-                return None;
-            }
-            let (old, new) = match ltype {
-                lt::DOMAIN => (o.domain(), n.domain()),
-                lt::CLUSTER => (o.domain() | o.cluster(), n.domain() | n.cluster()),
-                lt::ITEM => (o.0, n.0),
-                _ => return None,
-            };
-            (old == ident).then_some(new)
-        })
     }
 
     /// The rules of the metric with this PMID in the input (the first named
