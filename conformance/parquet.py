@@ -53,6 +53,13 @@ FLEET = {
     "shard": ["20201109"],                 # v2, xz
     "bozo-vm": ["omnibus_v3", "omnibus-nomark_v3"],  # v3, events, strings, aggregates
 }
+# hosts of PCP 7.2's QA archives (where install-pcp7.sh put them)
+PCP7_DIR = "/opt/pcp7/var/lib/pcp/testsuite/archives"
+PCP7_FLEET = {
+    "pcp7-v3": ["ok-foo_v3", "sample-proc_v3", "amdgpu-0", "mmv-20250612"],  # v3, nanoseconds
+    "pcp7-xz": ["pcp-meminfo", "pcp-netstat", "gfs"],       # xz; gfs: two runs, times overlapping
+    "pcp7-odd": ["buggy_archive", "ds389", "derive"],       # odd shapes
+}
 
 
 def skip(why):
@@ -297,12 +304,15 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         fleet = os.path.join(tmp, "fleet")
         archives = []
-        for hostdir, names in FLEET.items():
+        hosts = [(CORPUS, h, n) for h, n in FLEET.items()]
+        if os.path.isdir(PCP7_DIR):
+            hosts += [(PCP7_DIR, h, n) for h, n in PCP7_FLEET.items()]
+        for src, hostdir, names in hosts:
             d = os.path.join(fleet, hostdir)
             os.makedirs(d)
             for n in names:
-                for f in files_of(CORPUS, n):
-                    shutil.copy(os.path.join(CORPUS, f), d)
+                for f in files_of(src, n):
+                    shutil.copy(os.path.join(src, f), d)
                 archives.append(os.path.join(d, n))
         sd = os.path.join(fleet, "synth")
         os.makedirs(sd)

@@ -59,7 +59,7 @@ def main():
     env = dict(os.environ)
     env.setdefault("TZ", "UTC")
     jobs = []
-    for d, base in archives():
+    for d, base in archives(pcp7=True):
         if a.filter and a.filter not in f"{d}/{base}":
             continue
         rel = os.path.relpath(d, CORPUS)

@@ -127,7 +127,7 @@ def main():
     bindir = os.path.dirname(os.path.abspath(a.ours))
     decomp = os.path.join(bindir, "pmlogdecompress")
     jobs = []
-    chosen = [(d, base) for d, base in archives() if scoreboard.archive_size(d, base) < LIMIT]
+    chosen = [(d, base) for d, base in archives(pcp7=True) if scoreboard.archive_size(d, base) < LIMIT]
     for k, (d, base) in enumerate(chosen):
         rel = f"{os.path.relpath(d, CORPUS)}/{base}"
         if a.filter and a.filter not in rel:

@@ -56,6 +56,38 @@ CONFIGS = {
     "sample": "sample.colour [ 'red' 1 ]\nsample.bin sampledso.bin [\"bin-100\",bin-300]\n",
     "missing": "no.such.metric\nkernel.all.load\n",
 }
+# PCP 7.2's QA archives the corpus lacks: each copied, and windows of a few
+PCP7_DIR = "/opt/pcp7/var/lib/pcp/testsuite/archives"
+PCP7_WINDOWS = [["-S", "+5"], ["-T", "+10"], ["-S", "+3", "-T", "+20"], ["-V", "3"]]
+PCP7_OPTION_ARCHIVES = ["gfs", "20180416", "ok-foo_v3", "sample-proc_v2", "buggy_archive"]
+PCP7_GROUPS = [["multi_v3/20150508.11.44", "multi_v3/20150508.11.46"],
+               ["multi_mixed/arch-0", "multi_mixed/arch-1", "multi_mixed/arch-2"],
+               ["multi_mixed/arch-2", "multi_mixed/arch-0"]]
+
+
+def pcp7_jobs():
+    """The jobs on PCP 7.2's archives (paths from the corpus), where it is installed."""
+    if not os.path.isdir(PCP7_DIR):
+        return []
+    from pmdumplog import bases_in
+    have = set(bases_in(CORPUS))
+    rel = lambda b: os.path.relpath(os.path.join(PCP7_DIR, b), CORPUS)  # noqa: E731
+    jobs = []
+    for b in bases_in(PCP7_DIR):
+        if b in have:
+            continue
+        jobs.append(([rel(b)], [], None))
+        for opts in PCP7_WINDOWS:
+            jobs.append(([rel(b)], opts, None))
+    for b in PCP7_OPTION_ARCHIVES:
+        for opts in OPTION_SETS:
+            jobs.append(([rel(b)], opts, None))
+    for g in PCP7_GROUPS:
+        for opts in GROUP_SETS:
+            jobs.append(([rel(x) for x in g], opts, None))
+    return jobs
+
+
 CONFIG_ARCHIVES = ["mirage", "rattle", "ok-foo", "omnibus_v3", "20180102", "gap",
                    "chartqa1", "multi/20150508.11.44"]
 
@@ -136,6 +168,7 @@ def main():
     for base in CONFIG_ARCHIVES:
         for c in CONFIGS:
             jobs.append(([base], [], c))
+    jobs += pcp7_jobs()
     jobs = [j for j in jobs if not a.filter or any(a.filter in i for i in j[0])]
     os.makedirs(a.out, exist_ok=True)
     diffdir = os.path.join(a.out, "diffs-pmlogextract")

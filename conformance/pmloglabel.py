@@ -136,7 +136,7 @@ def main():
     env = dict(os.environ)
     env.setdefault("TZ", "UTC")
     jobs = []
-    for d, base in archives():
+    for d, base in archives(pcp7=True):
         rel = f"{os.path.relpath(d, CORPUS)}/{base}"
         if a.filter and a.filter not in rel:
             continue

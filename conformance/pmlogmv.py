@@ -113,7 +113,7 @@ def pcp7_jobs(a):
     bindir = os.path.dirname(os.path.abspath(a.ours))
     cp, ls = os.path.join(bindir, "pmlogcp"), os.path.join(bindir, "pmlogls")
     jobs = []
-    for d, base in archives():
+    for d, base in archives(pcp7=True):
         rel = f"{os.path.relpath(d, CORPUS)}/{base}"
         if (a.filter and a.filter not in rel) or scoreboard.archive_size(d, base) >= LIMIT:
             continue
@@ -146,7 +146,7 @@ def main():
     env = dict(os.environ)
     env.setdefault("TZ", "UTC")
     jobs = []
-    for d, base in archives():
+    for d, base in archives(pcp7=True):
         rel = f"{os.path.relpath(d, CORPUS)}/{base}"
         if (a.filter and a.filter not in rel) or scoreboard.archive_size(d, base) >= LIMIT:
             continue

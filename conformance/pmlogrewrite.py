@@ -401,7 +401,7 @@ def main():
     env = dict(os.environ)
     env["TZ"] = "UTC"
     jobs = []
-    for d, base in archives():
+    for d, base in archives(pcp7=True):
         rel = os.path.relpath(os.path.join(d, base), CORPUS)
         jobs.append((f"copy {rel}", ([rel], [], None)))
         v2 = open(os.path.join(d, base + ".meta"), "rb").read(8)[7:8] == b"\x02" \
@@ -436,7 +436,7 @@ def main():
         jobs.append((f"label -w -v {name} {rel}", ([rel], ["-w", "-v"], text)))
     for name, text in METRIC_BAD.items():
         jobs.append((f"bad metric {name}", (["archives/20041125"], ["-w"], text)))
-    for d, base in archives():
+    for d, base in archives(pcp7=True):
         rel = os.path.relpath(os.path.join(d, base), CORPUS)
         if scoreboard.archive_size(d, base) < BIG:
             jobs.append((f"shipped {rel}", ([rel], [], SHIPPED)))

@@ -61,7 +61,7 @@ def main():
     if missing is not None:
         return missing
     jobs = []
-    for d, base in archives():
+    for d, base in archives(pcp7=True):
         rel = f"{os.path.relpath(d, CORPUS)}/{base}"
         if a.filter and a.filter not in rel:
             continue

@@ -29,7 +29,21 @@ sample-secs uwrap value-test gmt-boring kenj-pc-1 20130706 naslog mirage moomba.
 omen.client rattle 541380_v2 ace_v2 bigace_v2 dm-io 20041125 section-a section-b section-d
 951127.23.01_v2 pcp-atop-boot bug-1044 bug1057 20180606 late mirage-3 ac15 bozo-disk
 pcp-free sample_expr""".split()
+# PCP 7.2's QA archives that the corpus lacks (where install-pcp7.sh put them)
+PCP7_DIR = "/opt/pcp7/var/lib/pcp/testsuite/archives"
+
+
+def pcp7_archives():
+    """PCP 7.2's archives the corpus lacks, as paths from the corpus."""
+    from pmdumplog import bases_in
+    have = set(bases_in(CORPUS))
+    return [os.path.relpath(os.path.join(PCP7_DIR, b), CORPUS)
+            for b in bases_in(PCP7_DIR) if b not in have]
+
+
 METRICS_PER_ARCHIVE = 8
+# fewer for each of PCP 7.2's archives (there are many)
+PCP7_METRICS = 4
 # multi-archive contexts (directories and comma-separated lists, as pmNewContext takes
 # them), some with $PCP_IGNORE_MARK_RECORDS as PCP's QA tests 1114/1138 use it
 MULTI = ["multi", "multi-xz", "multi-xz-1k", "multi/20150508.11.44,multi/20150508.11.46",
@@ -96,8 +110,9 @@ def parse_ctime(s):
     return datetime.datetime.strptime(s, "%a %b %d %H:%M:%S.%f %Y")
 
 
-def archive_info(base, env):
-    """(duration in seconds, [(name, type, semantics, singular)]) from the reference."""
+def archive_info(base, env, most=None):
+    """(duration in seconds, the names of up to `most` metrics, one per type,
+    semantics and dimension) from the reference."""
     out, _, _ = run(["pmdumplog", "-L", base], env)
     txt = out.decode(errors="replace")
     m1 = re.search(r"commencing (.*)", txt)
@@ -135,7 +150,7 @@ def archive_info(base, env):
             continue
         seen.add(key)
         picked.append(mt[0])
-    return dur, picked[:METRICS_PER_ARCHIVE]
+    return dur, picked[:most or METRICS_PER_ARCHIVE]
 
 
 def option_sets(base, dur):
@@ -181,12 +196,14 @@ def main():
     env = dict(os.environ)
     env.setdefault("TZ", "UTC")
     jobs = []
-    for base in ARCHIVES:
+    for base in ARCHIVES + pcp7_archives():
         if a.filter and a.filter not in base:
             continue
-        if not any(f.startswith(base + ".meta") for f in os.listdir(CORPUS)):
+        where = os.path.join(CORPUS, base)
+        d, b = os.path.dirname(where), os.path.basename(where)
+        if not any(f.startswith(b + ".meta") for f in os.listdir(d)):
             continue
-        dur, metrics = archive_info(base, env)
+        dur, metrics = archive_info(base, env, PCP7_METRICS if "pcp7" in base else None)
         for m in metrics:
             for opts in option_sets(base, dur):
                 jobs.append((base, m, opts, None))

@@ -9,8 +9,9 @@ use std::process::ExitCode;
 use clap_complete::Shell;
 
 /// The PCP tools, whose options are a [`cli_common::spec::Tool`].
-const PCP_TOOLS: [cli_common::spec::Tool; 14] = [
+const PCP_TOOLS: [cli_common::spec::Tool; 15] = [
     pmdumplog::TOOL,
+    pmdumplog::PMLOGDUMP,
     pmval::TOOL,
     pminfo::TOOL,
     pmlogsummary::TOOL,

@@ -623,6 +623,9 @@ impl Exporter<'_> {
         };
         let mut warning = None;
         let mut released = pos;
+        // the last record's time: one earlier is skipped, as libpcp's forward
+        // fetch skips it (an archive holding two runs whose times overlap)
+        let mut last: Option<Timestamp> = None;
         loop {
             // memory bounded by the work: the pages of what has been read go
             if pos.vol != released.vol || pos.offset.saturating_sub(released.offset) > 1 << 20 {
@@ -641,6 +644,10 @@ impl Exporter<'_> {
                 break;
             }
             pos = next;
+            if last.is_some_and(|l| rec.stamp < l) {
+                continue;
+            }
+            last = Some(rec.stamp);
             self.advance_stream(rec.stamp)?;
             if rec.stamp < wstart {
                 continue;

@@ -24,8 +24,6 @@ use std::io::{self, Write};
 mod values;
 use values::*;
 
-const PROG: &str = "pmdumplog";
-
 /// Timestamp printing state.
 pub struct Clock {
     pub tz: TimeZone,
@@ -109,12 +107,12 @@ impl Clock {
     }
 }
 
-fn open(name: &str, err: &mut dyn Write) -> io::Result<Result<Archive, i32>> {
+fn open(prog: &str, name: &str, err: &mut dyn Write) -> io::Result<Result<Archive, i32>> {
     let opened = match Archive::open(name) {
         Err(e) if e.pm_err() == PM_ERR_FEATURE => {
             writeln!(
                 err,
-                "{PROG}: Warning: unsupported feature bits, other errors may follow ..."
+                "{prog}: Warning: unsupported feature bits, other errors may follow ..."
             )?;
             let opts = OpenOptions {
                 ignore_features: true,
@@ -129,7 +127,7 @@ fn open(name: &str, err: &mut dyn Write) -> io::Result<Result<Archive, i32>> {
         Err(e) => {
             writeln!(
                 err,
-                "{PROG}: Cannot open archive \"{name}\": {}",
+                "{prog}: Cannot open archive \"{name}\": {}",
                 e.pm_message()
             )?;
             Ok(Err(1))
@@ -149,15 +147,16 @@ fn names_str(a: &Archive, pmid: PmId, none: &str) -> String {
 }
 
 pub fn dump(o: &Opts, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<i32> {
+    let prog = o.prog;
     let name = o.archive.clone().unwrap_or_default();
     if name.contains(',') || std::path::Path::new(&name).is_dir() {
-        writeln!(err, "{PROG}: Multiple archives are not supported")?;
+        writeln!(err, "{prog}: Multiple archives are not supported")?;
         return Ok(1);
     }
-    let Ok(pmns) = cli_common::pmns::load_option(PROG, o.namespace.as_deref(), err)? else {
+    let Ok(pmns) = cli_common::pmns::load_option(prog, o.namespace.as_deref(), err)? else {
         return Ok(1);
     };
-    let mut a = match open(&name, err)? {
+    let mut a = match open(prog, &name, err)? {
         Ok(a) => a,
         Err(c) => return Ok(c),
     };
@@ -171,12 +170,12 @@ pub fn dump(o: &Opts, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<i3
     let var = cli_common::pcpconf::dir("PCP_VAR_DIR", "/var/lib/pcp");
     let registry = Registry::global(&var, err);
     let ctx = Context::new(meta, &registry);
-    let Some(wanted) = wanted(&o.names, &ctx, err)? else {
+    let Some(wanted) = wanted(prog, &o.names, &ctx, err)? else {
         return Ok(1);
     };
 
     let label = a.label().clone();
-    let end = cli_common::clock::archive_end(PROG, &a, &name, out, err)?;
+    let end = cli_common::clock::archive_end(prog, &a, &name, out, err)?;
 
     let (tz, note) = o.clock.zone_for(&label);
     if let Some(n) = note {
@@ -192,7 +191,7 @@ pub fn dump(o: &Opts, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<i3
     let (wstart, wend) = match o.clock.window(bounds, &clock.tz) {
         Ok(w) => w,
         Err(msg) => {
-            writeln!(err, "{PROG}: {msg}")?;
+            writeln!(err, "{prog}: {msg}")?;
             return Ok(1);
         }
     };
@@ -226,7 +225,12 @@ pub fn dump(o: &Opts, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<i3
 
 /// The metrics named on the command line (each a leaf or a subtree), empty for
 /// all; `None` when none of them is known.
-fn wanted(names: &[String], ctx: &Context, err: &mut dyn Write) -> io::Result<Option<Vec<PmId>>> {
+fn wanted(
+    prog: &str,
+    names: &[String],
+    ctx: &Context,
+    err: &mut dyn Write,
+) -> io::Result<Option<Vec<PmId>>> {
     let mut wanted: Vec<PmId> = Vec::new();
     for n in names {
         // pmLookupName: the archive's name, else a derived metric's; a subtree of
@@ -237,14 +241,14 @@ fn wanted(names: &[String], ctx: &Context, err: &mut dyn Write) -> io::Result<Op
                 let leaves = ctx.traverse(n).unwrap_or_default();
                 if leaves.is_empty() {
                     let e = pm_err_str(PM_ERR_NONLEAF);
-                    writeln!(err, "{PROG}: pmTraversePMNS({n}): {e}")?;
+                    writeln!(err, "{prog}: pmTraversePMNS({n}): {e}")?;
                 }
                 wanted.extend(leaves.iter().filter_map(|l| ctx.lookup(l)));
             }
             Lookup::Unknown if ctx.derived_index(n).is_some() => wanted.extend(ctx.lookup(n)),
             Lookup::Unknown => {
                 let e = pm_err_str(archive_format::error::PM_ERR_NAME);
-                writeln!(err, "{PROG}: pmLookupName({n}): {e}")?;
+                writeln!(err, "{prog}: pmLookupName({n}): {e}")?;
             }
         }
     }

@@ -31,8 +31,6 @@ use serde::Serialize;
 use serde_json::{json, Value as J};
 use std::io::{self, Write};
 
-const PROG: &str = "pmdumplog";
-
 fn time(t: Timestamp, digits: usize) -> String {
     match jiff::Timestamp::new(t.sec, t.nsec as i32) {
         Ok(ts) => {
@@ -227,12 +225,13 @@ impl Ctx<'_> {
 /// The archive as JSON lines: a header (label, metadata, index), then a line per
 /// record of the window (of the metrics named), as pmFetchArchive reads them.
 pub fn dump(o: &Opts, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<i32> {
+    let prog = o.prog;
     let name = o.archive.clone().unwrap_or_default();
     let a = match Archive::open(&name) {
         Ok(a) => a,
         Err(e) => {
             let why = e.pm_message();
-            writeln!(err, "{PROG}: Cannot open archive \"{name}\": {why}")?;
+            writeln!(err, "{prog}: Cannot open archive \"{name}\": {why}")?;
             return Ok(1);
         }
     };
@@ -242,7 +241,7 @@ pub fn dump(o: &Opts, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<i3
         match m.pmns.lookup(n) {
             Lookup::Leaf(p) => wanted.push(p),
             Lookup::NonLeaf => wanted.extend(m.pmns.traverse(n).into_iter().map(|(_, p)| p)),
-            Lookup::Unknown => writeln!(err, "{PROG}: pmLookupName({n}): Unknown metric name")?,
+            Lookup::Unknown => writeln!(err, "{prog}: pmLookupName({n}): Unknown metric name")?,
         }
     }
     if !o.names.is_empty() && wanted.is_empty() {
@@ -260,7 +259,7 @@ pub fn dump(o: &Opts, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<i3
     let (ws, we) = match o.clock.window(bounds, &tz) {
         Ok(w) => w,
         Err(msg) => {
-            writeln!(err, "{PROG}: {msg}")?;
+            writeln!(err, "{prog}: {msg}")?;
             return Ok(1);
         }
     };
@@ -280,7 +279,7 @@ pub fn dump(o: &Opts, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<i3
             Ok(None) => break,
             Err(e) => {
                 out.flush()?;
-                writeln!(err, "{PROG}: {e}")?;
+                writeln!(err, "{prog}: {e}")?;
                 return Ok(1);
             }
         };

@@ -61,9 +61,17 @@ pub const TOOL: Tool = Tool {
     notes: "",
 };
 
+/// The same tool under PCP 6.0.4's new name (`pmdumplog` stays).
+pub const PMLOGDUMP: Tool = Tool {
+    name: "pmlogdump",
+    ..TOOL
+};
+
 /// What to do.
 #[derive(Debug, Clone, Default)]
 pub struct Opts {
+    /// The name the tool was run by, as its messages begin.
+    pub prog: &'static str,
     pub descs: bool,
     pub labelsets: bool,
     pub help: bool,
@@ -86,12 +94,16 @@ pub struct Opts {
     pub names: Vec<String>,
 }
 
-pub fn parse(args: &[String]) -> Parse<Box<Opts>> {
-    let p = match TOOL.getopt(args) {
+/// The command line of the tool by the name `tool` has.
+pub fn parse_as(tool: &Tool, args: &[String]) -> Parse<Box<Opts>> {
+    let p = match tool.getopt(args) {
         Ok(p) => p,
         Err(msg) => return Parse::Usage(Some(msg)),
     };
-    let mut o = Opts::default();
+    let mut o = Opts {
+        prog: tool.name,
+        ..Opts::default()
+    };
     let mut err = None;
     let given: Vec<char> = p.opts.iter().map(|(c, _)| *c).collect();
     for (c, v) in p.opts {

@@ -2,12 +2,12 @@
 
 use std::io::{self, Write};
 
-pub fn dump(path: &str, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<i32> {
+pub fn dump(prog: &str, path: &str, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<i32> {
     let data = match std::fs::read(path) {
         Ok(d) => d,
         Err(e) => {
             let msg = archive_format::pm_err_str(-e.raw_os_error().unwrap_or(5));
-            writeln!(err, "pmdumplog: Cannot open \"{path}\": {msg}")?;
+            writeln!(err, "{prog}: Cannot open \"{path}\": {msg}")?;
             return Ok(1);
         }
     };

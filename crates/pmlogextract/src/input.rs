@@ -70,9 +70,15 @@ impl Input {
     }
 
     /// Moves to the temporal-index entry before `t`, after noting the pmcd session
-    /// of the first record (the prologue the reference would have read on its way).
+    /// of the first record (the prologue the reference would have read on its way);
+    /// only where the index's times rise strictly: an archive whose records
+    /// go back in time (two runs in one volume, say) is read from its start,
+    /// as pmlogextract reads every archive.
     pub(crate) fn seek(&mut self, t: Timestamp) {
         let Some(a) = &self.arch else { return };
+        if a.index().windows(2).any(|w| w[1].stamp <= w[0].stamp) {
+            return;
+        }
         let to = a.position_before(t);
         if to == a.start() {
             return;

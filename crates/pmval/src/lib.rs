@@ -420,6 +420,11 @@ impl<'a> Pmval<'a> {
                     continue;
                 }
                 Ok(Some(res)) => {
+                    if !self.events && self.unknown_instance(&res) {
+                        // pmval looks the instances up again, and prints their
+                        // names again even where nothing new is found
+                        self.labels(out)?;
+                    }
                     if self.events {
                         if let Some(code) = self.row_events(out, err, &res)? {
                             return Ok(code);
@@ -550,6 +555,18 @@ impl<'a> Pmval<'a> {
             }
         }
         pad_left(&s, width)
+    }
+
+    /// With every instance shown, a value of an instance the archive's
+    /// instance domain never names (pmval's `chkinsts`).
+    fn unknown_instance(&self, res: &FetchResult) -> bool {
+        self.iall
+            && !self.desc.indom.is_null()
+            && res.sets.first().is_some_and(|set| {
+                set.values
+                    .iter()
+                    .any(|(i, _)| !self.ipairs.iter().any(|(j, _)| j == i))
+            })
     }
 
     fn row_values(&mut self, out: &mut dyn Write, res: &FetchResult) -> io::Result<()> {

@@ -257,8 +257,14 @@ impl Plan {
         if !profile.is_empty() {
             r.set_profile(desc.indom, profile);
         }
-        // pmTimeStateMode hands libpcp a whole number of milliseconds
-        let delta_ms = ((self.delta_ns as f64 / 1e9) * 1000.0) as i64;
+        // pmTimeStateMode hands libpcp the interval's timeval (to the nearest
+        // microsecond) as whole milliseconds, or whole seconds past 24 days
+        let us = (self.delta_ns + 500) / 1000;
+        let delta_ms = if us / 1_000_000 > 2_073_600 {
+            (us / 1_000_000 * 1000) as i64
+        } else {
+            (us / 1000) as i64
+        };
         let mode = if self.interp {
             Mode::Interp
         } else {

@@ -53,7 +53,7 @@ pub(super) fn dump_values(
             Err(e) => {
                 out.write_all(&line)?;
                 out.flush()?;
-                writeln!(err, "{PROG}: pmFetch: {}", e.pm_message())?;
+                writeln!(err, "{}: pmFetch: {}", o.prog, e.pm_message())?;
                 return Ok(1);
             }
         };
@@ -213,7 +213,7 @@ pub(super) fn dump_values_on(
             };
             failed = Some(wrote.and_then(|_| {
                 out.flush()?;
-                writeln!(err, "{PROG}: pmFetch: {}", e.pm_message())
+                writeln!(err, "{}: pmFetch: {}", o.prog, e.pm_message())
             }));
             false
         },
