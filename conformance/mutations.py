@@ -15,7 +15,13 @@ case with its mutation and both exit statuses). Exit status: 0 when agreement is
 least the floor in conformance/floor-mutations (a percentage), 1 below it, 77 when
 the reference is not installed (unless REQUIRE_REFERENCE is set, then 1).
 
+With --new-kinds, the damage also sets record lengths to 4, 8 or 12, value-block
+lengths near 0 and near their largest, metadata words (name and string lengths)
+near 0 and near 2^32, and duplicates a volume under the next number before cutting
+or flipping the copy; up to five at once.
+
 Usage: conformance/mutations.py [--cases N] [--seed S] [--jobs N] [--out DIR]
+                                [--new-kinds] [--floor FILE]
 """
 import argparse
 import concurrent.futures as cf
@@ -66,18 +72,89 @@ def record_starts(data):
     return out
 
 
-def mutate(rng, d):
-    """Damages the archive `d/a.*` in one to three ways; returns what was done."""
+# value-block types whose length word a mutation may spoil (string, aggregates,
+# events): the header word of a pmValueBlock is the type byte and a 24-bit length
+BLOCK_TYPES = {6, 7, 8, 9, 10}
+KINDS = ["truncate", "truncate", "flip", "flip", "zero-length", "zero-word", "swap",
+         "missing", "duplicate", "empty"]
+# the kinds added to find what the first ones missed: record lengths set small,
+# value and name lengths near 0 and near their largest, a volume duplicated under
+# the next number and then cut or flipped
+NEW_KINDS = ["small-length", "small-length", "block-length", "block-length",
+             "name-length", "dup-cut", "dup-flip"]
+
+
+def block_headers(data, starts):
+    """Offsets of words in records that look like pmValueBlock headers."""
+    out = []
+    for at in starts:
+        n = struct.unpack(">I", data[at:at + 4])[0]
+        for w in range(at + 16, at + n - 8, 4):
+            word = struct.unpack(">I", data[w:w + 4])[0]
+            if word >> 24 in BLOCK_TYPES and 4 <= word & 0xFFFFFF <= n:
+                out.append(w)
+    return out
+
+
+def mutate_new(rng, d, f, data, kind):
+    """The new kinds of damage to file `f` (bytes `data`); returns what was done,
+    or None where the file has nothing of the kind."""
+    starts = record_starts(bytes(data))
+    if kind == "small-length" and starts:
+        at, n = rng.choice(starts), rng.choice([4, 8, 12])
+        data[at:at + 4] = struct.pack(">I", n)
+        return "%s record length set to %d at %d" % (f, n, at)
+    if kind == "block-length":
+        heads = block_headers(bytes(data), starts)
+        if heads:
+            at = rng.choice(heads)
+            n = rng.choice([0, 1, 2, 3, 4, 5, 0xFFFFFF, 0xFFFFFE, 0xFFFFF0])
+            data[at + 1:at + 4] = struct.pack(">I", n)[1:]
+            return "%s value block length set to %d at %d" % (f, n, at)
+    if kind == "name-length" and f == "a.meta" and starts:
+        at = rng.choice(starts)
+        n = struct.unpack(">I", data[at:at + 4])[0]
+        w = at + 4 * rng.randrange(2, max(3, n // 4 - 1))
+        v = rng.choice([0, 1, 2, 0xFFFFFFFF, 0xFFFFFFFE, 0xFFFFFFF0, 0x7FFFFFFF])
+        data[w:w + 4] = struct.pack(">I", v)
+        return "%s word %d of the record at %d set to %d" % (f, (w - at) // 4, at, v)
+    if kind in ("dup-cut", "dup-flip") and f[2:].isdigit() and data:
+        vols = [int(n[2:]) for n in os.listdir(d) if n.startswith("a.") and n[2:].isdigit()]
+        nxt = "a.%d" % (max(vols) + 1)
+        copy = bytearray(data)
+        if kind == "dup-cut":
+            cut = rng.randrange(len(copy))
+            copy = copy[:cut]
+            what = "cut at %d" % cut
+        else:
+            at = rng.randrange(len(copy))
+            copy[at] ^= 1 << rng.randrange(8)
+            what = "bit flipped at %d" % at
+        open(os.path.join(d, nxt), "wb").write(bytes(copy))
+        return "%s copied as %s, %s" % (f, nxt, what)
+    return None
+
+
+def mutate(rng, d, new_kinds=False):
+    """Damages the archive `d/a.*` in one to three ways (to five, with the new
+    kinds among them); returns what was done."""
     done = []
-    for _ in range(rng.choice([1, 1, 1, 2, 3])):
+    kinds = KINDS + NEW_KINDS if new_kinds else KINDS
+    for _ in range(rng.choice([1, 1, 1, 2, 3] + ([4, 5] if new_kinds else []))):
         names = sorted(f for f in os.listdir(d) if f.startswith("a."))
         if not names:
             break
         f = rng.choice(names)
         path = os.path.join(d, f)
         data = bytearray(open(path, "rb").read())
-        kind = rng.choice(["truncate", "truncate", "flip", "flip", "zero-length",
-                           "zero-word", "swap", "missing", "duplicate", "empty"])
+        kind = rng.choice(kinds)
+        if kind in NEW_KINDS:
+            what = mutate_new(rng, d, f, data, kind)
+            if what is not None:
+                done.append(what)
+                if not kind.startswith("dup"):
+                    open(path, "wb").write(bytes(data))
+            continue
         if kind == "truncate" and data:
             cut = rng.randrange(len(data))
             data = data[:cut]
@@ -138,14 +215,14 @@ def first_metric(d, base):
 
 
 def one_case(args):
-    i, seed, src, metric, ours = args
+    i, seed, src, metric, ours, new_kinds = args
     rng = random.Random("%d-%d" % (seed, i))
     d, base = src
     tmp = tempfile.mkdtemp(prefix="mut-")
     try:
         for f in files_of(d, base):
             shutil.copyfile(os.path.join(d, base + "." + f), os.path.join(tmp, "a." + f))
-        what = mutate(rng, tmp) or ["nothing"]
+        what = mutate(rng, tmp, new_kinds) or ["nothing"]
         out = []
         for tool, argv, compare_stdout in [
             ("pmdumplog -a", ["-a", "a"], False),
@@ -174,6 +251,10 @@ def main():
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--ours", default=os.path.join(ROOT, "target/release"))
     ap.add_argument("--out", default=os.path.join(ROOT, "conformance-out"))
+    ap.add_argument("--new-kinds", action="store_true",
+                    help="add the newer kinds of damage (and up to five at once)")
+    ap.add_argument("--floor", default="floor-mutations",
+                    help="the file under conformance/ holding the floor")
     a = ap.parse_args()
     if shutil.which("pmdumplog") is None or not os.path.isdir(CORPUS):
         print("mutation harness skipped: the reference (PCP 6.0.3) is not installed")
@@ -183,7 +264,7 @@ def main():
     work = []
     for i in range(a.cases):
         src = sources[i % len(sources)]
-        work.append((i, a.seed, src, metrics[src], a.ours))
+        work.append((i, a.seed, src, metrics[src], a.ours, a.new_kinds))
     results = []
     with cf.ThreadPoolExecutor(a.jobs) as ex:
         for r in ex.map(one_case, work):
@@ -207,10 +288,11 @@ def main():
     head = "mutations: %d of %d agree (%.2f%%), %d left out (the reference crashed or hung)" % (
         agreed, scored, pct, left_out)
     os.makedirs(a.out, exist_ok=True)
-    with open(os.path.join(a.out, "scoreboard-mutations.txt"), "w") as f:
+    board = "scoreboard-mutations%s.txt" % ("-new-%d" % a.seed if a.new_kinds else "")
+    with open(os.path.join(a.out, board), "w") as f:
         f.write(head + "\n" + "\n".join(lines) + "\n")
     print(head)
-    floor = float(open(os.path.join(HERE, "floor-mutations")).read().split()[0])
+    floor = float(open(os.path.join(HERE, a.floor)).read().split()[0])
     if pct < floor:
         print("below the floor (%.2f%%)" % floor)
         sys.exit(1)

@@ -826,6 +826,17 @@ impl Archive {
             .as_deref()
     }
 
+    /// Whether volume `i`'s label says it is the volume its file name says
+    /// (libpcp will not change to one whose label says otherwise).
+    pub(crate) fn vol_label_matches(&self, i: usize) -> bool {
+        let Some(v) = self.volumes.get(i) else {
+            return false;
+        };
+        self.vol_bytes(i)
+            .and_then(|b| decode_label(b).ok())
+            .is_some_and(|l| l.vol == v.file_num as i32)
+    }
+
     /// The volume being decompressed ahead (a panic while it was held leaves it usable).
     fn prefetch_slot(&self) -> MutexGuard<'_, Option<(usize, Prefetch)>> {
         self.prefetch.lock().unwrap_or_else(|e| e.into_inner())

@@ -500,6 +500,24 @@ impl<'a> LogCursor<'a> {
         }
     }
 
+    /// The volume reading goes on in after volume `v`, as libpcp changes
+    /// volume: the next whose label says it is that volume (one that says
+    /// otherwise is passed over), except volume 1 of an archive of volumes 0
+    /// and 1, which is read on whatever its label says: libpcp's record of the
+    /// volumes it has checked leaves that entry as malloc left it (not 0, on
+    /// glibc), and it then takes the volume as checked.
+    fn next_volume(&self, v: usize) -> Option<usize> {
+        let a = self.a;
+        let last = a.volume_count().checked_sub(1)?;
+        (v + 1..=last).find(|&w| {
+            if a.vol_bytes(w).is_none() {
+                return false;
+            }
+            let unchecked = w == last && a.volume_number(w) == 1 && a.volume_number(v) == 0;
+            unchecked || a.vol_label_matches(w)
+        })
+    }
+
     /// A seek: to a negative offset it fails and the position stays.
     fn seek(&mut self, off: i64) {
         if off >= 0 {
@@ -545,7 +563,7 @@ impl<'a> LogCursor<'a> {
             if p >= size || size - p < 4 {
                 // the end of this volume: go on in a later one
                 self.cur.off = offset;
-                match (v + 1..a.volume_count()).find(|&w| a.vol_bytes(w).is_some()) {
+                match self.next_volume(v) {
                     Some(w) => {
                         self.change_vol(w);
                         v = w;
@@ -868,6 +886,42 @@ mod tests {
         let mut c = LogCursor::new(&a);
         c.set_mode(Direction::Backward, Timestamp::new(102, 0));
         assert_eq!(stamps(&mut c).expect("backward"), vec![102, 99]);
+    }
+
+    /// A copy of volume 0 (its label saying 0) placed as volume `n`, with one
+    /// record made later than every other (so that reading it shows).
+    fn copy_volume(base: &str, n: u32) {
+        let mut v0 = std::fs::read(format!("{base}.0")).expect("volume 0");
+        let first = crate::codec::label::Label::len_for(2) as usize;
+        // the first record's seconds word, after its length word
+        v0[first + 4..first + 8].copy_from_slice(&500i32.to_be_bytes());
+        std::fs::write(format!("{base}.{n}"), v0).expect("copy");
+    }
+
+    #[test]
+    fn a_volume_whose_label_says_otherwise_is_passed_over_except_a_last_volume_1() {
+        // volume 1 alone after 0: libpcp reads on in it whatever its label says
+        let (_d, base, _) = archive(&[100, 101], &[]);
+        copy_volume(&base, 1);
+        let a = Archive::open(&base).expect("open");
+        let mut c = LogCursor::new(&a);
+        c.set_mode(Direction::Forward, a.label().start);
+        assert_eq!(stamps(&mut c).expect("forward"), vec![100, 101, 500]);
+        // volumes 1 and 2 both copies, or 2 alone: neither is changed to
+        for copies in [&[1, 2][..], &[2]] {
+            let (_d, base, _) = archive(&[100, 101], &[]);
+            for &n in copies {
+                copy_volume(&base, n);
+            }
+            let a = Archive::open(&base).expect("open");
+            let mut c = LogCursor::new(&a);
+            c.set_mode(Direction::Forward, a.label().start);
+            assert_eq!(
+                stamps(&mut c).expect("forward"),
+                vec![100, 101],
+                "{copies:?}"
+            );
+        }
     }
 
     #[test]
