@@ -292,6 +292,29 @@ impl<'a> Config<'a> {
     }
 }
 
+/// What pmlogrewrite says as a clause reaches a record its rule marked (with
+/// `flags`): a clause of this kind (`flag`) given twice, a change to what is
+/// deleted, or a deletion of what changes (`delete` is the kind's delete bit).
+pub(crate) fn walk_check(
+    flags: u32,
+    flag: u32,
+    delete: u32,
+    which: &str,
+    subject: &str,
+) -> Option<String> {
+    if flags & flag != 0 {
+        Some(format!("Duplicate {which} clause for {subject}"))
+    } else if flag != delete && flags & delete != 0 {
+        Some(format!("Conflicting {which} clause for deleted {subject}"))
+    } else if flag == delete && flags & !delete != 0 {
+        Some(format!(
+            "Conflicting delete and other clauses for {subject}"
+        ))
+    } else {
+        None
+    }
+}
+
 /// Whether a rule belongs to the global clause or the values it is made of.
 fn global_part(lhs: &str) -> bool {
     matches!(

@@ -216,21 +216,7 @@ impl Config<'_> {
         for &i in &picked {
             let lp = &mut self.rules.labels[i];
             lp.flags &= !label::ACTIVE;
-            let msg = if lp.flags & flag != 0 {
-                Some(format!("Duplicate {which} clause for {}", whose(lp)))
-            } else if flag != label::DELETE && lp.flags & label::DELETE != 0 {
-                Some(format!(
-                    "Conflicting {which} clause for deleted {}",
-                    whose(lp)
-                ))
-            } else if flag == label::DELETE && lp.flags & !label::DELETE != 0 {
-                Some(format!(
-                    "Conflicting delete and other clauses for {}",
-                    whose(lp)
-                ))
-            } else {
-                None
-            };
+            let msg = crate::config::walk_check(lp.flags, flag, label::DELETE, which, &whose(lp));
             if let Some(m) = msg {
                 return Err(self.error(line, m));
             }

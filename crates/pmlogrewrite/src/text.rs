@@ -191,21 +191,8 @@ impl Config<'_> {
             } else {
                 "indom"
             };
-            let msg = if t.flags & flag != 0 {
-                Some(format!(
-                    "Duplicate {which} clause for {kind} text for {owner} {id}"
-                ))
-            } else if flag != text::DELETE && t.flags & text::DELETE != 0 {
-                Some(format!(
-                    "Conflicting {which} clause for deleted {kind} text for {owner} {id}"
-                ))
-            } else if flag == text::DELETE && t.flags & !text::DELETE != 0 {
-                Some(format!(
-                    "Conflicting delete and other clauses for {kind} text for {owner} {id}"
-                ))
-            } else {
-                None
-            };
+            let subject = format!("{kind} text for {owner} {id}");
+            let msg = crate::config::walk_check(t.flags, flag, text::DELETE, which, &subject);
             if let Some(m) = msg {
                 return Err(self.error(line, m));
             }
