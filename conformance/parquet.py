@@ -41,6 +41,8 @@ CORPUS = "/var/lib/pcp/testsuite/archives"
 OUT = os.path.join(ROOT, "conformance-out")
 REQUIRED = bool(os.environ.get("REQUIRE_REFERENCE"))
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from pmdumplog import PCP7_CORPUS  # noqa: E402
 # derived metrics exported by name, raw and interpolated (check 7)
 DERIVED_ARCHIVE = "20180416.10.00"
 DERIVED_METRICS = ["disk.dev.await", "kernel.cpu.util.user", "kernel.cpu.util.idle"]
@@ -54,7 +56,7 @@ FLEET = {
     "bozo-vm": ["omnibus_v3", "omnibus-nomark_v3"],  # v3, events, strings, aggregates
 }
 # hosts of PCP 7.2's QA archives (where install-pcp7.sh put them)
-PCP7_DIR = "/opt/pcp7/var/lib/pcp/testsuite/archives"
+PCP7_DIR = os.path.join(PCP7_CORPUS, "archives")
 PCP7_FLEET = {
     "pcp7-v3": ["ok-foo_v3", "sample-proc_v3", "amdgpu-0", "mmv-20250612"],  # v3, nanoseconds
     "pcp7-xz": ["pcp-meminfo", "pcp-netstat", "gfs"],       # xz; gfs: two runs, times overlapping

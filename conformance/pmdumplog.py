@@ -59,6 +59,13 @@ def bases_in(d):
     return sorted(bases)
 
 
+def pcp7_only(sub):
+    """The base names of PCP 7.2's archives in `sub` (of its corpus) that the
+    corpus lacks (none where 7.2 is not installed)."""
+    have = set(bases_in(os.path.join(CORPUS, sub)))
+    return [b for b in bases_in(os.path.join(PCP7_CORPUS, sub)) if b not in have]
+
+
 def archives(pcp7=False):
     """Every (directory, base name) of the corpus; with `pcp7`, then PCP 7.2's
     archives that the corpus lacks (where 7.2 is installed)."""
@@ -67,9 +74,7 @@ def archives(pcp7=False):
         out += [(os.path.join(CORPUS, sub), b) for b in bases_in(os.path.join(CORPUS, sub))]
     if pcp7:
         for sub in SUBDIRS:
-            have = set(bases_in(os.path.join(CORPUS, sub)))
-            d = os.path.join(PCP7_CORPUS, sub)
-            out += [(d, b) for b in bases_in(d) if b not in have]
+            out += [(os.path.join(PCP7_CORPUS, sub), b) for b in pcp7_only(sub)]
     return out
 
 

@@ -57,7 +57,6 @@ CONFIGS = {
     "missing": "no.such.metric\nkernel.all.load\n",
 }
 # PCP 7.2's QA archives the corpus lacks: each copied, and windows of a few
-PCP7_DIR = "/opt/pcp7/var/lib/pcp/testsuite/archives"
 PCP7_WINDOWS = [["-S", "+5"], ["-T", "+10"], ["-S", "+3", "-T", "+20"], ["-V", "3"]]
 PCP7_OPTION_ARCHIVES = ["gfs", "20180416", "ok-foo_v3", "sample-proc_v2", "buggy_archive"]
 PCP7_GROUPS = [["multi_v3/20150508.11.44", "multi_v3/20150508.11.46"],
@@ -67,15 +66,13 @@ PCP7_GROUPS = [["multi_v3/20150508.11.44", "multi_v3/20150508.11.46"],
 
 def pcp7_jobs():
     """The jobs on PCP 7.2's archives (paths from the corpus), where it is installed."""
-    if not os.path.isdir(PCP7_DIR):
+    from pmdumplog import PCP7_CORPUS, pcp7_only
+    d = os.path.join(PCP7_CORPUS, "archives")
+    if not os.path.isdir(d):
         return []
-    from pmdumplog import bases_in
-    have = set(bases_in(CORPUS))
-    rel = lambda b: os.path.relpath(os.path.join(PCP7_DIR, b), CORPUS)  # noqa: E731
+    rel = lambda b: os.path.relpath(os.path.join(d, b), CORPUS)  # noqa: E731
     jobs = []
-    for b in bases_in(PCP7_DIR):
-        if b in have:
-            continue
+    for b in pcp7_only("archives"):
         jobs.append(([rel(b)], [], None))
         for opts in PCP7_WINDOWS:
             jobs.append(([rel(b)], opts, None))

@@ -29,16 +29,11 @@ sample-secs uwrap value-test gmt-boring kenj-pc-1 20130706 naslog mirage moomba.
 omen.client rattle 541380_v2 ace_v2 bigace_v2 dm-io 20041125 section-a section-b section-d
 951127.23.01_v2 pcp-atop-boot bug-1044 bug1057 20180606 late mirage-3 ac15 bozo-disk
 pcp-free sample_expr""".split()
-# PCP 7.2's QA archives that the corpus lacks (where install-pcp7.sh put them)
-PCP7_DIR = "/opt/pcp7/var/lib/pcp/testsuite/archives"
-
-
 def pcp7_archives():
     """PCP 7.2's archives the corpus lacks, as paths from the corpus."""
-    from pmdumplog import bases_in
-    have = set(bases_in(CORPUS))
-    return [os.path.relpath(os.path.join(PCP7_DIR, b), CORPUS)
-            for b in bases_in(PCP7_DIR) if b not in have]
+    from pmdumplog import PCP7_CORPUS, pcp7_only
+    d = os.path.join(PCP7_CORPUS, "archives")
+    return [os.path.relpath(os.path.join(d, b), CORPUS) for b in pcp7_only("archives")]
 
 
 METRICS_PER_ARCHIVE = 8

@@ -20,6 +20,20 @@ pub fn entries(set: &LabelSet) -> impl Iterator<Item = (&str, &str, u8)> + '_ {
     })
 }
 
+/// A label's flags as libpcp's `__pmLabelFlagString` says them: its class,
+/// then `,compound` and `,optional` where set.
+pub fn flag_string(flags: u8) -> String {
+    use crate::codec::meta::label_type::{COMPOUND, OPTIONAL};
+    let mut s = crate::metadata::label_class(flags).to_string();
+    if u32::from(flags) & COMPOUND != 0 {
+        s.push_str(",compound");
+    }
+    if u32::from(flags) & OPTIONAL != 0 {
+        s.push_str(",optional");
+    }
+    s
+}
+
 /// The merged JSON of `sets` (`None` ones and sets with an error count are
 /// skipped); `intrinsic` keeps only the labels that identify a source (no
 /// `PM_LABEL_OPTIONAL` ones). `None` where no set was merged.

@@ -10,7 +10,6 @@ use archive_format::derive::context::Context;
 use archive_format::error::{PM_ERR_FEATURE, PM_ERR_NONLEAF};
 use archive_format::format::format_value;
 use archive_format::logfetch::{Direction, LogCursor, RecordPlace};
-use archive_format::metadata::label_class;
 use archive_format::pmns::Lookup;
 use archive_format::types::vtype;
 use archive_format::{
@@ -384,13 +383,7 @@ fn dump_labelsets(a: &Archive, c: &Clock, out: &mut dyn Write) -> io::Result<()>
                         s.json
                     )?;
                     for (k, l) in s.labels.iter().enumerate() {
-                        let mut flags = label_class(l.flags).to_string();
-                        if l.flags as u32 & label_type::COMPOUND != 0 {
-                            flags.push_str(",compound");
-                        }
-                        if l.flags as u32 & label_type::OPTIONAL != 0 {
-                            flags.push_str(",optional");
-                        }
+                        let flags = archive_format::labels::flag_string(l.flags);
                         writeln!(
                             out,
                             "        [{k}] name({},{}) : value({},{}) [{flags}]",

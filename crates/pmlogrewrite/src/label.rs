@@ -46,11 +46,6 @@ pub(crate) struct Pick<'a> {
     pub(crate) value: Option<&'a str>,
 }
 
-/// `pmID_build`, its fields cut to their widths.
-fn pmid_build(d: u32, c: u32, i: u32) -> u32 {
-    ((d & 0x1ff) << 22) | ((c & 0xfff) << 10) | (i & 0x3ff)
-}
-
 /// A label record's owner as walk messages name it.
 fn whose(lp: &LabelSpec) -> String {
     let p = PmId(lp.old_id);
@@ -345,7 +340,7 @@ impl Config<'_> {
             c
         };
         self.sel.star = u8::from(star);
-        Ok(Val::Int(i64::from(pmid_build(d as u32, c as u32, 0))))
+        Ok(Val::Int(i64::from(PmId::new(d as u32, c as u32, 0).0)))
     }
 }
 

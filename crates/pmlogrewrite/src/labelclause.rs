@@ -121,10 +121,10 @@ impl Config<'_> {
             let (p, q) = (PmId(old), PmId(to));
             let new = match kind {
                 lt::DOMAIN => atoi(text) as i32 as u32,
-                lt::CLUSTER if star != 0 => pmid_build(q.domain(), p.cluster(), u32::MAX),
-                lt::CLUSTER => pmid_build(q.domain(), q.cluster(), u32::MAX),
-                lt::ITEM if star == 1 => pmid_build(q.domain(), q.cluster(), p.item()),
-                lt::ITEM if star == 2 => pmid_build(q.domain(), p.cluster(), p.item()),
+                lt::CLUSTER if star != 0 => PmId::new(q.domain(), p.cluster(), u32::MAX).0,
+                lt::CLUSTER => PmId::new(q.domain(), q.cluster(), u32::MAX).0,
+                lt::ITEM if star == 1 => PmId::new(q.domain(), q.cluster(), p.item()).0,
+                lt::ITEM if star == 2 => PmId::new(q.domain(), p.cluster(), p.item()).0,
                 lt::ITEM => to,
                 _ => {
                     if lp.new_id != lp.old_id {
@@ -268,7 +268,7 @@ impl Config<'_> {
                         continue;
                     }
                     let x = if kind == lt::CLUSTER {
-                        pmid_build(p.domain(), p.cluster(), 0)
+                        PmId::new(p.domain(), p.cluster(), 0).0
                     } else {
                         p.0
                     };
@@ -327,9 +327,4 @@ impl Config<'_> {
         });
         found.unwrap_or_else(|| self.create_label(kind, id, inst, None, None))
     }
-}
-
-/// `pmID_build`, its fields cut to their widths.
-fn pmid_build(d: u32, c: u32, i: u32) -> u32 {
-    ((d & 0x1ff) << 22) | ((c & 0xfff) << 10) | (i & 0x3ff)
 }

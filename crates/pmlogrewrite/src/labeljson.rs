@@ -48,21 +48,8 @@ pub(crate) fn add_labels(set: Option<&LabelSet>, text: &str, flags: u8) -> Resul
 
 /// A set's labels as (name, value, flags).
 fn entries(set: &LabelSet) -> Vec<Parsed> {
-    let json = set.json.as_bytes();
-    let at = |off: u16, len: usize| -> Vec<u8> {
-        json.get(off as usize..off as usize + len)
-            .unwrap_or_default()
-            .to_vec()
-    };
-    set.labels
-        .iter()
-        .map(|l| {
-            (
-                at(l.name_off, l.name_len as usize),
-                at(l.value_off, l.value_len as usize),
-                l.flags,
-            )
-        })
+    archive_format::labels::entries(set)
+        .map(|(n, v, f)| (n.as_bytes().to_vec(), v.as_bytes().to_vec(), f))
         .collect()
 }
 

@@ -9,7 +9,6 @@ use crate::config::Config;
 use crate::parse::Stop;
 use crate::rules::{label, LabelSpec};
 use archive_format::codec::meta::{label_type as lt, LabelSet, MetaRecord};
-use archive_format::metadata::label_class;
 use archive_format::types::{InDom, PmId};
 
 /// The type and identifier libpcp files a label record under.
@@ -232,13 +231,7 @@ fn print_set(id: u32, ltype: u32, s: &LabelSet) -> String {
         format!("    {who} labels ({} bytes): {}\n", s.json.len(), s.json)
     };
     for (i, l) in s.labels.iter().enumerate() {
-        let mut flags = label_class(l.flags).to_string();
-        if u32::from(l.flags) & lt::COMPOUND != 0 {
-            flags.push_str(",compound");
-        }
-        if u32::from(l.flags) & lt::OPTIONAL != 0 {
-            flags.push_str(",optional");
-        }
+        let flags = archive_format::labels::flag_string(l.flags);
         out.push_str(&format!(
             "        [{i}] name({},{}) : value({},{}) [{flags}]\n",
             l.name_off, l.name_len, l.value_off, l.value_len
