@@ -38,8 +38,14 @@ if [ "${1:-}" = "--remove" ]; then
   echo "removed $root"; exit 0
 fi
 
+# the host's names resolve alike inside (pmlogger logs this host's full name)
+share_names() {
+  cp /etc/resolv.conf /etc/hosts "$root/etc/" 2>/dev/null || true
+}
+
 if [ -x "$root/usr/bin/pmlogdump" ] && [ -d "$root/var/lib/pcp/testsuite/archives" ]; then
   mount_all
+  share_names
   echo "PCP $(chroot "$root" pmlogdump --version 2>&1 | awk '{print $NF}') already in $root"
   exit 0
 fi
@@ -50,7 +56,7 @@ if [ ! -x "$root/usr/bin/apt-get" ]; then
   debootstrap --variant=minbase "$suite" "$root" "$mirror" >/dev/null
 fi
 mount_all
-cp /etc/resolv.conf "$root/etc/" 2>/dev/null || true
+share_names
 # no service may start inside the chroot: the host's pmcd owns the ports
 printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d"
 printf '#!/bin/sh\nexit 0\n' >"$root/usr/local/bin/systemctl"

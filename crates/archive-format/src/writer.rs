@@ -35,7 +35,11 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 pub mod delta;
+mod out;
 mod salvage;
+
+use out::{Out, Shared};
+pub use out::{Part, Push};
 
 /// How much a data volume grows between temporal index entries.
 const INDEX_EVERY: u64 = 100_000;
@@ -80,6 +84,10 @@ pub struct WriterOptions {
     /// (pmlogextract's temporary output); by default every record goes to the
     /// kernel whole as it is written, for readers following a live archive.
     pub buffered: bool,
+    /// PCP 7's libpcp: no temporal index entry for the time of the last one (PCP
+    /// 6.0.3's writes it; PCP 7's pmlogger stamps its prologue with the first
+    /// sample's time, and the entry for that sample is dropped).
+    pub one_index_per_time: bool,
 }
 
 impl Default for WriterOptions {
@@ -94,6 +102,7 @@ impl Default for WriterOptions {
             flush: FlushPolicy::EveryRecord,
             auto_index: true,
             buffered: false,
+            one_index_per_time: false,
         }
     }
 }
@@ -103,9 +112,11 @@ pub struct ArchiveWriter {
     base: PathBuf,
     opts: WriterOptions,
     start: Option<Timestamp>,
-    meta: BufWriter<File>,
-    index: BufWriter<File>,
-    data: BufWriter<File>,
+    meta: BufWriter<Out>,
+    index: BufWriter<Out>,
+    data: BufWriter<Out>,
+    /// Where the records go instead of files (see [`ArchiveWriter::push`]).
+    remote: Option<Shared>,
     vol: u32,
     meta_off: u64,
     data_off: u64,
@@ -133,6 +144,8 @@ pub struct ArchiveWriter {
     data_shared: Option<Arc<File>>,
     /// [`COPY_PIECE`] (smaller in tests).
     copy_piece: u64,
+    /// The time of the last temporal index entry written.
+    last_index: Option<Timestamp>,
 }
 
 /// Consecutive records of one source file that go to the data volume as one
@@ -192,12 +205,43 @@ impl ArchiveWriter {
             }
         };
         let cap = if opts.buffered { BUFFER } else { 0 };
-        Ok(ArchiveWriter {
+        let outs = [Out::File(index), Out::File(meta), Out::File(data)];
+        Ok(ArchiveWriter::with_outputs(base, opts, cap, outs, None))
+    }
+
+    /// A writer whose records go to `push` instead of files, as PCP 7's pmlogger
+    /// pushes a recording to pmproxy: the label once, then each record of each file
+    /// as it is written. `name` names the archive in errors (the receiver's URL).
+    pub fn push(name: &str, opts: WriterOptions, push: Box<dyn Push>) -> ArchiveWriter {
+        let shared: Shared = std::sync::Arc::new(std::sync::Mutex::new(push));
+        let outs = [
+            Out::Remote(Part::Index, shared.clone()),
+            Out::Remote(Part::Meta, shared.clone()),
+            Out::Remote(Part::Volume(0), shared.clone()),
+        ];
+        let opts = WriterOptions {
+            buffered: false,
+            ..opts
+        };
+        ArchiveWriter::with_outputs(PathBuf::from(name), opts, 0, outs, Some(shared))
+    }
+
+    /// A writer on its three outputs: index, meta, data volume 0.
+    fn with_outputs(
+        base: PathBuf,
+        opts: WriterOptions,
+        cap: usize,
+        outs: [Out; 3],
+        remote: Option<Shared>,
+    ) -> ArchiveWriter {
+        let [index, meta, data] = outs;
+        ArchiveWriter {
             base,
             start: None,
             meta: BufWriter::with_capacity(cap, meta),
             index: BufWriter::with_capacity(cap, index),
             data: BufWriter::with_capacity(cap, data),
+            remote,
             opts,
             vol: 0,
             meta_off: 0,
@@ -215,7 +259,8 @@ impl ArchiveWriter {
             copier: Copier::default(),
             data_shared: None,
             copy_piece: COPY_PIECE,
-        })
+            last_index: None,
+        }
     }
 
     pub fn version(&self) -> u32 {
@@ -294,11 +339,17 @@ impl ArchiveWriter {
         let lm = encode_label(&self.label(VOL_META, stamp));
         let ld = encode_label(&self.label(0, stamp));
         let index_path = PathBuf::from(format!("{}.index", self.base.display()));
-        write_all(&mut self.index, &li, &index_path)?;
         let meta_path = PathBuf::from(format!("{}.meta", self.base.display()));
-        write_all(&mut self.meta, &lm, &meta_path)?;
-        let dp = self.data_path();
-        write_all(&mut self.data, &ld, &dp)?;
+        if let Some(remote) = &self.remote {
+            // the receiver writes the three labels from the index's
+            let mut push = remote.lock().map_err(|_| poisoned(&index_path))?;
+            push.label(&li).map_err(|e| Error::io(&index_path, &e))?;
+        } else {
+            write_all(&mut self.index, &li, &index_path)?;
+            write_all(&mut self.meta, &lm, &meta_path)?;
+            let dp = self.data_path();
+            write_all(&mut self.data, &ld, &dp)?;
+        }
         self.meta_off = lm.len() as u64;
         // an index entry for the first record points before the metadata written
         // with it, as pmlogger's does
@@ -602,10 +653,9 @@ impl ArchiveWriter {
             self.finish_copies()?;
             let dp = self.data_path();
             self.data.flush().map_err(|e| Error::io(&dp, &e))?;
-            self.data
-                .get_ref()
-                .sync_data()
-                .map_err(|e| Error::io(&dp, &e))?;
+            if let Some(f) = self.data.get_ref().file() {
+                f.sync_data().map_err(|e| Error::io(&dp, &e))?;
+            }
         }
         Ok(at)
     }
@@ -638,7 +688,12 @@ impl ArchiveWriter {
         let dst = match &self.data_shared {
             Some(f) => f.clone(),
             None => {
-                let dup = self.data.get_ref().try_clone();
+                let unsupported = std::io::ErrorKind::Unsupported.into();
+                let dup = self
+                    .data
+                    .get_ref()
+                    .file()
+                    .map_or(Err(unsupported), File::try_clone);
                 let f = Arc::new(dup.map_err(|e| Error::io(&dp, &e))?);
                 self.data_shared = Some(f.clone());
                 f
@@ -712,7 +767,17 @@ impl ArchiveWriter {
             off_meta: meta_off as i64,
             off_data: data_off as i64,
         };
-        let bytes = encode_index_entry(&e, self.opts.version);
+        self.write_index(&e)
+    }
+
+    /// Writes one temporal index entry (unless [`WriterOptions::one_index_per_time`]
+    /// drops it).
+    fn write_index(&mut self, e: &IndexEntry) -> Result<()> {
+        if self.opts.one_index_per_time && self.last_index == Some(e.stamp) {
+            return Ok(());
+        }
+        self.last_index = Some(e.stamp);
+        let bytes = encode_index_entry(e, self.opts.version);
         let ip = PathBuf::from(format!("{}.index", self.base.display()));
         write_all(&mut self.index, &bytes, &ip)
     }
@@ -776,9 +841,7 @@ impl ArchiveWriter {
             off_meta: self.fetch_meta_off.unwrap_or(self.meta_off) as i64,
             off_data: self.data_off as i64,
         };
-        let bytes = encode_index_entry(&e, self.opts.version);
-        let ip = PathBuf::from(format!("{}.index", self.base.display()));
-        write_all(&mut self.index, &bytes, &ip)?;
+        self.write_index(&e)?;
         self.index_due = false;
         self.next_index_at = self.data_off + INDEX_EVERY;
         Ok(())
@@ -793,12 +856,9 @@ impl ArchiveWriter {
         self.data.flush().map_err(|e| Error::io(&dp, &e))?;
         let len = std::num::NonZeroU64::new(self.data_off.saturating_sub(self.kicked));
         // advice only: a kernel that ignores it costs nothing but the wait later
-        let _ = rustix::fs::fadvise(
-            self.data.get_ref(),
-            self.kicked,
-            len,
-            rustix::fs::Advice::DontNeed,
-        );
+        if let Some(f) = self.data.get_ref().file() {
+            let _ = rustix::fs::fadvise(f, self.kicked, len, rustix::fs::Advice::DontNeed);
+        }
         self.kicked = self.data_off;
         Ok(())
     }
@@ -820,14 +880,21 @@ impl ArchiveWriter {
         self.vol = vol.max(self.vol + 1);
         let np = self.data_path();
         let cap = self.data.capacity();
-        let mut f = BufWriter::with_capacity(cap, create_new(&np)?);
         let l = encode_label(&self.label(self.vol as i32, start));
-        write_all(&mut f, &l, &np)?;
+        let f = match &self.remote {
+            // the receiver labels a volume when its first record comes
+            Some(remote) => BufWriter::new(Out::Remote(Part::Volume(self.vol), remote.clone())),
+            None => {
+                let mut f = BufWriter::with_capacity(cap, Out::File(create_new(&np)?));
+                write_all(&mut f, &l, &np)?;
+                f
+            }
+        };
         let old = std::mem::replace(&mut self.data, f);
         // the finished volume is made durable off the caller's thread: a slow
         // disk must not delay the next record (pmlogger's samples)
         if self.opts.flush != FlushPolicy::NoSync {
-            if let Ok(file) = old.into_inner() {
+            if let Ok(Out::File(file)) = old.into_inner() {
                 std::thread::spawn(move || {
                     let _ = file.sync_all();
                 });
@@ -857,8 +924,12 @@ impl ArchiveWriter {
         ] {
             let path = PathBuf::from(format!("{}.{ext}", self.base.display()));
             f.flush().map_err(|e| Error::io(&path, &e))?;
-            if self.opts.flush != FlushPolicy::NoSync {
-                f.get_ref().sync_all().map_err(|e| Error::io(&path, &e))?;
+            if let Some(file) = f
+                .get_ref()
+                .file()
+                .filter(|_| self.opts.flush != FlushPolicy::NoSync)
+            {
+                file.sync_all().map_err(|e| Error::io(&path, &e))?;
             }
         }
         Ok(())
@@ -911,6 +982,10 @@ fn write_all_gathered(f: &mut impl Write, parts: &[&[u8]]) -> std::io::Result<()
         }
         done += wrote;
     }
+}
+
+fn poisoned(path: &Path) -> Error {
+    Error::io(path, &std::io::Error::other("push receiver poisoned"))
 }
 
 fn write_all(f: &mut impl Write, bytes: &[u8], path: &Path) -> Result<()> {
@@ -976,10 +1051,16 @@ mod tests {
             w.index.flush().expect("flush");
             // the disk "fills": the last record is cut in the middle, and (the
             // second time) the index never got out at all
-            let len = w.data.get_ref().metadata().expect("len").len();
-            w.data.get_ref().set_len(len - 5).expect("cut");
+            let data = w.data.get_ref().file().expect("file");
+            let len = data.metadata().expect("len").len();
+            data.set_len(len - 5).expect("cut");
             if lose_index {
-                w.index.get_ref().set_len(0).expect("cut");
+                w.index
+                    .get_ref()
+                    .file()
+                    .expect("file")
+                    .set_len(0)
+                    .expect("cut");
             }
             w.salvage().expect("salvage");
             let a = Archive::open(&name).expect("opens");

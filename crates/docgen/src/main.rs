@@ -9,7 +9,7 @@ use std::process::ExitCode;
 use clap_complete::Shell;
 
 /// The PCP tools, whose options are a [`cli_common::spec::Tool`].
-const PCP_TOOLS: [cli_common::spec::Tool; 15] = [
+const PCP_TOOLS: [cli_common::spec::Tool; 16] = [
     pmdumplog::TOOL,
     pmdumplog::PMLOGDUMP,
     pmval::TOOL,
@@ -25,6 +25,7 @@ const PCP_TOOLS: [cli_common::spec::Tool; 15] = [
     pmlogcheck::TOOL,
     pmlogger::TOOL,
     pmlc::TOOL,
+    pmlogpush::TOOL,
 ];
 
 /// What the man page of a PCP tool says before its options.
@@ -42,7 +43,7 @@ fn description(tool: &str) -> String {
 /// The PCP release a tool follows (the tools PCP 6.0.3 does not have follow 7.2).
 fn follows(tool: &str) -> &'static str {
     match tool {
-        "pmlogcompress" | "pmlogdecompress" => cli_common::about::PCP7_VERSION,
+        "pmlogcompress" | "pmlogdecompress" | "pmlogpush" => cli_common::about::PCP7_VERSION,
         _ => cli_common::about::PCP_VERSION,
     }
 }

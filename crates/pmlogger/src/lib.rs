@@ -22,6 +22,7 @@ pub mod opts;
 pub use opts::TOOL;
 mod planning;
 pub mod pmcpp;
+mod push;
 mod recording;
 mod startup;
 pub mod state;
@@ -69,8 +70,10 @@ pub fn run(args: &[String], err: &mut dyn Write) -> i32 {
         }
     };
     // the archive's name may hold strftime(3) conversions (pmlogger_daily's
-    // %Y%m%d.%H.%M), filled in with this host's time now
-    o.archive = archive_name(&o.archive);
+    // %Y%m%d.%H.%M), filled in with this host's time now (not a push target's)
+    if !push::is_remote(&o.archive) {
+        o.archive = archive_name(&o.archive);
+    }
     // after SIGUSR2 the logger runs again with -mreexec, and its log goes on
     let reexeced = o.note.as_deref() == Some("reexec");
     // the log: pmlogger.log in the current directory unless -l says otherwise
@@ -154,24 +157,29 @@ fn run_logged(o: &Opts, log: &mut dyn Write) -> i32 {
     }
     // -H names the host in the label instead of pmcd's name for itself
     let host = o.labelhost.clone().unwrap_or_else(|| source.hostname());
-    let (mut w, archive_path) = match create_archive(o, &mut *source, &host) {
+    let (mut w, archive_path, pushed) = match open_output(o, &mut *source, &host, log) {
         Ok(made) => made,
-        Err(e) => {
-            let _ = writeln!(log, "{PROG}: Cannot create archive \"{}\": {e}", o.archive);
-            return 1;
-        }
+        Err(code) => return code,
     };
-    let _ = writeln!(log, "Archive basename: {}", o.archive);
     let signals = Signals::register();
     let ctl = start_control(o, &host, &archive_path, access, &signals, log);
     let mut last = sources::now();
     let logue = Logue {
         archive: archive_path,
-        host: source.host_spec(),
+        host: fqdn(),
         port: ctl.as_ref().map_or(0, |c| c.port),
     };
     let ids = source.pmcd_ids();
-    if let Err(e) = logue.put(&mut w, last, ids) {
+    // pushing, the prologue waits for the first sample and takes its time, as
+    // PCP 7's pmlogger's does
+    let put = match pushed {
+        Some(_) => Ok(()),
+        None => logue.put(&mut w, last, ids),
+    };
+    if let Err(e) = put {
+        if let Some(end) = pushed.as_ref().and_then(|p| p.ended(log)) {
+            return end;
+        }
         let _ = writeln!(log, "{PROG}: {e}");
         drop(w);
         remove_archive(&o.archive);
@@ -183,6 +191,8 @@ fn run_logged(o: &Opts, log: &mut dyn Write) -> i32 {
     let mut rec = Recorder {
         names,
         plan,
+        prologue: pushed.is_some().then(|| (logue.clone(), ids)),
+        push: pushed,
         ..Default::default()
     };
     let code = recording::Session::new(
@@ -197,12 +207,50 @@ fn run_logged(o: &Opts, log: &mut dyn Write) -> i32 {
     )
     .record(&signals.stop, &signals.newvol, &signals.events);
     drop(ctl);
+    if rec.prologue.is_some() {
+        // pushing, and no sample came: nothing was sent, nothing is
+        return code;
+    }
     let ids = if rec.lost { ids } else { source.pmcd_ids() };
     match close_archive(w, &logue, last, ids) {
         Ok(()) => code,
+        Err(e) => rec
+            .push
+            .as_ref()
+            .and_then(|p| p.ended(log))
+            .unwrap_or_else(|| {
+                let _ = writeln!(log, "{PROG}: {e}");
+                1
+            }),
+    }
+}
+
+/// The archive's files, or with an `http://` archive the push to pmproxy (pinged
+/// first), with its full name and the push's status; the exit status where
+/// neither can be had.
+fn open_output(
+    o: &Opts,
+    source: &mut dyn Source,
+    host: &str,
+    log: &mut dyn Write,
+) -> Result<(ArchiveWriter, String, Option<push::Status>), i32> {
+    if push::is_remote(&o.archive) {
+        let (remote, status) = push::Remote::connect(&o.archive, log)?;
+        let opts = WriterOptions {
+            one_index_per_time: true,
+            ..writer_options(o, source, host)
+        };
+        let w = ArchiveWriter::push(&o.archive, opts, Box::new(remote));
+        return Ok((w, o.archive.clone(), Some(status)));
+    }
+    match create_archive(o, source, host) {
+        Ok((w, path)) => {
+            let _ = writeln!(log, "Archive basename: {}", o.archive);
+            Ok((w, path, None))
+        }
         Err(e) => {
-            let _ = writeln!(log, "{PROG}: {e}");
-            1
+            let _ = writeln!(log, "{PROG}: Cannot create archive \"{}\": {e}", o.archive);
+            Err(1)
         }
     }
 }
@@ -320,15 +368,7 @@ fn create_archive(
     source: &mut dyn Source,
     host: &str,
 ) -> archive_format::Result<(ArchiveWriter, String)> {
-    let (tz, zoneinfo) = source.timezone();
-    let opts = WriterOptions {
-        version: o.version,
-        hostname: host.to_string(),
-        timezone: tz,
-        zoneinfo,
-        pid: std::process::id() as i32,
-        ..Default::default()
-    };
+    let opts = writer_options(o, source, host);
     let w = ArchiveWriter::create(&o.archive, opts)?;
     let path = std::path::Path::new(&o.archive);
     let dir = path.parent().filter(|p| !p.as_os_str().is_empty());
@@ -342,8 +382,21 @@ fn create_archive(
     Ok((w, full))
 }
 
-/// The epilogue, at least 1 ms after the last record, its index entry, and the
-/// archive closed.
+/// The archive's label: the source's zone and `host`.
+fn writer_options(o: &Opts, source: &mut dyn Source, host: &str) -> WriterOptions {
+    let (tz, zoneinfo) = source.timezone();
+    WriterOptions {
+        version: o.version,
+        hostname: host.to_string(),
+        timezone: tz,
+        zoneinfo,
+        pid: std::process::id() as i32,
+        ..Default::default()
+    }
+}
+
+/// The epilogue, at least 1 ms after the last record, the index entry that
+/// points at it, and the archive closed.
 fn close_archive(
     mut w: ArchiveWriter,
     logue: &Logue,
@@ -354,8 +407,12 @@ fn close_archive(
     if end <= last {
         end = Timestamp::from_nanos(last.as_nanos() + 1_000_000);
     }
+    // the last index entry has the epilogue's time and points at it, as PCP's
+    // pmlogger steps back over its last record to write the entry
+    let before = w.data_offset();
     logue.put(&mut w, end, ids)?;
-    w.put_index(end)?;
+    let meta = w.meta_offset();
+    w.put_index_at(end, meta, before)?;
     w.close()
 }
 

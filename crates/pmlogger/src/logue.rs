@@ -80,8 +80,32 @@ pub(crate) fn put_logue(
     w.put_result(stamp, &vsets)
 }
 
-/// What the prologue and epilogue name: the archive's full path, the source's host
-/// specification and the control port.
+/// This host's fully qualified name, as libpcp's pmlogger finds it for
+/// `pmcd.pmlogger.host`: its name resolved (getaddrinfo), then the first of its
+/// addresses that looks up to a name (getnameinfo, which gives the address itself
+/// where no name is known); the name alone where it does not resolve.
+pub(crate) fn fqdn() -> String {
+    let host = cli_common::pcpconf::hostname();
+    let hints = dns_lookup::AddrInfoHints {
+        flags: libc::AI_ADDRCONFIG,
+        ..Default::default()
+    };
+    let Ok(addrs) = dns_lookup::getaddrinfo(Some(&host), None, Some(hints)) else {
+        return host;
+    };
+    addrs
+        .flatten()
+        .find_map(|a| {
+            dns_lookup::getnameinfo(&a.sockaddr, 0)
+                .ok()
+                .map(|(name, _)| name)
+        })
+        .unwrap_or(host)
+}
+
+/// What the prologue and epilogue name: the archive's full path (or the push
+/// target), this host's name and the control port.
+#[derive(Clone)]
 pub(crate) struct Logue {
     pub(crate) archive: String,
     pub(crate) host: String,

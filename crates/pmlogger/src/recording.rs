@@ -57,6 +57,11 @@ pub(crate) struct Recorder {
     pub(crate) fetches: HashMap<usize, Vec<state::Fetch>>,
     /// Per metric seen in a fetch: its descriptor and what the last fetch had.
     pub(crate) metrics: FastMap<PmId, Seen>,
+    /// How a push to pmproxy is going, when the archive is pushed.
+    pub(crate) push: Option<crate::push::Status>,
+    /// The prologue when it waits for the first sample (pushing), with pmcd's pid
+    /// and sequence number.
+    pub(crate) prologue: Option<(crate::logue::Logue, (u64, u32))>,
 }
 
 impl Recorder {
@@ -209,11 +214,18 @@ impl<'a> Session<'a> {
                 let _ = writeln!(self.log, "New log volume {v}, via {how} at {}", ctime_now());
                 Ok(())
             }
-            Err(e) => {
-                let _ = writeln!(self.log, "{PROG}: {e}");
-                Err(1)
-            }
+            Err(e) => Err(self.write_failed(e)),
         }
+    }
+
+    /// A write to the archive failed: the push's end when that ended it (exit
+    /// status 0, as PCP's), else the error (exit status 1).
+    fn write_failed(&mut self, e: impl std::fmt::Display) -> End {
+        if let Some(end) = self.rec.push.as_ref().and_then(|p| p.ended(self.log)) {
+            return end;
+        }
+        let _ = writeln!(self.log, "{PROG}: {e}");
+        1
     }
 
     /// Waits for the next deadline (a sample, the end of the run, a volume switch
@@ -273,8 +285,7 @@ impl<'a> Session<'a> {
         }
         let mark = Timestamp::from_nanos(self.last.as_nanos() + 1_000_000);
         if let Err(e) = self.w.put_mark(mark) {
-            let _ = writeln!(self.log, "{PROG}: {e}");
-            return Err(1);
+            return Err(self.write_failed(e));
         }
         *self.last = mark;
         Ok(())
@@ -349,9 +360,13 @@ impl<'a> Session<'a> {
                 return Ok(false);
             }
         };
+        if let Some((logue, ids)) = self.rec.prologue.take() {
+            if let Err(e) = logue.put(self.w, f.stamp, ids) {
+                return Err(self.write_failed(e));
+            }
+        }
         if let Err(e) = write_fetch(self.w, self.source, &mut f, self.rec, self.log) {
-            let _ = writeln!(self.log, "{PROG}: {e}");
-            return Err(1);
+            return Err(self.write_failed(e));
         }
         *self.last = f.stamp;
         self.source.recycle(f);

@@ -95,13 +95,15 @@ pub(crate) fn info(log: &mut dyn Write, msg: &str) {
     notice(log, "Info", msg);
 }
 
-/// A notice of the given kind (`Info`, `Error`), as pmNotifyErr writes it.
+/// A notice of the given kind (`Info`, `Error`), as pmNotifyErr writes it (with a
+/// newline after it unless it ends with one).
 pub(crate) fn notice(log: &mut dyn Write, kind: &str, msg: &str) {
     let now = ctime_now();
     let stamp = now.get(..now.len().saturating_sub(5)).unwrap_or(&now);
-    let _ = writeln!(
+    let nl = if msg.ends_with('\n') { "" } else { "\n" };
+    let _ = write!(
         log,
-        "[{stamp}] {PROG}({}) {kind}: {msg}",
+        "[{stamp}] {PROG}({}) {kind}: {msg}{nl}",
         std::process::id()
     );
 }

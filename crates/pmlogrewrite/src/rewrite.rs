@@ -131,6 +131,7 @@ impl Job<'_> {
             flush: FlushPolicy::NoSync,
             auto_index: false,
             buffered: true,
+            one_index_per_time: false,
         }
     }
 

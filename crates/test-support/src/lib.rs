@@ -292,6 +292,8 @@ pub fn kill_check(bin: &str, args: &[&str], dir: &Path, moments: &[u64]) -> usiz
     left
 }
 
+pub mod receiver;
+
 #[cfg(test)]
 mod tests {
     use super::*;

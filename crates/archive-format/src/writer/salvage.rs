@@ -26,9 +26,16 @@ impl ArchiveWriter {
             (t, lm as u64, ld as u64)
         });
         let (version, vol) = (self.opts.version, self.vol);
-        let (data, _) = self.data.into_parts();
-        let (meta, _) = self.meta.into_parts();
-        let (index, _) = self.index.into_parts();
+        let (Out::File(data), _) = self.data.into_parts() else {
+            // a pushed archive's receiver keeps what it was sent
+            return Ok(());
+        };
+        let (Out::File(meta), _) = self.meta.into_parts() else {
+            return Ok(());
+        };
+        let (Out::File(index), _) = self.index.into_parts() else {
+            return Ok(());
+        };
         let dp = path(&vol.to_string());
         let ends = record_ends(&dp).map_err(|e| Error::io(&dp, &e))?;
         let mut data_end = ends.last().copied().unwrap_or(0);

@@ -1,0 +1,270 @@
+//! pmlogpush, as PCP 7.2's: sends an archive to pmproxy's `/logger` REST API, as
+//! PCP 7's pmlogger sends a recording: the label of its first data volume, then
+//! the rest of its metadata, its temporal index and each data volume, in pieces of
+//! up to 8 KiB (decompressed, when the files are compressed).
+//!
+//! - [`http`]: the HTTP/1.1 client libpcp's is (also pmlogger's, for its push).
+//! - [`logger`]: the `/logger` API, its requests and checks.
+//! - [`opts`]: the command line.
+
+pub mod http;
+pub mod logger;
+pub mod opts;
+
+pub use opts::TOOL;
+
+use archive_format::archive::Archive;
+use archive_format::codec::label::{decode_label, encode_label};
+use archive_format::error::{in_pcp7_words, pm_err_str};
+use archive_format::volume::{load, FileRef};
+use archive_format::writer::Part;
+use logger::{status_text, Failure, Logger};
+use opts::Opts;
+use std::io::{self, Write};
+
+/// The pieces a file goes in (libpcp's `BUFSIZ`).
+const PIECE: usize = 8192;
+
+/// Runs pmlogpush; returns the exit status.
+pub fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+    cli_common::shell::run(&TOOL, args, out, err, opts::parse, |o, _, err| {
+        main(&o, err)
+    })
+}
+
+/// `pmlogpush: message` and exit status 1.
+struct Stop(String);
+
+fn main(o: &Opts, err: &mut dyn Write) -> io::Result<i32> {
+    match push(o, err) {
+        Ok(()) => Ok(0),
+        Err(Stop(msg)) => {
+            writeln!(err, "{}: {msg}", TOOL.name)?;
+            Ok(1)
+        }
+    }
+}
+
+fn push(o: &Opts, err: &mut dyn Write) -> Result<(), Stop> {
+    let archive = Archive::open_context(&o.archive).map_err(|e| {
+        Stop(format!(
+            "Cannot open archive \"{}\": {}",
+            o.archive,
+            in_pcp7_words(&pm_err_str(e.pm_err()))
+        ))
+    })?;
+    if archive.is_multi() {
+        return Err(Stop("multi-archive contexts not supported".into()));
+    }
+    credentials(o)?;
+    if o.secure {
+        let conn = o.conn();
+        return Err(Stop(format!(
+            "{conn} /logger/label POST failed: TLS protocol failure (this pmlogpush has no TLS)"
+        )));
+    }
+    let files = archive.files();
+    let first = files.volumes.iter().next();
+    let label = first
+        .map(|(_, fr)| read_label(fr))
+        .transpose()?
+        .ok_or_else(|| Stop("Cannot get archive label record: no data volume".into()))?;
+    let mut logger = Logger::new(
+        &o.conn(),
+        &format!("{}/{}", TOOL.name, cli_common::about::PCP7_VERSION),
+    )
+    .ok_or_else(|| {
+        Stop(format!(
+            "{} /logger/label POST failed: Invalid argument",
+            o.conn()
+        ))
+    })?;
+    let id = push_label(&mut logger, o, &label, err)?;
+    let start = label.len();
+    let mut sender = Sender {
+        logger: &mut logger,
+        id,
+        verbose: o.verbose,
+        err,
+    };
+    if let Some(meta) = &files.meta {
+        sender.file("meta", Part::Meta, meta, start)?;
+    }
+    if let Some(index) = &files.index {
+        sender.file("index", Part::Index, index, start)?;
+    }
+    for (vol, fr) in &files.volumes {
+        sender.file(&format!("volume/{vol}"), Part::Volume(*vol), fr, start)?;
+    }
+    Ok(())
+}
+
+/// `-U` wants `-S`, no `-s`, and a password (`-P`'s file or `$PCP_PUSH_PASSWORD`).
+fn credentials(o: &Opts) -> Result<(), Stop> {
+    let Some(user) = &o.username else {
+        return Ok(());
+    };
+    if o.unix.is_some() {
+        return Err(Stop(
+            "authentication (-U) is not supported over a Unix domain socket (-s)".into(),
+        ));
+    }
+    if !o.secure {
+        return Err(Stop(
+            "authentication (-U) requires a secure (-S) connection".into(),
+        ));
+    }
+    let password = match &o.password_file {
+        None => std::env::var("PCP_PUSH_PASSWORD").ok(),
+        Some(f) => {
+            let text = std::fs::read(f).map_err(|e| {
+                Stop(format!(
+                    "cannot open password file \"{f}\": {}",
+                    Failure::io_text(&e)
+                ))
+            })?;
+            if text.is_empty() {
+                return Err(Stop(format!("cannot read password from \"{f}\"")));
+            }
+            Some(
+                String::from_utf8_lossy(&text)
+                    .lines()
+                    .next()
+                    .unwrap_or("")
+                    .to_string(),
+            )
+        }
+    };
+    if password.is_none() {
+        return Err(Stop(format!(
+            "no password for user \"{user}\" - set $PCP_PUSH_PASSWORD or use -P/--password-file"
+        )));
+    }
+    Ok(())
+}
+
+/// The label of a data volume, encoded again as libpcp encodes it.
+fn read_label(fr: &FileRef) -> Result<Vec<u8>, Stop> {
+    let bytes = load(fr).map_err(|e| {
+        Stop(format!(
+            "Cannot get archive label record: {}",
+            pm_err_str(e.pm_err())
+        ))
+    })?;
+    let label = decode_label(&bytes).map_err(|e| {
+        Stop(format!(
+            "Cannot get archive label record: {}",
+            pm_err_str(e.kind.pm_err())
+        ))
+    })?;
+    Ok(encode_label(&label))
+}
+
+/// `POST /logger/label`; the archive's id.
+fn push_label(
+    logger: &mut Logger,
+    o: &Opts,
+    label: &[u8],
+    err: &mut dyn Write,
+) -> Result<u32, Stop> {
+    let path = "/logger/label";
+    if o.verbose {
+        let (version, host) = match decode_label(label) {
+            Ok(l) => (l.version, l.hostname),
+            Err(_) => (0, String::new()),
+        };
+        let n = label.len();
+        let _ = writeln!(
+            err,
+            "HTTP POST v{version} label log from host {host} [{n} bytes]"
+        );
+    }
+    let body = logger.label(label).map_err(|f| match f {
+        Failure::Io(e) => Stop(format!(
+            "{} {path} POST failed: {}",
+            logger.conn,
+            Failure::io_text(&e)
+        )),
+        Failure::Status(code) => Stop(format!("HTTP error: {}", status_text(code, false))),
+        Failure::Type(t) => Stop(format!(
+            "{path} unexpected response type: {t} ({})",
+            t.len()
+        )),
+        Failure::Short | Failure::Result(_) => Stop(format!("{path} unexpected body size")),
+    })?;
+    if body.len() < 10 {
+        return Err(Stop(format!("{path} unexpected body size")));
+    }
+    if o.verbose {
+        let _ = writeln!(err, "pushLabel: label POST result: {body}");
+    }
+    logger::archive_id(&body).ok_or_else(|| {
+        let got = i32::from(body.starts_with("{\"archive\":") && scans_number(&body));
+        Stop(format!(
+            "{path} bad result (expected 1 archive, got {got}): {body}"
+        ))
+    })
+}
+
+/// Whether `%u` would scan a number after `{"archive":` (then sscanf counted 1).
+fn scans_number(body: &str) -> bool {
+    let rest = body["{\"archive\":".len()..].trim_start();
+    let rest = rest.strip_prefix(['+', '-']).unwrap_or(rest);
+    rest.starts_with(|c: char| c.is_ascii_digit())
+}
+
+/// Sends files of one archive.
+struct Sender<'a> {
+    logger: &'a mut Logger,
+    id: u32,
+    verbose: bool,
+    err: &'a mut dyn Write,
+}
+
+impl Sender<'_> {
+    /// The bytes of one file from `start`, in pieces.
+    fn file(&mut self, endpoint: &str, part: Part, fr: &FileRef, start: usize) -> Result<(), Stop> {
+        let bytes = load(fr).map_err(|e| {
+            Stop(format!(
+                "{endpoint} read failed: {}",
+                pm_err_str(e.pm_err())
+            ))
+        })?;
+        let path = logger::path(self.id, part);
+        let conn = self.logger.conn.clone();
+        let rest = bytes.get(start..).unwrap_or_default();
+        for (n, piece) in rest.chunks(PIECE).enumerate() {
+            if self.verbose {
+                let (id, len) = (self.id, piece.len());
+                let _ = writeln!(self.err, "HTTP {endpoint} POST (archive={id}, {len} bytes)");
+            }
+            let body = self
+                .logger
+                .write(self.id, part, piece)
+                .map_err(|f| match f {
+                    Failure::Io(e) => Stop(format!(
+                        "{conn} {path} POST failed: {}",
+                        Failure::io_text(&e)
+                    )),
+                    Failure::Status(code) => {
+                        Stop(format!("{path} HTTP error: {}", status_text(code, false)))
+                    }
+                    Failure::Type(t) => Stop(format!(
+                        "{path} unexpected response type: {t} ({})",
+                        t.len()
+                    )),
+                    Failure::Short | Failure::Result(_) => {
+                        Stop(format!("{path} unexpected short result"))
+                    }
+                })?;
+            if self.verbose {
+                let _ = writeln!(
+                    self.err,
+                    "pushFile: {endpoint} POST [{}] result: {body}",
+                    n + 1
+                );
+            }
+        }
+        Ok(())
+    }
+}
