@@ -23,7 +23,7 @@ _pminfo() {
 
     case "${cmd}" in
         pminfo)
-            opts="-a -h -L -K -n -N -O -Z -z -V -? -b -d -f -F -I -l -m -M -s -t -T -c -x -v --archive --host --container --local-PMDA --spec-local --namespace --uniqnames --origin --timezone --hostzone --version --help --batch --desc --fetch --fetchall --fullindom --labels --pmid --fullpmid --series --oneline --helptext --derived --events --verify --json"
+            opts="-a -h -L -K -n -N -O -Z -z -V -? -b -d -f -F -I -l -m -M -s -t -T -c -x -v --archive --host --container --local-PMDA --spec-local --namespace --uniqnames --origin --timezone --hostzone --version --help --batch --desc --fetch --fetchall --fullindom --labels --pmid --fullpmid --series --oneline --helptext --derived --events --verify --json --skip-damaged"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -23,7 +23,7 @@ _pmlogsummary() {
 
     case "${cmd}" in
         pmlogsummary)
-            opts="-a -b -B -f -F -H -i -I -l -m -M -n -N -p -s -S -T -v -x -y -Z -z -V -? --all --bins --header --mintime --maxtime --label --minimum --maximum --namespace --precision --sum --start --finish --verbose --samples --timezone --hostzone --version --help --csv --json"
+            opts="-a -b -B -f -F -H -i -I -l -m -M -n -N -p -s -S -T -v -x -y -Z -z -V -? --all --bins --header --mintime --maxtime --label --minimum --maximum --namespace --precision --sum --start --finish --verbose --samples --timezone --hostzone --version --help --csv --json --skip-damaged"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

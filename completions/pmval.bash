@@ -23,7 +23,7 @@ _pmval() {
 
     case "${cmd}" in
         pmval)
-            opts="-A -a -g -h -n -O -p -S -s -T -t -Z -z -V -? -K -L -d -f -i -r -U -v -w -x -X --align --archive --guimode --host --namespace --origin --guiport --start --samples --finish --interval --timezone --hostzone --version --help --spec-local --local-PMDA --container --derived --delay --precision --instances --raw --nointerp --verbose --width --filter --timestamp --csv --json --nearest"
+            opts="-A -a -g -h -n -O -p -S -s -T -t -Z -z -V -? -K -L -d -f -i -r -U -v -w -x -X --align --archive --guimode --host --namespace --origin --guiport --start --samples --finish --interval --timezone --hostzone --version --help --spec-local --local-PMDA --container --derived --delay --precision --instances --raw --nointerp --verbose --width --filter --timestamp --csv --json --nearest --skip-damaged"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

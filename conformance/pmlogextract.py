@@ -25,6 +25,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import scoreboard  # noqa: E402
 ROOT = os.path.dirname(HERE)
+PCP7 = os.path.join(ROOT, "scripts", "pcp7")
 # inputs larger than this are only extracted with -s (the reference is slow on them)
 BIG = 8 << 20
 
@@ -85,6 +86,24 @@ def pcp7_jobs():
     return jobs
 
 
+# PCP 6.3.2's -v forms (bytes, times), against PCP 7.2's pmlogextract: the data
+# volumes, index, stdout, stderr and status compared with 7.2's, the metadata with
+# 6.0.3's (7.2's pmlogextract writes its metadata in another order)
+PCP7_VOLUME_ARCHIVES = ["ok-foo", "20180416.10.00", "omnibus_v3", "mirage", "gap",
+                        "bozo-disk", "multi/20150508.11.44"]
+PCP7_VOLUME_SETS = [["-v", "10kb"], ["-v", "300b"], ["-v", "1min"], ["-v", "30s"],
+                    ["-v", "2h"], ["-v", "1mb"], ["-v", "5"], ["-v", "0.5min"],
+                    ["-v", "3Kbytes", "-V", "3"], ["-v", "10sec", "-S", "+5"],
+                    ["-v", "0"], ["-v", "xyz"], ["-v", "10x"], ["-v", "-5kb"]]
+
+
+def pcp7_volume_jobs():
+    """The -v jobs against PCP 7.2 (where it is installed)."""
+    if not os.path.exists(PCP7):
+        return []
+    return [([b], opts, None, "pcp7") for b in PCP7_VOLUME_ARCHIVES for opts in PCP7_VOLUME_SETS]
+
+
 CONFIG_ARCHIVES = ["mirage", "rattle", "ok-foo", "omnibus_v3", "20180102", "gap",
                    "chartqa1", "multi/20150508.11.44"]
 
@@ -110,7 +129,7 @@ def dump(base, env):
     return b"\n".join(l for l in p.stdout.split(b"\n") if not l.startswith(b"PID for pmlogger"))
 
 
-def case(ours, inputs, opts, config, env):
+def case(ours, inputs, opts, config, env, ref="pcp6"):
     with tempfile.TemporaryDirectory() as tmp:
         res = {}
         for who, prog in (("ref", "pmlogextract"), ("ours", ours)):
@@ -121,16 +140,77 @@ def case(ours, inputs, opts, config, env):
                 with open(os.path.join(d, "config"), "w") as fh:
                     fh.write(CONFIGS[config])
                 args = ["-c", os.path.join(d, "config")] + args
-            # inputs named as QA does, relative to the corpus (libpcp treats an
-            # archive opened twice differently by name form)
-            out, err, rc = run([prog] + args + list(inputs) + [os.path.join(d, "out")], CORPUS, env)
+            if ref == "pcp7":
+                # PCP 7.2's in its chroot, from the output's directory
+                cmd = [PCP7, prog] if who == "ref" else [prog]
+                paths = [os.path.join(CORPUS, i) for i in inputs]
+                out, err, rc = run(cmd + args + paths + ["out"], d, env)
+                # ours keeps 6.0.3's usage, whose -v line names samples alone
+                err = err.replace(b"/host/", b"/").replace(
+                    b"-v SIZE               switch log volumes after size has been accumulated",
+                    b"-v SAMPLES            switch log volumes after this many samples").replace(
+                    b"  -D DBG, --debug=DBG   set debug options, see pmdbg(1)\n", b"")
+            else:
+                # inputs named as QA does, relative to the corpus (libpcp treats an
+                # archive opened twice differently by name form)
+                out, err, rc = run([prog] + args + list(inputs) + [os.path.join(d, "out")],
+                                   CORPUS, env)
             err = err.replace(d.encode() + b"/", b"")
             out = out.replace(d.encode() + b"/", b"")
             files = sorted(f for f in os.listdir(d) if f.startswith("out."))
             contents = {f: label_masked(os.path.join(d, f)) for f in files}
             dumped = dump(os.path.join(d, "out"), env) if "out.meta" in files else b""
+            dumped = dumped.replace(d.encode() + b"/", b"")
             res[who] = (rc, out, err, files, contents, dumped)
+        if ref == "pcp7" and "out.meta" in res["ref"][3]:
+            res["ref"][4]["out.meta"] = pcp6_meta(inputs, opts, tmp, env)
+            for who in res:
+                if "out.index" in res[who][4]:
+                    res[who][4]["out.index"] = one_entry_per_time(res[who][4]["out.index"])
+                rc, out, err, files, contents, dumped = res[who]
+                res[who] = (rc, out, err, files, contents, one_line_per_time(dumped))
         return scoreboard.differences(res["ref"], res["ours"])
+
+
+def one_entry_per_time(index):
+    """A temporal index less each entry with its predecessor's time: PCP 7's
+    libpcp writes no second entry for one time, 6.0.3's (and ours) does."""
+    label = int.from_bytes(index[:4], "big")
+    size, stamp = (32, 12) if label > 132 else (20, 8)
+    out, last = bytearray(index[:label]), None
+    for at in range(label, len(index) - size + 1, size):
+        entry = index[at:at + size]
+        if entry[:stamp] != last:
+            out += entry
+        last = entry[:stamp]
+    return bytes(out)
+
+
+def one_line_per_time(dumped):
+    """pmdumplog's temporal index less each entry with its predecessor's time."""
+    out, last = [], None
+    for line in dumped.split(b"\n"):
+        f = line.split()
+        t = f[0] if len(f) == 4 and f[0][:1].isdigit() and b":" in f[0] else None
+        if t is None or t != last:
+            out.append(line)
+        last = t
+    return b"\n".join(out)
+
+
+def pcp6_meta(inputs, opts, tmp, env):
+    """The metadata PCP 6.0.3's pmlogextract writes for the job without -v."""
+    args, skip = [], False
+    for o in opts:
+        if skip:
+            skip = False
+        elif o == "-v":
+            skip = True
+        else:
+            args.append(o)
+    out = os.path.join(tmp, "pcp6")
+    run(["pmlogextract"] + args + list(inputs) + [out], CORPUS, env)
+    return label_masked(out + ".meta") if os.path.exists(out + ".meta") else b""
 
 
 def main():
@@ -166,6 +246,7 @@ def main():
         for c in CONFIGS:
             jobs.append(([base], [], c))
     jobs += pcp7_jobs()
+    jobs += pcp7_volume_jobs()
     jobs = [j for j in jobs if not a.filter or any(a.filter in i for i in j[0])]
     os.makedirs(a.out, exist_ok=True)
     diffdir = os.path.join(a.out, "diffs-pmlogextract")
@@ -173,7 +254,7 @@ def main():
     os.makedirs(diffdir)
     results = []
     with cf.ThreadPoolExecutor(a.jobs) as ex:
-        futs = {ex.submit(case, a.ours, *j, env): j for j in jobs}
+        futs = {ex.submit(case, a.ours, j[0], j[1], j[2], env, *j[3:]): j for j in jobs}
         for f in cf.as_completed(futs):
             j = futs[f]
             try:
@@ -181,12 +262,13 @@ def main():
             except Exception as e:  # a crash or timeout is a difference too
                 d = [f"error: {e}"]
             results.append((j, d))
-    results.sort(key=lambda x: (x[0][0], x[0][1], x[0][2] or ""))
+    results.sort(key=lambda x: (x[0][0], x[0][1], x[0][2] or "", x[0][3:]))
     ok = sum(1 for _, d in results if not d)
     lines = [f"pmlogextract conformance: {ok} of {len(results)} cases identical", ""]
     for n, (j, d) in enumerate(results):
         if d:
-            name = " ".join(j[0]) + " " + " ".join(j[1]) + (f" -c {j[2]}" if j[2] else "")
+            name = " ".join(j[0]) + " " + " ".join(j[1]) + (f" -c {j[2]}" if j[2] else "") \
+                + (" (against PCP 7.2)" if j[3:] else "")
             lines.append("DIFF " + name)
             with open(os.path.join(diffdir, f"{n:04d}.txt"), "w") as fh:
                 fh.write(name + "\n" + "\n".join(d) + "\n")

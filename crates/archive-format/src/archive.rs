@@ -542,7 +542,113 @@ impl Archive {
     /// contexts: they must come from one host; their metadata is merged and reading
     /// crosses from one to the next through a `<mark>`.
     pub fn open_context(spec: &str) -> Result<Archive> {
-        let mut names: Vec<String> = Vec::new();
+        Archive::open_context_skipping(spec, false, &mut |_, _| {})
+    }
+
+    /// [`Archive::open_context`]; with `skip_damaged`, as PCP 7.1.4's libpcp opens
+    /// several archives: one that cannot be opened (a bad label, record or file,
+    /// no data, an unknown record type or feature, or an error of the system) is
+    /// left out, and handed to `skipped` with why; when none is left,
+    /// `PM_ERR_LOGFILE`.
+    pub fn open_context_skipping(
+        spec: &str,
+        skip_damaged: bool,
+        skipped: &mut dyn FnMut(&str, &Error),
+    ) -> Result<Archive> {
+        let names = context_names(spec)?;
+        match names.len() {
+            0 => Archive::open(spec),
+            1 => Archive::open(&names[0]),
+            _ if skip_damaged => {
+                let mut good: Vec<Archive> = Vec::new();
+                for (i, n) in names.iter().enumerate() {
+                    if names[..i].contains(n) {
+                        continue;
+                    }
+                    match Archive::open(n) {
+                        Ok(a) => good.push(a),
+                        Err(e) if skippable(&e) => {
+                            // libpcp compares the labels' host with the context's
+                            // before it reads the rest
+                            let host = good.first().map(|a| a.label.hostname.as_str());
+                            let labelled = e.pm_err() != crate::error::PM_ERR_LABEL;
+                            let other = labelled.then(|| label_host(n)).flatten();
+                            if let (Some(h), Some(l)) = (host, other) {
+                                if l != h {
+                                    return Err(Error::pcp(
+                                        PM_ERR_LOGHOST,
+                                        "archives differ by host",
+                                    )
+                                    .at(Path::new(n), None));
+                                }
+                            }
+                            skipped(n, &e);
+                        }
+                        Err(e) => return Err(e),
+                    }
+                }
+                if good.is_empty() {
+                    let e = Error::pcp(
+                        crate::error::PM_ERR_LOGFILE,
+                        "all archives are corrupt/unreadable",
+                    );
+                    return Err(e);
+                }
+                Archive::join(good)
+            }
+            _ => Archive::open_multi(&names),
+        }
+    }
+
+    /// Opens several archives of one host as one context (see
+    /// [`Archive::open_context`]).
+    pub fn open_multi(names: &[String]) -> Result<Archive> {
+        let mut parts: Vec<Archive> = Vec::new();
+        for (i, n) in names.iter().enumerate() {
+            if names[..i].contains(n) {
+                continue;
+            }
+            parts.push(Archive::open(n)?);
+        }
+        Archive::join(parts)
+    }
+}
+
+/// The host an archive's label names, where its metadata's label can be read.
+fn label_host(name: &str) -> Option<String> {
+    let files = volume::find_archive(name).ok()?;
+    let bytes = volume::load(files.meta.as_ref()?).ok()?;
+    crate::codec::label::decode_label(&bytes)
+        .ok()
+        .map(|l| l.hostname)
+}
+
+/// Whether PCP 7.1.4's libpcp leaves an archive that failed to open out of a
+/// multi-archive context.
+fn skippable(e: &Error) -> bool {
+    use crate::error::{
+        PM_ERR_FEATURE, PM_ERR_LABEL, PM_ERR_LOGFILE, PM_ERR_LOGREC, PM_ERR_NODATA, PM_ERR_RECTYPE,
+    };
+    // PCP's own codes start here; above, the system's errno values
+    const PM_ERR_BASE: i32 = 12345;
+    let code = e.pm_err();
+    [
+        PM_ERR_LABEL,
+        PM_ERR_LOGREC,
+        PM_ERR_LOGFILE,
+        PM_ERR_NODATA,
+        PM_ERR_RECTYPE,
+        PM_ERR_FEATURE,
+    ]
+    .contains(&code)
+        || code > -PM_ERR_BASE
+}
+
+/// The archives a context specification names: a comma-separated list, each a
+/// name of an archive or a directory of archives.
+fn context_names(spec: &str) -> Result<Vec<String>> {
+    let mut names: Vec<String> = Vec::new();
+    {
         for part in spec.split(',').filter(|p| !p.is_empty()) {
             let path = Path::new(part);
             if path.is_dir() {
@@ -563,23 +669,13 @@ impl Archive {
                 names.push(part.to_string());
             }
         }
-        match names.len() {
-            0 => Archive::open(spec),
-            1 => Archive::open(&names[0]),
-            _ => Archive::open_multi(&names),
-        }
     }
+    Ok(names)
+}
 
-    /// Opens several archives of one host as one context (see
-    /// [`Archive::open_context`]).
-    pub fn open_multi(names: &[String]) -> Result<Archive> {
-        let mut parts: Vec<Archive> = Vec::new();
-        for (i, n) in names.iter().enumerate() {
-            if names[..i].contains(n) {
-                continue;
-            }
-            parts.push(Archive::open(n)?);
-        }
+impl Archive {
+    /// Archives opened, joined as one context ([`Archive::open_multi`]).
+    fn join(mut parts: Vec<Archive>) -> Result<Archive> {
         parts.sort_by_key(|a| a.label.start);
         let mut iter = parts.into_iter();
         let Some(mut first) = iter.next() else {

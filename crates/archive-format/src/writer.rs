@@ -376,6 +376,18 @@ impl ArchiveWriter {
         Ok(())
     }
 
+    /// Starts the archive at `stamp` (its labels written) if nothing was written
+    /// yet; a volume switched to before the first record then has that start.
+    pub fn begin(&mut self, stamp: Timestamp) -> Result<()> {
+        self.start_if_needed(stamp)
+    }
+
+    /// Turns the temporal index entries written where pmlogger writes them on or
+    /// off (off for a record the logger writes itself, as its epilogue).
+    pub fn set_auto_index(&mut self, on: bool) {
+        self.opts.auto_index = on;
+    }
+
     /// Marks the start of one fetch's worth of records (its metadata, then its
     /// result): an index entry written with the result points at the metadata offset
     /// from here, as pmlogger's entries do.

@@ -190,3 +190,38 @@ fn different_hosts_and_overlaps_are_refused() {
     let e = Archive::open_context(&format!("{a},{c}")).expect_err("overlap");
     assert_eq!(e.pm_err(), PM_ERR_LOGOVERLAP);
 }
+
+/// With `skip_damaged`, as PCP 7.1.4's libpcp: an archive that cannot be opened is
+/// left out (and named), one of another host whose label reads stops the context,
+/// and a list of which none opens is `PM_ERR_LOGFILE`; without it, the first
+/// failure is the context's.
+#[test]
+fn damaged_archives_are_left_out_when_asked() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let a = write(dir.path(), "a", "h", 1000, 3);
+    let b = write(dir.path(), "b", "h", 2000, 3);
+    let other = write(dir.path(), "o", "elsewhere", 3000, 3);
+    // a label that does not read: the data volume cut to 10 bytes
+    let bad = write(dir.path(), "bad", "h", 4000, 3);
+    let f = std::fs::OpenOptions::new()
+        .write(true)
+        .open(format!("{bad}.0"))
+        .expect("open");
+    f.set_len(10).expect("cut");
+    let missing = dir.path().join("missing").to_string_lossy().into_owned();
+    let spec = format!("{a},{bad},{missing},{b}");
+    assert!(Archive::open_context(&spec).is_err());
+    let mut left = Vec::new();
+    let ctx = Archive::open_context_skipping(&spec, true, &mut |n, _| left.push(n.to_string()))
+        .expect("two archives left");
+    assert_eq!(left, vec![bad.clone(), missing.clone()]);
+    assert!(ctx.is_multi());
+    assert_eq!(ctx.records().count(), 7, "3 + a mark + 3");
+    // an archive of another host that opens is not skipped: the context fails
+    let spec = format!("{a},{other}");
+    let e = Archive::open_context_skipping(&spec, true, &mut |_, _| {}).expect_err("hosts");
+    assert_eq!(e.pm_err(), PM_ERR_LOGHOST);
+    let e = Archive::open_context_skipping(&format!("{bad},{missing}"), true, &mut |_, _| {})
+        .expect_err("none left");
+    assert_eq!(e.pm_err(), archive_format::error::PM_ERR_LOGFILE);
+}

@@ -8,10 +8,13 @@
 pub mod about;
 pub mod cleanup;
 pub mod clock;
+pub mod context;
 pub mod debug;
 pub mod exit;
 pub mod getopt;
+pub mod limit;
 pub mod metricspec;
+pub mod notify;
 pub mod parallel;
 pub mod pcpconf;
 pub mod pmns;

@@ -381,6 +381,15 @@ pub mod std_opts {
         "local-PMDA",
         "metrics source is local connection to a PMDA",
     );
+    /// `--skip-damaged`: several archives opened as PCP 7.1.4 opens them (ours,
+    /// long only).
+    pub const SKIP_DAMAGED: Opt = Opt::flag(
+        SKIP_DAMAGED_KEY,
+        "skip-damaged",
+        "of several archives, leave out those that cannot be opened (as PCP 7.1.4)",
+    )
+    .ours();
+    pub const SKIP_DAMAGED_KEY: char = '\u{3}';
     /// `--version` where PCP's tool has none: ours, long only.
     pub const OUR_VERSION: Opt = Opt::flag(
         crate::about::VERSION_OPT,

@@ -63,15 +63,11 @@ fn main(o: &Opts, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<i32> {
     let Some(source) = &o.archive else {
         return live(o, &reg, out, err);
     };
-    let mut a = match Archive::open_context(source) {
+    let mut a = match cli_common::context::open(PROG, source, o.skip_damaged, err) {
         Ok(a) => a,
         Err(e) => {
             out.flush()?;
-            writeln!(
-                err,
-                "{PROG}: Cannot open archive \"{source}\": {}",
-                e.pm_message()
-            )?;
+            writeln!(err, "{PROG}: Cannot open archive \"{source}\": {}", e)?;
             return Ok(1);
         }
     };

@@ -89,6 +89,7 @@ pub const TOOL: Tool = Tool {
                     "what -d -m -t -T -l -f report, as one JSON object a metric per line",
                 )
                 .ours(),
+                pcp::SKIP_DAMAGED,
             ],
         },
     ],
@@ -138,6 +139,8 @@ pub struct Opts {
     pub derived: Vec<String>,
     pub show: Show,
     pub json: bool,
+    /// `--skip-damaged`: PCP 7.1.4's multi-archive contexts.
+    pub skip_damaged: bool,
     pub names: Vec<String>,
 }
 
@@ -212,6 +215,7 @@ pub fn parse(args: &[String]) -> Parse<Box<Opts>> {
             'v' => s.verify = true,
             'x' => (s.events, s.value) = (true, true),
             JSON => o.json = true,
+            pcp::SKIP_DAMAGED_KEY => o.skip_damaged = true,
             _ => {}
         }
     }

@@ -81,6 +81,8 @@ struct Extract<'e> {
     old_meta_offset: u64,
     flushsize: u64,
     current: Timestamp,
+    /// The time of the current output volume's first record (`-v` by time).
+    vol_start: Option<Timestamp>,
     progress: Option<indicatif::ProgressBar>,
 }
 
@@ -119,6 +121,7 @@ impl<'e> Extract<'e> {
             old_meta_offset: 0,
             flushsize: FLUSH_SIZE,
             current: Timestamp::new(0, 0),
+            vol_start: None,
             progress: None,
         }
     }

@@ -56,8 +56,9 @@ pub struct Opts {
     pub samples: Option<u64>,
     /// `-V`: output version.
     pub version: Option<u32>,
-    /// `-v`: records per volume.
-    pub volume_samples: Option<u64>,
+    /// `-v`: records, bytes or time per volume (PCP 6.3.2's forms; 6.0.3 takes
+    /// records alone).
+    pub volume: Option<cli_common::limit::Limit>,
     pub daily: bool,
     pub skip_conflicts: bool,
     /// `-S`, `-T`, `-Z`, `-z` (the zone options with pmlogextract's own
@@ -114,9 +115,9 @@ pub fn parse(args: &[String]) -> Parse<Opts> {
                     }
                 };
             }
-            'v' => match a.parse::<i64>() {
-                Ok(n) if n > 0 => o.volume_samples = Some(n as u64),
-                _ => {
+            'v' => match cli_common::limit::limit(&a) {
+                Some(l) => o.volume = Some(l),
+                None => {
                     errors.push(format!(
                         "pmlogextract: illegal size argument '{a}' for volume size"
                     ));

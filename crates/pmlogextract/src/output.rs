@@ -3,6 +3,8 @@
 //! switches and temporal index entries where PCP's pmlogextract puts them.
 
 use super::*;
+use archive_format::codec::result::encode_result;
+use cli_common::limit::Limit;
 
 impl Extract<'_> {
     /// `writerlist` for one record: its metadata, a volume switch if due, the record,
@@ -41,14 +43,35 @@ impl Extract<'_> {
         self.write_labels(1, u32::MAX, now)?;
         let mut needti = false;
         self.write_metadata(&mut rec, same_shape, &mut needti)?;
-        let n = self.o.volume_samples.unwrap_or(0);
-        if n > 0 && self.written > 0 && self.written.is_multiple_of(n) {
+        // an encoded record's bytes, or the length of the input's copy
+        let encoded = match &rec.raw {
+            Some(_) => None,
+            None => {
+                let version = self.writer().version();
+                let stamp = if version >= 3 {
+                    rec.stamp
+                } else {
+                    Timestamp::new(rec.stamp.sec, rec.stamp.nsec / 1000 * 1000)
+                };
+                Some((stamp, encode_result(stamp, &rec.vsets, version)))
+            }
+        };
+        let len = match (&rec.raw, &encoded) {
+            (_, Some((_, p))) => p.len(),
+            (Some((at, _)), None) => self.raw_len(ilog, at)?,
+            (None, None) => return Err(Stop::Abandon),
+        };
+        if self.volume_due(&rec, len as u64 + 8) {
+            // the first record may not fit in volume 0: the labels have its time
+            self.writer().begin(rec.stamp)?;
             let vol = self.writer().new_volume()?;
+            self.vol_start = Some(rec.stamp);
             let when = cli_common::timefmt::stamp(rec.stamp, 9, &self.tz.clone());
             self.say(&format!("{PROG}: New log volume {vol}, at {when}"));
         }
-        let before = match &rec.raw {
-            Some((at, _)) => {
+        let before = match (&rec.raw, encoded) {
+            (_, Some((stamp, p))) => self.writer().write_result_payload(stamp, &p)?,
+            (Some((at, _)), None) => {
                 let input = &mut self.inputs[ilog];
                 let arch = input.arch.as_ref();
                 // the pending record is still in the input's window
@@ -65,7 +88,7 @@ impl Extract<'_> {
                 let w = self.w.as_mut().expect("writer exists while extracting");
                 w.write_result_from(rec.stamp, payload, source)?
             }
-            None => self.writer().write_result(rec.stamp, &rec.vsets)?,
+            (None, None) => return Err(Stop::Abandon),
         };
         self.old_log_offset = before;
         self.written += 1;
@@ -84,6 +107,35 @@ impl Extract<'_> {
             self.inputs[ilog].spare_pmids = pmids;
         }
         Ok(())
+    }
+
+    /// The payload length of a record copied from input `ilog` (only `-v` by
+    /// size asks: it is still in the input's window).
+    fn raw_len(&mut self, ilog: usize, at: &Position) -> Result<usize, Stop> {
+        if !matches!(self.o.volume, Some(Limit::Bytes(_))) {
+            return Ok(0);
+        }
+        let input = &mut self.inputs[ilog];
+        let arch = input.arch.as_ref();
+        arch.and_then(|a| a.read_raw_forward_in(*at, &mut input.window).ok().flatten())
+            .and_then(|(_, p, _)| p.map(|p| p.len()))
+            .ok_or(Stop::Abandon)
+    }
+
+    /// `-v`: whether the next record (of `len` bytes) starts a new volume: after
+    /// every N records, before one that would take the volume past a size, or one
+    /// more than a time after the volume's first (PCP 6.3.2's forms).
+    fn volume_due(&mut self, rec: &Rec, len: u64) -> bool {
+        let start = *self.vol_start.get_or_insert(rec.stamp);
+        match self.o.volume {
+            Some(Limit::Samples(n)) => self.written > 0 && self.written.is_multiple_of(n),
+            Some(Limit::Bytes(n)) => self.writer().data_offset() + len > n,
+            Some(Limit::Time(d)) => {
+                let span = rec.stamp.as_nanos() - start.as_nanos();
+                span > d.as_nanos() as i128
+            }
+            None => false,
+        }
     }
 
     /// `write_priorlabelset`: the label set of one kind and identifier that the

@@ -410,6 +410,7 @@ fn close_archive(
     // the last index entry has the epilogue's time and points at it, as PCP's
     // pmlogger steps back over its last record to write the entry
     let before = w.data_offset();
+    w.set_auto_index(false);
     logue.put(&mut w, end, ids)?;
     let meta = w.meta_offset();
     w.put_index_at(end, meta, before)?;

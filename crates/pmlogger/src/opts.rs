@@ -4,15 +4,8 @@
 //! `pmParseInterval` for `-t`).
 
 use cli_common::spec::{std_opts as pcp, Opt, Section, Tool};
-use std::time::Duration;
 
-/// `-s` and `-v`: a number of samples, a size in bytes, or a time.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Limit {
-    Samples(u64),
-    Bytes(u64),
-    Time(Duration),
-}
+pub use cli_common::limit::{limit, Limit};
 
 /// The parsed command line.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -245,34 +238,6 @@ pub fn interval_ms(s: &str) -> Result<i64, usize> {
     Ok(sec.wrapping_mul(1000).wrapping_add(usec / 1000))
 }
 
-/// `-s`/`-v`: a whole number is samples; with a size unit (`b`, `k`/`kb`/`kib`/
-/// `kbyte`/`kilobyte`/`kibibyte`, the same for `m` and `g`, any case, a final `s`
-/// allowed) bytes; else a time. Zero and negative values are refused.
-pub fn limit(s: &str) -> Option<Limit> {
-    let t = s.trim();
-    if !t.is_empty() && t.bytes().all(|c| c.is_ascii_digit()) {
-        return t.parse().ok().filter(|n| *n > 0).map(Limit::Samples);
-    }
-    let digits = t.bytes().take_while(|c| c.is_ascii_digit()).count();
-    if digits > 0 {
-        let n: u64 = t[..digits].parse().ok()?;
-        let unit = t[digits..].trim().to_ascii_lowercase();
-        let unit = unit.strip_suffix('s').unwrap_or(&unit);
-        let mult: Option<u64> = match unit {
-            "b" | "byte" => Some(1),
-            "k" | "kb" | "kib" | "kbyte" | "kilobyte" | "kibibyte" => Some(1 << 10),
-            "m" | "mb" | "mib" | "mbyte" | "megabyte" | "mebibyte" => Some(1 << 20),
-            "g" | "gb" | "gib" | "gbyte" | "gigabyte" | "gibibyte" => Some(1 << 30),
-            _ => None,
-        };
-        if let Some(m) = mult {
-            return n.checked_mul(m).filter(|b| *b > 0).map(Limit::Bytes);
-        }
-    }
-    let ns = cli_common::window::parse_interval(t)?;
-    (ns > 0).then(|| Limit::Time(Duration::from_nanos(ns.min(u64::MAX as i128) as u64)))
-}
-
 /// The `default` interval before `-t`: `$PMLOGGER_INTERVAL` seconds, else 60.
 fn default_interval_ms() -> i64 {
     std::env::var("PMLOGGER_INTERVAL")
@@ -412,23 +377,6 @@ mod tests {
 
     fn args(s: &str) -> Vec<String> {
         s.split_whitespace().map(String::from).collect()
-    }
-
-    #[test]
-    fn sizes_samples_and_times() {
-        assert_eq!(limit("3"), Some(Limit::Samples(3)));
-        assert_eq!(limit("8kb"), Some(Limit::Bytes(8192)));
-        assert_eq!(limit("300b"), Some(Limit::Bytes(300)));
-        assert_eq!(limit("100Mb"), Some(Limit::Bytes(100 << 20)));
-        assert_eq!(limit("2 gbytes"), Some(Limit::Bytes(2 << 30)));
-        assert_eq!(limit("3secs"), Some(Limit::Time(Duration::from_secs(3))));
-        assert_eq!(
-            limit("1.5hours"),
-            Some(Limit::Time(Duration::from_secs(5400)))
-        );
-        for bad in ["0", "-5", "bogus", "0kb", ""] {
-            assert_eq!(limit(bad), None, "{bad}");
-        }
     }
 
     /// The `default` interval as the reference computes it (checked against it:

@@ -95,17 +95,9 @@ pub(crate) fn info(log: &mut dyn Write, msg: &str) {
     notice(log, "Info", msg);
 }
 
-/// A notice of the given kind (`Info`, `Error`), as pmNotifyErr writes it (with a
-/// newline after it unless it ends with one).
+/// A notice of the given kind (`Info`, `Error`), as pmNotifyErr writes it.
 pub(crate) fn notice(log: &mut dyn Write, kind: &str, msg: &str) {
-    let now = ctime_now();
-    let stamp = now.get(..now.len().saturating_sub(5)).unwrap_or(&now);
-    let nl = if msg.ends_with('\n') { "" } else { "\n" };
-    let _ = write!(
-        log,
-        "[{stamp}] {PROG}({}) {kind}: {msg}{nl}",
-        std::process::id()
-    );
+    cli_common::notify::notice(log, PROG, kind, msg);
 }
 
 /// The configuration: `-c FILE` (else `$PCP_VAR_DIR/config/pmlogger/FILE`), run

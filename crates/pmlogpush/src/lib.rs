@@ -13,9 +13,8 @@ pub mod opts;
 
 pub use opts::TOOL;
 
-use archive_format::archive::Archive;
 use archive_format::codec::label::{decode_label, encode_label};
-use archive_format::error::{in_pcp7_words, pm_err_str};
+use archive_format::error::pm_err_str;
 use archive_format::volume::{load, FileRef};
 use archive_format::writer::Part;
 use logger::{status_text, Failure, Logger};
@@ -46,13 +45,9 @@ fn main(o: &Opts, err: &mut dyn Write) -> io::Result<i32> {
 }
 
 fn push(o: &Opts, err: &mut dyn Write) -> Result<(), Stop> {
-    let archive = Archive::open_context(&o.archive).map_err(|e| {
-        Stop(format!(
-            "Cannot open archive \"{}\": {}",
-            o.archive,
-            in_pcp7_words(&pm_err_str(e.pm_err()))
-        ))
-    })?;
+    // PCP 7's libpcp leaves damaged archives out of a list
+    let archive = cli_common::context::open(TOOL.name, &o.archive, true, err)
+        .map_err(|e| Stop(format!("Cannot open archive \"{}\": {e}", o.archive)))?;
     if archive.is_multi() {
         return Err(Stop("multi-archive contexts not supported".into()));
     }

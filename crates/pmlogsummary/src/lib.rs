@@ -72,10 +72,10 @@ pub(crate) struct Run {
 /// The archive opened as libpcp opens it, its window, and the passes read through
 /// libpcp's file positions; `Err` the exit status once an error is said.
 fn opened(o: &Opts, pmns: Option<&Pmns>, err: &mut dyn Write) -> io::Result<Result<Run, i32>> {
-    let mut a = match Archive::open_context(&o.archive) {
+    let mut a = match cli_common::context::open(PROG, &o.archive, o.skip_damaged, err) {
         Ok(a) => a,
         Err(e) => {
-            let (name, msg) = (&o.archive, e.pm_message());
+            let (name, msg) = (&o.archive, e);
             writeln!(err, "{PROG}: Cannot open archive \"{name}\": {msg}")?;
             return Ok(Err(1));
         }

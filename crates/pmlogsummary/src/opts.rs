@@ -87,6 +87,7 @@ pub const TOOL: Tool = Tool {
                 "the statistics asked for as JSON, an object per metric and instance a line",
             )
             .ours(),
+            pcp::SKIP_DAMAGED,
         ],
     }],
     notes: "",
@@ -164,6 +165,8 @@ pub struct Opts {
     /// `-S -T -z -Z`.
     pub clock: ClockOpts,
     pub format: Format,
+    /// `--skip-damaged`: PCP 7.1.4's multi-archive contexts.
+    pub skip_damaged: bool,
     pub archive: String,
     pub metrics: Vec<String>,
 }
@@ -181,6 +184,7 @@ impl Default for Opts {
             namespace: None,
             clock: ClockOpts::default(),
             format: Format::Text,
+            skip_damaged: false,
             archive: String::new(),
             metrics: Vec::new(),
         }
@@ -236,6 +240,7 @@ fn take(o: &mut Opts, c: char, v: String) -> Result<(), String> {
         }
         CSV => o.format = Format::Csv,
         JSON => o.format = Format::Json,
+        pcp::SKIP_DAMAGED_KEY => o.skip_damaged = true,
         _ => {}
     }
     Ok(())

@@ -94,6 +94,7 @@ pub const TOOL: Tool = Tool {
                     "the value recorded nearest each sample time, not interpolated",
                 )
                 .ours(),
+                pcp::SKIP_DAMAGED,
             ],
         },
     ],
@@ -142,6 +143,8 @@ pub struct Opts {
     pub derived: Option<String>,
     pub format: Format,
     pub nearest: bool,
+    /// `--skip-damaged`: PCP 7.1.4's multi-archive contexts.
+    pub skip_damaged: bool,
     /// `-d`: pause for the interval between samples, as if live.
     pub delay: bool,
     pub verbose: bool,
@@ -260,6 +263,7 @@ pub fn parse(args: &[String]) -> Parse<Box<Opts>> {
             CSV => o.format = Format::Csv,
             JSON => o.format = Format::Json,
             NEAREST => o.nearest = true,
+            pcp::SKIP_DAMAGED_KEY => o.skip_damaged = true,
             _ => return Parse::Usage(None),
         }
     }

@@ -78,9 +78,9 @@ pub(crate) fn derived_metric(
 pub(crate) type Derived = context::Bound;
 
 /// The archives of `source` as one context, with `-n`'s namespace.
-pub(crate) fn open_source(o: &Opts, source: &str) -> Result<Archive, String> {
-    let mut a = Archive::open_context(source)
-        .map_err(|e| format!("Cannot open archive \"{source}\": {}", e.pm_message()))?;
+pub(crate) fn open_source(o: &Opts, source: &str, err: &mut dyn Write) -> Result<Archive, String> {
+    let mut a = cli_common::context::open(PROG, source, o.skip_damaged, err)
+        .map_err(|e| format!("Cannot open archive \"{source}\": {e}"))?;
     if let Some(f) = &o.namespace {
         let p = std::fs::read_to_string(f)
             .map_err(|e| e.to_string())
