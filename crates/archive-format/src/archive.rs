@@ -559,59 +559,57 @@ impl Archive {
         match names.len() {
             0 => Archive::open(spec),
             1 => Archive::open(&names[0]),
-            _ if skip_damaged => {
-                let mut good: Vec<Archive> = Vec::new();
-                for (i, n) in names.iter().enumerate() {
-                    if names[..i].contains(n) {
-                        continue;
-                    }
-                    match Archive::open(n) {
-                        Ok(a) => good.push(a),
-                        Err(e) if skippable(&e) => {
-                            // libpcp compares the labels' host with the context's
-                            // before it reads the rest
-                            let host = good.first().map(|a| a.label.hostname.as_str());
-                            let labelled = e.pm_err() != crate::error::PM_ERR_LABEL;
-                            let other = labelled.then(|| label_host(n)).flatten();
-                            if let (Some(h), Some(l)) = (host, other) {
-                                if l != h {
-                                    return Err(Error::pcp(
-                                        PM_ERR_LOGHOST,
-                                        "archives differ by host",
-                                    )
-                                    .at(Path::new(n), None));
-                                }
-                            }
-                            skipped(n, &e);
-                        }
-                        Err(e) => return Err(e),
-                    }
-                }
-                if good.is_empty() {
-                    let e = Error::pcp(
-                        crate::error::PM_ERR_LOGFILE,
-                        "all archives are corrupt/unreadable",
-                    );
-                    return Err(e);
-                }
-                Archive::join(good)
-            }
-            _ => Archive::open_multi(&names),
+            _ => Archive::join(open_parts(&names, skip_damaged, skipped)?),
         }
     }
 
     /// Opens several archives of one host as one context (see
     /// [`Archive::open_context`]).
     pub fn open_multi(names: &[String]) -> Result<Archive> {
-        let mut parts: Vec<Archive> = Vec::new();
-        for (i, n) in names.iter().enumerate() {
-            if names[..i].contains(n) {
-                continue;
-            }
-            parts.push(Archive::open(n)?);
-        }
-        Archive::join(parts)
+        Archive::join(open_parts(names, false, &mut |_, _| {})?)
     }
+}
+
+/// Each archive of `names` opened (a name given twice, once); with `skip_damaged`,
+/// those PCP 7.1.4's libpcp leaves out are handed to `skipped` instead, and none
+/// left is `PM_ERR_LOGFILE`.
+fn open_parts(
+    names: &[String],
+    skip_damaged: bool,
+    skipped: &mut dyn FnMut(&str, &Error),
+) -> Result<Vec<Archive>> {
+    let mut good: Vec<Archive> = Vec::new();
+    for (i, n) in names.iter().enumerate() {
+        if names[..i].contains(n) {
+            continue;
+        }
+        match Archive::open(n) {
+            Ok(a) => good.push(a),
+            Err(e) if skip_damaged && skippable(&e) => {
+                // libpcp compares the labels' host with the context's before it
+                // reads the rest
+                let host = good.first().map(|a| a.label.hostname.as_str());
+                let labelled = e.pm_err() != crate::error::PM_ERR_LABEL;
+                let other = labelled.then(|| label_host(n)).flatten();
+                if let (Some(h), Some(l)) = (host, other) {
+                    if l != h {
+                        let e = Error::pcp(PM_ERR_LOGHOST, "archives differ by host");
+                        return Err(e.at(Path::new(n), None));
+                    }
+                }
+                skipped(n, &e);
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    if skip_damaged && good.is_empty() {
+        let e = Error::pcp(
+            crate::error::PM_ERR_LOGFILE,
+            "all archives are corrupt/unreadable",
+        );
+        return Err(e);
+    }
+    Ok(good)
 }
 
 /// The host an archive's label names, where its metadata's label can be read.

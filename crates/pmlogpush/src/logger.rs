@@ -29,11 +29,12 @@ impl Failure {
     /// The error text of a connection that failed, as libpcp's `pmErrStr` words it.
     pub fn io_text(e: &std::io::Error) -> String {
         use std::io::ErrorKind::*;
+        // a read that timed out is libpcp's ETIMEDOUT
         let code = match e.kind() {
-            WouldBlock | TimedOut => 110,
-            _ => e.raw_os_error().unwrap_or(5),
+            WouldBlock | TimedOut => Some(110),
+            _ => e.raw_os_error(),
         };
-        match e.raw_os_error().or((code == 110).then_some(code)) {
+        match code {
             Some(c) => archive_format::error::pm_err_str(-c),
             None => e.to_string(),
         }
