@@ -90,6 +90,39 @@ impl Seek for Out {
     }
 }
 
+/// Writes all of `parts`, in order, with as few `writev` calls as the file takes.
+pub(super) fn write_all_gathered(f: &mut impl Write, parts: &[&[u8]]) -> std::io::Result<()> {
+    let (mut part, mut done) = (0, 0);
+    loop {
+        while part < parts.len() && parts[part].len() == done {
+            part += 1;
+            done = 0;
+        }
+        if part == parts.len() {
+            return Ok(());
+        }
+        let mut slices = [std::io::IoSlice::new(&[]); 3];
+        let mut n = 0;
+        for (k, p) in parts[part..].iter().take(3).enumerate() {
+            slices[k] = std::io::IoSlice::new(if k == 0 { &p[done..] } else { p });
+            n = k + 1;
+        }
+        let mut wrote = match f.write_vectored(&slices[..n]) {
+            Ok(0) => return Err(std::io::ErrorKind::WriteZero.into()),
+            Ok(w) => w,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        // step over what was written: whole parts, then into one
+        while part < parts.len() && wrote >= parts[part].len() - done {
+            wrote -= parts[part].len() - done;
+            part += 1;
+            done = 0;
+        }
+        done += wrote;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
