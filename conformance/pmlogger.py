@@ -20,8 +20,11 @@ both archives. Per case it compares:
 Cases: the sample agent (every type, aggregates, strings, instance subsets by name and
 number, once, advisory and mandatory, on/off/maybe, non-leaf names, dynamic instance
 domains and metrics, labels, help, event records apart), the linux and proc agents, a
-pmlogconf configuration, v2 and v3, and pmlc scripts run against both loggers
-(identical transcripts, and the change visible in both archives).
+pmlogconf configuration, v2 and v3, fetch groups (partial and whole instance domains
+in one group, order, several agents, once, instances taken by other tasks, the
+agent's instance domain when the config is read), and pmlc scripts run against both
+loggers (identical transcripts, the change visible in both archives, and the kinds of
+record each holds).
 
 Writes conformance-out/scoreboard-pmlogger.txt (N of M identical) and one diff file
 per differing case. Exit status: 0 when the score is at least the floor in
@@ -40,6 +43,16 @@ TYPES = """sample.long.one sample.long.million sample.ulong.ten sample.longlong.
 sample.ulonglong.million sample.float.ten sample.double.million sample.string.hullo
 sample.string.write_me sample.aggregate.hullo sample.aggregate.null sample.colour
 sample.bin sample.seconds sample.milliseconds sample.const_rate.value"""
+
+# the sample agent's dynamic instance domain is what its file dynamic.indom says:
+# with all three instances this group shares one fetch, with two it does not
+DYNAMIC_GROUP = ('log mandatory on 200 msec { sample.dynamic.counter [one two three] '
+                 'sample.dynamic.instant }\n')
+DYNAMIC_INDOM = "/var/lib/pcp/pmdas/sample/dynamic.indom"
+AGENT_STATE = {
+    "groups-agent-three": "1 one\n2 two\n3 three\n4 four\n",
+    "groups-agent-two": "1 one\n2 two\n4 four\n",
+}
 
 CASES = [
     ("types", "log mandatory on 200 msec {\n%s\n}\n" % TYPES, [], 5),
@@ -77,11 +90,50 @@ CASES = [
      ["-V", "3"], 4),
     ("proc", "log mandatory on 250 msec { proc.nprocs proc.runq hinv.ncpu }\n", [], 4),
     ("default-interval", "log mandatory on default { sample.long.one }\n", ["-t", "0.2"], 3),
+] + [
+    # fetch groups: pmlogger bundles a task's metrics into fetches by libpcp's
+    # optFetch with global costs, so a metric held to some instances of a domain
+    # another metric logs whole shares its fetch or not by the whole group's cost
+    # (what else is in it, the order of arrival, what other tasks took away, and
+    # which of the named instances the agent has when the config is read)
+    ("groups-split", 'log mandatory on 200 msec { sample.bin ["bin-100","bin-300"] '
+     'sample.ulonglong.bin }\n', [], 4),
+    ("groups-merge", 'log mandatory on 200 msec { sample.bin ["bin-100","bin-300","bin-500"] '
+     'sample.ulonglong.bin }\n', [], 4),
+    ("groups-singular", 'log mandatory on 200 msec { sample.bin ["bin-100","bin-300","bin-500"] '
+     'sample.ulonglong.bin sample.long.one sample.long.ten }\n', [], 4),
+    ("groups-order", 'log mandatory on 200 msec { sample.ulonglong.bin sample.bin ["bin-100"] '
+     'sample.ulong.bin ["bin-200" "bin-300"] sample.long.bin_ctr sample.float.bin ["bin-900"] '
+     '}\n', [], 4),
+    ("groups-domains", 'log mandatory on 200 msec { sample.bin ["bin-100"] sample.colour [red] '
+     'kernel.all.load ["1 minute"] sample.ulonglong.bin hinv.ncpu sampledso.bin ["bin-200"] '
+     'sampledso.colour sample.long.one sampledso.ulong.bin ["bin-200" "bin-400"] }\n',
+     [], 4),
+    ("groups-once-lists",
+     'log mandatory on once { sample.bin ["bin-100" "bin-200"] sample.long.bin_ctr sample.colour [red] '
+     'sample.ulong.bin ["bin-900"] }\n'
+     'log mandatory on 200 msec { sample.bin ["bin-300"] sample.ulonglong.bin sample.colour [green] '
+     'sample.ulong.bin }\n', [], 4),
+    ("groups-stolen",
+     'log mandatory on 200 msec { sample.bin ["bin-100","bin-300","bin-500"] sample.ulonglong.bin '
+     'sample.colour [red green] sample.longlong.bin ["bin-100"] }\n'
+     'log mandatory on 400 msec { sample.bin ["bin-500"] sample.colour [green] }\n'
+     'log advisory on 200 msec { sample.longlong.bin ["bin-200"] }\n', [], 5),
+    ("groups-advisory",
+     'log advisory on 200 msec { sample.bin ["bin-100" "bin-200" "bin-300"] sample.ulonglong.bin }\n'
+     'log advisory on 400 msec { sample.bin ["bin-200"] sample.ulong.bin ["bin-100"] '
+     'sample.long.bin_ctr }\n', [], 5),
+    ("groups-agent-three", DYNAMIC_GROUP, [], 4),
+    ("groups-agent-two", DYNAMIC_GROUP, [], 4),
 ]
 
 # pmlc scripts: each runs against a logger of each kind started with CONTROL_CONFIG
 CONTROL_CONFIG = 'log mandatory on 200 msec { sample.long.one sample.colour [red green] }\n' \
                  'log advisory on 400 msec { sample.bin ["bin-100" "bin-200"] }\n'
+# a group whose two metrics share one fetch, as long as sample.bin keeps its
+# three instances
+GROUPS_CONFIG = 'log mandatory on 200 msec { sample.bin ["bin-100","bin-300","bin-500"] ' \
+                'sample.ulonglong.bin }\n'
 PMLC_SCRIPTS = [
     ("pmlc-query", "query { sample.long.one sample.colour sample.bin }\nquery sample.ulong\n"),
     ("pmlc-instances",
@@ -93,6 +145,13 @@ PMLC_SCRIPTS = [
      "query sample.colour\nlog mandatory on once sample.long.ten\nquery sample.long\n"),
     ("pmlc-status", "status\n"),
     ("pmlc-volume", "new volume\nquery sample.long.one\n"),
+    # fetch groups regrouped by pmlc: an instance taken by another task, or
+    # added to the task, changes whether the group's metrics share a fetch
+    ("pmlc-groups-taken", 'log mandatory on 400 msec sample.bin ["bin-500"]\nquery sample.bin\n',
+     GROUPS_CONFIG),
+    ("pmlc-groups-added", 'log mandatory on 200 msec sample.ulong.bin ["bin-100"]\n'
+     'log mandatory on 200 msec sample.bin ["bin-700" "bin-900"]\nquery sample.bin\n',
+     GROUPS_CONFIG),
 ]
 
 # cases whose loggers run one after the other, each after `pmstore
@@ -100,7 +159,7 @@ PMLC_SCRIPTS = [
 # event cycle counts fetches of all clients) and pmlogconf's config (pmcd's
 # agents keep one instance profile, the last one a client sent, and label the
 # instances of that profile; pmcd.pmlogger.* lists the loggers running)
-SEQUENTIAL = {"events", "pmlogconf"}
+SEQUENTIAL = {"events", "pmlogconf", "groups-domains"}
 
 # configs the reference refuses (the others must record)
 REFUSED = {"instance-syntax", "unknown-names"}
@@ -540,11 +599,14 @@ def record_case(ours, tmp, name, config, args, samples):
         run(["pminfo", "-f", "sample.mirage"])
         run(["pmstore", "sample.controller.mirage", "3600000"])
         run(["pminfo", "-f", "sample.mirage"])
+    saved = set_agent_state(AGENT_STATE.get(name))
     try:
         _record_both(ours, tmp, name, cfg, args, samples, procs, status, finish)
     finally:
         if name in HOLD_MIRAGE:
             run(["pmstore", "sample.controller.mirage", "10000"])
+        if name in AGENT_STATE:
+            set_agent_state(saved)
     parts = [("status", "%d\n" % status["refr"], "%d\n" % status["ours"]),
              ("warnings", warnings(os.path.join(tmp, "refr.log")),
               warnings(os.path.join(tmp, "ours.log")))]
@@ -557,6 +619,23 @@ def record_case(ours, tmp, name, config, args, samples):
                                     str(procs["refr"].pid), str(procs["ours"].pid),
                                     name not in VARYING)
     return parts
+
+
+def set_agent_state(text):
+    """Writes the sample agent's dynamic instance domain (None: no file, as
+    installed); returns what was there before."""
+    if text is None and not os.path.exists(DYNAMIC_INDOM):
+        return None
+    before = open(DYNAMIC_INDOM).read() if os.path.exists(DYNAMIC_INDOM) else None
+    if text is None:
+        os.remove(DYNAMIC_INDOM)
+    else:
+        with open(DYNAMIC_INDOM, "w") as f:
+            f.write(text)
+    # the agent reads the file again when its time changes: ask once, so that
+    # both loggers see the new domain from their first question
+    run(["pminfo", "-f", "sample.dynamic.instant"])
+    return before
 
 
 def _record_both(ours, tmp, name, cfg, args, samples, procs, status, finish):
@@ -586,10 +665,10 @@ def wait_for_map(pid, timeout=10):
     return False
 
 
-def pmlc_case(ours, tmp, name, script):
+def pmlc_case(ours, tmp, name, script, config=CONTROL_CONFIG):
     cfg = os.path.join(tmp, "config")
     with open(cfg, "w") as f:
-        f.write(CONTROL_CONFIG)
+        f.write(config)
     parts = []
     results = {}
     for who, prog in (("refr", REF), ("ours", ours)):
@@ -629,8 +708,25 @@ def pmlc_case(ours, tmp, name, script):
             return "\n".join(sorted(names)) + "\n" + "\n".join(
                 sorted(n + ": " + " ".join(re.findall(r"inst \[\d+", i)) for n, i in insts)) + "\n"
         parts.append(("logged", logged(ref[1]), logged(ours_[1])))
+        parts.append(("record shapes", shapes(ref[1], str(ref[2])),
+                      shapes(ours_[1], str(ours_[2]))))
         parts.append(("files", archive_files(ref[1]), archive_files(ours_[1])))
     return parts
+
+
+def shapes(base, pid):
+    """The distinct kinds of data record an archive holds: each record's metrics
+    with their instances (how many records of each kind depends on when the
+    pmlc request came, and is not compared)."""
+    text = dump("-a", base).replace(pid, "PID")
+    recs = blocks(text[text.find("\n[") + 1:], re.compile(r"^\["))
+    kinds = set()
+    for r in recs:
+        metrics = re.findall(r"^\s+[\d.]+ \(([^)]*)\):(.*)\n((?:\s+inst .*\n)*)", r + "\n", re.M)
+        kinds.add(" | ".join(sorted(
+            "%s %s" % (n.split(" or ")[-1], " ".join(re.findall(r"inst \[(\d+)", one + rest)))
+            for n, one, rest in metrics)))
+    return "\n".join(sorted(kinds)) + "\n"
 
 
 def archive_files(base):
@@ -667,7 +763,7 @@ def main():
     cases = [(n, "record", (c, args, s)) for n, c, args, s in CASES]
     # the pmlogconf config is made when its case runs (None until then)
     cases.append(("pmlogconf", "record", (None, ["-t", "0.5"], 3)))
-    cases += [(n, "pmlc", (s,)) for n, s in PMLC_SCRIPTS]
+    cases += [(n, "pmlc", tuple(v)) for n, *v in PMLC_SCRIPTS]
     cases += [(n, "private", v) for n, v in PRIVATE.items()]
     cases += [(n, "cli", (c, a, m)) for n, c, a, m in CLI]
     cases.append(("pmcd-restart", "restart", ()))

@@ -1,9 +1,12 @@
 //! How a task's requests are bundled into fetches, as libpcp's optFetch does it
-//! for PCP's pmlogger: each request joins the fetch group whose cost grows least
-//! (a new group costs 15, each PMID domain 4, each instance-domain domain 1, each
-//! instance fetched that a metric did not ask for 2, with 10 instances assumed for
-//! "all"), ties going to the group tried first (a new group, then the others in
-//! list order, newest first). Each group is one fetch and one archive record, its
+//! for PCP's pmlogger: each request joins the fetch group that costs least once
+//! it is in (pmlogger sets optFetch's scope to global, so a group's whole cost
+//! counts, not what the request adds to it: a new group costs 15, each PMID
+//! domain 4, each instance-domain domain 1, each instance fetched that a metric
+//! did not ask for 2, with 10 instances assumed for "all"), ties going to the
+//! group tried first (a new group, then the others in list order, newest first).
+//! So whether two requests share a fetch depends on everything already in the
+//! group, and on the order the requests arrive in. Each group is one fetch and one archive record, its
 //! PMIDs in descending order, its profile the union of its requests' instances
 //! for each instance domain. Pure.
 
@@ -50,7 +53,6 @@ struct IndomCtl {
 pub struct Group {
     /// Instance domains, newest first.
     idps: Vec<IndomCtl>,
-    cost: i64,
 }
 
 /// `addinst`: the union of an instance list and a request's; a request for all
@@ -223,24 +225,23 @@ impl Group {
     }
 }
 
-/// `__pmOptFetchAdd`: the request joins the cheapest group (a new one at the head
-/// of the list when that is cheapest).
+/// `__pmOptFetchAdd` with pmlogger's global scope: the request joins the group
+/// whose cost with it is least (a new one at the head of the list when that is
+/// cheapest).
 pub fn add(groups: &mut Vec<Group>, r: Req) {
     groups.insert(0, Group::default());
     let mut best = 0;
     let mut min = i64::MAX;
     let mut undo = Vec::with_capacity(groups.len());
     for (k, g) in groups.iter_mut().enumerate() {
-        g.cost = g.cost();
-        let before = g.cost;
         let u = g.try_add(&r);
         undo.push(u);
         let mut after = g.cost();
         if k == 0 {
             after += C_FETCH;
         }
-        if after - before < min {
-            min = after - before;
+        if after < min {
+            min = after;
             best = k;
         }
     }
@@ -254,7 +255,6 @@ pub fn add(groups: &mut Vec<Group>, r: Req) {
                 continue;
             };
             pmp.reqs.insert(0, r.clone());
-            g.cost = g.cost();
             continue;
         }
         let (new_idp, new_pmp) = undo[k];
@@ -296,7 +296,6 @@ pub fn del(groups: &mut Vec<Group>, id: usize) -> Option<Req> {
                     groups.remove(gk);
                 } else {
                     g.redo();
-                    g.cost = g.cost();
                 }
                 return Some(r);
             }
@@ -369,6 +368,30 @@ mod tests {
         assert!(del(&mut g, 4).is_some() && del(&mut g, 2).is_some());
         assert_eq!(g.len(), 1);
         assert!(del(&mut g, 99).is_none());
+    }
+
+    /// The group's whole cost decides, not what the request adds: bin held to
+    /// two instances and ulonglong.bin whole cost 21 together (4 + 1 + 2 x 8
+    /// instances bin does not want), more than a group of their own (20);
+    /// with three instances 19, so they share. By increments both would share.
+    #[test]
+    fn global_cost_splits_a_partial_metric_from_a_whole_one() {
+        let bins = InDom::new(29, 2);
+        for (insts, groups) in [(&[100, 300][..], 2), (&[100, 300, 500][..], 1)] {
+            let mut g = Vec::new();
+            add(&mut g, req(1, 6, bins, insts));
+            add(&mut g, req(2, 111, bins, &[]));
+            assert_eq!(g.len(), groups, "bin {insts:?}");
+        }
+        // whatever else is in the group counts: those two sharing (19), a
+        // singular metric of the same agent would make it 20 (a second instance
+        // domain's domain), no cheaper than a group of its own, which wins ties
+        let mut g = Vec::new();
+        add(&mut g, req(1, 6, bins, &[100, 300, 500]));
+        add(&mut g, req(2, 111, bins, &[]));
+        add(&mut g, req(3, 10, InDom::NULL, &[]));
+        assert_eq!(g.len(), 2);
+        assert_eq!(g[0].pmids(), vec![PmId::new(29, 0, 10)]);
     }
 
     #[test]
