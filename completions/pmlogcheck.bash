@@ -23,7 +23,7 @@ _pmlogcheck() {
 
     case "${cmd}" in
         pmlogcheck)
-            opts="-l -m -n -S -T -v -w -Z -z -? --label --metadataonly --namespace --start --finish --verbose --nowrap --timezone --hostzone --help --repair --dry-run --json --version"
+            opts="-l -m -n -S -T -v -w -Z -z -? -f -r -R --label --metadataonly --namespace --start --finish --verbose --nowrap --timezone --hostzone --help --full --interactive-repair --auto-repair --repair --dry-run --json --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

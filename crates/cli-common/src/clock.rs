@@ -108,12 +108,24 @@ pub fn archive_end(
     out: &mut dyn std::io::Write,
     err: &mut dyn std::io::Write,
 ) -> std::io::Result<Option<Timestamp>> {
+    archive_end_worded(prog, a, name, &|m| m.to_string(), out, err)
+}
+
+/// [`archive_end`] with libpcp's message put in other words (a later PCP's).
+pub fn archive_end_worded(
+    prog: &str,
+    a: &archive_format::Archive,
+    name: &str,
+    words: &dyn Fn(&str) -> String,
+    out: &mut dyn std::io::Write,
+    err: &mut dyn std::io::Write,
+) -> std::io::Result<Option<Timestamp>> {
     let e = match a.end_time() {
         Ok(t) => return Ok(Some(t)),
         Err(e) => e,
     };
     out.flush()?;
-    let msg = e.pm_message();
+    let msg = words(&e.pm_message());
     writeln!(err, "{prog}: Cannot locate end of archive {name}: {msg}")?;
     writeln!(
         err,

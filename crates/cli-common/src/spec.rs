@@ -27,6 +27,9 @@ pub enum Origin {
     Hidden,
     /// This project's, beyond PCP: long only, listed after the usage on `--help`.
     Ours,
+    /// A later PCP's, not in PCP 6.0.3's: its short letter is parsed, and it is
+    /// listed with ours after the usage (6.0.3's usage text stays as it was).
+    Later,
 }
 
 /// One option: the letter (or private character) the parser reports it as, its long
@@ -92,6 +95,15 @@ impl Opt {
     pub const fn hidden(self) -> Opt {
         Opt {
             origin: Origin::Hidden,
+            ..self
+        }
+    }
+
+    /// A later PCP's option (PCP 7's): short and long as that PCP has them,
+    /// listed with ours.
+    pub const fn later(self) -> Opt {
+        Opt {
+            origin: Origin::Later,
             ..self
         }
     }
@@ -237,7 +249,10 @@ impl Tool {
     /// The options that are ours, listed after the usage on `--help` (empty when
     /// there are none and no notes).
     pub fn ours(&self) -> String {
-        let ours: Vec<&Opt> = self.opts().filter(|o| o.origin == Origin::Ours).collect();
+        let ours: Vec<&Opt> = self
+            .opts()
+            .filter(|o| matches!(o.origin, Origin::Ours | Origin::Later))
+            .collect();
         let mut s = String::new();
         if !ours.is_empty() {
             let _ = write!(
@@ -289,6 +304,7 @@ fn arg_of(o: &Opt, heading: &'static str) -> clap::Arg {
         .help(o.help)
         .help_heading(match o.origin {
             Origin::Ours => "Options beyond PCP's",
+            Origin::Later => "Options of PCP 7",
             _ => heading,
         });
     if o.is_short() {

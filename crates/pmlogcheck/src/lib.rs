@@ -10,6 +10,7 @@ pub mod pass0;
 pub mod pass1;
 pub mod pass2;
 pub mod pass3;
+pub mod pcp7;
 pub mod repair;
 
 mod opts;
@@ -34,8 +35,13 @@ const PROG: &str = "pmlogcheck";
 /// Runs pmlogcheck; returns the exit status.
 pub fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
     cli_common::shell::run(&opts::TOOL, args, out, err, opts::parse, |o, out, err| {
+        if o.not_interactive {
+            writeln!(err, "Error: not interactive so repair not allowed")?;
+            writeln!(err, "       ... consider -R for non-interactive repair")?;
+            return Ok(1);
+        }
         let mut report = Report::new(o.json);
-        let code = match check(&o, out, err, &mut report) {
+        let code = match check_each(&o, out, err, &mut report) {
             Err(e) if o.json && !cli_common::exit::is_broken_pipe(&e) => {
                 let _ = writeln!(err, "{PROG}: {e}");
                 1
@@ -54,6 +60,8 @@ pub fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
 pub struct Report {
     json: bool,
     pub findings: Vec<Finding>,
+    /// PCP 7 stops everything (a compressed file it was to repair).
+    abort: bool,
 }
 
 /// One finding, for `--json`.
@@ -69,6 +77,7 @@ impl Report {
         Report {
             json,
             findings: Vec::new(),
+            abort: false,
         }
     }
 
@@ -108,6 +117,22 @@ impl Report {
 /// name (less any compression suffix) is the base name, `.meta`, `.index` or a
 /// dot and a digit.
 fn components(
+    dir: &Path,
+    base: &str,
+    pcp7: bool,
+) -> io::Result<Vec<(String, Kind, Option<compress::Compression>)>> {
+    let mut out = found_components(dir, base)?;
+    if pcp7 {
+        // PCP 7 sorts them (a stable sort of the directory's order)
+        out.sort_by_key(|(name, _, _)| {
+            pcp7::ordinal(compress::strip_suffix(name).map_or(name.as_str(), |(p, _)| p))
+        });
+    }
+    Ok(out)
+}
+
+/// The archive's files in directory order.
+fn found_components(
     dir: &Path,
     base: &str,
 ) -> io::Result<Vec<(String, Kind, Option<compress::Compression>)>> {
@@ -193,6 +218,15 @@ struct Stamps {
 }
 
 impl Stamps {
+    /// `HH:MM:SS.nnnnnnnnn`, as PCP 7's pass 2 prints a metadata record's time.
+    fn fmt_nsec(&self, t: Timestamp) -> String {
+        let tm = local_tm(t.sec, &self.tz);
+        format!(
+            "{:02}:{:02}:{:02}.{:09}",
+            tm.hour, tm.minute, tm.second, t.nsec
+        )
+    }
+
     fn fmt(&self, t: Timestamp) -> String {
         let tm = local_tm(t.sec, &self.tz);
         let hms = format!(
@@ -283,18 +317,74 @@ struct Pass0 {
     meta: State,
     log: State,
     fatal: bool,
+    /// The metadata or every data volume is missing (fatal even for PCP 7's `-f`).
+    missing: bool,
     /// The start in the labels, for pass 1.
     golden_start: Option<Timestamp>,
     /// Each file's size, by its name less any compression suffix.
     sizes: HashMap<String, i64>,
     /// Files whose records end in damage, and where their last whole record ends.
     damaged: Vec<(PathBuf, Kind, u64)>,
+    /// The metadata file, as the messages name it, for PCP 7's pass 2.
+    meta_file: Option<(String, FileRef)>,
+    /// A file was cut (PCP 7's `-r` or `-R`).
+    truncated: bool,
+}
+
+/// What PCP 7 carries from one archive of its command line to the next: the
+/// files' states (index, metadata, data volumes) and whether times are dated.
+#[derive(Debug, Clone, Copy)]
+struct Carry {
+    states: [State; 3],
+    dated: bool,
+}
+
+/// The archive, or with PCP 7's options each archive named (each base name once,
+/// in turn, the files' states carried from one to the next as PCP 7's are);
+/// returns the exit status.
+fn check_each(
+    o: &opts::Opts,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+    rep: &mut Report,
+) -> io::Result<i32> {
+    let mut carry = Carry {
+        states: [State::Missing; 3],
+        dated: false,
+    };
+    if !o.pcp7() {
+        return check(o, &mut carry, out, err, rep);
+    }
+    let (mut status, mut done) = (0, Vec::new());
+    for arg in &o.archives {
+        let base = Names::of(arg).base;
+        if done.contains(&base) {
+            if o.verbose > 0 {
+                rep.verbose(err, &format!("{arg}: skip, already checked this archive\n"))?;
+            }
+            continue;
+        }
+        let one = opts::Opts {
+            archive: Some(arg.clone()),
+            ..o.clone()
+        };
+        if check(&one, &mut carry, out, err, rep)? != 0 {
+            status = 1;
+        }
+        if rep.abort {
+            return Ok(1);
+        }
+        done.push(base);
+    }
+    Ok(status)
 }
 
 /// The passes in PCP's order: pass 0 over every file, then (unless `--repair` takes
 /// over, or pass 0 found the archive unreadable) passes 1 to 3 over the archive.
+/// `carry`: what the archives before it left (PCP 7's).
 fn check(
     o: &opts::Opts,
+    carry: &mut Carry,
     out: &mut dyn Write,
     err: &mut dyn Write,
     rep: &mut Report,
@@ -304,7 +394,7 @@ fn check(
         let msg = format!("Scanning for components of archive \"{}\"\n", names.arg);
         rep.verbose(err, &msg)?;
     }
-    let files = components(Path::new(&names.dir), &names.base).unwrap_or_default();
+    let files = components(Path::new(&names.dir), &names.base, o.pcp7()).unwrap_or_default();
     if files.is_empty() {
         writeln!(err, "{PROG}: no PCP archive files match \"{}\"", names.arg)?;
         return Ok(1);
@@ -325,11 +415,15 @@ fn check(
             })
             .collect(),
     );
-    let p0 = pass0_files(o, &names, &files, &cache, err, rep)?;
+    let p0 = pass0_files(o, &names, &files, &cache, carry.states, out, err, rep)?;
+    carry.states = [p0.index, p0.meta, p0.log];
+    if rep.abort {
+        return Ok(1);
+    }
     if o.repair {
         return repair::repair(o, &names.archname, &p0.damaged, out, err, rep);
     }
-    if p0.fatal {
+    if p0.fatal && (!o.full || p0.missing) {
         if o.verbose > 0 {
             rep.verbose(err, "Due to earlier errors, cannot continue ... bye\n")?;
         }
@@ -338,17 +432,26 @@ fn check(
     let Ok(pmns) = cli_common::pmns::load_option(PROG, o.namespace.as_deref(), err)? else {
         return Ok(1);
     };
+    // a file cut in pass 0 is read again as it is now
+    let cache = if p0.truncated {
+        Decompressed::new()
+    } else {
+        cache
+    };
     let opts = OpenOptions {
-        decompressed: Some(cache),
+        decompressed: Some(cache.clone()),
         ..OpenOptions::default()
     };
     let mut a = match Archive::open_with(&names.arg, opts) {
         Ok(a) => a,
         Err(e) => {
+            let mut why = e.pm_message();
+            if o.pcp7() {
+                why = archive_format::error::in_pcp7_words(&why);
+            }
             let msg = format!(
-                "{PROG}: cannot open archive \"{}\": {}\nChecking abandoned.",
+                "{PROG}: cannot open archive \"{}\": {why}\nChecking abandoned.",
                 names.arg,
-                e.pm_message()
             );
             rep.line(err, "pass0", &msg)?;
             return Ok(1);
@@ -357,26 +460,33 @@ fn check(
     if let Some(p) = pmns {
         a.set_pmns(p);
     }
-    check_archive(o, &names, &a, &p0, out, err, rep)
+    check_archive(o, &names, &a, (&p0, &cache, carry), out, err, rep)
 }
 
-/// Pass 0: each file's label and records, in directory order.
+/// Pass 0: each file's label and records, in directory order (PCP 7's order and
+/// words with its options). `states`: the files' states before the pass.
+#[allow(clippy::too_many_arguments)]
 fn pass0_files(
     o: &opts::Opts,
     names: &Names,
     files: &[(String, Kind, Option<compress::Compression>)],
     cache: &Decompressed,
+    states: [State; 3],
+    out: &mut dyn Write,
     err: &mut dyn Write,
     rep: &mut Report,
 ) -> io::Result<Pass0> {
     let mut p0 = Pass0 {
-        index: State::Missing,
-        meta: State::Missing,
-        log: State::Missing,
+        index: states[0],
+        meta: states[1],
+        log: states[2],
         fatal: false,
+        missing: false,
         golden_start: None,
         sizes: HashMap::new(),
         damaged: Vec::new(),
+        meta_file: None,
+        truncated: false,
     };
     for (name, kind, comp) in files {
         let fname = names.shown(name);
@@ -384,21 +494,30 @@ fn pass0_files(
             path: Path::new(&names.dir).join(name),
             compression: *comp,
         };
+        let openable = std::fs::File::open(&fr.path).is_ok();
+        if o.truncate.is_some() && comp.is_some() && openable {
+            writeln!(err, "Error: {fname}: compressed file, repair not allowed")?;
+            rep.abort = true;
+            return Ok(p0);
+        }
         let r = scan_file(&fname, name, &fr, *kind, cache, &mut p0.sizes, err, rep)?;
         if o.verbose > 0 {
             rep.verbose(err, &format!("{fname}: start pass0 ... "))?;
         }
-        // -v: the progress line stays open until a framing finding needs a line
-        let mut open = o.verbose > 0;
-        for l in &r.lines {
-            if open && l.breaks {
-                rep.verbose(err, "\n")?;
-                open = false;
+        if o.pcp7() {
+            if let Some(size) = pcp7::pass0_lines(o, &fname, &r, out, err, rep)? {
+                let plain = compress::strip_suffix(name).map_or(name.as_str(), |(p, _)| p);
+                p0.sizes.insert(plain.to_string(), size as i64);
+                p0.truncated = true;
             }
-            rep.line(err, "pass0", &l.text)?;
+        } else {
+            pass0_lines(o, &r, err, rep)?;
         }
         if let Some((_, start)) = r.label {
             p0.golden_start = Some(start);
+        }
+        if *kind == Kind::Meta {
+            p0.meta_file = Some((fname.clone(), fr.clone()));
         }
         if r.framing == Status::Fatal {
             p0.damaged.push((fr.path.clone(), *kind, r.last_good));
@@ -416,14 +535,34 @@ fn pass0_files(
             "pass0",
             &format!("{dir}/{base}.meta: missing metadata file"),
         )?;
-        p0.fatal = true;
+        p0.missing = true;
     }
     if p0.log == State::Missing {
         let msg = format!("{dir}/{base}.0 (or similar): missing log file ");
         rep.line(err, "pass0", &msg)?;
-        p0.fatal = true;
+        p0.missing = true;
     }
+    p0.fatal |= p0.missing;
     Ok(p0)
+}
+
+/// Pass 0's findings of one file as 6.0.3 prints them: with `-v` the progress
+/// line stays open until a framing finding needs a line.
+fn pass0_lines(
+    o: &opts::Opts,
+    r: &pass0::Report,
+    err: &mut dyn Write,
+    rep: &mut Report,
+) -> io::Result<()> {
+    let mut open = o.verbose > 0;
+    for l in &r.lines {
+        if open && l.breaks {
+            rep.verbose(err, "\n")?;
+            open = false;
+        }
+        rep.line(err, "pass0", &l.text)?;
+    }
+    Ok(())
 }
 
 impl Pass0 {
@@ -483,12 +622,18 @@ fn check_archive(
     o: &opts::Opts,
     names: &Names,
     a: &Archive,
-    p0: &Pass0,
+    (p0, cache, carry): (&Pass0, &Decompressed, &mut Carry),
     out: &mut dyn Write,
     err: &mut dyn Write,
     rep: &mut Report,
 ) -> io::Result<i32> {
     let label = a.label().clone();
+    if o.pcp7() {
+        // pmGetContextOptions, which names the first archive of the command line
+        let first = o.archives.first().map_or("", |s| s.as_str());
+        let words = |m: &str| archive_format::error::in_pcp7_words(m);
+        clock::archive_end_worded(PROG, a, first, &words, out, err)?;
+    }
     // (the notes go to stdout, as PCP's: not into a JSON document there)
     let (tz, note) = o.clock.zone_for(&label);
     if let Some(n) = note.filter(|_| !o.json) {
@@ -505,18 +650,25 @@ fn check_archive(
     if o.label {
         rep.verbose(err, &label_text(&label, wend, &tz))?;
     }
-    let index_bad = pass1_and_2(o, names, a, p0, err, rep)?;
+    let span_sec = wend.sec - wstart.sec - i64::from(wend.nsec < wstart.nsec);
+    // (PCP 7 dates the times of every archive after one that needed it)
+    carry.dated = span_sec > 86400 || (o.pcp7() && carry.dated);
+    let stamps = Stamps {
+        tz,
+        dated: carry.dated,
+    };
+    let index_bad = if o.pcp7() {
+        let nsec = |t: Timestamp| stamps.fmt_nsec(t);
+        pcp7::pass1_and_2(o, names, a, (p0, cache), &nsec, out, err, rep)?
+    } else {
+        pass1_and_2(o, names, a, p0, err, rep)?
+    };
     if o.metadata_only {
         return Ok(0);
     }
     if o.verbose > 0 {
         rep.verbose(err, &format!("{}: start pass3\n", names.archname))?;
     }
-    let span_sec = wend.sec - wstart.sec - i64::from(wend.nsec < wstart.nsec);
-    let stamps = Stamps {
-        tz,
-        dated: span_sec > 86400,
-    };
     // pmSetMode(PM_MODE_FORW, start): positioned by the index unless it is bad,
     // and read from there record by record
     let mut cur = LogCursor::new(a);
@@ -574,6 +726,7 @@ fn pass1_and_2(
         meta_size: p0.sizes.get(&format!("{base}.meta")).copied(),
         vol_size: &vol_size,
         golden_start: p0.golden_start,
+        pcp7: false,
     };
     let (lines, index_bad) = pass1::check(&ctx, a.index());
     for l in &lines {
@@ -585,7 +738,7 @@ fn pass1_and_2(
     let mut lines = Vec::new();
     for d in a.metadata().descs_hash_order() {
         let name = a.metadata().names(d.pmid).first().map(|s| s.as_str());
-        pass2::check(archname, d, name, &mut lines);
+        pass2::check(archname, d, name, false, &mut lines);
     }
     for l in &lines {
         rep.line(err, "pass2", l)?;
@@ -611,19 +764,28 @@ fn pass3_records(
     let look = ArchiveLookup { a, origin: wstart };
     let mut checker = pass3::Checker::default();
     checker.nowrap = o.nowrap;
+    checker.by_instance = o.pcp7();
+    checker.difference = o.pcp7() && o.verbose > 0;
     // the volume messages name: the context's, which reading on into later
     // volumes does not change (PCP 6.0.3 names volume 0 for records of volume 3)
     let prefix = format!("{}.{}", names.archname, cur.volume().unwrap_or(0));
     let (mut results, mut marks) = (0usize, 0usize);
     let mut lines = Vec::new();
+    let mut status = 0;
     loop {
         let (_, rec) = match cur.read_next() {
             Ok(Some(r)) => r,
             Ok(None) => break,
             Err(e) => {
                 let after = fmt(last.unwrap_or(Timestamp::new(0, 0)));
-                let msg = format!("[after {after}]: pmFetch: error: {}", e.pm_message());
+                let mut why = e.pm_message();
+                if o.pcp7() {
+                    why = archive_format::error::in_pcp7_words(&why);
+                }
+                let msg = format!("[after {after}]: pmFetch: error: {why}");
                 rep.line(err, "pass3", &msg)?;
+                // PCP 7's status is its last pass's
+                status = i32::from(o.pcp7());
                 break;
             }
         };
@@ -642,7 +804,11 @@ fn pass3_records(
         }
         let verdict = checker.record(&rec, &prefix, &look, &fmt, &mut lines);
         for l in lines.drain(..) {
-            rep.line(err, "pass3", &l)?;
+            if o.pcp7() {
+                rep.line(err, "pass3", &archive_format::error::in_pcp7_words(&l))?;
+            } else {
+                rep.line(err, "pass3", &l)?;
+            }
         }
         if verdict == pass3::Verdict::GiveUp {
             return Ok(1);
@@ -654,7 +820,7 @@ fn pass3_records(
     if o.verbose > 0 && marks > 0 {
         rep.verbose(err, &format!("Processed {marks} <mark> records\n"))?;
     }
-    Ok(0)
+    Ok(status)
 }
 
 /// What pass 3 says of a record's time: before the label's, or before the last

@@ -1,6 +1,7 @@
-//! pmlogcheck's command line: PCP 6.0.3's options, and ours (`--repair`, `--json`,
-//! `--version`), which are long options only so that no short letter PCP's
-//! pmlogcheck refuses comes to mean something.
+//! pmlogcheck's command line: PCP 6.0.3's options, PCP 7's (`-f`, `-r`, `-R`, and
+//! several archives with them), and ours (`--repair`, `--json`, `--version`), which
+//! are long options only so that no short letter PCP's pmlogcheck refuses comes to
+//! mean something.
 
 use cli_common::clock;
 use cli_common::shell::Parse;
@@ -25,8 +26,11 @@ pub const TOOL: Tool = Tool {
             pcp::TIMEZONE,
             pcp::HOSTZONE,
             pcp::HELP,
+            Opt::flag('f', "full", "full check, don't give up early").later(),
+            Opt::flag('r', "interactive-repair", "repair [interactive]").later(),
+            Opt::flag('R', "auto-repair", "repair [non-interactive]").later(),
             Opt::flag(
-                'R',
+                'E',
                 "repair",
                 "cut torn volumes, .meta and index back to their last whole record",
             )
@@ -49,6 +53,13 @@ pub const TOOL: Tool = Tool {
     notes: "",
 };
 
+/// PCP 7's repair by truncation (`-r` asks first, `-R` does not).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Truncate {
+    Ask,
+    Auto,
+}
+
 /// What to do.
 #[derive(Debug, Clone, Default)]
 pub struct Opts {
@@ -66,6 +77,22 @@ pub struct Opts {
     /// Ours: the findings as JSON on stdout.
     pub json: bool,
     pub archive: Option<String>,
+    /// PCP 7's `-f`: pass 0's fatal findings do not end the check.
+    pub full: bool,
+    /// PCP 7's `-r` or `-R`.
+    pub truncate: Option<Truncate>,
+    /// `-r` where stdin or stdout is not a terminal: refused, as PCP 7's.
+    pub not_interactive: bool,
+    /// Every archive named (PCP 7 checks each; 6.0.3 only the first).
+    pub archives: Vec<String>,
+}
+
+impl Opts {
+    /// Whether the check is PCP 7's (in its order and words): one of its options
+    /// was given.
+    pub fn pcp7(&self) -> bool {
+        self.full || self.truncate.is_some()
+    }
 }
 
 pub fn parse(args: &[String]) -> Parse<Box<Opts>> {
@@ -92,7 +119,22 @@ pub fn parse(args: &[String]) -> Parse<Box<Opts>> {
                     err.get_or_insert(e);
                 }
             }
-            'R' => o.repair = true,
+            'f' => o.full = true,
+            'r' => {
+                use std::io::IsTerminal;
+                if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
+                    // PCP 7 refuses at once, whatever else the line holds
+                    o.not_interactive = true;
+                    return Parse::Run(Box::new(o));
+                }
+                o.truncate = Some(Truncate::Ask);
+                o.full = true;
+            }
+            'R' => {
+                o.truncate = Some(Truncate::Auto);
+                o.full = true;
+            }
+            'E' => o.repair = true,
             'N' => o.dry_run = true,
             'J' => o.json = true,
             'V' => return Parse::Version,
@@ -102,7 +144,8 @@ pub fn parse(args: &[String]) -> Parse<Box<Opts>> {
     if err.is_some() {
         return Parse::Usage(err);
     }
-    o.archive = p.operands.into_iter().next();
+    o.archive = p.operands.first().cloned();
+    o.archives = p.operands;
     if o.archive.is_none() {
         return Parse::UsageAfter("Error: no archive specified\n\n".into());
     }

@@ -147,6 +147,11 @@ pub struct Checker {
     metrics: FastMap<PmId, State>,
     /// Suppress the counter-wrap reports (`-w`).
     pub nowrap: bool,
+    /// PCP 7's matching: each value goes with the last of its own instance (6.0.3
+    /// looks at the same place in the last record first, and can take another).
+    pub by_instance: bool,
+    /// PCP 7 with `-v`: a wrap's report ends with the difference.
+    pub difference: bool,
 }
 
 impl Checker {
@@ -199,7 +204,7 @@ impl Checker {
                 r.about(vs.pmid, &what);
                 continue;
             }
-            if !t.values(vs, self.nowrap, &mut r) {
+            if !t.values(vs, (self.nowrap, self.by_instance, self.difference), &mut r) {
                 return Verdict::GiveUp;
             }
         }
@@ -270,10 +275,17 @@ fn first_sight(vs: &ValueSet<'_>, r: &mut Report<'_>) -> Option<State> {
 
 impl Tracked {
     /// The values of one record for this metric; `false` to give up.
-    fn values(&mut self, vs: &ValueSet<'_>, nowrap: bool, r: &mut Report<'_>) -> bool {
+    /// `how`: no wrap checks, match by instance, report the difference.
+    fn values(&mut self, vs: &ValueSet<'_>, how: (bool, bool, bool), r: &mut Report<'_>) -> bool {
+        let (nowrap, by_instance, difference) = how;
         let many = vs.values.len() > 1 || !self.desc.indom.is_null();
         for (j, (inst, v)) in vs.values.iter().enumerate() {
-            let Some(k) = self.place(j, *inst, many) else {
+            let found = if by_instance {
+                self.pos.get(inst).copied()
+            } else {
+                self.place(j, *inst, many)
+            };
+            let Some(k) = found else {
                 if !self.add(*inst, v, vs.pmid, r) {
                     return false;
                 }
@@ -300,7 +312,7 @@ impl Tracked {
                     continue;
                 }
                 if !nowrap {
-                    self.wrap(k, cur, vs.pmid, r);
+                    self.wrap(k, cur, vs.pmid, difference, r);
                 }
             }
             self.insts[k].last = cur;
@@ -329,7 +341,7 @@ impl Tracked {
     }
 
     /// Reports an integer counter at place `k` that went down to `cur`.
-    fn wrap(&self, k: usize, cur: f64, pmid: PmId, r: &mut Report<'_>) {
+    fn wrap(&self, k: usize, cur: f64, pmid: PmId, difference: bool, r: &mut Report<'_>) {
         let prev = &self.insts[k];
         let integer = matches!(
             self.desc.vtype,
@@ -344,7 +356,7 @@ impl Tracked {
             Some(n) => format!("{name}[{n}]"),
             None => name,
         };
-        let line = format!(
+        let mut line = format!(
             "{}:[{}]: {which}: {} wrap\n\tvalue {:.0} at {}\n\tvalue {cur:.0} at {}",
             r.prefix,
             (r.stamp)(r.now),
@@ -353,6 +365,9 @@ impl Tracked {
             (r.stamp)(prev.at.unwrap_or(r.now)),
             (r.stamp)(r.now)
         );
+        if difference {
+            line.push_str(&format!("\n\tdifference {:.0}", cur - prev.last));
+        }
         r.out.push(line);
     }
 

@@ -78,6 +78,11 @@ fn replace(path: &Path, comp: Option<Compression>, data: &[u8]) -> io::Result<Pa
         .unwrap_or(Path::new("."));
     let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
     tmp.write_all(&bytes)?;
+    // the repaired file keeps the permissions the damaged one had (a temporary
+    // file is made readable by its owner alone)
+    if let Ok(m) = std::fs::metadata(path) {
+        tmp.as_file().set_permissions(m.permissions())?;
+    }
     tmp.as_file().sync_all()?;
     tmp.persist(&target).map_err(|e| e.error)?;
     if target != path {

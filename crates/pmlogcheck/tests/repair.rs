@@ -84,8 +84,13 @@ fn a_torn_data_volume_and_index_are_cut_back_and_reported() {
     assert!(out.contains("would cut"), "{out}");
     assert_eq!(std::fs::metadata(&vol).expect("len").len(), before - 5);
 
+    use std::os::unix::fs::PermissionsExt;
+    let mode = |p: &Path| std::fs::metadata(p).expect("stat").permissions().mode() & 0o777;
+    std::fs::set_permissions(&vol, std::fs::Permissions::from_mode(0o644)).expect("chmod");
     let (code, out, err) = check(&["--repair", &name]);
     assert_eq!(code, 0, "{out}{err}");
+    // the repaired file keeps the damaged one's permissions
+    assert_eq!(mode(&vol), 0o644);
     assert!(out.contains("a.0: cut at offset"), "{out}");
     assert!(out.contains("a.index: cut at offset"), "{out}");
     let (code, _, err) = check(&[&name]);
