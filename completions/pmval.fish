@@ -29,4 +29,4 @@ complete -c pmval -s X -l timestamp -d 'include date and microseconds in reporte
 complete -c pmval -l csv -d 'values as CSV: a header row of instance names, a row a sample'
 complete -c pmval -l json -d 'values as JSON lines, a sample a line'
 complete -c pmval -l nearest -d 'the value recorded nearest each sample time, not interpolated'
-complete -c pmval -l skip-damaged -d 'of several archives, leave out those that cannot be opened (as PCP 7.1.4)'
+complete -c pmval -l skip-damaged -d 'of several archives, leave out those that cannot be opened or read (as PCP 7.1.4)'

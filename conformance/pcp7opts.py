@@ -7,7 +7,9 @@ pmlogextract's `-v` size and time forms are in conformance/pmlogextract.py.
 
 Cases: lists of the QA corpus's multi/ archives with damaged archives of the corpus
 (bad labels, records, empty, missing files) at the front, in the middle and at the
-end, and a list of damaged archives alone; each
+end, a list of damaged archives alone, and multi-corrupted/, whose archives open
+but one of which has a corrupted record that reading meets (7.1.4's libpcp then
+removes that archive from the context and reads on in the next); each
 read by pminfo (-d, -T, -f) and pmlogsummary (a metric, -mix). A case is identical when exit status,
 stdout and stderr agree (the notices' times and pids, and the chroot's /host
 prefix, masked); where PCP 7.2 loses the instance names of the archives before the
@@ -39,6 +41,14 @@ LISTS = [[d, GOOD[0], GOOD[1]] for d in DAMAGED] \
     + [[GOOD[0], d, GOOD[1]] for d in DAMAGED[:3]] \
     + [[GOOD[0], GOOD[1], d] for d in DAMAGED[:3]] \
     + [[GOOD[0], DAMAGED[0], GOOD[1], DAMAGED[3], GOOD[2]], DAMAGED[:3], GOOD]
+# archives that open but whose records turn out corrupted as they are read: the
+# directory, and lists with the corrupted one first, in the middle and last
+CORRUPTED = "archives/multi-corrupted/20150508.11.%s"
+LISTS += [["archives/multi-corrupted"],
+          [CORRUPTED % m for m in ("44", "46", "50", "57")],
+          [CORRUPTED % m for m in ("50", "57")],
+          [CORRUPTED % m for m in ("44", "50")],
+          [CORRUPTED % m for m in ("46", "50", "57")]]
 # (pmval takes the option too; its output is not compared: PCP 7.2's pmval reads
 # multi-archive contexts differently from 6.0.3's at the archives' boundaries,
 # whatever the archives)
@@ -95,8 +105,6 @@ def main():
     if not os.path.exists(os.path.join(PCP7_ROOT, "usr/bin/pmval")) or not os.path.isdir(CORPUS):
         print("pcp7opts conformance skipped: PCP 7.2's chroot or the QA corpus is missing")
         sys.exit(1 if os.environ.get("REQUIRE_REFERENCE") else 77)
-    # (not archives/multi-corrupted/: its archives open, and PCP 7.2 leaves one out
-    # when a record read later is corrupted, which ours does not)
     specs = [",".join(l) for l in LISTS]
     results = []
     for tool in TOOLS:

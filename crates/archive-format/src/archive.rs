@@ -14,6 +14,7 @@ use crate::volume::{self, ArchiveFiles, Bytes, FileRef};
 use std::path::Path;
 use std::sync::{Mutex, MutexGuard, OnceLock};
 
+mod damage;
 mod read;
 pub use read::Records;
 
@@ -169,6 +170,8 @@ pub struct Archive {
     /// one is read: (list index, the loader).
     prefetch: Mutex<Option<(usize, Prefetch)>>,
     loader: Loader,
+    /// Archives removed from a multi-archive context as corrupted (PCP 7.1.4's).
+    damage: damage::Removal,
 }
 
 type Prefetch = std::thread::JoinHandle<Result<(Bytes, Label)>>;
@@ -533,6 +536,7 @@ impl Archive {
             volumes,
             prefetch: Mutex::new(None),
             loader,
+            damage: Default::default(),
         })
     }
 
@@ -559,7 +563,11 @@ impl Archive {
         match names.len() {
             0 => Archive::open(spec),
             1 => Archive::open(&names[0]),
-            _ => Archive::join(open_parts(&names, skip_damaged, skipped)?),
+            _ => {
+                let mut a = Archive::join(open_parts(&names, skip_damaged, skipped)?)?;
+                a.damage.on = skip_damaged;
+                Ok(a)
+            }
         }
     }
 

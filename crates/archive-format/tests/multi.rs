@@ -225,3 +225,41 @@ fn damaged_archives_are_left_out_when_asked() {
         .expect_err("none left");
     assert_eq!(e.pm_err(), archive_format::error::PM_ERR_LOGFILE);
 }
+
+/// With `skip_damaged`, as PCP 7.1.4's libpcp: an archive whose record turns out
+/// corrupted as reading meets it is removed from the context (and named once),
+/// and reading goes on at the next archive's first record; without it, the read
+/// fails there.
+#[test]
+fn an_archive_corrupted_inside_is_removed_as_it_is_read() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let a = write(dir.path(), "a", "h", 1000, 3);
+    let b = write(dir.path(), "b", "h", 2000, 3);
+    let c = write(dir.path(), "c", "h", 3000, 3);
+    // b's second record's trailer no longer matches its header
+    let vol = format!("{b}.0");
+    let mut bytes = std::fs::read(&vol).expect("read");
+    let word = |b: &[u8], at: usize| u32::from_be_bytes(b[at..at + 4].try_into().expect("word"));
+    let second = 132 + word(&bytes, 132) as usize;
+    let trailer = second + word(&bytes, second) as usize - 4;
+    bytes[trailer..trailer + 4].copy_from_slice(&7u32.to_be_bytes());
+    std::fs::write(&vol, bytes).expect("write");
+    let spec = format!("{a},{b},{c}");
+
+    let plain = Archive::open_context(&spec).expect("opens");
+    assert!(plain.records().any(|r| r.is_err()));
+
+    let ctx = Archive::open_context_skipping(&spec, true, &mut |_, _| {}).expect("opens");
+    let stamps: Vec<i64> = ctx
+        .records()
+        .map(|r| r.expect("no error once b is removed").1.stamp.sec)
+        .collect();
+    // a's three, the mark after a, b's first, then c's three (no mark: reading
+    // goes straight on to c's first record)
+    assert_eq!(stamps.len(), 8, "{stamps:?}");
+    assert_eq!(&stamps[4..], [2000, 3000, 3001, 3002]);
+    assert_eq!(ctx.take_removed(), vec![(b.clone(), 0)]);
+    assert!(ctx.take_removed().is_empty(), "named once");
+    // read again, b stays out
+    assert_eq!(ctx.records().count(), 7, "a's three, a mark, c's three");
+}

@@ -22,6 +22,15 @@ pub fn skipped_archive(out: &mut dyn Write, prog: &str, name: &str, why: &str) {
     notice(out, prog, "Warning", &msg);
 }
 
+/// PCP 7.1.4's warning for each archive a multi-archive context removed as its
+/// records turned out corrupted, since the last call.
+pub fn removed_archives(out: &mut dyn Write, prog: &str, a: &archive_format::Archive) {
+    for (name, vol) in a.take_removed() {
+        let msg = format!("__pmLogRead: removing corrupted archive \"{name}\" vol {vol}");
+        notice(out, prog, "Warning", &msg);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

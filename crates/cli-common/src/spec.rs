@@ -402,7 +402,7 @@ pub mod std_opts {
     pub const SKIP_DAMAGED: Opt = Opt::flag(
         SKIP_DAMAGED_KEY,
         "skip-damaged",
-        "of several archives, leave out those that cannot be opened (as PCP 7.1.4)",
+        "of several archives, leave out those that cannot be opened or read (as PCP 7.1.4)",
     )
     .ours();
     pub const SKIP_DAMAGED_KEY: char = '\u{3}';

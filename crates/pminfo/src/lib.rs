@@ -95,7 +95,9 @@ fn main(o: &Opts, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<i32> {
         batch: batch::Batch::new(1),
         cursor: (!a.is_multi()).then(|| archive_format::logfetch::LogCursor::new(&a)),
     };
-    p.run(out, err)
+    let code = p.run(out, err)?;
+    cli_common::notify::removed_archives(err, PROG, &a);
+    Ok(code)
 }
 
 /// pminfo of a pmcd: `-h`'s, else the local one.

@@ -118,6 +118,7 @@ fn report(o: &Opts, run: Run, out: &mut dyn Write, err: &mut dyn Write) -> io::R
         w,
         passes: (stats, ended),
     } = run;
+    cli_common::notify::removed_archives(err, PROG, &a);
     if let Some(n) = note {
         write!(out, "{n}")?;
     }

@@ -303,6 +303,7 @@ impl<'a> Pmval<'a> {
         } else {
             r.fetch(&[self.desc.pmid])
         };
+        cli_common::notify::removed_archives(err, PROG, self.meta_archive);
         let mut res = match res {
             Ok(res) => res,
             Err(e) if e.pm_err() == PM_ERR_EOL => return Ok(Err(0)),

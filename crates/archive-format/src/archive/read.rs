@@ -73,13 +73,21 @@ impl Archive {
             Located::End => Ok(None),
             Located::Mark(at, stamp, next) => Ok(Some((at, mark_record(stamp), next))),
             Located::Frame(at, f, b) => {
-                let rec = decode_result_for(
+                let rec = match decode_result_for(
                     f.payload(b),
                     f.payload_start(),
                     self.vol_version(at.vol),
                     keep,
-                )
-                .map_err(|e| Error::decode(self.vol_path(at.vol), e))?;
+                ) {
+                    Ok(r) => r,
+                    Err(e) => {
+                        return match self.remove_part_of(at.vol, true) {
+                            Some(Some(p)) => self.read_forward_for(p, keep),
+                            Some(None) => Ok(None),
+                            None => Err(Error::decode(self.vol_path(at.vol), e)),
+                        }
+                    }
+                };
                 Ok(Some((
                     at,
                     rec,
@@ -304,6 +312,7 @@ impl Archive {
 
     pub(super) fn locate_forward(&self, mut pos: Position) -> Result<Located<'_>> {
         loop {
+            pos = self.skip_removed_forward(pos);
             pos = match self.enter_forward(pos) {
                 Entered::End => return Ok(Located::End),
                 Entered::Mark(at, stamp, next) => return Ok(Located::Mark(at, stamp, next)),
@@ -313,7 +322,18 @@ impl Archive {
                 pos = self.next_volume(pos.vol);
                 continue;
             };
-            match frame_at(b, pos.offset).map_err(|e| Error::decode(self.vol_path(pos.vol), e))? {
+            let frame = match frame_at(b, pos.offset) {
+                Ok(f) => f,
+                Err(e) => match self.remove_part_of(pos.vol, true) {
+                    Some(Some(p)) => {
+                        pos = p;
+                        continue;
+                    }
+                    Some(None) => return Ok(Located::End),
+                    None => return Err(Error::decode(self.vol_path(pos.vol), e)),
+                },
+            };
+            match frame {
                 None => pos = self.next_volume(pos.vol),
                 Some(f) => return Ok(Located::Frame(pos, f, b)),
             }
@@ -325,6 +345,17 @@ impl Archive {
             if pos.vol >= self.volumes.len() {
                 return Ok(Located::End);
             }
+            if self.in_removed_part(pos.vol) {
+                // an archive removed: the end of the one before it
+                match self.part_start(pos.vol).checked_sub(1) {
+                    Some(v) => {
+                        pos.vol = v;
+                        pos.offset = self.vol_bytes(v).map_or(0, |b| b.len() as u64);
+                        continue;
+                    }
+                    None => return Ok(Located::End),
+                }
+            }
             let frame = if pos.offset == 0 {
                 // before a mark between archives: continue in the previous volume
                 None
@@ -332,9 +363,17 @@ impl Archive {
                 match self.vol_bytes(pos.vol) {
                     Some(b) => {
                         let end = pos.offset.min(b.len() as u64);
-                        frame_before(b, end, self.vol_label_len(pos.vol))
-                            .map_err(|e| Error::decode(self.vol_path(pos.vol), e))?
-                            .map(|f| (f, b))
+                        match frame_before(b, end, self.vol_label_len(pos.vol)) {
+                            Ok(f) => f.map(|f| (f, b)),
+                            Err(e) => match self.remove_part_of(pos.vol, false) {
+                                Some(Some(p)) => {
+                                    pos = p;
+                                    continue;
+                                }
+                                Some(None) => return Ok(Located::End),
+                                None => return Err(Error::decode(self.vol_path(pos.vol), e)),
+                            },
+                        }
                     }
                     None => None,
                 }
@@ -374,9 +413,14 @@ impl Archive {
             Located::End => Ok(None),
             Located::Mark(at, stamp, _) => Ok(Some((at, mark_record(stamp)))),
             Located::Frame(at, f, b) => {
-                let rec = decode_result(f.payload(b), f.payload_start(), self.vol_version(at.vol))
-                    .map_err(|e| Error::decode(self.vol_path(at.vol), e))?;
-                Ok(Some((at, rec)))
+                match decode_result(f.payload(b), f.payload_start(), self.vol_version(at.vol)) {
+                    Ok(rec) => Ok(Some((at, rec))),
+                    Err(e) => match self.remove_part_of(at.vol, false) {
+                        Some(Some(p)) => self.read_backward(p),
+                        Some(None) => Ok(None),
+                        None => Err(Error::decode(self.vol_path(at.vol), e)),
+                    },
+                }
             }
         }
     }
