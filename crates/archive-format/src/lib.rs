@@ -87,6 +87,7 @@ pub mod atom;
 pub mod codec;
 pub mod compress;
 mod copier;
+pub mod cores;
 pub mod derive;
 pub mod error;
 mod errtab;
@@ -108,6 +109,8 @@ pub mod types;
 pub mod unitstr;
 pub mod volume;
 pub mod writer;
+#[cfg(feature = "xz")]
+mod xzmt;
 
 pub use archive::{Archive, OpenOptions, Position, ReadWindow, Records};
 pub use codec::index::IndexEntry;

@@ -446,6 +446,22 @@ pub fn load_with(fr: &FileRef, cache: Option<&Decompressed>) -> Result<Bytes> {
     }
 }
 
+/// A decoder of `c`; an `.xz` file's blocks decoded on every core the job has
+/// ([`crate::cores::threads`]).
+fn xz_on_every_core<'a, R: io::BufRead + 'a>(
+    c: compress::Compression,
+    input: R,
+) -> io::Result<Box<dyn io::Read + 'a>> {
+    #[cfg(feature = "xz")]
+    if c == compress::Compression::Xz && crate::cores::threads() > 1 {
+        return Ok(Box::new(crate::xzmt::XzMt::new(
+            input,
+            crate::cores::threads(),
+        )?));
+    }
+    compress::decoder(c, input)
+}
+
 fn load_uncached(fr: &FileRef, file: &File) -> Result<Bytes> {
     let file = file.try_clone().map_err(|e| Error::io(&fr.path, &e))?;
     match fr.compression {
@@ -470,8 +486,8 @@ fn load_uncached(fr: &FileRef, file: &File) -> Result<Bytes> {
                 )
                 .at(&fr.path, None)
             };
-            let mut dec = compress::decoder(c, io::BufReader::with_capacity(256 * 1024, file))
-                .map_err(logrec)?;
+            let input = io::BufReader::with_capacity(256 * 1024, file);
+            let mut dec = xz_on_every_core(c, input).map_err(logrec)?;
             let mut tmp =
                 tempfile::tempfile().map_err(|e| Error::io(Path::new("temporary file"), &e))?;
             // large writes: a volume decompresses to hundreds of MB
