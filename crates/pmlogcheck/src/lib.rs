@@ -732,18 +732,30 @@ fn pass1_and_2(
     for l in &lines {
         rep.line(err, "pass1", l)?;
     }
+    descriptors(o, a, archname, err, rep)?;
+    Ok(index_bad)
+}
+
+/// Pass 2's check of each metric descriptor (PCP 7's with its options).
+fn descriptors(
+    o: &opts::Opts,
+    a: &Archive,
+    archname: &str,
+    err: &mut dyn Write,
+    rep: &mut Report,
+) -> io::Result<()> {
     if o.verbose > 0 {
         rep.verbose(err, &format!("{archname}: start pass2\n"))?;
     }
     let mut lines = Vec::new();
     for d in a.metadata().descs_hash_order() {
         let name = a.metadata().names(d.pmid).first().map(|s| s.as_str());
-        pass2::check(archname, d, name, false, &mut lines);
+        pass2::check(archname, d, name, o.pcp7(), &mut lines);
     }
     for l in &lines {
         rep.line(err, "pass2", l)?;
     }
-    Ok(index_bad)
+    Ok(())
 }
 
 /// Pass 3: the records of the window in turn, each value against the last.

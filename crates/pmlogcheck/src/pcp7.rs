@@ -128,9 +128,7 @@ pub(crate) fn pass0_lines(
             open = false;
         }
         if l.text.starts_with(&last) {
-            let size = disk_size(fname);
-            rep.line(err, "pass0", &last_valid(fname, r.last_good, size))?;
-            if try_truncate(o.truncate, fname, r.last_good, size, out, err)? {
+            if say_and_cut(o, (fname, r.last_good), "pass0", out, err, rep)? {
                 cut = Some(r.last_good);
             }
             continue;
@@ -185,9 +183,7 @@ pub(crate) fn pass1_and_2(
         match offset {
             Some(at) if index_bad => {
                 let fname = format!("{archname}.index");
-                let size = disk_size(&fname);
-                rep.line(err, "pass1", &last_valid(&fname, at, size))?;
-                if try_truncate(o.truncate, &fname, at, size, out, err)? {
+                if say_and_cut(o, (&fname, at), "pass1", out, err, rep)? {
                     break;
                 }
                 offset = None;
@@ -196,19 +192,24 @@ pub(crate) fn pass1_and_2(
             None => {}
         }
     }
-    if o.verbose > 0 {
-        rep.verbose(err, &format!("{archname}: start pass2\n"))?;
-    }
-    let mut lines = Vec::new();
-    for d in a.metadata().descs_hash_order() {
-        let name = a.metadata().names(d.pmid).first().map(|s| s.as_str());
-        pass2::check(archname, d, name, true, &mut lines);
-    }
-    for l in &lines {
-        rep.line(err, "pass2", l)?;
-    }
+    crate::descriptors(o, a, archname, err, rep)?;
     meta_stamps(o, names, a, (p0, cache), nsec, out, err, rep)?;
     Ok(index_bad || p0.index == State::Bad)
+}
+
+/// Where the last valid record of `fname` ends (`at`), said as PCP 7 says it with
+/// the file's size, and the file cut there with `-r` or `-R`; whether it was.
+fn say_and_cut(
+    o: &opts::Opts,
+    (fname, at): (&str, u64),
+    stage: &'static str,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+    rep: &mut Report,
+) -> io::Result<bool> {
+    let size = disk_size(fname);
+    rep.line(err, stage, &last_valid(fname, at, size))?;
+    try_truncate(o.truncate, fname, at, size, out, err)
 }
 
 /// PCP 7's pass 2 over the metadata's timed records.
@@ -238,9 +239,7 @@ fn meta_stamps(
         rep.line(err, "pass2", &f.line(&names.archname, nsec))?;
         if cut {
             let fname = format!("{}.meta", names.archname);
-            let size = disk_size(&fname);
-            rep.line(err, "pass2", &last_valid(&fname, f.offset, size))?;
-            if try_truncate(o.truncate, &fname, f.offset, size, out, err)? {
+            if say_and_cut(o, (&fname, f.offset), "pass2", out, err, rep)? {
                 break;
             }
             cut = false;

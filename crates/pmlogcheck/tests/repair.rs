@@ -3,41 +3,12 @@
 //! archive checks clean, reads to its last whole record, and the report says what
 //! was dropped; `--dry-run` changes nothing.
 
-use archive_format::codec::result::OwnedValueSet;
 use archive_format::compress::{self, Compression};
-use archive_format::types::{sem, vtype};
-use archive_format::writer::{ArchiveWriter, WriterOptions};
-use archive_format::{Archive, Desc, InDom, PmId, Timestamp, Units};
+use archive_format::Archive;
 use std::path::Path;
 
-const P: PmId = PmId(0x0040_0001);
-
-fn write_archive(base: &Path, records: u32) {
-    let o = WriterOptions {
-        version: 3,
-        hostname: "h".into(),
-        timezone: "UTC".into(),
-        auto_index: true,
-        ..Default::default()
-    };
-    let mut w = ArchiveWriter::create(base, o).expect("create");
-    let d = Desc {
-        pmid: P,
-        vtype: vtype::U32,
-        indom: InDom::NULL,
-        sem: sem::INSTANT,
-        units: Units(0),
-    };
-    w.put_desc(d, &["a.b".into()]).expect("desc");
-    for k in 0..records {
-        let t = Timestamp::new(1000 + k as i64, 0);
-        w.begin_fetch();
-        w.put_index(t).expect("index");
-        w.put_result(t, &[OwnedValueSet::insitu(P, vec![(-1, k)])])
-            .expect("result");
-    }
-    w.close().expect("close");
-}
+mod common;
+use common::write_archive;
 
 fn check(args: &[&str]) -> (i32, String, String) {
     test_support::run_tool(pmlogcheck::run, args)

@@ -70,7 +70,7 @@ impl Archive {
         }
         if let Ok(mut s) = self.damage.state.lock() {
             s.parts.push(start);
-            s.unsaid.push((self.part_name(v), self.original_volume(v)));
+            s.unsaid.push(self.part_name(v));
         }
         let next = if forward {
             left.iter().find(|&&p| p > start).map(|&p| Position {
@@ -128,24 +128,15 @@ impl Archive {
             .unwrap_or_default()
     }
 
-    /// The archive's name as the context was given it: its volume's path less
-    /// any compression suffix and the volume number.
-    fn part_name(&self, v: usize) -> String {
+    /// The archive's name as the context was given it (its volume's path less any
+    /// compression suffix and the volume number) and the number volume `v` had in
+    /// its own archive (its file's suffix).
+    fn part_name(&self, v: usize) -> (String, u32) {
         let p = self.vol_path(v).to_string_lossy().into_owned();
         let plain = crate::compress::strip_suffix(&p).map_or(p.as_str(), |(b, _)| b);
-        plain
-            .rsplit_once('.')
-            .map_or(plain, |(base, _)| base)
-            .to_string()
-    }
-
-    /// The number volume `v` had in its own archive (its file's suffix).
-    fn original_volume(&self, v: usize) -> u32 {
-        let p = self.vol_path(v).to_string_lossy().into_owned();
-        let plain = crate::compress::strip_suffix(&p).map_or(p.as_str(), |(b, _)| b);
-        plain
-            .rsplit_once('.')
-            .and_then(|(_, n)| n.parse().ok())
-            .unwrap_or(0)
+        match plain.rsplit_once('.') {
+            Some((base, n)) => (base.to_string(), n.parse().unwrap_or(0)),
+            None => (plain.to_string(), 0),
+        }
     }
 }
