@@ -657,12 +657,8 @@ fn check_archive(
         tz,
         dated: carry.dated,
     };
-    let index_bad = if o.pcp7() {
-        let nsec = |t: Timestamp| stamps.fmt_nsec(t);
-        pcp7::pass1_and_2(o, names, a, (p0, cache), &nsec, out, err, rep)?
-    } else {
-        pass1_and_2(o, names, a, p0, err, rep)?
-    };
+    let nsec = |t: Timestamp| stamps.fmt_nsec(t);
+    let index_bad = pass1_and_2(o, names, a, (p0, cache), &nsec, out, err, rep)?;
     if o.metadata_only {
         return Ok(0);
     }
@@ -704,13 +700,16 @@ fn label_text(label: &archive_format::Label, wend: Timestamp, tz: &TimeZone) -> 
     text
 }
 
-/// Pass 1 (the temporal index) and pass 2 (the descriptors); whether the index is
-/// bad.
+/// Pass 1 (the temporal index) and pass 2 (the descriptors, and with PCP 7's
+/// options the metadata's times); whether the index is bad.
+#[allow(clippy::too_many_arguments)]
 fn pass1_and_2(
     o: &opts::Opts,
     names: &Names,
     a: &Archive,
-    p0: &Pass0,
+    (p0, cache): (&Pass0, &Decompressed),
+    nsec: &dyn Fn(Timestamp) -> String,
+    out: &mut dyn Write,
     err: &mut dyn Write,
     rep: &mut Report,
 ) -> io::Result<bool> {
@@ -726,13 +725,21 @@ fn pass1_and_2(
         meta_size: p0.sizes.get(&format!("{base}.meta")).copied(),
         vol_size: &vol_size,
         golden_start: p0.golden_start,
-        pcp7: false,
+        pcp7: o.pcp7(),
     };
-    let (lines, index_bad) = pass1::check(&ctx, a.index());
-    for l in &lines {
-        rep.line(err, "pass1", l)?;
-    }
+    let index_bad = if o.pcp7() {
+        pcp7::index(o, &ctx, a, out, err, rep)?
+    } else {
+        let (lines, bad) = pass1::check(&ctx, a.index());
+        for l in &lines {
+            rep.line(err, "pass1", l)?;
+        }
+        bad
+    };
     descriptors(o, a, archname, err, rep)?;
+    if o.pcp7() {
+        pcp7::meta_stamps(o, names, a, (p0, cache), nsec, out, err, rep)?;
+    }
     Ok(index_bad)
 }
 

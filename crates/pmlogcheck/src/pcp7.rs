@@ -6,7 +6,7 @@
 //! passes, behind their `pcp7` switches.
 
 use crate::opts::{self, Truncate};
-use crate::{pass0, pass1, pass2, Names, Pass0, Report, State};
+use crate::{pass0, pass1, pass2, Names, Pass0, Report};
 use archive_format::volume::Decompressed;
 use archive_format::{Archive, Timestamp};
 use std::io::{self, BufRead, Write};
@@ -138,51 +138,31 @@ pub(crate) fn pass0_lines(
     Ok(cut)
 }
 
-/// Passes 1 and 2 as PCP 7 runs them: the index checked entry by entry, where
-/// the last valid entry ends said (and the index cut there with `-r` or `-R`, the
-/// check of the index ending with it); the descriptors; then the times of the
-/// metadata's instance domains and label sets, the metadata cut where the first
-/// bad one starts. Returns whether the index is bad.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn pass1_and_2(
+/// Pass 1 as PCP 7 runs it: the index checked entry by entry, where the last
+/// valid entry ends said at the first bad one (and the index cut there with `-r`
+/// or `-R`, the check of the index ending with it). Returns whether the index is
+/// bad.
+pub(crate) fn index(
     o: &opts::Opts,
-    names: &Names,
+    ctx: &pass1::Context<'_>,
     a: &Archive,
-    (p0, cache): (&Pass0, &Decompressed),
-    nsec: &dyn Fn(Timestamp) -> String,
     out: &mut dyn Write,
     err: &mut dyn Write,
     rep: &mut Report,
 ) -> io::Result<bool> {
-    let (archname, base) = (&names.archname, &names.base);
-    if o.verbose > 0 {
-        let msg = format!("{archname}: start pass1 (check temporal index)\n");
-        rep.verbose(err, &msg)?;
-    }
-    let vol_size = |v: i32| p0.sizes.get(&format!("{base}.{v}")).copied();
-    let label_size: u64 = if a.label().version >= 3 { 808 } else { 132 };
-    let ctx = pass1::Context {
-        archname,
-        label_size: label_size as i64,
-        meta_size: p0.sizes.get(&format!("{base}.meta")).copied(),
-        vol_size: &vol_size,
-        golden_start: p0.golden_start,
-        pcp7: true,
-    };
-    let mut index_bad = false;
     if a.index().is_empty() {
-        rep.line(err, "pass1", &pass1::missing(&ctx))?;
+        rep.line(err, "pass1", &pass1::missing(ctx))?;
     }
     let entry_size = if a.label().version >= 3 { 32 } else { 20 };
-    let mut offset = Some(label_size);
-    for e in pass1::entries(&ctx, a.index()) {
+    let (mut index_bad, mut offset) = (false, Some(ctx.label_size as u64));
+    for e in pass1::entries(ctx, a.index()) {
         for l in &e.lines {
             rep.line(err, "pass1", l)?;
         }
         index_bad |= e.bad;
         match offset {
             Some(at) if index_bad => {
-                let fname = format!("{archname}.index");
+                let fname = format!("{}.index", ctx.archname);
                 if say_and_cut(o, (&fname, at), "pass1", out, err, rep)? {
                     break;
                 }
@@ -192,9 +172,7 @@ pub(crate) fn pass1_and_2(
             None => {}
         }
     }
-    crate::descriptors(o, a, archname, err, rep)?;
-    meta_stamps(o, names, a, (p0, cache), nsec, out, err, rep)?;
-    Ok(index_bad || p0.index == State::Bad)
+    Ok(index_bad)
 }
 
 /// Where the last valid record of `fname` ends (`at`), said as PCP 7 says it with
@@ -212,9 +190,11 @@ fn say_and_cut(
     try_truncate(o.truncate, fname, at, size, out, err)
 }
 
-/// PCP 7's pass 2 over the metadata's timed records.
+/// PCP 7's pass 2 over the metadata's timed records: each finding, where the
+/// last valid record ends said at the first (and the metadata cut there with
+/// `-r` or `-R`).
 #[allow(clippy::too_many_arguments)]
-fn meta_stamps(
+pub(crate) fn meta_stamps(
     o: &opts::Opts,
     names: &Names,
     a: &Archive,
