@@ -45,9 +45,16 @@ impl Archive {
             .unwrap_or_default()
     }
 
-    /// Whether volume `v` belongs to an archive removed from the context.
+    /// Whether volume `v` belongs to an archive removed from the context (asked
+    /// at every record read: no copy, and nothing to look for until one is).
     pub(crate) fn in_removed_part(&self, v: usize) -> bool {
-        self.damage.on && self.removed_parts().contains(&self.part_start(v))
+        if !self.damage.on {
+            return false;
+        }
+        self.damage
+            .state
+            .lock()
+            .is_ok_and(|s| !s.parts.is_empty() && s.parts.contains(&self.part_start(v)))
     }
 
     /// A corrupted record in volume `v`: where reading goes on (forward: the
