@@ -43,6 +43,7 @@ REQUIRED = bool(os.environ.get("REQUIRE_REFERENCE"))
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from pmdumplog import PCP7_CORPUS  # noqa: E402
+from scoreboard import release_binary  # noqa: E402
 # derived metrics exported by name, raw and interpolated (check 7)
 DERIVED_ARCHIVE = "20180416.10.00"
 DERIVED_METRICS = ["disk.dev.await", "kernel.cpu.util.user", "kernel.cpu.util.idle"]
@@ -297,9 +298,7 @@ def main():
         import datafusion
     except ImportError as e:
         skip(f"query engines not installed ({e}): pip install duckdb datafusion")
-    subprocess.run(["cargo", "build", "--release", "-q", "-p", "pcp2parquet"], cwd=ROOT, check=True)
-    target = os.environ.get("CARGO_TARGET_DIR") or os.path.join(ROOT, "target")
-    tool = os.path.join(target, "release", "pcp2parquet")
+    tool = release_binary("pcp2parquet")
     os.makedirs(OUT, exist_ok=True)
     problems = []
     checks = 0
@@ -417,8 +416,8 @@ def main():
         cdir = os.path.join(tmp, "churn")
         os.makedirs(cdir)
         cbase = os.path.join(cdir, "churn")
-        subprocess.run(["cargo", "run", "--release", "-q", "-p", "archive-format", "--example",
-                        "proc_churn", "--", cbase, "300", "40", "20"], cwd=ROOT, check=True,
+        subprocess.run([release_binary("proc_churn", example=True), cbase, "300", "40", "20"],
+                       check=True,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         cout = os.path.join(tmp, "churn-out")
         r = subprocess.run([tool, "-t", "7", "-o", cout, cbase], capture_output=True, text=True)

@@ -18,7 +18,7 @@ conformance/floor-pmlogcompress, 1 below it, 77 when PCP 7.2 is not installed
 
 Usage: conformance/pmlogcompress.py [--ours PATH] [--out DIR] [--jobs N] [--filter SUBSTR]
 """
-import argparse, concurrent.futures as cf, os, shutil, subprocess, sys, tempfile
+import argparse, concurrent.futures as cf, hashlib, os, shutil, subprocess, sys, tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -71,6 +71,19 @@ def dump7(d, base, env):
     return rc, out, err
 
 
+# PCP 7.2's dumps of its own results, by what they hold: the cases of one archive
+# mostly leave the same bytes once decompressed, and 7.2 reads them the same
+REF_DUMPS = {}
+
+
+def ref_dump7(d, base, env, names, contents):
+    key = hashlib.sha256(repr(names).encode() + b"".join(
+        hashlib.sha256(contents[n]).digest() for n in names)).hexdigest()
+    if key not in REF_DUMPS:
+        REF_DUMPS[key] = dump7(d, base, env)
+    return REF_DUMPS[key]
+
+
 def tool_case(ours, d, base, tool, opts, env, name, pack_first=False, dump=True, taken=None):
     """Each side on its own copy; for pmlogdecompress the copy is first
     compressed by PCP 7.2's pmlogcompress; `taken` names a suffix whose file
@@ -91,7 +104,12 @@ def tool_case(ours, d, base, tool, opts, env, name, pack_first=False, dump=True,
                     fh.write(b"not the volume\n")
             cmd = [PCP7, tool] if side == "ref" else [ours]
             rc, out, err = run(cmd + opts + [base], w, env)
-            res.append((rc, out, err) + tree(w) + (dump7(w, base, env) if dump else None,))
+            names, contents = tree(w)
+            dumped = None
+            if dump:
+                # ours is always dumped: 7.2 must read what ours compressed
+                dumped = ref_dump7(w, base, env, names, contents) if side == "ref" else dump7(w, base, env)
+            res.append((rc, out, err, names, contents, dumped))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     diffs = scoreboard.differences(res[0], res[1])

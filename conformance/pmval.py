@@ -218,8 +218,7 @@ def main():
         if a.filter and a.filter not in gname:
             continue
         base = os.path.join(gendir, gname)
-        subprocess.run(["cargo", "run", "--release", "-q", "-p", "archive-format", "--example",
-                        "proc_churn", "--", base] + gargs, cwd=ROOT, check=True,
+        subprocess.run([scoreboard.release_binary("proc_churn", example=True), base] + gargs, check=True,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         dur, metrics = archive_info(base, env)
         for m in metrics:

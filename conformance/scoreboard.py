@@ -2,9 +2,10 @@
 REQUIRE_REFERENCE) where the reference is not installed, the scoreboard (N of M
 identical, then each differing case), a diff file per differing case, and the check
 against the suite's floor (conformance/floor-TOOL)."""
-import os, shutil, sys
+import os, shutil, subprocess, sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
 CORPUS = "/var/lib/pcp/testsuite"
 
 
@@ -19,6 +20,17 @@ def missing_reference(tool):
         return 1
     print(f"conformance: skipped: {msg}")
     return 77
+
+
+def release_binary(name, example=False):
+    """The path of the workspace's release program `name` (an example's with
+    `example`), built first. Every suite and .ci/run build the same set (every
+    package's programs and examples), so the features are unified once and one
+    build serves them all."""
+    subprocess.run(["cargo", "build", "--release", "-q", "--workspace", "--bins", "--examples"],
+                   cwd=ROOT, check=True)
+    target = os.environ.get("CARGO_TARGET_DIR") or os.path.join(ROOT, "target")
+    return os.path.join(target, "release", "examples" if example else "", name)
 
 
 def archive_size(d, base):
