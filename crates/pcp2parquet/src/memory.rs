@@ -13,7 +13,9 @@
 
 use std::sync::{Condvar, Mutex, MutexGuard};
 
-/// What a run may hold at most, by default.
+/// What a run may hold at most by default, for each archive exported at once
+/// (`-j`): one archive of the corpus's largest takes about 60 MB, so a share
+/// of less would have the jobs wait for each other.
 pub const LIMIT: usize = 96 << 20;
 /// The values held for row groups, at most and at least, per archive.
 pub const MOST: usize = 24 << 20;
@@ -68,10 +70,14 @@ pub struct Grant<'a> {
 }
 
 impl Memory {
-    /// A run of `jobs` threads that may hold `limit` bytes (0: [`LIMIT`]).
+    /// A run of `jobs` threads that may hold `limit` bytes (0: [`LIMIT`] a job).
     pub fn new(limit: usize, jobs: usize) -> Memory {
         Memory {
-            limit: if limit == 0 { LIMIT } else { limit },
+            limit: if limit == 0 {
+                LIMIT.saturating_mul(jobs.max(1))
+            } else {
+                limit
+            },
             jobs: jobs.max(1),
             used: Mutex::new((0, 0)),
             freed: Condvar::new(),
@@ -227,6 +233,25 @@ mod tests {
         assert!(m.try_grant(0, MOST).is_none());
         drop(first);
         assert!(m.try_grant(0, MOST).is_some(), "its memory came back");
+    }
+
+    #[test]
+    fn by_default_each_job_exports_an_archive_as_large_as_the_corpus_largest() {
+        // 20201109's files: a 787 KB xz volume, a .meta of 400 KB
+        let want = wanted(0, 787 << 10);
+        for jobs in 1..=4 {
+            let m = Memory::new(0, jobs);
+            let held: Vec<_> = (0..jobs)
+                .map_while(|_| m.try_grant(400 << 10, want))
+                .collect();
+            assert_eq!(held.len(), jobs, "{jobs} jobs");
+            assert!(
+                held.iter().all(|g| g.budget == want),
+                "each gets what it asks"
+            );
+            let total: usize = held.iter().map(|g| g.bytes).sum();
+            assert!(total <= LIMIT * jobs, "{total} bytes for {jobs} jobs");
+        }
     }
 
     #[test]
