@@ -25,7 +25,8 @@ if [ ! -f "$base.index" ]; then
   rm -f "$base".*
   if [ "$maker" = proc_churn ]; then
     echo "making the $1 archive with our proc_churn example ($took)" >&2
-    cargo run --release -q -p archive-format --example proc_churn -- "$base.tmp" >&2
+    cargo build --release -q --workspace --bins --examples
+    target/release/examples/proc_churn "$base.tmp" >&2
   else
     echo "making the $1 archive with pcp.pmi ($took)" >&2
     /usr/bin/python3 "scripts/$maker" "$base.tmp" >&2

@@ -10,7 +10,7 @@
 # agent (scripts/start-pmcd.sh --sample). Usage: scripts/bench-cadence.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --release -q -p pmlogger
+cargo build --release -q --workspace --bins --examples
 OURS=$PWD/target/release/pmlogger
 REF=/usr/lib/pcp/bin/pmlogger
 [ -x "$REF" ] || { echo "bench-cadence: the reference pmlogger is not installed" >&2; exit 1; }

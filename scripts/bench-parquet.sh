@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# pcp2parquet against what a PCP 6.0.3 user has for the job, on corpus archives and
-# on the wide archive (scripts/wide-archive.sh):
-#   1. export time against `pmrep -a ARCHIVE -o csv` on the same metrics, and the
-#      ratio; peak RSS of both;
+# pcp2parquet against what a PCP user has for the job (6.0.3, and 7.2 where
+# scripts/install-pcp7.sh's chroot is there), on corpus archives and on the wide
+# archive (scripts/wide-archive.sh):
+#   1. export time against each PCP's `pmrep -a ARCHIVE -o csv` on the same metrics,
+#      both ratios, peak RSS, and the floor (reading the archive's files) measured
+#      in the same run (scripts/bench-lib.sh);
 #   2. the Parquet dataset's size (every metric) against the archive's files as
 #      stored, uncompressed, and recompressed with xz -9;
 #   3. one typical question, the 95th percentile of the 1-minute load average (of a
@@ -12,18 +14,32 @@
 # Usage: scripts/bench-parquet.sh [corpus archive or path ...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --release -q -p pcp2parquet
+cargo build --release -q --workspace --bins --examples
 ours=$PWD/target/release/pcp2parquet
 dir=/var/lib/pcp/testsuite/archives
 command -v pmval >/dev/null || { echo "reference PCP not installed" >&2; exit 77; }
 py=/usr/bin/python3   # the interpreter with PCP's bindings, for pmrep
 work=$(mktemp -d /tmp/bench-parquet.XXXXXX)
-trap 'rm -rf "$work"' EXIT
+BENCH_ON_EXIT='rm -rf "$work"'
+source scripts/bench-lib.sh
 [ $# -gt 0 ] || set -- 20201109 bozo-20170904 "$(scripts/wide-archive.sh)"
 t() { /usr/bin/time -o "$work/t" -f '%e %M' "$@" >/dev/null 2>&1 || true; cat "$work/t" | tail -1; }
 
-printf '%-26s %8s %8s %8s %9s %9s | %9s %9s %9s %9s | %8s %8s\n' archive "pmrep s" "ours s" ratio \
-  "pmrep MB" "ours MB" "stored MB" "plain MB" "xz MB" "pq MB" "p95 pmval" "p95 duckdb"
+# 1. export time against pmrep -o csv of each PCP, with the floor
+echo "1. the same metrics as CSV (pmrep) and as Parquet (ours, -j 1)"
+bench_header
+for a in "$@"; do
+  case $a in /*) base=$a;; *) base=$dir/$a;; esac
+  if [ "$(basename "$base")" = wide ]; then metrics="wide.group0"; else metrics="kernel mem disk network"; fi
+  m=$(for x in $metrics; do pminfo -a "$base" "$x" 2>/dev/null; done | tr '\n' ' ')
+  args=""; for x in $metrics; do args+=" -m $x"; done
+  BENCH_BEFORE="rm -rf $work/o1" bench_job "$(basename "$a")" "$py /usr/bin/pmrep -a $base -o csv -I $m" \
+    "$bench_pcp7 /usr/bin/python3 /usr/bin/pmrep -a $base -o csv -I $m" "$ours -j 1 -o $work/o1 $args $base" \
+    "$(bench_read_floor "$base")"
+done
+echo
+echo "2. sizes (every metric) and 3. the 95th percentile of one metric: pmval against DuckDB"
+printf '%-26s | %9s %9s %9s %9s | %8s %8s\n' archive "stored MB" "plain MB" "xz MB" "pq MB" "p95 pmval" "p95 duckdb"
 for a in "$@"; do
   # a corpus name, or a path (the wide archive of scripts/wide-archive.sh: 2,000
   # metrics as pmlogger writes them; its pmrep run takes the first 100)
@@ -33,13 +49,6 @@ for a in "$@"; do
   else
     metrics="kernel mem disk network" q_metric=kernel.all.load q_inst="inst_id = 1"
   fi
-  # 1. the same metrics, as CSV and as Parquet
-  m=$(for x in $metrics; do pminfo -a "$base" "$x" 2>/dev/null; done | tr '\n' ' ')
-  read -r rt rm < <(t "$py" /usr/bin/pmrep -a "$base" -o csv -I $m)
-  rm -rf "$work/o1"
-  args=(); for x in $metrics; do args+=(-m "$x"); done
-  read -r ot om < <(t "$ours" -j 1 -o "$work/o1" "${args[@]}" "$base")
-  ratio=$(awk -v a="$rt" -v b="$ot" 'BEGIN { printf "%.0fx", (b > 0 ? a / b : 0) }')
   # 2. sizes, every metric
   rm -rf "$work/o2"
   "$ours" -o "$work/o2" "$base" 2>/dev/null
@@ -70,8 +79,7 @@ r = duckdb.sql(\"SELECT quantile_disc(value, 0.95) FROM read_parquet('$work/o2/v
 print(r[0])" 2>/dev/null || echo -)
   e=$(date +%s.%N)
   td=$(awk -v a="$s" -v b="$e" 'BEGIN { printf "%.2f", b - a }')
-  printf '%-26s %8s %8s %8s %9s %9s | %9s %9s %9s %9s | %8s %8s\n' "$(basename "$a")" "$rt" "$ot" "$ratio" \
-    "$(mb $((rm * 1024)))" "$(mb $((om * 1024)))" "$(mb "$stored")" "$(mb "$plain")" "$(mb "$xzs")" "$(mb "$pq")" \
-    "${tp}s" "${td}s"
+  printf '%-26s | %9s %9s %9s %9s | %8s %8s\n' "$(basename "$a")" \
+    "$(mb "$stored")" "$(mb "$plain")" "$(mb "$xzs")" "$(mb "$pq")" "${tp}s" "${td}s"
   echo "    p95 of $q_metric ($q_inst): pmval $p_pmval, duckdb $p_duck"
 done

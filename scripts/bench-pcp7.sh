@@ -7,18 +7,17 @@
 # archive of 4 xz volumes (20180416.10.00). Each job's floor is measured in the
 # same run: reading or decompressing its files the fastest way this machine can
 # (every core for multi-block xz and for several volumes). Runs alternate between
-# the tools, ROUNDS times (default 3), and the best of each is kept. Prints, per job,
-# the three times, ours as a multiple of each reference's speed, the floor and ours
-# over the floor, the peak memory of 7.2 and ours, and whether our output is
+# the tools, ROUNDS times (default 3), and the best of each is kept (scripts/bench-lib.sh).
+# Prints, per job, the three times, ours as a multiple of each reference's speed, the
+# floor and ours over the floor, the peak memory of each, and whether our output is
 # 6.0.3's (by hash; 7.2 orders metadata otherwise), or 7.2's lines where 6.0.3
 # cannot read the archive.
 # Usage: scripts/bench-pcp7.sh            (ROUNDS=N for more rounds)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
-cargo build --release -q -p pmdumplog -p pmlogcheck -p pmlogextract -p pmval
+cargo build --release -q --workspace --bins --examples
 bin=$root/target/release
-rounds=${ROUNDS:-3}
 cores=$(nproc)
 corpus=/var/lib/pcp/testsuite/archives
 command -v pmdumplog >/dev/null || { echo "PCP 6.0.3 is not installed (scripts/install-reference.sh)" >&2; exit 77; }
@@ -44,67 +43,52 @@ for f in "$corpus"/bozo-20170904.* "$corpus"/20180416.10.00.*; do
 done
 cd "$work"
 cat ./* >/dev/null # the page cache warm for every tool
+mkdir -p out
+BENCH_ON_EXIT='rm -rf "$work/out"'
+source "$root/scripts/bench-lib.sh"
+[ "$bench_have7" = 1 ] || { echo "PCP 7.2's chroot is not mounted (scripts/install-pcp7.sh)" >&2; exit 77; }
+p7=$bench_pcp7
 
-t=$(mktemp)
-trap 'rm -f "$t"; rm -rf "$work/out"' EXIT
-timed() { # command... -> "wall KB"
-  if /usr/bin/time -o "$t" -f '%e %M' "$@" >/dev/null 2>&1; then cat "$t"; else echo "fail 0"; fi
-}
-best() { sort -n | head -1; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "fail" || a == "n/a") print "-"; else if (b > 0) printf "%.1fx", a / b; else print "inf" }'; }
-par_xz() { # every file decompressed, one per core at a time
-  printf '%s\n' "$@" | xargs -P "$cores" -n 1 xz -dc >/dev/null
-}
-export -f par_xz
-export cores
-
-# job name | 6.0.3's command | 7.2's command | ours | the floor | what to compare
-jobs=(
-  "pmdumplog -a bozo-20170904 (xz, one block)|pmdumplog -a bozo-20170904|$root/scripts/pcp7 pmlogdump -a bozo-20170904|$bin/pmdumplog -a bozo-20170904|xz -dc bozo-20170904.0.xz|stdout"
-  "pmdumplog -a wide (plain, 196 MB)|pmdumplog -a $wname|$root/scripts/pcp7 pmlogdump -a $wname|$bin/pmdumplog -a $wname|cat $wname.0 $wname.meta $wname.index|stdout"
-  "pmdumplog -a wide, volume .zst|-|$root/scripts/pcp7 pmlogdump -a wide-zst|$bin/pmdumplog -a wide-zst|zstd -dc wide-zst.0.zst|stdout"
-  "pmdumplog -a wide, volume multi-block xz|pmdumplog -a wide-xzmb|$root/scripts/pcp7 pmlogdump -a wide-xzmb|$bin/pmdumplog -a wide-xzmb|xz -dc -T$cores wide-xzmb.0.xz|stdout"
-  "pmlogcheck 20180416.10.00 (4 xz volumes)|pmlogcheck 20180416.10.00|$root/scripts/pcp7 pmlogcheck 20180416.10.00|$bin/pmlogcheck 20180416.10.00|bash -c par_xz\ 20180416.10.00.0.xz\ 20180416.10.00.1.xz\ 20180416.10.00.2.xz\ 20180416.10.00.3.xz|stderr"
-  "pmlogextract copy of wide|pmlogextract $wname out/r6|$root/scripts/pcp7 pmlogextract $wname out/r7|$bin/pmlogextract $wname out/o|cp $wname.0 out/floor.0|none"
-  "pmval -t 10 kernel.percpu.cpu.user, 20180416.10.00|pmval -z -t 10 -a 20180416.10.00 kernel.percpu.cpu.user|$root/scripts/pcp7 pmval -z -t 10 -a 20180416.10.00 kernel.percpu.cpu.user|$bin/pmval -z -t 10 -a 20180416.10.00 kernel.percpu.cpu.user|bash -c par_xz\ 20180416.10.00.0.xz\ 20180416.10.00.1.xz\ 20180416.10.00.2.xz\ 20180416.10.00.3.xz|stdout"
-)
-
-printf '| job | PCP 6.0.3 | PCP 7.2 | ours | vs 6.0.3 | vs 7.2 | floor | ours / floor | peak KB (7.2 / ours) | output |\n'
-printf '|---|---|---|---|---|---|---|---|---|---|\n'
-for j in "${jobs[@]}"; do
-  IFS='|' read -r name c6 c7 co cf what <<<"$j"
-  r6=() r7=() ro=() rf=()
-  for _ in $(seq "$rounds"); do
-    for k in 6 7 o f; do
-      rm -rf out; mkdir -p out
-      case $k in
-        6) [ "$c6" = - ] || r6+=("$(eval timed $c6)") ;;
-        7) r7+=("$(eval timed $c7)") ;;
-        o) ro+=("$(eval timed $co)") ;;
-        f) rf+=("$(eval timed $cf)") ;;
-      esac
-    done
-  done
-  read -r t6 _ < <( [ "$c6" = - ] && echo "n/a 0" || printf '%s\n' "${r6[@]}" | best)
-  read -r t7 m7 < <(printf '%s\n' "${r7[@]}" | best)
-  read -r to mo < <(printf '%s\n' "${ro[@]}" | best)
-  read -r tf _ < <(printf '%s\n' "${rf[@]}" | best)
-  same=-
-  if [ "$what" != none ]; then
-    # ours is 6.0.3's output (7.2 orders its metadata otherwise); where 6.0.3
-    # cannot read the archive, 7.2's lines in any order
-    pick() { if [ "$what" = stdout ]; then eval "$1" 2>/dev/null; else eval "$1" 2>&1 >/dev/null; fi; }
-    ho=$(pick "$co" | sha256sum)
-    if [ "$c6" != - ] && [ "$(pick "$c6" | sha256sum)" = "$ho" ]; then
-      same="6.0.3's"
-    elif [ "$(pick "$c7" | sort | sha256sum)" = "$(pick "$co" | sort | sha256sum)" ]; then
-      same="7.2's lines"
-    else
-      same=DIFFERENT
-    fi
+# whether ours prints 6.0.3's output (7.2 orders its metadata otherwise), or where
+# 6.0.3 cannot read the archive, 7.2's lines in any order: what stream, and the
+# three commands
+same_as() {
+  local what=$1 c6=$2 c7=$3 co=$4 pick
+  if [ "$what" = stdout ]; then pick() { eval "$1" 2>/dev/null; }; else pick() { eval "$1" 2>&1 >/dev/null; }; fi
+  if [ "$c6" != - ] && [ "$(pick "$c6" | sha256sum)" = "$(pick "$co" | sha256sum)" ]; then
+    echo "6.0.3's"
+  elif [ "$(pick "$c7" | sort | sha256sum)" = "$(pick "$co" | sort | sha256sum)" ]; then
+    echo "7.2's lines"
+  else
+    echo DIFFERENT
   fi
-  printf '| %s | %s | %s s | %s s | %s | %s | %s s | %s | %s / %s | %s |\n' \
-    "$name" "$( [ "$t6" = n/a ] && echo n/a || echo "$t6 s")" "$t7" "$to" "$(ratio "$t6" "$to")" \
-    "$(ratio "$t7" "$to")" "$tf" "$(awk -v a="$to" -v b="$tf" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }')" \
-    "$m7" "$mo" "$same"
-done
+}
+job() { # name, what to compare, 6.0.3's command, 7.2's, ours, the floor
+  local same=-
+  [ "$2" = none ] || same=$(same_as "$2" "$3" "$4" "$5")
+  bench_job "$1" "$3" "$4" "$5" "$6" "$same"
+}
+x4=20180416.10.00
+bench_header
+job "pmdumplog -a bozo-20170904 (xz, one block)" stdout "pmdumplog -a bozo-20170904" \
+  "$p7 pmlogdump -a bozo-20170904" "$bin/pmdumplog -a bozo-20170904" "xz -dc bozo-20170904.0.xz"
+job "pmdumplog -a wide (plain, 196 MB)" stdout "pmdumplog -a $wname" "$p7 pmlogdump -a $wname" \
+  "$bin/pmdumplog -a $wname" "$(bench_read_floor "$wname")"
+job "pmdumplog -a wide, volume .zst" stdout - "$p7 pmlogdump -a wide-zst" "$bin/pmdumplog -a wide-zst" \
+  "zstd -dc wide-zst.0.zst"
+job "pmdumplog -a wide, volume multi-block xz" stdout "pmdumplog -a wide-xzmb" \
+  "$p7 pmlogdump -a wide-xzmb" "$bin/pmdumplog -a wide-xzmb" "xz -dc -T$cores wide-xzmb.0.xz"
+job "pmlogcheck $x4 (4 xz volumes)" stderr "pmlogcheck $x4" "$p7 pmlogcheck $x4" "$bin/pmlogcheck $x4" \
+  "$(bench_read_floor $x4.0.xz $x4.1.xz $x4.2.xz $x4.3.xz)"
+job "pmlogextract copy of wide" none "rm -f out/r6.*; pmlogextract $wname out/r6" \
+  "rm -f out/r7.*; $p7 pmlogextract $wname out/r7" "rm -f out/o.*; $bin/pmlogextract $wname out/o" \
+  "rm -f out/floor.*; cp $wname.0 $wname.meta $wname.index out/"
+job "pmval -t 10 kernel.percpu.cpu.user, $x4" stdout "pmval -z -t 10 -a $x4 kernel.percpu.cpu.user" \
+  "$p7 pmval -z -t 10 -a $x4 kernel.percpu.cpu.user" "$bin/pmval -z -t 10 -a $x4 kernel.percpu.cpu.user" \
+  "$(bench_read_floor $x4.0.xz $x4.1.xz $x4.2.xz $x4.3.xz)"
+echo
+echo "Ours per thread (PCPRS_THREADS), and what 16 cores would do:"
+bench_threads "pmdumplog -a wide, multi-block xz" "$bin/pmdumplog -a wide-xzmb"
+bench_threads "pmdumplog -a wide, .zst" "$bin/pmdumplog -a wide-zst"
+bench_threads "pmlogcheck $x4" "$bin/pmlogcheck $x4"
+bench_threads "pmval -t 10, $x4" "$bin/pmval -z -t 10 -a $x4 kernel.percpu.cpu.user"

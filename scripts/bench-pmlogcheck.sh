@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
-# Times pmlogcheck ours vs the reference (PCP 6.0.3) on the largest QA corpus
-# archives (xz- and bzip2-compressed), on uncompressed copies of two of them and on
-# a synthetic day (one sample a second of 100 metrics, made by the synth_archive
-# example) and on the wide archive (scripts/wide-archive.sh: 2,000 metrics as
-# pmlogger writes them, 196 MB); checks both print the same (stderr and exit status), and prints the
-# speed ratio and peak memory. Our time on a compressed archive is bounded below by
-# decompressing it (pass 0 reads every file whole, as PCP's does): the last column
-# says how long `xz -dc` (or bzip2) alone takes on its files.
+# Times pmlogcheck, ours against PCP 6.0.3's and PCP 7.2's (where scripts/
+# install-pcp7.sh's chroot is there), on the largest QA corpus archives (xz- and
+# bzip2-compressed), on uncompressed copies of two of them, on a synthetic day (one
+# sample a second of 100 metrics, made by the synth_archive example) and on the wide
+# archive (scripts/wide-archive.sh: 2,000 metrics as pmlogger writes them, 196 MB).
+# Checks that ours says what 6.0.3's says (stderr and exit status). Each job's floor
+# is measured in the same run: decompressing every file of the archive on every core
+# (pass 0 reads every file whole, as PCP's does). Best of ROUNDS (default 3)
+# alternating runs (scripts/bench-lib.sh); then ours per thread count (PCPRS_THREADS).
 # Usage: scripts/bench-pmlogcheck.sh [archive ...]   (corpus names or paths)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --release -q -p pmlogcheck
+cargo build --release -q --workspace --bins --examples
 ours=$PWD/target/release/pmlogcheck
 dir=/var/lib/pcp/testsuite/archives
 work=${BENCH_WORK:-/tmp/pcp-bench-check}
@@ -29,24 +30,21 @@ if [ $# -eq 0 ]; then
   done
   synth=$work/day
   if [ ! -f "$synth.0" ]; then
-    cargo build --release -q -p archive-format --examples
     "$PWD/target/release/examples/synth_archive" "$synth" 1 100
   fi
   set -- 20180416.10.00 pcp-pidstat-process-args 20130706 bozo-20170904 20201109 \
     "$work/20180416.10.00" "$work/pcp-pidstat-process-args" "$synth" "$(scripts/wide-archive.sh)"
 fi
-printf '%-48s %9s %9s %8s %9s %9s %s\n' archive "ref s" "ours s" ratio "ref KB" "ours KB" "same / decompress s"
+source scripts/bench-lib.sh
+cd "$dir"
+said() { "$@" 2>&1 >/dev/null; echo "exit $?"; }
+bench_header
 for a in "$@"; do
-  cd "$dir"
-  /usr/bin/time -o /tmp/plc-t.$$ -f '%e %M' pmlogcheck "$a" >/dev/null 2>/tmp/plc-ref.$$ || true
-  r=$(tail -1 /tmp/plc-t.$$)
-  /usr/bin/time -o /tmp/plc-t.$$ -f '%e %M' "$ours" "$a" >/dev/null 2>/tmp/plc-ours.$$ || true
-  o=$(tail -1 /tmp/plc-t.$$)
-  same=$(cmp -s /tmp/plc-ref.$$ /tmp/plc-ours.$$ && echo same || echo DIFFER)
-  dz=$( { /usr/bin/time -f '%e' sh -c "for f in $a.*; do case \$f in *.xz) xz -dc \$f;; *.bz2) bzip2 -dc \$f;; *) cat \$f;; esac; done >/dev/null"; } 2>&1 | tail -1)
-  set -- $r; rt=$1; rm=$2
-  set -- $o; ot=$1; om=$2
-  ratio=$(awk -v a="$rt" -v b="$ot" 'BEGIN { if (b > 0) printf "%.1fx", a / b; else print "inf" }')
-  printf '%-48s %9s %9s %8s %9s %9s %s / %s\n' "$(basename "$a")" "$rt" "$ot" "$ratio" "$rm" "$om" "$same" "$dz"
+  cat "$a".* >/dev/null 2>&1 || true
+  same=$( [ "$(said pmlogcheck "$a")" = "$(said "$ours" "$a")" ] && echo "6.0.3's" || echo DIFFERENT)
+  name="pmlogcheck $(basename "$a")"
+  case $a in /*) name+=" (plain)" ;; esac
+  bench_job "$name" "pmlogcheck $a" "$bench_pcp7 pmlogcheck $a" "$ours $a" "$(bench_read_floor "$a")" "$same"
 done
-rm -f /tmp/plc-ref.$$ /tmp/plc-ours.$$ /tmp/plc-t.$$
+echo
+for a in "$@"; do bench_threads "ours, pmlogcheck $(basename "$a")" "$ours $a"; done

@@ -11,7 +11,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
-cargo build --release -q -p pmlogcompress
+cargo build --release -q --workspace --bins --examples
 bin=${CARGO_TARGET_DIR:-$PWD/target}/release
 pcp7=${PCP7_ROOT:-/opt/pcp7}
 [ -x "$pcp7/usr/bin/pmlogcompress" ] && mountpoint -q "$pcp7/host" ||

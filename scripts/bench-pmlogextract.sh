@@ -1,21 +1,25 @@
 #!/usr/bin/env bash
-# pmlogextract speed and peak memory, ours vs PCP 6.0.3, identical output required
-# (every output file compared byte for byte after the label's pid):
+# pmlogextract speed and peak memory, ours against PCP 6.0.3's and PCP 7.2's (where
+# scripts/install-pcp7.sh's chroot is there); our output files must be 6.0.3's byte
+# for byte (after the label's pid):
 #  1. a one-hour window from the middle of a 7-day synthetic archive (one sample a
 #     second, 100 metrics; made by the synth_archive example): the temporal index
 #     makes this cost the hour, not the week;
 #  2. a merge of two large archives (the two halves of a 2-day synthetic archive);
 #  3. on the wide archive (scripts/wide-archive.sh: 2,000 metrics as pmlogger writes
-#     them, 196 MB): a full copy, and a merge of its two halves, each against `cp`
-#     of the same files (the floor of a job that writes every byte once).
+#     them, 196 MB): a full copy, and a merge of its two halves.
+# The floor of each, measured in the same run, is `cp` of its input files (a job
+# that writes every byte once), or of the hour's share of the week. Every run
+# starts with no output and no dirty pages (neither tool fsyncs: both leave
+# writeback to the kernel). Best of ROUNDS (default 5) alternating runs
+# (scripts/bench-lib.sh).
 # Usage: [ROUNDS=5] scripts/bench-pmlogextract.sh [WORKDIR]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 work=${1:-/tmp/pcp-bench-extract}
 mkdir -p "$work"
 command -v pmlogextract >/dev/null || { echo "reference PCP not installed" >&2; exit 77; }
-cargo build --release -q -p pmlogextract
-cargo build --release -q -p archive-format --examples
+cargo build --release -q --workspace --bins --examples
 ours=$PWD/target/release/pmlogextract
 ex=$PWD/target/release/examples
 [ -f "$work/week.0" ] || "$ex/synth_archive" "$work/week" 7 100
@@ -24,69 +28,35 @@ if [ ! -f "$work/half2.0" ]; then
   pmlogextract -T +1d "$work/days" "$work/half1"
   pmlogextract -S +1d "$work/days" "$work/half2"
 fi
-
-same() { # base1 base2: identical apart from the labels' pid
-  local f
-  for f in "$1".*; do
-    cmp -s -i 12 "$f" "$2.${f##*.}" || { echo DIFFERENT; return; }
-  done
-  echo identical
-}
-# timed FILE CMD...: runs CMD, writes "seconds peak-KB" to FILE (wall time to the
-# millisecond: /usr/bin/time's hundredths are too coarse beside cp's 0.06 s)
-timed() {
-  local f=$1; shift
-  local s e
-  s=$(date +%s%N)
-  /usr/bin/time -f "%M" -o "$f.m" "$@"
-  e=$(date +%s%N)
-  echo "$(awk -v n=$((e - s)) 'BEGIN { printf "%.3f", n / 1e9 }') $(tail -n 1 "$f.m")" >"$f"
-}
-rounds=${ROUNDS:-5}
-run() { # label, args...: the best of $ROUNDS (5) runs of each, alternating
-  local label=$1; shift
-  local r o
-  rt=999 ot=999 rm=0 om=0
-  for _ in $(seq "$rounds"); do
-    rm -f "$work"/ref.* "$work"/ours.*
-    cat "$work"/week.* "$work"/half*.* "$@" >/dev/null 2>&1 || true # the page cache warm for both
-    # each run starts with no dirty pages of the other's output (neither fsyncs its
-    # output: both leave writeback to the kernel)
-    sync
-    timed "$work/time.ref" pmlogextract "$@" "$work/ref"
-    rm -f "$work"/ours.*
-    sync
-    timed "$work/time.ours" "$ours" "$@" "$work/ours"
-    read -r r r_m <"$work/time.ref"
-    read -r o o_m <"$work/time.ours"
-    rt=$(awk -v a="$rt" -v b="$r" 'BEGIN { print (b < a) ? b : a }')
-    ot=$(awk -v a="$ot" -v b="$o" 'BEGIN { print (b < a) ? b : a }')
-    rm=$(( r_m > rm ? r_m : rm )); om=$(( o_m > om ? o_m : om ))
-  done
-  ratio=$(awk -v a="$rt" -v b="$ot" 'BEGIN { if (b > 0) printf "%.1f", a / b; else print "inf" }')
-  echo "$label: reference ${rt}s ${rm}KB, ours ${ot}s ${om}KB, ${ratio}x faster, output $(same "$work/ref" "$work/ours")"
-}
-run "1-hour window of a 7-day archive" -S +84h -T +1h "$work/week"
-run "merge of two 1-day archives" "$work/half1" "$work/half2"
-
 wide=$(scripts/wide-archive.sh)
 if [ ! -f "$work/whalf2.0" ]; then
   pmlogextract -T +1750s "$wide" "$work/whalf1"
   pmlogextract -S +1750s "$wide" "$work/whalf2"
 fi
-copy_floor() { # label, files...: best of $ROUNDS `cp` of the files, and ours against it
-  local label=$1; shift
-  local best=999 t
-  for _ in $(seq "$rounds"); do
-    rm -rf "$work/cp"; mkdir -p "$work/cp"; sync
-    timed "$work/time.cp" cp "$@" "$work/cp/"
-    read -r t _ <"$work/time.cp"
-    best=$(awk -v a="$best" -v b="$t" 'BEGIN { print (b < a) ? b : a }')
+export ROUNDS=${ROUNDS:-5}
+BENCH_ON_EXIT='rm -rf "$work/out"'
+source scripts/bench-lib.sh
+cd "$work"
+BENCH_BEFORE='rm -rf out; mkdir out; sync'
+same() { # args...: 6.0.3's output files and ours, identical apart from the labels' pid
+  local f
+  rm -rf out; mkdir out
+  pmlogextract "$@" out/r6 && "$ours" "$@" out/o || { echo DIFFERENT; return; }
+  for f in out/r6.*; do
+    cmp -s -i 12 "$f" "out/o.${f##*.}" || { echo DIFFERENT; return; }
   done
-  rm -rf "$work/cp"
-  echo "$label: cp of the same files ${best}s; ours $(awk -v a="$ot" -v b="$best" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "inf" }')x of cp"
+  echo "6.0.3's"
 }
-run "wide archive, full copy" "$wide"
-copy_floor "wide archive, full copy" "$wide".*
-run "wide archive, merge of its two halves" "$work/whalf1" "$work/whalf2"
-copy_floor "wide archive, merge of its two halves" "$work"/whalf1.* "$work"/whalf2.*
+job() { # name, the floor, args...
+  local name=$1 floor=$2; shift 2
+  bench_job "$name" "pmlogextract $* out/r6" "$bench_pcp7 pmlogextract $* out/r7" "$ours $* out/o" \
+    "$floor" "$(same "$@")"
+}
+cat week.* half*.* whalf*.* "$wide".* >/dev/null # the page cache warm for all
+bench_header
+# an hour of a week: its share of the volume's bytes
+hour=$(( $(stat -c %s week.0) / 168 ))
+job "1-hour window of a 7-day archive" "head -c $hour week.0 > out/floor" -S +84h -T +1h week
+job "merge of two 1-day archives" "cp half1.* half2.* out/" half1 half2
+job "wide archive, full copy" "cp $wide.* out/" "$wide"
+job "wide archive, merge of its two halves" "cp whalf1.* whalf2.* out/" whalf1 whalf2

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# pmlogger overhead, ours vs PCP 6.0.3's, two rows:
+# pmlogger overhead, ours against PCP 6.0.3's (and PCP 7.2's in row 1, where
+# scripts/install-pcp7.sh's chroot is there), two rows:
 #
-# 1. pmcd: both loggers record the same ~1,200 metrics of the linux and proc agents
+# 1. pmcd: the loggers record the same ~1,200 metrics of the linux and proc agents
 #    (kernel, mem, disk, network, filesys, swap, hinv, proc.psinfo, proc.memory, ...)
 #    every second from the same pmcd, at the same time. CPU per sample is measured
 #    in the steady state: the CPU each process used between its 6th and its last
@@ -17,8 +18,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 n=${1:-40}
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cargo build --release -q -p pmlogger -p pmdumplog
+BENCH_ON_EXIT='rm -rf "$work"'
+source scripts/bench-lib.sh
+cargo build --release -q --workspace --bins --examples
 OURS=$PWD/target/release/pmlogger
 REF=/usr/lib/pcp/bin/pmlogger
 hz=$(getconf CLK_TCK)
@@ -36,30 +38,41 @@ cpu_ns() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ t += $1 } END { 
 hwm() { awk '/VmHWM/ { print $2 }' "/proc/$1/status" 2>/dev/null || echo 0; }
 values() { TZ=UTC pmdumplog -a "$1" 2>/dev/null | grep -c ' value ' || true; }
 
-# both at once, from the same pmcd; CPU from the 6th sample (t=6 s) to the last
+# all at once, from the same pmcd (PCP 7.2's too, where scripts/install-pcp7.sh's
+# chroot is there); CPU from the 6th sample (t=6 s) to the last
 (cd "$work" && "$REF" -c config -l ref.log -s "$n" ref) &
 rp=$!
+if [ "$bench_have7" = 1 ]; then
+  (cd "$work" && "$bench_pcp7" /usr/lib/pcp/bin/pmlogger -h 127.0.0.1 -c config -l ref7.log -s "$n" ref7) &
+  sp=$!
+fi
 (cd "$work" && "$OURS" -V 2 -c config -l ours.log -s "$n" ours) &
 op=$!
 sleep 0.5
-rpid=$(pgrep -P $rp -x pmlogger || echo $rp)
-opid=$(pgrep -P $op -x pmlogger || echo $op)
+pid_of() { pgrep -P "$1" -x pmlogger || echo "$1"; }
+rpid=$(pid_of $rp); opid=$(pid_of $op); spid=
+[ "$bench_have7" = 1 ] && spid=$(pgrep -f "pmlogger -h 127.0.0.1 -c config -l ref7.log" | head -1)
 sleep 5.5
-r0=$(cpu_ns "$rpid"); o0=$(cpu_ns "$opid")
+r0=$(cpu_ns "$rpid"); o0=$(cpu_ns "$opid"); s0=0; [ -z "$spid" ] || s0=$(cpu_ns "$spid")
 sleep $((n - 8))
-r1=$(cpu_ns "$rpid"); o1=$(cpu_ns "$opid")
-rm_=$(hwm "$rpid"); om=$(hwm "$opid")
-wait $rp $op
+r1=$(cpu_ns "$rpid"); o1=$(cpu_ns "$opid"); s1=0; [ -z "$spid" ] || s1=$(cpu_ns "$spid")
+rm_=$(hwm "$rpid"); om=$(hwm "$opid"); sm=0; [ -z "$spid" ] || sm=$(hwm "$spid")
+wait
 span=$((n - 8))
-rb=$(wc -c <"$work/ref.0"); ob=$(wc -c <"$work/ours.0")
-rv=$(values "$work/ref"); ov=$(values "$work/ours")
-awk -v m="$metrics" -v span="$span" -v hz="$hz" -v r="$((r1 - r0))" -v o="$((o1 - o0))" \
-    -v rm="$rm_" -v om="$om" -v rb="$rb" -v ob="$ob" -v rv="$rv" -v ov="$ov" 'BEGIN {
-  rc = r / 1e6 / span; oc = o / 1e6 / span
+rb=$(wc -c <"$work/ref.0"); ob=$(wc -c <"$work/ours.0"); sb=0
+rv=$(values "$work/ref"); ov=$(values "$work/ours"); sv=0
+if [ -n "$spid" ]; then sb=$(wc -c <"$work/ref7.0"); sv=$(values "$work/ref7"); fi
+awk -v m="$metrics" -v span="$span" -v r="$((r1 - r0))" -v o="$((o1 - o0))" -v s="$((s1 - s0))" \
+    -v rm="$rm_" -v om="$om" -v sm="$sm" -v rb="$rb" -v ob="$ob" -v sb="$sb" -v rv="$rv" -v ov="$ov" \
+    -v sv="$sv" 'BEGIN {
+  rc = r / 1e6 / span; oc = o / 1e6 / span; sc = s / 1e6 / span
   printf "pmcd, %d metrics at 1 s (CPU over %d samples in the steady state):\n", m, span
-  printf "  reference: %.2f ms CPU/sample, peak RSS %d KB, %.1f bytes/value\n", rc, rm, rb / (rv ? rv : 1)
+  printf "  PCP 6.0.3: %.2f ms CPU/sample, peak RSS %d KB, %.1f bytes/value\n", rc, rm, rb / (rv ? rv : 1)
+  if (sv) printf "  PCP 7.2:   %.2f ms CPU/sample, peak RSS %d KB, %.1f bytes/value\n", sc, sm, sb / sv
   printf "  ours:      %.2f ms CPU/sample, peak RSS %d KB, %.1f bytes/value\n", oc, om, ob / (ov ? ov : 1)
-  if (rc > 0) printf "  CPU ratio ours/reference: %.2f\n", oc / rc
+  if (oc > 0) printf "  CPU: PCP 6.0.3 / ours %.2fx", rc / oc
+  if (oc > 0 && sv) printf ", PCP 7.2 / ours %.2fx", sc / oc
+  print ""
 }'
 
 # row 2: the built-in source against the reference's whole pipeline

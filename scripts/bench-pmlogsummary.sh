@@ -1,60 +1,28 @@
 #!/usr/bin/env bash
-# Times pmlogsummary, ours against PCP 6.0.3's and (where installed, in the chroot
-# ../shared/reference/install-pcp7.sh makes at /opt/pcp7) PCP 7.2's, on the largest
-# archives of the QA corpus; checks each prints what PCP 6.0.3's prints, and prints
-# both ratios, peak memory, and the floor measured in the same run: decompressing
-# and reading every file of the archive (`xz -dc`, `bzip2 -dc` or `cat`), and our
-# time over that floor. Best of 3 alternating rounds.
+# Times pmlogsummary, ours against PCP 6.0.3's and (where scripts/install-pcp7.sh's
+# chroot is there) PCP 7.2's, on the largest archives of the QA corpus; checks ours
+# prints what PCP 6.0.3's prints, and prints both ratios, peak memory, and the floor
+# measured in the same run: decompressing and reading every file of the archive on
+# every core, and our time over that floor. Best of ROUNDS (default 3) alternating
+# runs (scripts/bench-lib.sh).
 # Usage: scripts/bench-pmlogsummary.sh [options for both] [-- archive ...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --release -q -p pmlogsummary
+cargo build --release -q --workspace --bins --examples
 ours=${CARGO_TARGET_DIR:-$PWD/target}/release/pmlogsummary
 dir=/var/lib/pcp/testsuite/archives
 command -v pmlogsummary >/dev/null || { echo "reference pmlogsummary not installed" >&2; exit 77; }
-pcp7=${PCP7_ROOT:-/opt/pcp7}
-have7=0
-if [ -x "$pcp7/usr/bin/pmlogsummary" ] && mountpoint -q "$pcp7/host"; then have7=1; fi
 opts=()
 while [ $# -gt 0 ] && [ "$1" != "--" ]; do opts+=("$1"); shift; done
 [ $# -gt 0 ] && shift
 [ $# -eq 0 ] && set -- 20180416.10.00 pcp-pidstat-process-args bozo-20170904 20180102 20130706
+source scripts/bench-lib.sh
 cd "$dir"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-best() { sort -n | head -1; }
-# seconds (wall) and peak KB of a command, its stdout to $tmp/$1.out
-timed() {
-  local tag=$1; shift
-  /usr/bin/time -o "$tmp/t" -f '%e %M' "$@" >"$tmp/$tag.out" 2>/dev/null || true
-  cat "$tmp/t"
-}
-floor() {
-  local a=$1
-  /usr/bin/time -o "$tmp/t" -f '%e' sh -c "for f in $a.*; do case \$f in
-    *.xz) xz -dc \$f;; *.bz2) bzip2 -dc \$f;; *.gz) gzip -dc \$f;; *.zst) zstd -dc \$f;; *) cat \$f;; esac; done >/dev/null"
-  cat "$tmp/t"
-}
-printf '%-26s %8s %8s %8s %8s %8s %8s %9s %9s %s\n' archive "6.0.3 s" "7.2 s" "ours s" "x 6.0.3" "x 7.2" "floor s" "ours/flr" "KB 6/ours" same
+bench_header
 for a in "$@"; do
-  r6=(); r7=(); ro=(); rf=(); m6=0; mo=0
-  for round in 1 2 3; do
-    set -- $(timed ref pmlogsummary "${opts[@]}" "$a"); r6+=("$1"); m6=$2
-    if [ $have7 = 1 ]; then
-      set -- $(timed ref7 chroot "$pcp7" /bin/sh -c "cd /host$dir && exec pmlogsummary ${opts[*]} $a"); r7+=("$1")
-    fi
-    set -- $(timed ours "$ours" "${opts[@]}" "$a"); ro+=("$1"); mo=$2
-    rf+=("$(floor "$a")")
-  done
-  t6=$(printf '%s\n' "${r6[@]}" | best); to=$(printf '%s\n' "${ro[@]}" | best)
-  tf=$(printf '%s\n' "${rf[@]}" | best)
-  t7=-; x7=-
-  if [ $have7 = 1 ]; then
-    t7=$(printf '%s\n' "${r7[@]}" | best)
-    x7=$(awk -v a="$t7" -v b="$to" 'BEGIN { printf "%.1fx", a / (b > 0 ? b : 0.005) }')
-  fi
-  x6=$(awk -v a="$t6" -v b="$to" 'BEGIN { printf "%.1fx", a / (b > 0 ? b : 0.005) }')
-  of=$(awk -v a="$to" -v b="$tf" 'BEGIN { printf "%.2fx", a / (b > 0 ? b : 0.005) }')
-  same=$(cmp -s "$tmp/ref.out" "$tmp/ours.out" && echo same || echo DIFFER)
-  printf '%-26s %8s %8s %8s %8s %8s %8s %9s %9s %s\n' "$a" "$t6" "$t7" "$to" "$x6" "$x7" "$tf" "$of" "$m6/$mo" "$same"
+  cat "$a".* >/dev/null 2>&1 || true
+  same=$( [ "$(pmlogsummary "${opts[@]}" "$a" 2>&1)" = "$("$ours" "${opts[@]}" "$a" 2>&1)" ] &&
+    echo "6.0.3's" || echo DIFFERENT)
+  bench_job "$(echo pmlogsummary ${opts[*]} $a)" "pmlogsummary ${opts[*]} $a" \
+    "$bench_pcp7 pmlogsummary ${opts[*]} $a" "$ours ${opts[*]} $a" "$(bench_read_floor "$a")" "$same"
 done

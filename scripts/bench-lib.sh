@@ -1,0 +1,115 @@
+# Sourced by the benchmark scripts: one way to time a job against both references.
+#
+#   source scripts/bench-lib.sh
+#   bench_header
+#   bench_job NAME C6 C7 OURS FLOOR [SAME]
+#
+# Each of C6 (PCP 6.0.3's command), C7 (PCP 7.2's, through scripts/pcp7), OURS and
+# FLOOR (the best this machine can do for the job: reading or decompressing its files,
+# on every core where that helps) is a shell command line, run with eval in the
+# current directory, its stdout to /dev/null; `-` where a reference has no such
+# tool. C7 counts as `-` where PCP 7.2 is not installed (bench_have7=0). Runs
+# alternate between the four, ROUNDS times (default 3); the best wall time of each
+# is kept, and the peak memory of that run. bench_job prints one Markdown row: the
+# three times, ours as a multiple of each reference's speed, the floor, ours over
+# the floor, the peak memory of each reference and ours, and SAME (what the script
+# found of the outputs; `-` if not given).
+# bench_threads NAME OURS prints ours at every thread count from 1 to the cores
+# (PCPRS_THREADS), each as a speed-up over one thread. BENCH_BEFORE, where set, is
+# run (untimed) before each timed run: removing a job's output, say.
+
+BENCH_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+bench_rounds=${ROUNDS:-3}
+bench_cores=$(nproc)
+bench_pcp7="$BENCH_ROOT/scripts/pcp7"
+bench_have7=0
+if [ -x "${PCP7_ROOT:-/opt/pcp7}/usr/bin/pmlogdump" ] && mountpoint -q "${PCP7_ROOT:-/opt/pcp7}/host"; then
+  bench_have7=1
+fi
+bench_tfile=$(mktemp)
+# (a script that has its own to do at exit puts it in BENCH_ON_EXIT)
+trap 'rm -f "$bench_tfile"; eval "${BENCH_ON_EXIT:-}"' EXIT
+
+bench_timed() { # command line -> "wall KB" (to the millisecond); "fail 0" where it
+  # could not run or was killed (a checker's exit status 1 is its verdict, and timed)
+  local s e st=0
+  s=$(date +%s%N)
+  /usr/bin/time -o "$bench_tfile" -f '%M' bash -c "$1" >/dev/null 2>&1 || st=$?
+  e=$(date +%s%N)
+  if [ "$st" -ge 126 ]; then echo "fail 0"; return; fi
+  echo "$(awk -v n=$((e - s)) 'BEGIN { printf "%.3f", n / 1e9 }') $(grep -E '^[0-9]+$' "$bench_tfile" | tail -1)"
+}
+
+bench_best() { sort -n | head -1; }
+
+bench_ratio() { # a b -> a / b as "12.3x", or "-"
+  awk -v a="$1" -v b="$2" 'BEGIN {
+    if (a == "-" || a == "fail" || b == "-" || b == "fail") print "-";
+    else if (b > 0) printf "%.1fx", a / b; else print "inf" }'
+}
+
+bench_over() { # a b -> a / b as "1.23", or "-"
+  awk -v a="$1" -v b="$2" 'BEGIN { if (a == "fail" || b == "-" || b <= 0) print "-"; else printf "%.2f", a / b }'
+}
+
+# the floor of reading an archive (or any files): every file read, decompressed
+# as it is stored, several at a time on every core (xz's multi-block volumes on
+# every core too); an argument is a base name (its files) or a file
+bench_read_floor() {
+  local f files=()
+  for f in "$@"; do
+    if [ -f "$f" ]; then files+=("$f"); else files+=("$f".*); fi
+  done
+  echo "printf '%s\\n' $(printf '%q ' "${files[@]}") | xargs -P $bench_cores -n 1 sh -c '
+    case \$0 in *.xz) xz -dc -T$bench_cores \$0;; *.bz2) bzip2 -dc \$0;; *.gz) gzip -dc \$0;;
+      *.zst) zstd -dc \$0;; *) cat \$0;; esac >/dev/null'"
+}
+
+bench_header() {
+  printf '| job | PCP 6.0.3 | PCP 7.2 | ours | vs 6.0.3 | vs 7.2 | floor | ours / floor | peak MB (6.0.3 / 7.2 / ours) | output |\n'
+  printf '|---|---|---|---|---|---|---|---|---|---|\n'
+}
+
+bench_job() { # name c6 c7 ours floor [same]
+  local name=$1 c6=$2 c7=$3 co=$4 cf=$5 same=${6:--}
+  [ "$bench_have7" = 1 ] || c7=-
+  local r6=() r7=() ro=() rf=() _
+  for _ in $(seq "$bench_rounds"); do
+    [ "$c6" = - ] || { eval "${BENCH_BEFORE:-}"; r6+=("$(bench_timed "$c6")"); }
+    [ "$c7" = - ] || { eval "${BENCH_BEFORE:-}"; r7+=("$(bench_timed "$c7")"); }
+    eval "${BENCH_BEFORE:-}"; ro+=("$(bench_timed "$co")")
+    [ "$cf" = - ] || { eval "${BENCH_BEFORE:-}"; rf+=("$(bench_timed "$cf")"); }
+  done
+  local t6=- m6=- t7=- m7=- to mo tf=-
+  [ "$c6" = - ] || read -r t6 m6 < <(printf '%s\n' "${r6[@]}" | bench_best)
+  [ "$c7" = - ] || read -r t7 m7 < <(printf '%s\n' "${r7[@]}" | bench_best)
+  read -r to mo < <(printf '%s\n' "${ro[@]}" | bench_best)
+  [ "$cf" = - ] || read -r tf _ < <(printf '%s\n' "${rf[@]}" | bench_best)
+  printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s / %s / %s | %s |\n' "$name" \
+    "$(bench_secs "$t6")" "$(bench_secs "$t7")" "$(bench_secs "$to")" \
+    "$(bench_ratio "$t6" "$to")" "$(bench_ratio "$t7" "$to")" "$(bench_secs "$tf")" \
+    "$(bench_over "$to" "$tf")" "$(bench_mb "$m6")" "$(bench_mb "$m7")" "$(bench_mb "$mo")" "$same"
+}
+
+bench_secs() { case $1 in -|fail) echo "$1" ;; *) echo "$1 s" ;; esac; }
+bench_mb() { case $1 in -|0) echo - ;; *) awk -v k="$1" 'BEGIN { printf "%.0f", k / 1024 }' ;; esac; }
+
+bench_threads() { # name ours: ours on 1..cores threads, each as a speed-up over 1;
+  # from 1 and 2 threads, the serial fraction f (Amdahl: 1/S2 = f + (1 - f)/2) and
+  # what 16 cores would make of it
+  local name=$1 co=$2 n _ t1= t2= line
+  line="$name:"
+  for n in $(seq "$bench_cores"); do
+    local runs=() t
+    for _ in $(seq "$bench_rounds"); do runs+=("$(PCPRS_THREADS=$n bench_timed "$co")"); done
+    read -r t _ < <(printf '%s\n' "${runs[@]}" | bench_best)
+    [ -n "$t1" ] || t1=$t
+    [ "$n" != 2 ] || t2=$t
+    line+=" $n thread(s) $t s (x$(bench_over "$t1" "$t"))"
+  done
+  if [ -n "$t2" ]; then
+    line+=$(awk -v a="$t1" -v b="$t2" 'BEGIN { s = a / b; f = 2 / s - 1; if (f < 0) f = 0; if (f > 1) f = 1;
+      printf "; serial fraction %.2f, 16 cores: x%.2f of 1", f, 1 / (f + (1 - f) / 16) }')
+  fi
+  echo "$line"
+}
