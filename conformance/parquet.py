@@ -417,8 +417,7 @@ def main():
         os.makedirs(cdir)
         cbase = os.path.join(cdir, "churn")
         subprocess.run([release_binary("proc_churn", example=True), cbase, "300", "40", "20"],
-                       check=True,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         cout = os.path.join(tmp, "churn-out")
         r = subprocess.run([tool, "-t", "7", "-o", cout, cbase], capture_output=True, text=True)
         checks += 1

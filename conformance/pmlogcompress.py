@@ -108,7 +108,8 @@ def tool_case(ours, d, base, tool, opts, env, name, pack_first=False, dump=True,
             dumped = None
             if dump:
                 # ours is always dumped: 7.2 must read what ours compressed
-                dumped = ref_dump7(w, base, env, names, contents) if side == "ref" else dump7(w, base, env)
+                dumped = (ref_dump7(w, base, env, names, contents) if side == "ref"
+                          else dump7(w, base, env))
             res.append((rc, out, err, names, contents, dumped))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -218,7 +218,8 @@ def main():
         if a.filter and a.filter not in gname:
             continue
         base = os.path.join(gendir, gname)
-        subprocess.run([scoreboard.release_binary("proc_churn", example=True), base] + gargs, check=True,
+        churn = scoreboard.release_binary("proc_churn", example=True)
+        subprocess.run([churn, base] + gargs, check=True,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         dur, metrics = archive_info(base, env)
         for m in metrics:

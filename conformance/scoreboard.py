@@ -22,13 +22,18 @@ def missing_reference(tool):
     return 77
 
 
+_BUILT = []  # whether this run built the release programs yet
+
+
 def release_binary(name, example=False):
     """The path of the workspace's release program `name` (an example's with
     `example`), built first. Every suite and .ci/run build the same set (every
     package's programs and examples), so the features are unified once and one
     build serves them all."""
-    subprocess.run(["cargo", "build", "--release", "-q", "--workspace", "--bins", "--examples"],
-                   cwd=ROOT, check=True)
+    if not _BUILT:
+        subprocess.run(["cargo", "build", "--release", "-q", "--workspace", "--bins", "--examples"],
+                       cwd=ROOT, check=True)
+        _BUILT.append(True)
     target = os.environ.get("CARGO_TARGET_DIR") or os.path.join(ROOT, "target")
     return os.path.join(target, "release", "examples" if example else "", name)
 

@@ -65,6 +65,18 @@ bench_read_floor() {
       *.zst) zstd -dc \$0;; *) cat \$0;; esac >/dev/null'"
 }
 
+# whether OURS prints what 6.0.3's C6 prints, by hash (stdout; with `all`, stdout
+# and stderr): "6.0.3's" or DIFFERENT, for bench_job's last column
+bench_same() {
+  local c6=$1 co=$2 err=/dev/null
+  [ "${3:-}" != all ] || err=/dev/stdout
+  if [ "$(eval "$c6" 2>"$err" | sha256sum)" = "$(eval "$co" 2>"$err" | sha256sum)" ]; then
+    echo "6.0.3's"
+  else
+    echo DIFFERENT
+  fi
+}
+
 bench_header() {
   printf '| job | PCP 6.0.3 | PCP 7.2 | ours | vs 6.0.3 | vs 7.2 | floor | ours / floor | peak MB (6.0.3 / 7.2 / ours) | output |\n'
   printf '|---|---|---|---|---|---|---|---|---|---|\n'

@@ -26,8 +26,7 @@ for kind in ${1:-churn procs}; do
   bench_header
   floor=$(bench_read_floor "$base")
   if [ "$kind" = churn ]; then
-    same=$( [ "$(pmdumplog -a "$base" | sha256sum)" = "$("$bin/pmdumplog" -a "$base" | sha256sum)" ] &&
-      echo "6.0.3's" || echo DIFFERENT)
+    same=$(bench_same "pmdumplog -a $base" "$bin/pmdumplog -a $base")
     bench_job "pmdumplog -a" "pmdumplog -a $base" "$bench_pcp7 pmlogdump -a $base" "$bin/pmdumplog -a $base" \
       "$floor" "$same"
   else
@@ -36,8 +35,7 @@ for kind in ${1:-churn procs}; do
     bench_rounds=1 bench_job "pmdumplog -a (PCP stopped at 120 s)" "timeout 120 pmdumplog -a $base" \
       "timeout 120 $bench_pcp7 pmlogdump -a $base" "$bin/pmdumplog -a $base" "$floor"
   fi
-  same=$( [ "$(pmval -s 5 -a "$base" "$metric" | sha256sum)" = "$("$bin/pmval" -s 5 -a "$base" "$metric" | sha256sum)" ] &&
-    echo "6.0.3's" || echo DIFFERENT)
+  same=$(bench_same "pmval -s 5 -a $base $metric" "$bin/pmval -s 5 -a $base $metric")
   bench_job "pmval -s 5 $metric" "pmval -s 5 -a $base $metric" "$bench_pcp7 pmval -s 5 -a $base $metric" \
     "$bin/pmval -s 5 -a $base $metric" "$floor" "$same"
   echo "pcp2parquet (ours only): $(t "$bin/pcp2parquet" -o "$work/pq" "$base")"

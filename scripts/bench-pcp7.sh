@@ -80,9 +80,8 @@ job "pmdumplog -a wide, volume multi-block xz" stdout "pmdumplog -a wide-xzmb" \
   "$p7 pmlogdump -a wide-xzmb" "$bin/pmdumplog -a wide-xzmb" "xz -dc -T$cores wide-xzmb.0.xz"
 job "pmlogcheck $x4 (4 xz volumes)" stderr "pmlogcheck $x4" "$p7 pmlogcheck $x4" "$bin/pmlogcheck $x4" \
   "$(bench_read_floor $x4.0.xz $x4.1.xz $x4.2.xz $x4.3.xz)"
-job "pmlogextract copy of wide" none "rm -f out/r6.*; pmlogextract $wname out/r6" \
-  "rm -f out/r7.*; $p7 pmlogextract $wname out/r7" "rm -f out/o.*; $bin/pmlogextract $wname out/o" \
-  "rm -f out/floor.*; cp $wname.0 $wname.meta $wname.index out/"
+BENCH_BEFORE='rm -rf out; mkdir out' job "pmlogextract copy of wide" none "pmlogextract $wname out/r6" \
+  "$p7 pmlogextract $wname out/r7" "$bin/pmlogextract $wname out/o" "cp $wname.0 $wname.meta $wname.index out/"
 job "pmval -t 10 kernel.percpu.cpu.user, $x4" stdout "pmval -z -t 10 -a $x4 kernel.percpu.cpu.user" \
   "$p7 pmval -z -t 10 -a $x4 kernel.percpu.cpu.user" "$bin/pmval -z -t 10 -a $x4 kernel.percpu.cpu.user" \
   "$(bench_read_floor $x4.0.xz $x4.1.xz $x4.2.xz $x4.3.xz)"

@@ -34,8 +34,7 @@ cd "$dir"
 bench_header
 for a in "$@"; do
   cat "$a".* >/dev/null 2>&1 || true # the page cache warm for all
-  same=$( [ "$(pmdumplog -a "$a" | sha256sum)" = "$("$ours" -a "$a" | sha256sum)" ] &&
-    echo "6.0.3's" || echo DIFFERENT)
+  same=$(bench_same "pmdumplog -a $a" "$ours -a $a")
   bench_job "pmdumplog -a $(basename "$a")" "pmdumplog -a $a" "$bench_pcp7 pmlogdump -a $a" \
     "$ours -a $a" "$(bench_read_floor "$a")" "$same"
 done

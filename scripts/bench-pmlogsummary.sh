@@ -21,8 +21,7 @@ cd "$dir"
 bench_header
 for a in "$@"; do
   cat "$a".* >/dev/null 2>&1 || true
-  same=$( [ "$(pmlogsummary "${opts[@]}" "$a" 2>&1)" = "$("$ours" "${opts[@]}" "$a" 2>&1)" ] &&
-    echo "6.0.3's" || echo DIFFERENT)
+  same=$(bench_same "pmlogsummary ${opts[*]} $a" "$ours ${opts[*]} $a" all)
   bench_job "$(echo pmlogsummary ${opts[*]} $a)" "pmlogsummary ${opts[*]} $a" \
     "$bench_pcp7 pmlogsummary ${opts[*]} $a" "$ours ${opts[*]} $a" "$(bench_read_floor "$a")" "$same"
 done

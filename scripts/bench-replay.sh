@@ -25,11 +25,8 @@ ours=$PWD/target/release/pmval
 [ -f "$work/week.0" ] || "$ex/synth_archive" "$work/week" 7 100
 wide=$(scripts/wide-archive.sh)
 source scripts/bench-lib.sh
-same() { # 6.0.3's command, ours: the same stdout?
-  [ "$(eval "$1" 2>&1 | sha256sum)" = "$(eval "$2" 2>&1 | sha256sum)" ] && echo "6.0.3's" || echo DIFFERENT
-}
 job() { # name, 6.0.3's command, 7.2's, ours, the floor
-  bench_job "$1" "$2" "$3" "$4" "$5" "$(same "$2" "$4")"
+  bench_job "$1" "$2" "$3" "$4" "$5" "$(bench_same "$2" "$4" all)"
 }
 cd "$work"
 cat week.* >/dev/null # warm the page cache for all
