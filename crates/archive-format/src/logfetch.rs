@@ -223,6 +223,24 @@ impl<'a> LogCursor<'a> {
         let _ = self.set_time();
     }
 
+    /// Where `pmSetMode(dir, origin)` leaves the archive's read position, and
+    /// whether reads may go on from there without positioning again (libpcp's
+    /// `ac_serial`); `None` when no volume can be used.
+    pub(crate) fn index_position(
+        a: &'a Archive,
+        dir: Direction,
+        origin: Timestamp,
+    ) -> Option<(crate::archive::Position, bool)> {
+        let mut c = LogCursor::new(a);
+        c.set_mode(dir, origin);
+        let vol = c.saved.vol?;
+        let pos = crate::archive::Position {
+            vol,
+            offset: c.saved.off,
+        };
+        Some((pos, c.serial))
+    }
+
     /// `pmFetchArchive`: the next record in the direction of travel whose time is
     /// not against that direction, `None` at the end (`PM_ERR_EOL`). The origin moves
     /// to the record's time.

@@ -22,7 +22,9 @@
 //! need both. Instant and discrete values are the prior's (a step function); counters
 //! are interpolated linearly with libpcp's rounding for integers. Moving forward reuses
 //! the bounds of the previous fetch, so replaying a whole archive reads each record
-//! about once, and seeking uses the temporal index.
+//! about once, and seeking uses the temporal index. In an archive whose records
+//! go back in time somewhere (two runs in one volume), interpolation goes step by
+//! step as libpcp's once a scan meets that, so the values are the ones PCP gives.
 //!
 //! [`InterpRule::Nearest`] gives the rule of PCP 6.3.2 and later for instant and
 //! discrete metrics (the observation nearest in time); the default is 6.0.3's.
@@ -38,6 +40,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 mod interp;
+mod literal;
 
 /// The instance id of a singular metric's only value.
 pub const PM_IN_NULL: i32 = -1;
@@ -161,6 +164,8 @@ struct InstState {
     /// archive while the instance was held here, so `last_seen` tells whether
     /// anything holds it later.
     witness: Option<f64>,
+    /// What the step-by-step path (archives out of time order) keeps besides.
+    scan: literal::Scan,
 }
 
 impl InstState {
@@ -177,6 +182,7 @@ impl InstState {
             sought: false,
             last_seen: None,
             witness: None,
+            scan: literal::Scan::new(),
         }
     }
 
@@ -223,6 +229,32 @@ struct MetricState {
 }
 
 impl MetricState {
+    /// The value format of a set of this metric's values: it must fit the
+    /// metric's type, and not change from the first seen.
+    fn check_valfmt(&mut self, valfmt: i32) -> Result<()> {
+        match self.valfmt {
+            None => {
+                let ok = match self.desc.vtype {
+                    vtype::I32 | vtype::U32 => valfmt == VAL_INSITU,
+                    vtype::FLOAT => true,
+                    _ => valfmt == VAL_DPTR || valfmt == VAL_SPTR,
+                };
+                if !ok {
+                    return Err(Error::pcp(
+                        PM_ERR_LOGREC,
+                        "value format does not fit the metric's type",
+                    ));
+                }
+                self.valfmt = Some(valfmt);
+            }
+            Some(f) if f != valfmt => {
+                return Err(Error::pcp(PM_ERR_LOGREC, "value format changed"));
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
     /// Every instance's state and the template's, for what reaches them all.
     fn all_states(&mut self) -> impl Iterator<Item = &mut InstState> + '_ {
         self.insts
@@ -354,6 +386,14 @@ pub struct Replay<'a> {
     /// time is mostly the one before the next): where it was asked for, with
     /// which metrics kept.
     last_decoded: Option<Decoded<'a>>,
+    /// The origin the mode was last set at, and the interpolated fetches since.
+    mode_origin: Timestamp,
+    fetches: u64,
+    /// A scan met records out of time order (in a single archive).
+    unordered: bool,
+    /// Set once records out of time order were met: interpolation then goes
+    /// step by step as libpcp's (see `literal.rs`).
+    literal: Option<literal::Literal>,
 }
 
 /// A record decoded keeping the values of `tracked`, read at `asked`.
@@ -400,6 +440,10 @@ impl<'a> Replay<'a> {
             lives_run: crate::lives::RUN,
             last_mark: None,
             last_decoded: None,
+            mode_origin: start,
+            fetches: 0,
+            unordered: false,
+            literal: None,
         }
     }
 
@@ -454,6 +498,12 @@ impl<'a> Replay<'a> {
         self.pos = None;
         // bounds that no longer bracket the origin are dropped at the next fetch
         self.last_req = None;
+        self.mode_origin = self.origin;
+        self.fetches = 0;
+        if self.literal.is_some() {
+            self.literal = Some(literal::Literal::default());
+            self.reset_bounds();
+        }
     }
 
     /// Restricts the instances returned for `indom` to `insts` (`pmAddProfile`);
@@ -614,8 +664,18 @@ impl<'a> Replay<'a> {
     pub fn fetch(&mut self, pmids: &[PmId]) -> Result<FetchResult> {
         match self.mode {
             Mode::Interp => {
-                let r = self.fetch_interp(pmids);
+                let r = if self.literal.is_some() {
+                    self.fetch_literal(pmids)
+                } else {
+                    let r = self.fetch_interp(pmids);
+                    if self.unordered && !self.a.is_multi() {
+                        self.go_literal(pmids)
+                    } else {
+                        r
+                    }
+                };
                 self.advance_origin();
+                self.fetches += 1;
                 r
             }
             Mode::Forw | Mode::Back => {

@@ -51,26 +51,7 @@ impl<'a> Replay<'a> {
             if vs.numval <= 0 {
                 continue;
             }
-            match m.valfmt {
-                None => {
-                    let ok = match m.desc.vtype {
-                        vtype::I32 | vtype::U32 => vs.valfmt == VAL_INSITU,
-                        vtype::FLOAT => true,
-                        _ => vs.valfmt == VAL_DPTR || vs.valfmt == VAL_SPTR,
-                    };
-                    if !ok {
-                        return Err(Error::pcp(
-                            PM_ERR_LOGREC,
-                            "value format does not fit the metric's type",
-                        ));
-                    }
-                    m.valfmt = Some(vs.valfmt);
-                }
-                Some(f) if f != vs.valfmt => {
-                    return Err(Error::pcp(PM_ERR_LOGREC, "value format changed"));
-                }
-                _ => {}
-            }
+            m.check_valfmt(vs.valfmt)?;
             for (inst, v) in &vs.values {
                 let Some((s, new)) = m.state_for(*inst)? else {
                     continue;
@@ -204,6 +185,7 @@ impl<'a> Replay<'a> {
             if t > t_req {
                 break;
             }
+            self.unordered |= span.last().is_some_and(|s| s.1 > t);
             if !(is_mark && self.mark_ignored(at, after)?) {
                 span.push((at, t, is_mark));
             }
@@ -247,11 +229,14 @@ impl<'a> Replay<'a> {
             }
         }
         let mut bpos = from;
+        let mut newest = f64::INFINITY;
         while remaining > 0 {
             let Some((at, rec)) = self.a.read_backward(bpos)? else {
                 break;
             };
             let t = self.secs(rec.stamp);
+            self.unordered |= t > newest;
+            newest = t;
             bpos = at;
             if rec.is_mark() {
                 let after = self.a.read_forward(at)?.map(|(_, _, n)| n).unwrap_or(at);
@@ -317,6 +302,7 @@ impl<'a> Replay<'a> {
         }
         dying.sort_by(|a, b| b.0.total_cmp(&a.0));
         let (mut fpos, mut kept) = (from, from);
+        let mut oldest = f64::NEG_INFINITY;
         while remaining > 0 {
             let Some((at, stamp, _, _)) = self.a.peek_forward(fpos)? else {
                 break;
@@ -335,6 +321,8 @@ impl<'a> Replay<'a> {
                 kept = at;
             }
             let t = self.secs(rec.stamp);
+            self.unordered |= t < oldest;
+            oldest = t;
             if rec.is_mark() && self.mark_ignored(at, after)? {
                 continue;
             }
