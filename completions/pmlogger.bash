@@ -23,7 +23,7 @@ _pmlogger() {
 
     case "${cmd}" in
         pmlogger)
-            opts="-c -C -h -H -I -l -L -m -K -o -n -N -p -P -r -s -t -T -u -U -v -V -x -y -? --config --check --host --labelhost --pmlc-ipc-version --log --linger --note --spec-local --local-PMDA --namespace --notify --PID --primary --report --size --interval --finish --username --volsize --version --help"
+            opts="-c -C -h -H -I -l -L -m -K -o -n -N -p -P -r -s -t -T -u -U -v -V -x -y -? --config --check --host --labelhost --pmlc-ipc-version --log --linger --note --spec-local --local-PMDA --namespace --notify --PID --primary --report --size --interval --finish --username --volsize --version --help --push-user --push-password-file"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -279,6 +279,25 @@ _pmlogger() {
                     COMPREPLY=("${cur}")
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --push-user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --push-password-file)
+                    local oldifs
+                    if [ -n "${IFS+x}" ]; then
+                        oldifs="$IFS"
+                    fi
+                    IFS=$'\n'
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    if [ -n "${oldifs+x}" ]; then
+                        IFS="$oldifs"
+                    fi
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o filenames
                     fi
                     return 0
                     ;;

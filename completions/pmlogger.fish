@@ -14,6 +14,8 @@ complete -c pmlogger -s U -l username -d 'in daemon mode, run as named user [def
 complete -c pmlogger -s v -l volsize -d 'switch log volumes after size has been accumulated' -r -f
 complete -c pmlogger -s V -l version -d 'version for archive (default and only version is 2)' -r -f
 complete -c pmlogger -s x -d 'control file descriptor for running from pmRecordControl(3)' -r -f
+complete -c pmlogger -l push-user -d 'user name for HTTP Basic authentication when pushing' -r -f -a "(__fish_complete_users)"
+complete -c pmlogger -l push-password-file -d 'file holding the HTTP Basic auth password' -r -F
 complete -c pmlogger -s C -l check -d 'parse configuration and exit'
 complete -c pmlogger -s L -l linger -d 'run even if not primary logger instance and nothing to log'
 complete -c pmlogger -s o -l local-PMDA -d 'metrics sourced without connecting to pmcd'

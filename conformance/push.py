@@ -19,6 +19,12 @@ loopback port) storing what each sends.
   one after the other, with -v: exit status, stderr (archive ids masked) and the
   files pmproxy stored, byte for byte; then the command-line mistakes and the
   failing servers above.
+- https: a second pmproxy serving TLS with a certificate made by this suite's CA
+  (openssl), each PCP given the CA by its TLS configuration ($PCP_TLSCONF_PATH):
+  pmlogpush -S (archives, -U with a password, a host name, no CA configured, a
+  server whose certificate names another host, a server without TLS) and both
+  loggers pushing to https:// (with and without --push-user), compared as above;
+  and --push-user's refusals (http://, no password, a missing password file).
 
 Writes conformance-out/scoreboard-push.txt (N of M identical) and a diff per
 differing case. Exit status: 0 at or above conformance/floor-push, 1 below, 77 when
@@ -27,7 +33,7 @@ PCP 7.2's chroot, PCP 6.0.3's pmcd (with the sample agent) or the corpus is miss
 
 Usage: conformance/push.py [--out DIR] [--filter SUBSTR]
 """
-import argparse, difflib, glob, http.server, os, re, shutil, socket, subprocess, sys, tempfile
+import argparse, difflib, glob, http.client, http.server, os, re, shutil, socket, subprocess, sys, tempfile
 import threading, time, urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -52,6 +58,35 @@ LOGGER_CASES = [
 ]
 SIMPLE = "log mandatory on 200 msec { sample.long.one sample.bin sample.string.hullo }\n"
 
+# pmlogpush -S: (name, arguments, CA configured or not, the server: a TLS
+# pmproxy whose certificate names 127.0.0.1 and localhost ("local"), one whose
+# certificate names another host ("other"), the pmproxy without TLS ("plain"))
+_A = CORPUS + "/archives/"
+TLS_PUSH = [
+    ("ok-foo", ["-v", "-S", "-p", "PORT", _A + "ok-foo"], "ca", "local"),
+    ("ok-mv-bar (4 volumes)", ["-v", "-S", "-p", "PORT", _A + "ok-mv-bar"], "ca", "local"),
+    ("20201109 (xz)", ["-S", "-p", "PORT", _A + "20201109"], "ca", "local"),
+    ("-U with a password", ["-v", "-S", "-U", "bob", "-p", "PORT", _A + "ok-foo"], "ca",
+     "local"),
+    ("-h localhost", ["-S", "-h", "localhost", "-p", "PORT", _A + "ok-foo"], "ca", "local"),
+    ("no CA configured", ["-S", "-p", "PORT", _A + "ok-foo"], "none", "local"),
+    ("a certificate naming another host", ["-S", "-p", "PORT", _A + "ok-foo"], "ca", "other"),
+    ("a server without TLS", ["-S", "-p", "PORT", _A + "ok-foo"], "ca", "plain"),
+]
+# both loggers pushing to the TLS pmproxy: (name, config, arguments, samples)
+TLS_LOGGER = [
+    ("tls-types", pl.CASES[1][1], ["-V", "3"], 4),
+    ("tls-user", SIMPLE, ["-V", "3", "--push-user", "bob"], 3),
+]
+# --push-user's refusals: (name, arguments, scheme)
+PUSH_USER_REFUSED = [
+    ("over http://", ["--push-user", "bob"], "http"),
+    ("without a password", ["--push-user", "bob"], "https"),
+    ("a missing password file", ["--push-user", "bob", "--push-password-file",
+                                 "/nonexistent/pw"], "https"),
+]
+PASSWORD = "secret"
+
 # recording servers that fail: GET /logger/ping, POST /logger/label, then writes
 FAILING = ["ping404", "pingtype", "pingbad", "label409", "label422", "label500",
            "labeltype", "labelbad", "write400", "write410", "write500", "writetype",
@@ -74,10 +109,51 @@ def free_port():
         return s.getsockname()[1]
 
 
-class Proxy:
-    """PCP 7.2's pmproxy with its logger servlet, storing under `store`."""
+class Pki:
+    """A CA made with openssl, server certificates it signed, and the TLS
+    configuration files each PCP reads (7.2's sees the host under /host)."""
 
     def __init__(self, tmp):
+        self.dir = os.path.join(tmp, "pki")
+        os.makedirs(self.dir)
+        self.ca = self.path("ca.crt")
+        ssl = lambda *a: run(["openssl"] + list(a), cwd=self.dir).check_returncode()
+        ssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out",
+            "ca.crt", "-days", "30", "-subj", "/CN=push suite CA")
+        for name, san in (("local", "IP:127.0.0.1,DNS:localhost"), ("other", "DNS:other.example")):
+            with open(self.path(name + ".ext"), "w") as f:
+                f.write("subjectAltName=%s\n" % san)
+            ssl("req", "-newkey", "rsa:2048", "-nodes", "-keyout", name + ".key", "-out",
+                name + ".csr", "-subj", "/CN=" + name)
+            ssl("x509", "-req", "-in", name + ".csr", "-CA", "ca.crt", "-CAkey", "ca.key",
+                "-CAcreateserial", "-out", name + ".crt", "-days", "30", "-extfile", name + ".ext")
+            self.conf(name + "-server", "tls-key-file = /host%s\ntls-cert-file = /host%s\n"
+                      "tls-ca-cert-file = /host%s\n" % (self.path(name + ".key"),
+                                                        self.path(name + ".crt"), self.ca))
+        self.conf("ca-refr", "tls-ca-cert-file = /host%s\n" % self.ca)
+        self.conf("ca-ours", "tls-ca-cert-file = %s\n" % self.ca)
+        self.conf("none-refr", "# no CA\n")
+        self.conf("none-ours", "# no CA\n")
+
+    def path(self, name):
+        return os.path.join(self.dir, name)
+
+    def conf(self, name, text):
+        with open(self.path(name + ".conf"), "w") as f:
+            f.write(text)
+
+    def env(self, who, ca="ca"):
+        """The environment of `who` ("refr" or "ours") trusting the CA ("ca") or
+        not ("none")."""
+        path = self.path("%s-%s.conf" % (ca, who))
+        return dict(os.environ, PCP_TLSCONF_PATH=("/host" + path) if who == "refr" else path)
+
+
+class Proxy:
+    """PCP 7.2's pmproxy with its logger servlet, storing under `store`; with
+    `pki`, serving TLS with its certificate `cert`."""
+
+    def __init__(self, tmp, pki=None, cert="local"):
         self.port = free_port()
         self.dir = tmp
         self.store = os.path.join(tmp, "store")
@@ -85,23 +161,38 @@ class Proxy:
         os.makedirs(self.store)
         with open(os.path.join(tmp, "pmproxy.conf"), "w") as f:
             f.write("[pmproxy]\npcp.enabled = false\nhttp.enabled = true\nresp.enabled = false\n"
-                    "secure.enabled = false\n[keys]\nenabled = false\n[discover]\nenabled = false\n"
+                    "secure.enabled = %s\n[keys]\nenabled = false\n[discover]\nenabled = false\n"
                     "[pmsearch]\nenabled = false\n[pmseries]\nenabled = false\n"
-                    "[pmlogger]\nenabled = true\n")
+                    "[pmlogger]\nenabled = true\n" % ("true" if pki else "false"))
         env = dict(os.environ, PCP_REMOTE_ARCHIVE_DIR="/host" + self.store)
+        context = None
+        if pki:
+            env["PCP_TLSCONF_PATH"] = "/host" + pki.path(cert + "-server.conf")
+            import ssl
+            context = ssl.create_default_context(cafile=pki.ca)
+            context.check_hostname = False
         self.proc = subprocess.Popen(
             [PCP7, "/usr/lib/pcp/bin/pmproxy", "-f", "-U", "root", "-A", "-i", "127.0.0.1",
              "-p", str(self.port), "-s", "/host" + self.sock, "-c", "pmproxy.conf",
              "-l", "pmproxy.log"], cwd=tmp, env=env,
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        self.url = "http://127.0.0.1:%d" % self.port
+        self.url = "%s://127.0.0.1:%d" % ("https" if pki else "http", self.port)
         end = time.time() + 30
         while time.time() < end:
             try:
-                with urllib.request.urlopen(self.url + "/logger/ping", timeout=1) as r:
-                    if b"success" in r.read():
-                        return
-            except OSError:
+                # (http.client: pmproxy's TLS end closes on urllib's "Connection: close")
+                if pki:
+                    c = http.client.HTTPSConnection("127.0.0.1", self.port, timeout=1,
+                                                    context=context)
+                    c.request("GET", "/logger/ping")
+                    body = c.getresponse().read()
+                    c.close()
+                else:
+                    with urllib.request.urlopen(self.url + "/logger/ping", timeout=1) as r:
+                        body = r.read()
+                if b"success" in body:
+                    return
+            except (OSError, http.client.HTTPException):
                 time.sleep(0.1)
         self.close()
         raise RuntimeError("PCP 7.2's pmproxy did not answer on port %d" % self.port)
@@ -242,7 +333,7 @@ def pmlogcheck7(base, cwd):
                       .replace(base, "ARCHIVE"))
 
 
-def logger_case(proxy, tmp, name, config, args, samples):
+def logger_case(proxy, tmp, name, config, args, samples, env=lambda who: None):
     with open(os.path.join(tmp, "config"), "w") as f:
         f.write(config)
     procs = {}
@@ -250,7 +341,7 @@ def logger_case(proxy, tmp, name, config, args, samples):
         procs[who] = subprocess.Popen(
             cmd + ["-h", "127.0.0.1", "-c", "config", "-l", who + ".log", "-H",
                    "%s-%s" % (who, name), "-s", str(samples)] + args + [proxy.url],
-            cwd=tmp, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            cwd=tmp, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env(who))
     status = {who: p.wait(timeout=120) for who, p in procs.items()}
     logs = {who: notices(open(os.path.join(tmp, who + ".log"), errors="replace").read(),
                          proxy.url) for who in procs}
@@ -269,8 +360,9 @@ def logger_case(proxy, tmp, name, config, args, samples):
     return parts
 
 
-def requests_case(fake, tmp, mode):
-    """Both loggers against the recording server in `mode`, one after the other."""
+def requests_case(fake, tmp, mode, args=(), scheme="http", env=None):
+    """Both loggers against the recording server in `mode` (with `args`), one
+    after the other."""
     with open(os.path.join(tmp, "config"), "w") as f:
         f.write(SIMPLE)
     seen = {}
@@ -278,8 +370,9 @@ def requests_case(fake, tmp, mode):
         fake.reset(mode)
         # "none": nobody listens there
         url = "http://127.0.0.1:%d" % free_port() if mode == "none" else fake.url
+        url = url.replace("http:", scheme + ":")
         r = run(cmd + ["-h", "127.0.0.1", "-c", "config", "-l", who + ".log", "-s", "3",
-                       "-V", "3", url], cwd=tmp)
+                       "-V", "3"] + list(args) + [url], cwd=tmp, env=env)
         log = notices(open(os.path.join(tmp, who + ".log"), errors="replace").read(), url)
         seen[who] = (r.returncode, log, by_endpoint(fake.requests))
     return [("status", "%d\n" % seen["refr"][0], "%d\n" % seen["ours"][0]),
@@ -296,7 +389,7 @@ def by_endpoint(requests):
     return "".join("%s\n  %s\n" % (k, "\n  ".join(v)) for k, v in sorted(groups.items()))
 
 
-def push_case(proxy, fake, tmp, args, mode=None):
+def push_case(proxy, fake, tmp, args, mode=None, env=lambda who: None):
     """pmlogpush with `args` (PORT: the server's port) by each, one after the other."""
     seen = {}
     for who, cmd in (("refr", [PCP7, "pmlogpush"]), ("ours", [OURS["pmlogpush"]])):
@@ -305,7 +398,7 @@ def push_case(proxy, fake, tmp, args, mode=None):
             fake.reset(mode)
             port = fake.port
         argv = [a.replace("PORT", str(port)).replace("SOCK", proxy.sock) for a in args]
-        r = run(cmd + argv, cwd=tmp)
+        r = run(cmd + argv, cwd=tmp, env=env(who))
         err = re.sub(rb"archive([=\":]+)\d+", rb"archive\1ID", r.stderr)
         err = re.sub(rb"(/logger/(?:meta|index|volume/\d+)/)\d+", rb"\1ID", err)
         err = err.replace(str(port).encode(), b"PORT").replace(b'"/host/', b'"/')
@@ -318,7 +411,8 @@ def push_case(proxy, fake, tmp, args, mode=None):
     if source and not mode and broken(rc, err, files, ofiles):
         # PCP 7.2's pmlogpush stored less than the archive holds (or crashed):
         # ours must have stored all of it
-        SPARED.append(short(source))
+        if short(source) not in SPARED:
+            SPARED.append(short(source))
         return [("the whole archive stored", "", "" if orc == 0 else "exit status %d\n" % orc)] \
             + whole(source, ofiles)
     parts = [("status", "%d\n" % rc, "%d\n" % orc), ("stdout", out, oout),
@@ -398,6 +492,8 @@ def missing():
         return "PCP 6.0.3's pmcd with the sample agent is not running (scripts/start-pmcd.sh --sample)"
     if not os.path.isdir(CORPUS):
         return "PCP 6.0.3's QA corpus is not installed"
+    if shutil.which("openssl") is None:
+        return "openssl (the https cases' certificates) is not installed"
     return None
 
 
@@ -414,7 +510,50 @@ def cases(a):
             for m in PUSH_MISTAKES]
     out += [("pmlogpush fails: " + m, "push", (["-v", "-p", "PORT", CORPUS + "/archives/ok-foo"],
                                                m)) for m in FAILING[3:]]
+    out += [("pmlogpush -S " + c[0], "tls-push", c) for c in TLS_PUSH]
+    out += [("logger https " + c[0], "tls-logger", c) for c in TLS_LOGGER]
+    out += [("logger --push-user " + c[0], "push-user", c) for c in PUSH_USER_REFUSED]
     return [c for c in out if a.filter in c[0]]
+
+
+class Tls:
+    """The CA and the two TLS pmproxies of the https cases, made when first asked."""
+
+    def __init__(self, tmp):
+        self.tmp, self.pki, self.proxies = tmp, None, {}
+
+    def proxy(self, cert):
+        if self.pki is None:
+            self.pki = Pki(self.tmp)
+        if cert not in self.proxies:
+            d = tempfile.mkdtemp(prefix="tls-" + cert, dir=self.tmp)
+            self.proxies[cert] = Proxy(d, self.pki, cert)
+        return self.proxies[cert]
+
+    def env(self, who, ca="ca"):
+        e = self.pki.env(who, ca)
+        e["PCP_PUSH_PASSWORD"] = PASSWORD
+        return e
+
+    def close(self):
+        for p in self.proxies.values():
+            p.close()
+
+
+def tls_case(tls, proxy, fake, work, kind, params):
+    """One of the https cases."""
+    if kind == "tls-push":
+        _, args, ca, server = params
+        target = proxy if server == "plain" else tls.proxy(server)
+        tls.proxy("local")  # (the CA is made with the first TLS pmproxy)
+        return push_case(target, fake, work, args, env=lambda who: tls.env(who, ca))
+    if kind == "tls-logger":
+        name, config, args, samples = params
+        return logger_case(tls.proxy("local"), work, name, config, args, samples,
+                           env=lambda who: tls.env(who))
+    _, args, scheme = params
+    env = {k: v for k, v in os.environ.items() if k != "PCP_PUSH_PASSWORD"}
+    return requests_case(fake, work, "ok", args, scheme, env)
 
 
 def main():
@@ -427,7 +566,7 @@ def main():
         print("push conformance skipped: " + why)
         sys.exit(1 if os.environ.get("REQUIRE_REFERENCE") else 77)
     tmp = tempfile.mkdtemp(prefix="push-conf-", dir="/tmp")
-    proxy, fake = Proxy(tmp), Fake()
+    proxy, fake, tls = Proxy(tmp), Fake(), Tls(tmp)
     results = []
     try:
         for name, kind, params in cases(a):
@@ -438,6 +577,8 @@ def main():
                     parts = logger_case(proxy, work, name.split()[1], config, args, samples)
                 elif kind == "requests":
                     parts = requests_case(fake, work, params)
+                elif kind in ("tls-push", "tls-logger", "push-user"):
+                    parts = tls_case(tls, proxy, fake, work, kind, params)
                 else:
                     parts = push_case(proxy, fake, work, *params)
             except Exception as e:  # a case that cannot run differs
@@ -453,6 +594,7 @@ def main():
     finally:
         proxy.close()
         fake.close()
+        tls.close()
         shutil.rmtree(tmp, ignore_errors=True)
     if SPARED:
         print("%d archives PCP 7.2's pmlogpush stores in part or crashes on; ours stored "

@@ -235,7 +235,12 @@ fn open_output(
     log: &mut dyn Write,
 ) -> Result<(ArchiveWriter, String, Option<push::Status>), i32> {
     if push::is_remote(&o.archive) {
-        let (remote, status) = push::Remote::connect(&o.archive, log)?;
+        let (remote, status) = push::Remote::connect(
+            &o.archive,
+            o.push_user.as_deref(),
+            o.push_password_file.as_deref(),
+            log,
+        )?;
         let opts = WriterOptions {
             one_index_per_time: true,
             ..writer_options(o, source, host)

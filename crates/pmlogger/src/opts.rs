@@ -40,6 +40,10 @@ pub struct Opts {
     pub notify: bool,
     /// `-n`: an ASCII PMNS for names.
     pub pmns: Option<String>,
+    /// `--push-user` (PCP 7): HTTP Basic authentication of an `https://` push.
+    pub push_user: Option<String>,
+    /// `--push-password-file` (PCP 7): where that user's password is.
+    pub push_password_file: Option<String>,
     pub archive: String,
 }
 
@@ -143,6 +147,20 @@ pub const TOOL: Tool = Tool {
                 "set timezone for times to local time rather than from PMCD host",
             ),
             pcp::HELP,
+            Opt::arg(
+                '\u{1}',
+                "push-user",
+                "USER",
+                "user name for HTTP Basic authentication when pushing",
+            )
+            .later(),
+            Opt::arg(
+                '\u{2}',
+                "push-password-file",
+                "FILE",
+                "file holding the HTTP Basic auth password",
+            )
+            .later(),
         ],
     }],
     notes: "
@@ -276,6 +294,8 @@ pub fn parse(args: &[String]) -> Result<Opts, UsageError> {
         local: false,
         notify: false,
         pmns: None,
+        push_user: None,
+        push_password_file: None,
         archive: String::new(),
     };
     for (c, v) in p.opts {
@@ -298,6 +318,8 @@ pub fn parse(args: &[String]) -> Result<Opts, UsageError> {
                 })?)
             }
             'P' => o.primary = true,
+            '\u{1}' => o.push_user = Some(v),
+            '\u{2}' => o.push_password_file = Some(v),
             'r' => o.report = true,
             's' => {
                 o.samples = Some(limit(&v).ok_or_else(|| {

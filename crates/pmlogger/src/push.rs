@@ -16,7 +16,28 @@ use crate::PROG;
 
 /// Whether an archive name is a push target.
 pub(crate) fn is_remote(archive: &str) -> bool {
-    archive.starts_with("http://")
+    archive.starts_with("http://") || archive.starts_with("https://")
+}
+
+/// `--push-user`'s credentials: it wants `https://` and a password (its file's
+/// or `$PCP_PUSH_PASSWORD`); PCP's message where not.
+fn credentials(
+    conn: &str,
+    user: Option<&str>,
+    file: Option<&str>,
+) -> Result<Option<(String, String)>, String> {
+    let Some(user) = user else {
+        return Ok(None);
+    };
+    if !conn.starts_with("https://") {
+        return Err("--push-user requires a secure (https://) connection".into());
+    }
+    match pmlogpush::logger::password(file)? {
+        Some(p) => Ok(Some((user.to_string(), p))),
+        None => Err(format!(
+            "no password for user \"{user}\" - set $PCP_PUSH_PASSWORD or use --push-password-file"
+        )),
+    }
 }
 
 /// How a push ended early.
@@ -85,8 +106,18 @@ fn agent() -> String {
 }
 
 impl Remote {
-    /// Pings `conn`; on failure says why, as PCP's pmlogger does (exit status 1).
-    pub(crate) fn connect(conn: &str, log: &mut dyn Write) -> Result<(Remote, Status), i32> {
+    /// Pings `conn` (as `user`, with the password of `password_file`); on failure
+    /// says why, as PCP's pmlogger does (exit status 1).
+    pub(crate) fn connect(
+        conn: &str,
+        user: Option<&str>,
+        password_file: Option<&str>,
+        log: &mut dyn Write,
+    ) -> Result<(Remote, Status), i32> {
+        let credentials = credentials(conn, user, password_file).map_err(|msg| {
+            let _ = writeln!(log, "{PROG}: {msg}");
+            1
+        })?;
         let path = "/logger/ping";
         let Some(mut logger) = Logger::new(conn, &agent()) else {
             notice(
@@ -96,6 +127,9 @@ impl Remote {
             );
             return Err(1);
         };
+        if let Some((user, password)) = &credentials {
+            logger.set_credentials(user, password);
+        }
         if let Err(f) = logger.ping() {
             let why = match f {
                 Failure::Io(e) => format!("failed: {}", Failure::io_text(&e)),

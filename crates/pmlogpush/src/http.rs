@@ -1,8 +1,9 @@
 //! The HTTP/1.1 client of PCP 7's archive push, sending what libpcp's
 //! `pmhttpClientGet`/`pmhttpClientPost` send: one persistent connection (TCP, or a
-//! Unix socket for `unix:/PATH`), requests with `Host`, `User-Agent`, and for a POST
-//! `content-type` and `content-length`, a one-second timeout, and the request sent
-//! again on a new connection when the server had closed the kept one.
+//! Unix socket for `unix:/PATH`, TLS for `https://`), requests with `Host`,
+//! `User-Agent`, for a POST `content-type` and `content-length`, and
+//! `Authorization` when credentials are set; a one-second timeout, and the request
+//! sent again on a new connection when the server had closed the kept one.
 //! Responses are parsed by `httparse`; bodies are read by length, chunks, or to the
 //! end of the connection.
 
@@ -19,17 +20,26 @@ const MAX_HEADERS: usize = 64;
 /// Where the server is.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Target {
-    Tcp { host: String, port: u16 },
+    Tcp {
+        host: String,
+        port: u16,
+        /// `https://`: the connection is secured with TLS.
+        tls: bool,
+    },
     Unix(String),
 }
 
 impl Target {
-    /// `http://host[:port][/...]` or `unix:/path`, as libpcp takes them.
+    /// `http://host[:port][/...]`, `https://...` or `unix:/path`, as libpcp takes
+    /// them.
     pub fn parse(url: &str) -> Option<Target> {
         if let Some(path) = url.strip_prefix("unix:") {
             return (!path.is_empty()).then(|| Target::Unix(path.to_string()));
         }
-        let rest = url.strip_prefix("http://")?;
+        let (rest, tls) = match url.strip_prefix("https://") {
+            Some(r) => (r, true),
+            None => (url.strip_prefix("http://")?, false),
+        };
         let hostport = rest.split('/').next().unwrap_or_default();
         let (host, port) = match hostport.strip_prefix('[') {
             Some(v6) => {
@@ -43,11 +53,13 @@ impl Target {
         };
         let port = match port {
             Some(p) => p.parse().ok()?,
+            None if tls => 443,
             None => 80,
         };
         (!host.is_empty()).then(|| Target::Tcp {
             host: host.to_string(),
             port,
+            tls,
         })
     }
 
@@ -78,6 +90,10 @@ pub struct Client {
     /// `User-Agent`: program/version.
     agent: String,
     conn: Option<BufReader<Box<dyn Stream>>>,
+    /// The `Authorization` header's line, when credentials are set.
+    auth: String,
+    /// The TLS set-up of `https://` targets, read at the first connection.
+    tls: Option<std::sync::Arc<rustls::ClientConfig>>,
 }
 
 impl Client {
@@ -86,24 +102,41 @@ impl Client {
             target,
             agent: agent.to_string(),
             conn: None,
+            auth: String::new(),
+            tls: None,
         }
+    }
+
+    /// HTTP Basic authentication for every request from now on.
+    pub fn set_credentials(&mut self, user: &str, password: &str) {
+        use base64::Engine;
+        let pair = base64::engine::general_purpose::STANDARD.encode(format!("{user}:{password}"));
+        self.auth = format!("Authorization: Basic {pair}\r\n");
+    }
+
+    /// Secures `https://` connections with `config` instead of PCP's TLS
+    /// configuration file.
+    pub fn set_tls(&mut self, config: std::sync::Arc<rustls::ClientConfig>) {
+        self.tls = Some(config);
     }
 
     pub fn get(&mut self, path: &str) -> std::io::Result<Reply> {
         let head = format!(
-            "GET {path} HTTP/1.1\r\nHost: {}\r\nUser-Agent: {}\r\n\r\n",
+            "GET {path} HTTP/1.1\r\nHost: {}\r\nUser-Agent: {}\r\n{}\r\n",
             self.target.host(),
-            self.agent
+            self.agent,
+            self.auth
         );
         self.exchange(head.as_bytes(), &[])
     }
 
     pub fn post(&mut self, path: &str, body: &[u8], content_type: &str) -> std::io::Result<Reply> {
         let head = format!(
-            "POST {path} HTTP/1.1\r\nHost: {}\r\nUser-Agent: {}\r\ncontent-type: {content_type}\r\ncontent-length: {}\r\n\r\n",
+            "POST {path} HTTP/1.1\r\nHost: {}\r\nUser-Agent: {}\r\ncontent-type: {content_type}\r\ncontent-length: {}\r\n{}\r\n",
             self.target.host(),
             self.agent,
-            body.len()
+            body.len(),
+            self.auth
         );
         self.exchange(head.as_bytes(), body)
     }
@@ -123,7 +156,24 @@ impl Client {
 
     fn try_exchange(&mut self, head: &[u8], body: &[u8]) -> std::io::Result<Reply> {
         if self.conn.is_none() {
-            self.conn = Some(BufReader::new(connect(&self.target)?));
+            let stream = connect(&self.target)?;
+            let stream = match (&self.target, stream) {
+                (
+                    Target::Tcp {
+                        host, tls: true, ..
+                    },
+                    Plain::Tcp(tcp),
+                ) => {
+                    let config = match &self.tls {
+                        Some(c) => c.clone(),
+                        None => crate::tls::client_config(&crate::tls::Settings::load())?,
+                    };
+                    self.tls = Some(config.clone());
+                    Box::new(crate::tls::connect(tcp, host, config)?) as Box<dyn Stream>
+                }
+                (_, s) => s.boxed(),
+            };
+            self.conn = Some(BufReader::new(stream));
         }
         let Some(conn) = self.conn.as_mut() else {
             return Err(std::io::ErrorKind::NotConnected.into());
@@ -147,21 +197,36 @@ fn closed(e: &std::io::Error) -> bool {
     )
 }
 
-fn connect(target: &Target) -> std::io::Result<Box<dyn Stream>> {
+/// A connection before any TLS.
+enum Plain {
+    Tcp(TcpStream),
+    Unix(UnixStream),
+}
+
+impl Plain {
+    fn boxed(self) -> Box<dyn Stream> {
+        match self {
+            Plain::Tcp(s) => Box::new(s),
+            Plain::Unix(s) => Box::new(s),
+        }
+    }
+}
+
+fn connect(target: &Target) -> std::io::Result<Plain> {
     match target {
         Target::Unix(path) => {
             let s = UnixStream::connect(path)?;
             s.set_read_timeout(Some(TIMEOUT))?;
-            Ok(Box::new(s))
+            Ok(Plain::Unix(s))
         }
-        Target::Tcp { host, port } => {
+        Target::Tcp { host, port, .. } => {
             let mut last = std::io::Error::from(std::io::ErrorKind::AddrNotAvailable);
             for addr in (host.as_str(), *port).to_socket_addrs()? {
                 match TcpStream::connect_timeout(&addr, TIMEOUT) {
                     Ok(s) => {
                         s.set_read_timeout(Some(TIMEOUT))?;
                         s.set_nodelay(true)?;
-                        return Ok(Box::new(s));
+                        return Ok(Plain::Tcp(s));
                     }
                     Err(e) => last = e,
                 }
@@ -287,6 +352,7 @@ mod tests {
         let tcp = |h: &str, p| Target::Tcp {
             host: h.into(),
             port: p,
+            tls: false,
         };
         assert_eq!(Target::parse("http://a.b:44322"), Some(tcp("a.b", 44322)));
         assert_eq!(Target::parse("http://host/x"), Some(tcp("host", 80)));
@@ -295,7 +361,13 @@ mod tests {
             Target::parse("unix://run/p.sock"),
             Some(Target::Unix("//run/p.sock".into()))
         );
-        assert_eq!(Target::parse("https://a"), None);
+        let tls = Target::Tcp {
+            host: "a".into(),
+            port: 443,
+            tls: true,
+        };
+        assert_eq!(Target::parse("https://a"), Some(tls));
+        assert_eq!(Target::parse("ftp://a"), None);
         assert_eq!(Target::parse("http://:9"), None);
         assert_eq!(Target::parse("http://a:x"), None);
     }
@@ -353,6 +425,7 @@ mod tests {
             Target::Tcp {
                 host: "127.0.0.1".into(),
                 port,
+                tls: false,
             },
             "t/1",
         );

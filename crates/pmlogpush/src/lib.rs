@@ -10,6 +10,7 @@
 pub mod http;
 pub mod logger;
 pub mod opts;
+pub mod tls;
 
 pub use opts::TOOL;
 
@@ -51,13 +52,7 @@ fn push(o: &Opts, err: &mut dyn Write) -> Result<(), Stop> {
     if archive.is_multi() {
         return Err(Stop("multi-archive contexts not supported".into()));
     }
-    credentials(o)?;
-    if o.secure {
-        let conn = o.conn();
-        return Err(Stop(format!(
-            "{conn} /logger/label POST failed: TLS protocol failure (this pmlogpush has no TLS)"
-        )));
-    }
+    let credentials = credentials(o)?;
     let files = archive.files();
     let first = files.volumes.iter().next();
     let label = first
@@ -74,6 +69,9 @@ fn push(o: &Opts, err: &mut dyn Write) -> Result<(), Stop> {
             o.conn()
         ))
     })?;
+    if let Some((user, password)) = &credentials {
+        logger.set_credentials(user, password);
+    }
     let id = push_label(&mut logger, o, &label, err)?;
     let start = label.len();
     let mut sender = Sender {
@@ -94,10 +92,11 @@ fn push(o: &Opts, err: &mut dyn Write) -> Result<(), Stop> {
     Ok(())
 }
 
-/// `-U` wants `-S`, no `-s`, and a password (`-P`'s file or `$PCP_PUSH_PASSWORD`).
-fn credentials(o: &Opts) -> Result<(), Stop> {
+/// `-U` wants `-S`, no `-s`, and a password (`-P`'s file or `$PCP_PUSH_PASSWORD`):
+/// the user and password.
+fn credentials(o: &Opts) -> Result<Option<(String, String)>, Stop> {
     let Some(user) = &o.username else {
-        return Ok(());
+        return Ok(None);
     };
     if o.unix.is_some() {
         return Err(Stop(
@@ -109,33 +108,13 @@ fn credentials(o: &Opts) -> Result<(), Stop> {
             "authentication (-U) requires a secure (-S) connection".into(),
         ));
     }
-    let password = match &o.password_file {
-        None => std::env::var("PCP_PUSH_PASSWORD").ok(),
-        Some(f) => {
-            let text = std::fs::read(f).map_err(|e| {
-                Stop(format!(
-                    "cannot open password file \"{f}\": {}",
-                    Failure::io_text(&e)
-                ))
-            })?;
-            if text.is_empty() {
-                return Err(Stop(format!("cannot read password from \"{f}\"")));
-            }
-            Some(
-                String::from_utf8_lossy(&text)
-                    .lines()
-                    .next()
-                    .unwrap_or("")
-                    .to_string(),
-            )
-        }
-    };
-    if password.is_none() {
-        return Err(Stop(format!(
+    let password = logger::password(o.password_file.as_deref()).map_err(Stop)?;
+    match password {
+        Some(p) => Ok(Some((user.clone(), p))),
+        None => Err(Stop(format!(
             "no password for user \"{user}\" - set $PCP_PUSH_PASSWORD or use -P/--password-file"
-        )));
+        ))),
     }
-    Ok(())
 }
 
 /// The label of a data volume, encoded again as libpcp encodes it.

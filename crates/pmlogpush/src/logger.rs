@@ -41,6 +41,26 @@ impl Failure {
     }
 }
 
+/// The password of HTTP Basic authentication: the first line of `file`, else
+/// `$PCP_PUSH_PASSWORD`; `None` when neither gives one. The error is PCP's
+/// message for a file that cannot be read.
+pub fn password(file: Option<&str>) -> Result<Option<String>, String> {
+    let Some(f) = file else {
+        return Ok(std::env::var("PCP_PUSH_PASSWORD").ok());
+    };
+    let text = std::fs::read(f).map_err(|e| {
+        format!(
+            "cannot open password file \"{f}\": {}",
+            Failure::io_text(&e)
+        )
+    })?;
+    if text.is_empty() {
+        return Err(format!("cannot read password from \"{f}\""));
+    }
+    let first = String::from_utf8_lossy(&text);
+    Ok(Some(first.lines().next().unwrap_or("").to_string()))
+}
+
 /// The words for an HTTP status (`gone`: pmlogger's table, which knows 410;
 /// pmlogpush's does not).
 pub fn status_text(code: u16, gone: bool) -> String {
@@ -69,6 +89,11 @@ impl Logger {
             client: Client::new(target, agent),
             conn: conn.to_string(),
         })
+    }
+
+    /// HTTP Basic authentication for every request from now on.
+    pub fn set_credentials(&mut self, user: &str, password: &str) {
+        self.client.set_credentials(user, password);
     }
 
     /// `GET /logger/ping`: does this server take pushed archives.
