@@ -138,6 +138,9 @@ struct Volume {
     /// Loaded on first use; `None` when the volume is unreadable or only a label
     /// (libpcp skips those when reading across volumes).
     bytes: OnceLock<Option<Bytes>>,
+    /// The volumes after it were asked to be decompressed ahead when it was
+    /// first read.
+    ahead_asked: std::sync::atomic::AtomicBool,
 }
 
 /// An open archive: its label, metadata, temporal index and data volumes.
@@ -168,13 +171,26 @@ pub struct Archive {
     volumes: Vec<Volume>,
     /// The next compressed volume, being decompressed on another thread while this
     /// one is read: (list index, the loader).
-    prefetch: Mutex<Option<(usize, Prefetch)>>,
+    prefetch: Mutex<Vec<(usize, Prefetch)>>,
     loader: Loader,
     /// Archives removed from a multi-archive context as corrupted (PCP 7.1.4's).
     damage: damage::Removal,
 }
 
 type Prefetch = std::thread::JoinHandle<Result<(Bytes, Label)>>;
+
+/// Volume `v` (list index `k`) decompressed on a thread of its own, when it is
+/// compressed.
+fn prefetch(loader: &Loader, k: usize, v: &Volume) -> Option<(usize, Prefetch)> {
+    v.fref.compression?;
+    let (fref, role) = (v.fref.clone(), v.file_num as i32);
+    let loader = loader.clone();
+    std::thread::Builder::new()
+        .name("decompress".into())
+        .spawn(move || loader.checked(&fref, role, false))
+        .ok()
+        .map(|h| (k, h))
+}
 
 impl std::fmt::Debug for Archive {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -467,6 +483,7 @@ impl Archive {
                 version: 0,
                 fref: f.clone(),
                 bytes: OnceLock::new(),
+                ahead_asked: Default::default(),
             })
             .collect();
         // the first data volume defines the archive. A compressed one is decompressed
@@ -482,10 +499,15 @@ impl Archive {
             let side = SideFiles::load(&loader, &files, instances);
             return Archive::assemble(files, label, volumes, side, &opts, loader);
         }
+        let mut early = None;
         let (first_loaded, side) = if first.fref.compression.is_some() && loader.threads {
             std::thread::scope(|s| {
                 let h = s.spawn(|| loader.labelled(&first.fref, first.num as i32));
                 let side = SideFiles::load(&loader, &files, instances);
+                // waiting for the first volume, this core decompresses the second
+                if crate::cores::threads() > 1 {
+                    early = volumes.get(1).and_then(|v| prefetch(&loader, 1, v));
+                }
                 let first = h.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
                 (first, Some(side))
             })
@@ -503,7 +525,9 @@ impl Archive {
             Some(side) => side,
             None => SideFiles::load(&loader, &files, instances),
         };
-        Archive::assemble(files, label, volumes, side, &opts, loader)
+        let a = Archive::assemble(files, label, volumes, side, &opts, loader)?;
+        a.prefetch_slots().extend(early);
+        Ok(a)
     }
 
     /// The archive from its checked first label, its volumes and its metadata and
@@ -534,7 +558,8 @@ impl Archive {
             kept_meta,
             index,
             volumes,
-            prefetch: Mutex::new(None),
+            prefetch: Mutex::new(Vec::new()),
+
             loader,
             damage: Default::default(),
         })
@@ -906,19 +931,22 @@ impl Archive {
     /// not switch to it: bad label, or nothing after it).
     pub(crate) fn vol_bytes(&self, i: usize) -> Option<&[u8]> {
         let v = self.volumes.get(i)?;
+        // the next volumes start decompressing before this one is had (the
+        // first volume too, which opening the archive loaded)
+        use std::sync::atomic::Ordering::Relaxed;
+        if !v.ahead_asked.load(Relaxed) && !v.ahead_asked.swap(true, Relaxed) {
+            self.start_prefetch(i + 1);
+        }
         v.bytes
             .get_or_init(|| {
-                let taken = self.prefetch_slot().take();
-                let prefetched = match taken {
-                    Some((k, h)) if k == i => h.join().ok(),
-                    other => {
-                        *self.prefetch_slot() = other;
-                        None
-                    }
+                let taken = {
+                    let mut slots = self.prefetch_slots();
+                    let k = slots.iter().position(|(k, _)| *k == i);
+                    k.map(|k| slots.swap_remove(k).1)
                 };
-                let loaded = prefetched
+                let loaded = taken
+                    .and_then(|h| h.join().ok())
                     .unwrap_or_else(|| self.loader.checked(&v.fref, v.file_num as i32, false));
-                self.start_prefetch(i + 1);
                 let (b, l) = loaded.ok()?;
                 if l.version != v.version || b.len() as u64 <= Label::len_for(v.version) {
                     return None;
@@ -939,32 +967,34 @@ impl Archive {
             .is_some_and(|l| l.vol == v.file_num as i32)
     }
 
-    /// The volume being decompressed ahead (a panic while it was held leaves it usable).
-    fn prefetch_slot(&self) -> MutexGuard<'_, Option<(usize, Prefetch)>> {
+    /// The volumes being decompressed ahead (a panic while they were held leaves
+    /// them usable).
+    fn prefetch_slots(&self) -> MutexGuard<'_, Vec<(usize, Prefetch)>> {
         self.prefetch.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Starts decompressing volume `i` on another thread when it is compressed and
-    /// not loaded yet, so that reading across volumes overlaps decompressing the
-    /// next one with using this one (one volume ahead at most).
+    /// Starts decompressing the compressed volumes from `i` on, not loaded yet, on
+    /// threads of their own: as many volumes ahead as the job has cores, so that
+    /// every core decompresses while this thread reads (a reader going forward
+    /// takes each when it gets there).
     fn start_prefetch(&self, i: usize) {
-        let Some(v) = self.volumes.get(i) else {
-            return;
-        };
-        if !self.loader.threads || v.fref.compression.is_none() || v.bytes.get().is_some() {
+        if !self.loader.threads {
             return;
         }
-        let mut slot = self.prefetch_slot();
-        if slot.is_some() {
-            return;
-        }
-        let (fref, role) = (v.fref.clone(), v.file_num as i32);
-        let loader = self.loader.clone();
-        if let Ok(h) = std::thread::Builder::new()
-            .name("decompress".into())
-            .spawn(move || loader.checked(&fref, role, false))
-        {
-            *slot = Some((i, h));
+        let ahead = crate::cores::threads();
+        let n = self.volumes.len();
+        let mut slots = self.prefetch_slots();
+        // the volumes after `i`, then (a reader that looked at the end first
+        // starts again from the beginning) those before it
+        for k in (i..n).chain(0..i.min(n)) {
+            if slots.len() >= ahead {
+                break;
+            }
+            let v = &self.volumes[k];
+            if v.bytes.get().is_some() || slots.iter().any(|(j, _)| *j == k) {
+                continue;
+            }
+            slots.extend(prefetch(&self.loader, k, v));
         }
     }
 

@@ -347,10 +347,12 @@ impl Decompressed {
         self.0.kept.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Decompresses `files` on a thread of its own, in order: while the caller
-    /// reads one file, the next is being decompressed. A file the caller reaches
-    /// first is left to it; one it reaches while the thread is at it, it waits
-    /// for. Errors are left for the caller's own [`Decompressed::load`] to meet.
+    /// Decompresses `files` on threads of their own, as many as the job has cores
+    /// ([`crate::cores::threads`]), taking them in order: while the caller reads
+    /// one file, the next ones are being decompressed. A file the caller reaches
+    /// first is left to it; one it reaches while a thread is at it, it waits for.
+    /// Errors are left for the caller's own [`Decompressed::load`] to meet. The
+    /// handle's thread ends when every file is done.
     pub fn prefetch(&self, files: Vec<FileRef>) -> Option<std::thread::JoinHandle<()>> {
         let files: Vec<FileRef> = files
             .into_iter()
@@ -360,26 +362,41 @@ impl Decompressed {
             return None;
         }
         let me = self.clone();
+        let workers = crate::cores::threads().clamp(1, files.len());
         std::thread::Builder::new()
             .name("decompress".into())
             .spawn(move || {
-                for fr in &files {
-                    let Ok(file) = File::open(&fr.path) else {
-                        continue;
-                    };
-                    let Some(key) = kept_key(fr, &file) else {
-                        continue;
-                    };
-                    let mut k = me.lock();
-                    if k.files.contains_key(&key) || !k.pending.insert(key.clone()) {
-                        continue;
+                let next = std::sync::atomic::AtomicUsize::new(0);
+                std::thread::scope(|s| {
+                    for _ in 0..workers {
+                        s.spawn(|| {
+                            use std::sync::atomic::Ordering::Relaxed;
+                            while let Some(fr) = files.get(next.fetch_add(1, Relaxed)) {
+                                me.decompress_ahead(fr);
+                            }
+                        });
                     }
-                    drop(k);
-                    let got = load_uncached(fr, &file);
-                    me.finish(key, got.ok().as_ref());
-                }
+                });
             })
             .ok()
+    }
+
+    /// One file of [`Decompressed::prefetch`]: decompressed and kept, unless it
+    /// is kept already or being decompressed.
+    fn decompress_ahead(&self, fr: &FileRef) {
+        let Ok(file) = File::open(&fr.path) else {
+            return;
+        };
+        let Some(key) = kept_key(fr, &file) else {
+            return;
+        };
+        let mut k = self.lock();
+        if k.files.contains_key(&key) || !k.pending.insert(key.clone()) {
+            return;
+        }
+        drop(k);
+        let got = load_uncached(fr, &file);
+        self.finish(key, got.ok().as_ref());
     }
 
     /// The end of a pending decompression: its copy kept (when there is one).

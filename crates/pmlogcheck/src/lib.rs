@@ -402,8 +402,8 @@ fn check(
     // pass 0 reads every file whole and pass 3 the archive: compressed files are
     // decompressed once
     let cache = Decompressed::new();
-    // while pass 0 reads one compressed file, the next is decompressed on another
-    // core (the first is the pass's own)
+    // while pass 0 reads one compressed file, the next ones are decompressed on
+    // the other cores (the first is the pass's own)
     let _prefetch = cache.prefetch(
         files
             .iter()
