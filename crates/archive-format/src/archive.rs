@@ -12,8 +12,9 @@ use crate::metadata::{InDomRecord, MetaProfile, Metadata, ProfileBuilder};
 use crate::types::Timestamp;
 use crate::volume::{self, ArchiveFiles, Bytes, FileRef};
 use std::path::Path;
-use std::sync::{Mutex, MutexGuard, OnceLock};
+use std::sync::{Mutex, OnceLock};
 
+mod ahead;
 mod damage;
 mod read;
 pub use read::Records;
@@ -178,19 +179,6 @@ pub struct Archive {
 }
 
 type Prefetch = std::thread::JoinHandle<Result<(Bytes, Label)>>;
-
-/// Volume `v` (list index `k`) decompressed on a thread of its own, when it is
-/// compressed.
-fn prefetch(loader: &Loader, k: usize, v: &Volume) -> Option<(usize, Prefetch)> {
-    v.fref.compression?;
-    let (fref, role) = (v.fref.clone(), v.file_num as i32);
-    let loader = loader.clone();
-    std::thread::Builder::new()
-        .name("decompress".into())
-        .spawn(move || loader.checked(&fref, role, false))
-        .ok()
-        .map(|h| (k, h))
-}
 
 impl std::fmt::Debug for Archive {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -506,7 +494,7 @@ impl Archive {
                 let side = SideFiles::load(&loader, &files, instances);
                 // waiting for the first volume, this core decompresses the second
                 if crate::cores::threads() > 1 {
-                    early = volumes.get(1).and_then(|v| prefetch(&loader, 1, v));
+                    early = volumes.get(1).and_then(|v| ahead::prefetch(&loader, 1, v));
                 }
                 let first = h.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
                 (first, Some(side))
@@ -965,37 +953,6 @@ impl Archive {
         self.vol_bytes(i)
             .and_then(|b| decode_label(b).ok())
             .is_some_and(|l| l.vol == v.file_num as i32)
-    }
-
-    /// The volumes being decompressed ahead (a panic while they were held leaves
-    /// them usable).
-    fn prefetch_slots(&self) -> MutexGuard<'_, Vec<(usize, Prefetch)>> {
-        self.prefetch.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// Starts decompressing the compressed volumes from `i` on, not loaded yet, on
-    /// threads of their own: as many volumes ahead as the job has cores, so that
-    /// every core decompresses while this thread reads (a reader going forward
-    /// takes each when it gets there).
-    fn start_prefetch(&self, i: usize) {
-        if !self.loader.threads {
-            return;
-        }
-        let ahead = crate::cores::threads();
-        let n = self.volumes.len();
-        let mut slots = self.prefetch_slots();
-        // the volumes after `i`, then (a reader that looked at the end first
-        // starts again from the beginning) those before it
-        for k in (i..n).chain(0..i.min(n)) {
-            if slots.len() >= ahead {
-                break;
-            }
-            let v = &self.volumes[k];
-            if v.bytes.get().is_some() || slots.iter().any(|(j, _)| *j == k) {
-                continue;
-            }
-            slots.extend(prefetch(&self.loader, k, v));
-        }
     }
 
     /// Copies bytes of volume `i` (list index) at `off` into `dst`, by `pread` from
