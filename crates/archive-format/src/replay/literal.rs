@@ -270,22 +270,7 @@ impl<'a> Replay<'a> {
                 seen_mark,
                 want,
             )?;
-            // those that no earlier record can hold are not looked for further
-            let mut k = 0;
-            while k < unbound.len() {
-                let s = self.scan_of(unbound[k]);
-                if s.scan.first < t {
-                    break;
-                }
-                if s.scan.search {
-                    s.scan.search = false;
-                    s.scan.prior_scanned = true;
-                    done += 1;
-                    unbound.remove(k);
-                } else {
-                    k += 1;
-                }
-            }
+            done += self.forget_unreachable(&mut unbound, t, true);
         }
         for &u in &unbound {
             let s = self.scan_of(u);
@@ -361,22 +346,7 @@ impl<'a> Replay<'a> {
                 seen_mark,
                 want,
             )?;
-            // those that no later record can hold are not looked for further
-            let mut k = 0;
-            while k < unbound.len() {
-                let s = self.scan_of(unbound[k]);
-                if s.scan.last > t {
-                    break;
-                }
-                if s.scan.search && s.scan.last >= 0.0 {
-                    s.scan.search = false;
-                    s.scan.next_scanned = true;
-                    done += 1;
-                    unbound.remove(k);
-                } else {
-                    k += 1;
-                }
-            }
+            done += self.forget_unreachable(&mut unbound, t, false);
         }
         for &u in &unbound {
             let s = self.scan_of(u);
@@ -387,6 +357,35 @@ impl<'a> Replay<'a> {
             s.scan.search = false;
         }
         Ok(())
+    }
+
+    /// After a record at `t`, takes off `unbound` (in its order, up to the first
+    /// still reachable) the instances that no record further back (`back`) or
+    /// further on can hold: they are no longer looked for, and the region is
+    /// scanned. Gives how many that were looked for were taken off.
+    fn forget_unreachable(&mut self, unbound: &mut Wanted, t: f64, back: bool) -> usize {
+        let mut taken = 0;
+        let mut k = 0;
+        while k < unbound.len() {
+            let s = &mut self.scan_of(unbound[k]).scan;
+            let beyond = if back { s.first < t } else { s.last > t };
+            if beyond {
+                break;
+            }
+            if s.search && (back || s.last >= 0.0) {
+                s.search = false;
+                if back {
+                    s.prior_scanned = true;
+                } else {
+                    s.next_scanned = true;
+                }
+                taken += 1;
+                unbound.remove(k);
+            } else {
+                k += 1;
+            }
+        }
+        taken
     }
 
     /// The bounds one record read gives (libpcp's `update_bounds`): a `<mark>`
