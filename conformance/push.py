@@ -522,16 +522,19 @@ class Tls:
     def __init__(self, tmp):
         self.tmp, self.pki, self.proxies = tmp, None, {}
 
-    def proxy(self, cert):
+    def ca(self):
         if self.pki is None:
             self.pki = Pki(self.tmp)
+        return self.pki
+
+    def proxy(self, cert):
         if cert not in self.proxies:
             d = tempfile.mkdtemp(prefix="tls-" + cert, dir=self.tmp)
-            self.proxies[cert] = Proxy(d, self.pki, cert)
+            self.proxies[cert] = Proxy(d, self.ca(), cert)
         return self.proxies[cert]
 
     def env(self, who, ca="ca"):
-        e = self.pki.env(who, ca)
+        e = self.ca().env(who, ca)
         e["PCP_PUSH_PASSWORD"] = PASSWORD
         return e
 
@@ -545,7 +548,6 @@ def tls_case(tls, proxy, fake, work, kind, params):
     if kind == "tls-push":
         _, args, ca, server = params
         target = proxy if server == "plain" else tls.proxy(server)
-        tls.proxy("local")  # (the CA is made with the first TLS pmproxy)
         return push_case(target, fake, work, args, env=lambda who: tls.env(who, ca))
     if kind == "tls-logger":
         name, config, args, samples = params

@@ -60,6 +60,15 @@ fn when(b: &Bound) -> f64 {
 /// The wanted (metric, instance) pairs, each instance once.
 type Wanted = Vec<(PmId, i32)>;
 
+/// One fetch: the time asked for, the direction of travel, the instances
+/// wanted, and whether a `<mark>` was passed.
+struct Req<'w> {
+    t_req: f64,
+    forward: bool,
+    want: &'w Wanted,
+    seen_mark: bool,
+}
+
 impl<'a> Replay<'a> {
     /// Changes to the step-by-step path, replaying the fetches made since the
     /// mode was set so that its position is libpcp's; gives the current fetch.
@@ -88,17 +97,21 @@ impl<'a> Replay<'a> {
         for m in self.metrics.values_mut() {
             m.sweep_to(t_req, start)?;
         }
-        let forward = self.delta.0 >= 0;
         let want: Wanted = self.wanted(pmids);
-        let mut pos = self.literal_position(t_req, forward, &want)?;
-        let mut seen_mark = false;
-        let rolled = self.search_back(&mut pos, t_req, forward, &want, &mut seen_mark)?;
-        self.search_forw(&mut pos, t_req, forward, rolled, &want, &mut seen_mark)?;
+        let mut r = Req {
+            t_req,
+            forward: self.delta.0 >= 0,
+            want: &want,
+            seen_mark: false,
+        };
+        let mut pos = self.literal_position(&mut r)?;
+        let rolled = self.search_back(&mut pos, &mut r)?;
+        self.search_forw(&mut pos, rolled, &mut r)?;
         self.literal = Some(Literal {
             pos: Some(pos),
             serial: true,
         });
-        Ok(self.interp_result(pmids, &known, t_req, seen_mark))
+        Ok(self.interp_result(pmids, &known, t_req, r.seen_mark))
     }
 
     /// The instances asked for, in the order libpcp's list of them has.
@@ -125,7 +138,8 @@ impl<'a> Replay<'a> {
     /// The position the fetch starts from: where the last one left off, or,
     /// when not reading serially, by the temporal index and then backed up over
     /// the records against the direction of travel (their bounds taken).
-    fn literal_position(&mut self, t_req: f64, forward: bool, want: &Wanted) -> Result<Position> {
+    fn literal_position(&mut self, r: &mut Req<'_>) -> Result<Position> {
+        let (t_req, forward) = (r.t_req, r.forward);
         let dir = if forward {
             Direction::Forward
         } else {
@@ -143,31 +157,15 @@ impl<'a> Replay<'a> {
         if let Some((p, _)) = LogCursor::index_position(self.a, dir, self.origin) {
             pos = p;
         }
-        let mut none = false;
-        loop {
-            let step = if forward {
-                self.a.read_backward(pos)?.map(|(at, r)| (at, r, at))
-            } else {
-                self.a.read_forward(pos)?
-            };
-            let Some((at, rec, after)) = step else { break };
+        while let Some((at, rec, after)) = self.read_toward(pos, !forward)? {
             let t = self.secs(rec.stamp);
             if (forward && t <= t_req) || (!forward && t > t_req) {
                 break;
             }
             pos = if forward { at } else { after };
-            self.bounds(
-                &rec,
-                (at, after),
-                t,
-                t_req,
-                MarkUse::None,
-                None,
-                &mut none,
-                want,
-            )?;
+            self.bounds(&rec, (at, after), t, MarkUse::None, None, r)?;
         }
-        for &(p, _) in want {
+        for &(p, _) in r.want {
             if let Some(m) = self.metrics.get_mut(&p) {
                 m.last_numval = -1;
             }
@@ -175,22 +173,25 @@ impl<'a> Replay<'a> {
         Ok(pos)
     }
 
-    /// Reads on in the direction of travel up to `t_req` (libpcp's `do_roll`).
-    fn roll(
-        &mut self,
-        pos: &mut Position,
-        t_req: f64,
+    /// The record after `pos` (`forward`) or before it: where it starts, the
+    /// record, where it ends (for a record before `pos`, where it starts).
+    #[allow(clippy::type_complexity)]
+    fn read_toward(
+        &self,
+        pos: Position,
         forward: bool,
-        want: &Wanted,
-        seen_mark: &mut bool,
-    ) -> Result<()> {
-        loop {
-            let step = if forward {
-                self.a.read_forward(*pos)?
-            } else {
-                self.a.read_backward(*pos)?.map(|(at, r)| (at, r, at))
-            };
-            let Some((at, rec, after)) = step else { break };
+    ) -> Result<Option<(Position, ResultRecord<'a>, Position)>> {
+        Ok(if forward {
+            self.a.read_forward(pos)?
+        } else {
+            self.a.read_backward(pos)?.map(|(at, r)| (at, r, at))
+        })
+    }
+
+    /// Reads on in the direction of travel up to `t_req` (libpcp's `do_roll`).
+    fn roll(&mut self, pos: &mut Position, r: &mut Req<'_>) -> Result<()> {
+        let (t_req, forward) = (r.t_req, r.forward);
+        while let Some((at, rec, after)) = self.read_toward(*pos, forward)? {
             let t = self.secs(rec.stamp);
             if (forward && t > t_req) || (!forward && t < t_req) {
                 break;
@@ -201,24 +202,18 @@ impl<'a> Replay<'a> {
             } else {
                 MarkUse::Back
             };
-            self.bounds(&rec, (at, after), t, t_req, use_, None, seen_mark, want)?;
+            self.bounds(&rec, (at, after), t, use_, None, r)?;
         }
         Ok(())
     }
 
     /// libpcp's second pass: rolls forward when some prior is missing, then looks
     /// backward for the priors still missing. Gives whether it rolled.
-    fn search_back(
-        &mut self,
-        pos: &mut Position,
-        t_req: f64,
-        forward: bool,
-        want: &Wanted,
-        seen_mark: &mut bool,
-    ) -> Result<bool> {
+    fn search_back(&mut self, pos: &mut Position, r: &mut Req<'_>) -> Result<bool> {
+        let (t_req, forward) = (r.t_req, r.forward);
         let mut rolled = false;
         let mut unbound: Vec<(PmId, i32)> = Vec::new();
-        for &w in want {
+        for &w in r.want {
             let s = self.scan_of(w);
             if (s.scan.first >= 0.0 && t_req < s.scan.first) || !s.alive {
                 continue;
@@ -227,7 +222,7 @@ impl<'a> Replay<'a> {
             if (tp < 0.0 || tp > t_req) && unbound.is_empty() && !rolled {
                 rolled = true;
                 if forward {
-                    self.roll(pos, t_req, true, want, seen_mark)?;
+                    self.roll(pos, r)?;
                 }
             }
             let s = self.scan_of(w);
@@ -260,16 +255,7 @@ impl<'a> Replay<'a> {
                 *pos = at;
             }
             let after = self.a.read_forward(at)?.map_or(at, |(_, _, n)| n);
-            self.bounds(
-                &rec,
-                (at, after),
-                t,
-                t_req,
-                MarkUse::Back,
-                Some(&mut done),
-                seen_mark,
-                want,
-            )?;
+            self.bounds(&rec, (at, after), t, MarkUse::Back, Some(&mut done), r)?;
             done += self.forget_unreachable(&mut unbound, t, true);
         }
         for &u in &unbound {
@@ -285,17 +271,10 @@ impl<'a> Replay<'a> {
 
     /// libpcp's third pass: rolls backward (reading backward) when some next is
     /// missing, then looks forward for the nexts still missing.
-    fn search_forw(
-        &mut self,
-        pos: &mut Position,
-        t_req: f64,
-        forward: bool,
-        mut rolled: bool,
-        want: &Wanted,
-        seen_mark: &mut bool,
-    ) -> Result<()> {
+    fn search_forw(&mut self, pos: &mut Position, mut rolled: bool, r: &mut Req<'_>) -> Result<()> {
+        let (t_req, forward) = (r.t_req, r.forward);
         let mut unbound: Vec<(PmId, i32)> = Vec::new();
-        for &w in want {
+        for &w in r.want {
             let s = self.scan_of(w);
             if (s.scan.last >= 0.0 && t_req > s.scan.last) || !s.alive {
                 continue;
@@ -304,7 +283,7 @@ impl<'a> Replay<'a> {
             if (tn < 0.0 || tn < t_req) && unbound.is_empty() && !rolled {
                 rolled = true;
                 if !forward {
-                    self.roll(pos, t_req, false, want, seen_mark)?;
+                    self.roll(pos, r)?;
                 }
             }
             let s = self.scan_of(w);
@@ -336,16 +315,7 @@ impl<'a> Replay<'a> {
             if forward && t <= t_req {
                 *pos = after;
             }
-            self.bounds(
-                &rec,
-                (at, after),
-                t,
-                t_req,
-                MarkUse::Forw,
-                Some(&mut done),
-                seen_mark,
-                want,
-            )?;
+            self.bounds(&rec, (at, after), t, MarkUse::Forw, Some(&mut done), r)?;
             done += self.forget_unreachable(&mut unbound, t, false);
         }
         for &u in &unbound {
@@ -392,23 +362,21 @@ impl<'a> Replay<'a> {
     /// bounds every wanted instance, a value its instance, each only when closer
     /// to `t_req` than the bound it replaces. Found instances that were looked
     /// for are counted in `done`.
-    #[allow(clippy::too_many_arguments)]
     fn bounds(
         &mut self,
         rec: &ResultRecord<'_>,
         (at, after): (Position, Position),
         t: f64,
-        t_req: f64,
         use_: MarkUse,
         mut done: Option<&mut usize>,
-        seen_mark: &mut bool,
-        want: &Wanted,
+        r: &mut Req<'_>,
     ) -> Result<()> {
+        let t_req = r.t_req;
         if rec.is_mark() {
             if use_ == MarkUse::None || self.mark_ignored(at, after)? {
                 return Ok(());
             }
-            for &w in want {
+            for &w in r.want {
                 let s = self.scan_of(w);
                 let tp = when(&s.prior);
                 if t <= t_req && (t >= tp || tp > t_req) {
@@ -417,7 +385,7 @@ impl<'a> Replay<'a> {
                     if use_ == MarkUse::Back {
                         found(s, &mut done);
                     } else {
-                        *seen_mark = true;
+                        r.seen_mark = true;
                     }
                 }
                 let tn = when(&s.next);
@@ -427,7 +395,7 @@ impl<'a> Replay<'a> {
                     if use_ == MarkUse::Forw {
                         found(s, &mut done);
                     } else {
-                        *seen_mark = true;
+                        r.seen_mark = true;
                     }
                 }
             }
