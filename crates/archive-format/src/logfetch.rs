@@ -15,7 +15,7 @@
 use crate::archive::Archive;
 use crate::codec::result::{decode_result, decode_stamp, ResultRecord};
 use crate::error::{Error, Result, PM_ERR_LOGFILE, PM_ERR_LOGREC};
-use crate::types::Timestamp;
+use crate::types::{PmId, Timestamp};
 use std::ops::Range;
 
 /// Direction of travel, as `PM_MODE_FORW` / `PM_MODE_BACK`.
@@ -376,13 +376,20 @@ impl<'a> LogCursor<'a> {
     /// format version it is in (for a caller that copies records it does not
     /// change, after [`crate::codec::result::scan_canonical`]).
     pub fn read_next_payload(&mut self) -> Result<Option<ReadRecord<'_>>> {
+        self.read_next_for(|_| true)
+    }
+
+    /// [`LogCursor::read_next_payload`], with the values of only the metrics
+    /// `keep` takes (the others' value sets are there without values; see
+    /// [`crate::codec::result::decode_result_for`]): the same records and errors.
+    pub fn read_next_for(&mut self, keep: impl Fn(PmId) -> bool) -> Result<Option<ReadRecord<'_>>> {
         match self.read(Direction::Forward) {
             Step::Record(span) => {
                 let (a, vol) = (self.a, self.cur.vol);
                 let num = vol.map_or(0, |v| a.volume_number(v));
                 let version = self.version();
                 let payload = &self.win.buf[span.range];
-                decode_result(payload, span.data_at, version)
+                crate::codec::result::decode_result_for(payload, span.data_at, version, keep)
                     .map(|record| {
                         Some(ReadRecord {
                             volume: num,

@@ -6,6 +6,7 @@
 //!
 //! [`run`] takes the arguments and both output streams, so tests run it in-process.
 
+mod fanout;
 pub mod pass0;
 pub mod pass1;
 pub mod pass2;
@@ -25,6 +26,7 @@ use archive_format::{Archive, InDom, OpenOptions, PmId, Timestamp};
 use cli_common::clock;
 use cli_common::timefmt::{ctime, local_tm};
 use cli_common::TimeZone;
+use fanout::Go;
 use pass0::{Kind, Status};
 use std::collections::HashMap;
 use std::io::{self, Write};
@@ -778,68 +780,109 @@ fn pass3_records(
     rep: &mut Report,
 ) -> io::Result<i32> {
     let fmt = |t: Timestamp| stamps.fmt(t);
-    // the first record is checked against -S's start when one was given
-    let mut last = o.clock.start.is_some().then_some(wstart);
     let look = ArchiveLookup { a, origin: wstart };
-    let mut checker = pass3::Checker::default();
-    checker.nowrap = o.nowrap;
-    checker.by_instance = o.pcp7();
-    checker.difference = o.pcp7() && o.verbose > 0;
+    let checker = || {
+        let mut c = pass3::Checker::default();
+        c.nowrap = o.nowrap;
+        c.by_instance = o.pcp7();
+        c.difference = o.pcp7() && o.verbose > 0;
+        c
+    };
     // the volume messages name: the context's, which reading on into later
     // volumes does not change (PCP 6.0.3 names volume 0 for records of volume 3)
     let prefix = format!("{}.{}", names.archname, cur.volume().unwrap_or(0));
-    let (mut results, mut marks) = (0usize, 0usize);
-    let mut lines = Vec::new();
-    let mut status = 0;
+    let setup = fanout::Setup {
+        prefix: &prefix,
+        look: &look,
+        stamp: &fmt,
+        checker: &checker,
+    };
+    let threads = archive_format::cores::threads();
+    std::thread::scope(|scope| {
+        let mut fan = fanout::Fanout::start(scope, threads, &setup);
+        let mut emit = |l: &str| {
+            if o.pcp7() {
+                rep.line(err, "pass3", &archive_format::error::in_pcp7_words(l))
+            } else {
+                rep.line(err, "pass3", l)
+            }
+        };
+        let mut counts = (0usize, 0usize);
+        let (failed, go) =
+            records_checked(o, a, cur, (wstart, wend), &mut fan, &mut emit, &mut counts)?;
+        let go = match go {
+            Go::On => fan.finish(&mut emit)?,
+            go => go,
+        };
+        let mut status = 0;
+        if let Some(msg) = failed {
+            rep.line(err, "pass3", &msg)?;
+            // PCP 7's status is its last pass's
+            status = i32::from(o.pcp7());
+        }
+        if go == Go::GiveUp {
+            return Ok(1);
+        }
+        let (results, marks) = counts;
+        if o.verbose > 0 && results > 0 {
+            rep.verbose(err, &format!("Processed {results} pmResult records\n"))?;
+        }
+        if o.verbose > 0 && marks > 0 {
+            rep.verbose(err, &format!("Processed {marks} <mark> records\n"))?;
+        }
+        Ok(status)
+    })
+}
+
+/// Pass 3's reading: each record from the start of the window to the first past
+/// its end checked through `fan`, counted in `counts` (records, marks). The
+/// message of a failed read, if one failed, and whether a checker gave up.
+fn records_checked(
+    o: &opts::Opts,
+    a: &Archive,
+    cur: &mut LogCursor,
+    (wstart, wend): (Timestamp, Timestamp),
+    fan: &mut fanout::Fanout,
+    emit: &mut dyn FnMut(&str) -> io::Result<()>,
+    counts: &mut (usize, usize),
+) -> io::Result<(Option<String>, Go)> {
+    let setup = fan.setup();
+    // the first record is checked against -S's start when one was given
+    let mut last = o.clock.start.is_some().then_some(wstart);
     loop {
-        let (_, rec) = match cur.read_next() {
+        let rr = match cur.read_next_for(|p| fan.decodes_here(p)) {
             Ok(Some(r)) => r,
-            Ok(None) => break,
+            Ok(None) => return Ok((None, Go::On)),
             Err(e) => {
-                let after = fmt(last.unwrap_or(Timestamp::new(0, 0)));
+                let after = (setup.stamp)(last.unwrap_or(Timestamp::new(0, 0)));
                 let mut why = e.pm_message();
                 if o.pcp7() {
                     why = archive_format::error::in_pcp7_words(&why);
                 }
-                let msg = format!("[after {after}]: pmFetch: error: {why}");
-                rep.line(err, "pass3", &msg)?;
-                // PCP 7's status is its last pass's
-                status = i32::from(o.pcp7());
-                break;
+                return Ok((
+                    Some(format!("[after {after}]: pmFetch: error: {why}")),
+                    Go::On,
+                ));
             }
         };
-        results += 1;
-        for l in stamp_findings(&prefix, rec.stamp, a.label().start, last, &fmt) {
-            rep.line(err, "pass3", &l)?;
+        counts.0 += 1;
+        let stamp = rr.record.stamp;
+        fan.time_lines(stamp_findings(
+            setup.prefix,
+            stamp,
+            a.label().start,
+            last,
+            setup.stamp,
+        ));
+        last = Some(stamp);
+        if stamp > wend {
+            return Ok((None, Go::On));
         }
-        last = Some(rec.stamp);
-        if rec.stamp > wend {
-            break;
-        }
-        if rec.is_mark() {
-            checker.mark();
-            marks += 1;
-            continue;
-        }
-        let verdict = checker.record(&rec, &prefix, &look, &fmt, &mut lines);
-        for l in lines.drain(..) {
-            if o.pcp7() {
-                rep.line(err, "pass3", &archive_format::error::in_pcp7_words(&l))?;
-            } else {
-                rep.line(err, "pass3", &l)?;
-            }
-        }
-        if verdict == pass3::Verdict::GiveUp {
-            return Ok(1);
+        counts.1 += usize::from(rr.record.is_mark());
+        if fan.record(&rr.record, (rr.payload, rr.version), emit)? == Go::GiveUp {
+            return Ok((None, Go::GiveUp));
         }
     }
-    if o.verbose > 0 && results > 0 {
-        rep.verbose(err, &format!("Processed {results} pmResult records\n"))?;
-    }
-    if o.verbose > 0 && marks > 0 {
-        rep.verbose(err, &format!("Processed {marks} <mark> records\n"))?;
-    }
-    Ok(status)
 }
 
 /// What pass 3 says of a record's time: before the label's, or before the last

@@ -175,41 +175,80 @@ impl Checker {
         stamp: &dyn Fn(Timestamp) -> String,
         out: &mut Vec<String>,
     ) -> Verdict {
+        let mut sets = Vec::new();
+        let to = Findings {
+            lines: out,
+            sets: &mut sets,
+        };
+        match self.record_part(rec, &|_| true, (prefix, look, stamp), to) {
+            Ok(()) => Verdict::Go,
+            Err(_) => Verdict::GiveUp,
+        }
+    }
+
+    /// Checks the value sets of one record whose metrics `mine` takes (the others'
+    /// are another checker's: see `fanout`). `how`: the prefix (`archive.vol`),
+    /// the lookup and the time format. Each line found goes with the place of its
+    /// value set in the record; `Err` holds the place of the value set where
+    /// pmlogcheck gives up.
+    pub fn record_part(
+        &mut self,
+        rec: &ResultRecord<'_>,
+        mine: &dyn Fn(PmId) -> bool,
+        (prefix, look, stamp): (&str, &dyn Lookup, &dyn Fn(Timestamp) -> String),
+        to: Findings<'_>,
+    ) -> Result<(), usize> {
         let mut r = Report {
             prefix,
             look,
             stamp,
-            out,
+            out: to.lines,
             now: rec.stamp,
         };
-        for vs in &rec.vsets {
-            if vs.numval <= 0 {
+        for (j, vs) in rec.vsets.iter().enumerate() {
+            if vs.numval <= 0 || !mine(vs.pmid) {
                 continue;
             }
-            let Some(state) = self.metrics.get_mut(&vs.pmid) else {
-                match first_sight(vs, &mut r) {
-                    Some(state) => self.metrics.insert(vs.pmid, state),
-                    None => return Verdict::GiveUp,
-                };
-                continue;
-            };
-            let State::Tracked(t) = state else {
-                continue;
-            };
-            if t.valfmt != vs.valfmt {
-                let what = format!(
-                    "encoding botch valfmt={} not {} as expected",
-                    vs.valfmt, t.valfmt
-                );
-                r.about(vs.pmid, &what);
-                continue;
-            }
-            if !t.values(vs, (self.nowrap, self.by_instance, self.difference), &mut r) {
-                return Verdict::GiveUp;
+            let go = self.value_set(vs, &mut r);
+            to.sets.resize(r.out.len(), j);
+            if !go {
+                return Err(j);
             }
         }
-        Verdict::Go
+        Ok(())
     }
+
+    /// One value set of a record; `false` to give up.
+    fn value_set(&mut self, vs: &ValueSet<'_>, r: &mut Report<'_>) -> bool {
+        let Some(state) = self.metrics.get_mut(&vs.pmid) else {
+            return match first_sight(vs, r) {
+                Some(state) => {
+                    self.metrics.insert(vs.pmid, state);
+                    true
+                }
+                None => false,
+            };
+        };
+        let State::Tracked(t) = state else {
+            return true;
+        };
+        if t.valfmt != vs.valfmt {
+            let what = format!(
+                "encoding botch valfmt={} not {} as expected",
+                vs.valfmt, t.valfmt
+            );
+            r.about(vs.pmid, &what);
+            return true;
+        }
+        t.values(vs, (self.nowrap, self.by_instance, self.difference), r)
+    }
+}
+
+/// Where [`Checker::record_part`] puts what it finds: the lines, and beside each
+/// the place in the record of the value set it is about.
+pub struct Findings<'a> {
+    pub lines: &'a mut Vec<String>,
+    pub sets: &'a mut Vec<usize>,
 }
 
 /// Where one record's findings go, and what they are told with.
