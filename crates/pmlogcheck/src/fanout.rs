@@ -25,6 +25,9 @@ const BATCH_BYTES: usize = 1 << 20;
 const BATCH_RECORDS: usize = 2048;
 /// Batches handed out and not yet printed.
 const IN_FLIGHT: usize = 4;
+/// The most checkers: each thread reads through every record (keeping only its
+/// metrics' values), so beyond a few the reading is what grows.
+const MOST_THREADS: usize = 4;
 
 /// What every checker is told with.
 pub struct Setup<'a> {
@@ -92,7 +95,8 @@ pub enum Go {
 }
 
 impl<'a> Fanout<'a> {
-    /// Starts `threads - 1` checkers in `scope` beside the main thread's.
+    /// Starts `threads - 1` checkers in `scope` beside the main thread's (at most
+    /// [`MOST_THREADS`] in all).
     pub fn start<'s>(
         scope: &'s std::thread::Scope<'s, '_>,
         threads: usize,
@@ -101,9 +105,10 @@ impl<'a> Fanout<'a> {
     where
         'a: 's,
     {
+        let threads = threads.clamp(1, MOST_THREADS);
         let (back, from) = channel();
         let mut to = Vec::new();
-        for me in 1..threads.max(1) {
+        for me in 1..threads {
             let (tx, rx) = channel();
             let back = back.clone();
             scope.spawn(move || worker(me, rx, back, setup));
@@ -113,7 +118,7 @@ impl<'a> Fanout<'a> {
             setup,
             checker: (setup.checker)(),
             owners: FastMap::default(),
-            load: vec![0; threads.max(1)],
+            load: vec![0; threads],
             to,
             from,
             open: Batch::default(),
