@@ -110,7 +110,7 @@ pub fn write(
     }
     let mut part = Part::create(path.clone(), table::METRICS)?;
     let cols: Vec<Col> = cols.into_iter().map(Col::Str).collect();
-    part.write(&cols)?;
+    part.write(cols)?;
     part.finish()?;
     Ok(path)
 }

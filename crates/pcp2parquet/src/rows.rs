@@ -348,8 +348,8 @@ pub const SERIES_KEPT: usize = 1 << 15;
 /// value or two.
 const SERIES_BYTES: usize = 2 * size_of::<Series>() + (size_of::<Series>() + 4 + 1) * 16 / 7;
 
-/// Memory a held value takes.
-const CELL_BYTES: usize = size_of::<Cell>();
+/// Memory a held value takes: its cell, and its place in the order of writing.
+const CELL_BYTES: usize = size_of::<Cell>() + size_of::<u32>();
 
 /// `values` rows held in the order they come, each naming its series.
 ///
@@ -364,6 +364,8 @@ pub struct ValueBuffer {
     /// held: at most [`SERIES_KEPT`]).
     series_kept: usize,
     cells: Vec<Cell>,
+    /// The cells' indices in the order they are written (kept, as the cells).
+    order: Vec<u32>,
     times: Vec<i64>,
     texts: Vec<Box<str>>,
     text_bytes: usize,
@@ -427,39 +429,36 @@ impl Buffer for ValueBuffer {
     fn write(&mut self, part: &mut Part, names: &Names, row_group: usize) -> io::Result<()> {
         // series by metric name, instance name and instance id (nulls first)
         let key = |s: &Series| (!s.mark, names.str(s.metric), names.str(s.iname), s.inst);
-        let ends = series_runs(&mut self.cells, self.series.len(), |a, b| {
+        // each series in the order its values came, which is time order (a
+        // record's time index grows as records come)
+        series_order(&self.cells, self.series.len(), &mut self.order, |a, b| {
             key(&self.series[a]).cmp(&key(&self.series[b]))
         });
         let mut out = ValueCols::default();
-        let mut from = 0;
-        for end in ends {
-            let run = &mut self.cells[from..end];
-            from = end;
-            // each series in the order its values came, which is time order
-            // (a record's time index grows as records come)
-            run.sort_unstable_by_key(Cell::time);
-            for c in run.iter() {
-                let series = self.series[c.s as usize];
-                let time = self
-                    .times
-                    .get(c.time() as usize)
-                    .copied()
-                    .unwrap_or_default();
-                let (value, txt) = if c.t & NOT_NUMBER == 0 {
-                    (Some(f64::from_bits(c.v)), None)
-                } else if c.v == NO_VALUE {
-                    (None, None)
-                } else {
-                    let txt = usize::try_from(c.v).ok().and_then(|k| self.texts.get(k));
-                    (None, txt.map(|t| text(t)))
-                };
-                out.push(&series, time, value, txt, names);
-                if out.len() == BATCH {
-                    part.write_grouped(&out.take(), row_group)?;
-                }
+        for &i in &self.order {
+            let Some(c) = self.cells.get(i as usize) else {
+                continue;
+            };
+            let series = self.series[c.s as usize];
+            let time = self
+                .times
+                .get(c.time() as usize)
+                .copied()
+                .unwrap_or_default();
+            let (value, txt) = if c.t & NOT_NUMBER == 0 {
+                (Some(f64::from_bits(c.v)), None)
+            } else if c.v == NO_VALUE {
+                (None, None)
+            } else {
+                let txt = usize::try_from(c.v).ok().and_then(|k| self.texts.get(k));
+                (None, txt.map(|t| text(t)))
+            };
+            out.push(&series, time, value, txt, names);
+            if out.len() == BATCH {
+                part.write_grouped(out.take(), row_group)?;
             }
         }
-        part.write(&out.take())?;
+        part.write(out.take())?;
         part.close_group()?;
         // the series stay known (the next rows are mostly theirs), unless they
         // are many (processes come and go), and the cells' memory is kept
@@ -468,6 +467,7 @@ impl Buffer for ValueBuffer {
         }
         self.series_kept = self.series.len();
         self.cells.clear();
+        self.order.clear();
         self.times.clear();
         self.texts = Vec::new();
         self.text_bytes = 0;
@@ -475,48 +475,39 @@ impl Buffer for ValueBuffer {
     }
 }
 
-/// Puts `cells` in place into runs of one series each, the series in the
-/// order `cmp` gives (a counting sort that moves each cell at most once, with
-/// no second array: the cells are most of the memory); the end of each run.
-/// The order within a run is not kept.
-fn series_runs(
-    cells: &mut [Cell],
+/// The order of writing `cells` into `order`: runs of one series each, the
+/// series in the order `cmp` gives and each run in the order its cells came (a
+/// counting sort of their indices: the cells stay where they are, and are read
+/// in that order with loads that do not wait for one another).
+fn series_order(
+    cells: &[Cell],
     nseries: usize,
+    order: &mut Vec<u32>,
     cmp: impl Fn(usize, usize) -> std::cmp::Ordering,
-) -> Vec<usize> {
+) {
     let mut count = vec![0usize; nseries];
-    for c in cells.iter() {
+    for c in cells {
         if let Some(n) = count.get_mut(c.s as usize) {
             *n += 1;
         }
     }
-    let mut order: Vec<usize> = (0..nseries).filter(|&s| count[s] > 0).collect();
-    order.sort_unstable_by(|&a, &b| cmp(a, b));
-    // where each series' run starts and ends, and how far it is filled
+    let mut series: Vec<usize> = (0..nseries).filter(|&s| count[s] > 0).collect();
+    series.sort_unstable_by(|&a, &b| cmp(a, b));
+    // where each series' run starts, then how far it is filled
     let mut next = vec![0usize; nseries];
-    let mut end = vec![0usize; nseries];
     let mut at = 0;
-    let mut ends = Vec::with_capacity(order.len());
-    for &s in &order {
+    for &s in &series {
         next[s] = at;
         at += count[s];
-        end[s] = at;
-        ends.push(at);
     }
-    for &s in &order {
-        while next[s] < end[s] {
-            let i = next[s];
-            let to = cells[i].s as usize;
-            if to == s {
-                next[s] += 1;
-            } else {
-                // the cell goes to its own run, and the one there comes here
-                cells.swap(i, next[to]);
-                next[to] += 1;
-            }
+    order.clear();
+    order.resize(at, 0);
+    for (i, c) in cells.iter().enumerate() {
+        if let Some(n) = next.get_mut(c.s as usize) {
+            order[*n] = i as u32;
+            *n += 1;
         }
     }
-    ends
 }
 
 /// The columns of `values` being filled.
@@ -591,7 +582,7 @@ impl Buffer for EventBuffer {
         let rows = std::mem::take(&mut self.rows);
         self.bytes = 0;
         for batch in rows.chunks(BATCH) {
-            part.write_grouped(&event_cols(batch, names), row_group)?;
+            part.write_grouped(event_cols(batch, names), row_group)?;
         }
         part.close_group()
     }

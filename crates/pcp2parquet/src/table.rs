@@ -239,7 +239,7 @@ impl Part {
 
     /// Adds rows as [`Part::write`] does, and appends the row group to the file
     /// once it holds `row_group` rows or more.
-    pub fn write_grouped(&mut self, cols: &[Col], row_group: usize) -> io::Result<()> {
+    pub fn write_grouped(&mut self, cols: Vec<Col>, row_group: usize) -> io::Result<()> {
         self.write(cols)?;
         if self.group.as_ref().is_some_and(|o| o.rows >= row_group) {
             self.close_group()?;
@@ -248,8 +248,8 @@ impl Part {
     }
 
     /// Adds rows (the columns in schema order, of equal lengths) to the row
-    /// group being encoded.
-    pub fn write(&mut self, cols: &[Col]) -> io::Result<()> {
+    /// group being encoded; their values are moved into the encoders, not copied.
+    pub fn write(&mut self, cols: Vec<Col>) -> io::Result<()> {
         let n = cols.first().map_or(0, Col::len);
         if n == 0 {
             return Ok(());
@@ -277,7 +277,7 @@ impl Part {
         let Some(open) = self.group.as_mut() else {
             return Err(io::Error::other("no row group"));
         };
-        let each = cols.iter().zip(&self.optional).zip(&self.scale);
+        let each = cols.into_iter().zip(&self.optional).zip(&self.scale);
         for ((cw, _), ((col, &opt), &scale)) in open.cols.iter_mut().zip(each) {
             match (cw, col) {
                 (ColumnWriter::Int64ColumnWriter(w), Col::I64(v)) if scale != 1 => {
@@ -285,10 +285,10 @@ impl Part {
                     w.write_batch(&v, None, None).map_err(e)?;
                 }
                 (ColumnWriter::Int64ColumnWriter(w), Col::I64(v)) => {
-                    w.write_batch(v, None, None).map_err(e)?;
+                    w.write_batch(&v, None, None).map_err(e)?;
                 }
                 (ColumnWriter::BoolColumnWriter(w), Col::Bool(v)) => {
-                    w.write_batch(v, None, None).map_err(e)?;
+                    w.write_batch(&v, None, None).map_err(e)?;
                 }
                 (ColumnWriter::Int32ColumnWriter(w), Col::I32(v)) => {
                     write_opt(w, v, opt).map_err(e)?;
@@ -358,16 +358,16 @@ const PAGE_ROWS: usize = 1 << 18;
 /// column, the definition levels (a required one takes a default for a null).
 fn write_opt<T: DataType>(
     w: &mut ColumnWriterImpl<'_, T>,
-    v: &[Option<T::T>],
+    v: Vec<Option<T::T>>,
     optional: bool,
 ) -> parquet::errors::Result<()> {
     if !optional {
-        let vals: Vec<T::T> = v.iter().map(|x| x.clone().unwrap_or_default()).collect();
+        let vals: Vec<T::T> = v.into_iter().map(Option::unwrap_or_default).collect();
         w.write_batch(&vals, None, None)?;
         return Ok(());
     }
-    let vals: Vec<T::T> = v.iter().flatten().cloned().collect();
     let defs: Vec<i16> = v.iter().map(|x| i16::from(x.is_some())).collect();
+    let vals: Vec<T::T> = v.into_iter().flatten().collect();
     w.write_batch(&vals, Some(&defs), None)?;
     Ok(())
 }
@@ -411,9 +411,9 @@ mod tests {
             Col::Str(vec![None, None, Some(text("hello"))]),
             Col::Bool(vec![false, true, false]),
         ];
-        p.write(&cols).unwrap();
+        p.write(cols.clone()).unwrap();
         p.close_group().unwrap();
-        p.write(&cols).unwrap();
+        p.write(cols).unwrap();
         assert_eq!(p.finish().unwrap(), Some(path.clone()));
         let r = SerializedFileReader::new(File::open(&path).unwrap()).unwrap();
         assert_eq!(r.metadata().file_metadata().num_rows(), 6);
@@ -454,7 +454,7 @@ mod tests {
             Col::F64(vec![None; 3]),
             none(),
         ];
-        p.write(&cols).unwrap();
+        p.write(cols).unwrap();
         p.finish().unwrap();
         let r = SerializedFileReader::new(File::open(&path).unwrap()).unwrap();
         let got: Vec<(String, String)> = r
