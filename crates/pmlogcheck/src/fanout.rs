@@ -179,20 +179,12 @@ impl<'a> Fanout<'a> {
             self.checker
                 .record_part(rec, &mine, (s.prefix, s.look, s.stamp), to)
         };
-        for (line, j) in self.lines.drain(..).zip(self.sets.drain(..)) {
-            self.found.push(Finding {
-                seq,
-                key: j + 1,
-                line: Some(line),
-            });
-        }
-        if let Err(j) = verdict {
-            self.found.push(Finding {
-                seq,
-                key: j + 1,
-                line: None,
-            });
-        }
+        tag(
+            seq,
+            (&mut self.lines, &mut self.sets),
+            verdict,
+            &mut self.found,
+        );
         if !self.to.is_empty() {
             self.open
                 .recs
@@ -336,6 +328,30 @@ impl<'a> Fanout<'a> {
     }
 }
 
+/// The lines one checker found in record `seq` (each with the place of its value
+/// set), and the place where it gave up, as findings.
+fn tag(
+    seq: u64,
+    (lines, sets): (&mut Vec<String>, &mut Vec<usize>),
+    verdict: Result<(), usize>,
+    found: &mut Vec<Finding>,
+) {
+    for (line, j) in lines.drain(..).zip(sets.drain(..)) {
+        found.push(Finding {
+            seq,
+            key: j + 1,
+            line: Some(line),
+        });
+    }
+    if let Err(j) = verdict {
+        found.push(Finding {
+            seq,
+            key: j + 1,
+            line: None,
+        });
+    }
+}
+
 /// A thread's checker: its metrics' values of each record of the batches it is
 /// given, until the channel closes.
 fn worker(me: usize, rx: Receiver<Arc<Batch>>, back: Sender<(u64, Vec<Finding>)>, setup: &Setup) {
@@ -368,21 +384,8 @@ fn worker(me: usize, rx: Receiver<Arc<Batch>>, back: Sender<(u64, Vec<Finding>)>
             };
             let verdict =
                 checker.record_part(&rec, &mine, (setup.prefix, setup.look, setup.stamp), to);
-            for (line, j) in lines.drain(..).zip(sets.drain(..)) {
-                found.push(Finding {
-                    seq,
-                    key: j + 1,
-                    line: Some(line),
-                });
-            }
-            if let Err(j) = verdict {
-                found.push(Finding {
-                    seq,
-                    key: j + 1,
-                    line: None,
-                });
-                gave_up = true;
-            }
+            gave_up = verdict.is_err();
+            tag(seq, (&mut lines, &mut sets), verdict, &mut found);
         }
         let id = batch.id;
         // (given back before the answer, so that the buffers go round)
