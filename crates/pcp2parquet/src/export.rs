@@ -972,16 +972,16 @@ mod tests {
         let files = |v: &[(&str, u64)]| -> std::collections::BTreeMap<String, u64> {
             v.iter().map(|(n, l)| (n.to_string(), *l)).collect()
         };
-        // the .meta and .index are not values; 16 bytes a value, 8 bytes of volume
-        let f = files(&[("a.meta", 1 << 30), ("a.index", 1 << 30), ("a.0", 3 << 20)]);
-        assert_eq!(wanted(&f), 6 << 20);
+        // the .meta and .index are not values; 20 bytes a value, 8 bytes of volume
+        let f = files(&[("a.meta", 1 << 30), ("a.index", 1 << 30), ("a.0", 8 << 20)]);
+        assert_eq!(wanted(&f), 20 << 20);
         // a compressed volume at ten times its size; several volumes add up
         let f = files(&[
             ("a.0.xz", 1 << 19),
             ("a.1", 1 << 19),
             ("a.meta.xz", 1 << 30),
         ]);
-        assert_eq!(wanted(&f), 11 << 20);
+        assert_eq!(wanted(&f), (11 << 19) * 5 / 2);
         assert_eq!(wanted(&files(&[("a.0", 10)])), LEAST);
         assert_eq!(wanted(&files(&[("a.0.bz2", 1 << 30)])), MOST);
     }

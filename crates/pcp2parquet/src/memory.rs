@@ -24,12 +24,13 @@ pub const LEAST: usize = 2 << 20;
 /// this (or than it asks, when it asks less).
 pub const GOOD: usize = 12 << 20;
 
-/// The values an archive asks to hold: 16 bytes a value, as many values as its
-/// data volumes have room for (8 bytes a value at least; a compressed volume
-/// counted at ten times its size), between [`LEAST`] and [`MOST`].
+/// The values an archive asks to hold: 20 bytes a value (16 for the value, 4
+/// for its place in the order of writing), as many values as its data volumes
+/// have room for (8 bytes a value at least; a compressed volume counted at ten
+/// times its size), between [`LEAST`] and [`MOST`].
 pub fn wanted(volume_bytes: u64, compressed_bytes: u64) -> usize {
     let data = volume_bytes.saturating_add(compressed_bytes.saturating_mul(10));
-    usize::try_from(data.saturating_mul(2))
+    usize::try_from(data.saturating_mul(5) / 2)
         .unwrap_or(usize::MAX)
         .clamp(LEAST, MOST)
 }

@@ -6,7 +6,7 @@
 //! instance and slowly changing values are what Parquet's dictionary and
 //! run-length encodings and zstd compress best, and each row group names a
 //! range of metrics in its statistics, which engines skip by. Values come from
-//! the archive a record (a time) at a time, so they are held, 16 bytes each,
+//! the archive a record (a time) at a time, so they are held, 20 bytes each,
 //! until the part's share of memory is full, and the longer that is the longer
 //! the runs.
 
