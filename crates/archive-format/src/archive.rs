@@ -170,8 +170,8 @@ pub struct Archive {
     kept_meta: Option<(std::sync::Arc<Bytes>, u64)>,
     index: Vec<IndexEntry>,
     volumes: Vec<Volume>,
-    /// The next compressed volume, being decompressed on another thread while this
-    /// one is read: (list index, the loader).
+    /// The compressed volumes being decompressed ahead on threads of their own
+    /// while one is read (`archive/ahead.rs`): (list index, the loader).
     prefetch: Mutex<Vec<(usize, Prefetch)>>,
     loader: Loader,
     /// Archives removed from a multi-archive context as corrupted (PCP 7.1.4's).
@@ -492,7 +492,7 @@ impl Archive {
             std::thread::scope(|s| {
                 let h = s.spawn(|| loader.labelled(&first.fref, first.num as i32));
                 let side = SideFiles::load(&loader, &files, instances);
-                // waiting for the first volume, this core decompresses the second
+                // while the first volume decompresses, so does the second
                 if crate::cores::threads() > 1 {
                     early = volumes.get(1).and_then(|v| ahead::prefetch(&loader, 1, v));
                 }
@@ -547,7 +547,6 @@ impl Archive {
             index,
             volumes,
             prefetch: Mutex::new(Vec::new()),
-
             loader,
             damage: Default::default(),
         })

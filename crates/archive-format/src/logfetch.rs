@@ -13,7 +13,7 @@
 //! Only single archives are modelled (pmdumplog refuses multi-archive contexts).
 
 use crate::archive::Archive;
-use crate::codec::result::{decode_result, decode_stamp, ResultRecord};
+use crate::codec::result::{decode_result, decode_result_for, decode_stamp, ResultRecord};
 use crate::error::{Error, Result, PM_ERR_LOGFILE, PM_ERR_LOGREC};
 use crate::types::{PmId, Timestamp};
 use std::ops::Range;
@@ -389,7 +389,7 @@ impl<'a> LogCursor<'a> {
                 let num = vol.map_or(0, |v| a.volume_number(v));
                 let version = self.version();
                 let payload = &self.win.buf[span.range];
-                crate::codec::result::decode_result_for(payload, span.data_at, version, keep)
+                decode_result_for(payload, span.data_at, version, keep)
                     .map(|record| {
                         Some(ReadRecord {
                             volume: num,

@@ -187,7 +187,7 @@ impl Checker {
     }
 
     /// Checks the value sets of one record whose metrics `mine` takes (the others'
-    /// are another checker's: see `fanout`). `how`: the prefix (`archive.vol`),
+    /// are another checker's: see `fanout`), told with the prefix (`archive.vol`),
     /// the lookup and the time format. Each line found goes with the place of its
     /// value set in the record; `Err` holds the place of the value set where
     /// pmlogcheck gives up.
