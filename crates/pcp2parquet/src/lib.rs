@@ -13,15 +13,18 @@
 //! [`table`] writes them, [`state`] remembers what was written; [`run`] exports
 //! many archives on several threads. The binary is only its command line.
 
+mod chunk;
 pub mod cli;
 mod derived;
 pub mod discover;
+mod encode;
 pub mod export;
 pub mod memory;
 mod metrics;
 mod rows;
 pub mod state;
 pub mod table;
+mod values;
 
 use std::io::{self, IsTerminal, Write as _};
 use std::path::PathBuf;

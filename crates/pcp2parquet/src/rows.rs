@@ -11,6 +11,7 @@
 //! the runs.
 
 use crate::table::{text, Col, Part};
+use crate::values::{self, Held};
 use archive_format::codec::event::flags_str;
 use parquet::data_type::ByteArray;
 use std::collections::HashMap;
@@ -126,6 +127,10 @@ impl<'a> Names<'a> {
     /// The name; none (a null) for `NONE`.
     pub fn get(&self, i: u32) -> Option<ByteArray> {
         self.text.get(i as usize).cloned().flatten()
+    }
+    /// The name's bytes; none (a null) for `NONE`.
+    pub fn bytes_of(&self, i: u32) -> Option<&[u8]> {
+        self.text.get(i as usize)?.as_ref().map(|b| b.data())
     }
     /// The name's bytes (empty for `NONE`, so that nulls sort first).
     pub fn str(&self, i: u32) -> &[u8] {
@@ -307,33 +312,33 @@ const BATCH: usize = 8192;
 
 /// A series: what its rows share.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
-struct Series {
-    metric: u32,
-    pmid: u32,
-    inst: Option<i32>,
-    iname: u32,
-    mark: bool,
+pub(crate) struct Series {
+    pub metric: u32,
+    pub pmid: u32,
+    pub inst: Option<i32>,
+    pub iname: u32,
+    pub mark: bool,
 }
 
 /// A held value: its series, the index of its time and what it is, in 16
 /// bytes (the rows written a row group at a time are as long as the memory
 /// holds them, and the longer a series' run the better it compresses).
 #[derive(Clone, Copy)]
-struct Cell {
-    s: u32,
+pub(crate) struct Cell {
+    pub s: u32,
     /// The index of the time; [`NOT_NUMBER`] set when `v` is not a number's
     /// bits but the index of a text ([`NO_VALUE`] for no value at all). A
     /// buffer never holds 2^31 times: it is written out at its budget, which
     /// is far below 2^31 cells.
-    t: u32,
-    v: u64,
+    pub t: u32,
+    pub v: u64,
 }
 
-const NOT_NUMBER: u32 = 1 << 31;
-const NO_VALUE: u64 = u64::MAX;
+pub(crate) const NOT_NUMBER: u32 = 1 << 31;
+pub(crate) const NO_VALUE: u64 = u64::MAX;
 
 impl Cell {
-    fn time(&self) -> u32 {
+    pub fn time(&self) -> u32 {
         self.t & !NOT_NUMBER
     }
 }
@@ -434,32 +439,16 @@ impl Buffer for ValueBuffer {
         series_order(&self.cells, self.series.len(), &mut self.order, |a, b| {
             key(&self.series[a]).cmp(&key(&self.series[b]))
         });
-        let mut out = ValueCols::default();
-        for &i in &self.order {
-            let Some(c) = self.cells.get(i as usize) else {
-                continue;
-            };
-            let series = self.series[c.s as usize];
-            let time = self
-                .times
-                .get(c.time() as usize)
-                .copied()
-                .unwrap_or_default();
-            let (value, txt) = if c.t & NOT_NUMBER == 0 {
-                (Some(f64::from_bits(c.v)), None)
-            } else if c.v == NO_VALUE {
-                (None, None)
-            } else {
-                let txt = usize::try_from(c.v).ok().and_then(|k| self.texts.get(k));
-                (None, txt.map(|t| text(t)))
-            };
-            out.push(&series, time, value, txt, names);
-            if out.len() == BATCH {
-                part.write_grouped(out.take(), row_group)?;
-            }
+        let held = Held {
+            cells: &self.cells,
+            series: &self.series,
+            times: &self.times,
+            texts: &self.texts,
+            names,
+        };
+        for group in self.order.chunks(row_group.max(1)) {
+            values::write_group(part, &held, group)?;
         }
-        part.write(out.take())?;
-        part.close_group()?;
         // the series stay known (the next rows are mostly theirs), unless they
         // are many (processes come and go), and the cells' memory is kept
         if self.series.len() > SERIES_KEPT {
@@ -507,55 +496,6 @@ fn series_order(
             order[*n] = i as u32;
             *n += 1;
         }
-    }
-}
-
-/// The columns of `values` being filled.
-#[derive(Default)]
-struct ValueCols {
-    time: Vec<i64>,
-    metric: Vec<Option<ByteArray>>,
-    instance: Vec<Option<ByteArray>>,
-    inst: Vec<Option<i32>>,
-    pmid: Vec<Option<ByteArray>>,
-    value: Vec<Option<f64>>,
-    text: Vec<Option<ByteArray>>,
-    mark: Vec<bool>,
-}
-
-impl ValueCols {
-    fn push(
-        &mut self,
-        s: &Series,
-        time: i64,
-        value: Option<f64>,
-        txt: Option<ByteArray>,
-        names: &Names,
-    ) {
-        self.time.push(time);
-        self.metric.push(names.get(s.metric));
-        self.instance.push(names.get(s.iname));
-        self.inst.push(s.inst);
-        self.pmid.push(names.get(s.pmid));
-        self.value.push(value);
-        self.text.push(txt);
-        self.mark.push(s.mark);
-    }
-    fn len(&self) -> usize {
-        self.time.len()
-    }
-    fn take(&mut self) -> Vec<Col> {
-        let c = std::mem::take(self);
-        vec![
-            Col::I64(c.time),
-            Col::Str(c.metric),
-            Col::Str(c.instance),
-            Col::I32(c.inst),
-            Col::Str(c.pmid),
-            Col::F64(c.value),
-            Col::Str(c.text),
-            Col::Bool(c.mark),
-        ]
     }
 }
 
@@ -615,23 +555,165 @@ mod tests {
     use super::*;
     use crate::table::VALUES;
     use parquet::file::reader::{FileReader, SerializedFileReader};
-    use parquet::record::Field;
+    use parquet::file::statistics::Statistics;
+    use parquet::record::{Field, Row};
+
     use proptest::prelude::*;
 
-    /// A row as it reads back: time, metric, instance, value.
-    type Back = (i64, Option<String>, Option<String>, Option<u64>);
+    /// A row as it reads back: time, metric, instance, inst_id, pmid, value
+    /// (a number's bits, or a text), mark.
+    type Back = (
+        i64,
+        Option<String>,
+        Option<String>,
+        Option<i32>,
+        Option<String>,
+        Option<String>,
+        bool,
+    );
+
+    /// A row pushed: time step, metric, instance, value, and what it is (0 a
+    /// number, 1 a text, 2 NaN, 3 no value, 4 a mark).
+    type In = (i64, usize, usize, u32, u8);
 
     const METRICS: [&str; 3] = ["b.m", "a.m", "c"];
     const INSTS: [Option<&str>; 3] = [None, Some("cpu1"), Some("cpu0")];
 
-    /// Pushes `rows` (time step, metric, instance, value) through a sink of
-    /// `budget` bytes and row groups of `row_group` rows; what the files hold,
-    /// file by file in the order written.
-    fn export(
-        rows: &[(i64, usize, usize, Option<u32>)],
-        budget: usize,
-        row_group: usize,
-    ) -> Vec<Back> {
+    fn row_of(time: i64, &(_, m, i, v, kind): &In, names: &mut Names) -> ValueRow {
+        let (inst, iname) = match INSTS[i] {
+            Some(n) => (Some(i as i32), names.id(n)),
+            None => (None, NONE),
+        };
+        let mut row = ValueRow {
+            time,
+            metric: names.id(METRICS[m]),
+            pmid: names.id(&format!("pmid{m}")),
+            inst,
+            iname,
+            value: None,
+            text: None,
+            mark: false,
+        };
+        match kind {
+            0 => row.value = Some(f64::from(v) - 2.0),
+            1 => row.text = Some(format!("t{v}").into()),
+            2 => row.value = Some(f64::NAN),
+            3 => {}
+            _ => {
+                (row.metric, row.pmid, row.inst, row.iname) = (NONE, NONE, None, NONE);
+                row.mark = true;
+            }
+        }
+        row
+    }
+
+    fn expected(time: i64, r: &In) -> Back {
+        let &(_, m, i, v, kind) = r;
+        if kind == 4 {
+            return (time, None, None, None, None, None, true);
+        }
+        let value = match kind {
+            0 => Some((f64::from(v) - 2.0).to_bits().to_string()),
+            1 => Some(format!("t{v}")),
+            2 => Some(f64::NAN.to_bits().to_string()),
+            _ => None,
+        };
+        let inst = INSTS[i].map(|_| i as i32);
+        let (metric, pmid) = (Some(METRICS[m].to_string()), Some(format!("pmid{m}")));
+        (
+            time,
+            metric,
+            INSTS[i].map(String::from),
+            inst,
+            pmid,
+            value,
+            false,
+        )
+    }
+
+    fn back_of(row: &Row) -> Back {
+        let f: Vec<&Field> = row.get_column_iter().map(|(_, f)| f).collect();
+        let s = |x: &Field| match x {
+            Field::Str(s) => Some(s.clone()),
+            _ => None,
+        };
+        let t = match f[0] {
+            Field::TimestampMicros(t) => *t * 1000,
+            Field::Long(t) => *t,
+            other => panic!("time {other:?}"),
+        };
+        let inst = match f[3] {
+            Field::Int(i) => Some(*i),
+            _ => None,
+        };
+        let value = match (f[5], f[6]) {
+            (Field::Double(v), Field::Null) => Some(v.to_bits().to_string()),
+            (Field::Null, Field::Str(t)) => Some(t.clone()),
+            (Field::Null, Field::Null) => None,
+            other => panic!("value {other:?}"),
+        };
+        let mark = matches!(f[7], Field::Bool(true));
+        (t, s(f[1]), s(f[2]), inst, s(f[4]), value, mark)
+    }
+
+    /// Each column's statistics in a row group bound its values and count
+    /// its nulls.
+    fn check_statistics(stats: &[&Statistics], rows: &[Back]) {
+        let nulls = |f: &dyn Fn(&Back) -> bool| rows.iter().filter(|b| f(b)).count() as u64;
+        let counts = [
+            0,
+            nulls(&|b| b.1.is_none()),
+            nulls(&|b| b.2.is_none()),
+            nulls(&|b| b.3.is_none()),
+            nulls(&|b| b.4.is_none()),
+            nulls(&|b| b.5.as_ref().is_none_or(|v| v.starts_with('t'))),
+            nulls(&|b| b.5.as_ref().is_none_or(|v| !v.starts_with('t'))),
+            0,
+        ];
+        for (k, (st, n)) in stats.iter().zip(counts).enumerate() {
+            assert_eq!(st.null_count_opt(), Some(n), "column {k}'s nulls");
+        }
+        let times = rows.iter().map(|b| b.0);
+        match stats[0] {
+            Statistics::Int64(s) => {
+                assert_eq!(s.min_opt().copied(), times.clone().min());
+                assert_eq!(s.max_opt().copied(), times.max());
+            }
+            other => panic!("time's statistics {other:?}"),
+        }
+        let metrics = rows.iter().filter_map(|b| b.1.clone());
+        match stats[1] {
+            Statistics::ByteArray(s) => {
+                let text = |b: Option<&ByteArray>| b.map(|b| b.as_utf8().unwrap().to_string());
+                assert_eq!(text(s.min_opt()), metrics.clone().min());
+                assert_eq!(text(s.max_opt()), metrics.max());
+            }
+            other => panic!("metric's statistics {other:?}"),
+        }
+        let numbers = rows.iter().filter_map(|b| {
+            let v = f64::from_bits(b.5.as_ref()?.parse().ok()?);
+            (!v.is_nan()).then_some(v)
+        });
+        match stats[5] {
+            Statistics::Double(s) => {
+                let least = numbers.clone().reduce(f64::min);
+                assert_eq!(
+                    s.min_opt().copied(),
+                    least.map(|v| if v == 0.0 { -0.0 } else { v })
+                );
+                assert_eq!(
+                    s.max_opt().copied(),
+                    numbers.reduce(f64::max).map(|v| v + 0.0)
+                );
+            }
+            other => panic!("value's statistics {other:?}"),
+        }
+    }
+
+    /// Pushes `rows` through a sink of `budget` bytes and row groups of
+    /// `row_group` rows; what the files hold, file by file in the order
+    /// written (each row group's statistics checked).
+    fn export(rows: &[In], budget: usize, row_group: usize) -> (Vec<Back>, Vec<Back>) {
         let d = tempfile::tempdir().unwrap();
         let mut names = Names::default();
         let mut sink: Sink<ValueBuffer> = Sink::new(
@@ -641,24 +723,11 @@ mod tests {
             row_group,
             budget,
         );
-        let mut time = 0;
-        for &(step, m, i, v) in rows {
-            time += step;
-            let metric = names.id(METRICS[m]);
-            let (inst, iname) = match INSTS[i] {
-                Some(n) => (Some(i as i32), names.id(n)),
-                None => (None, NONE),
-            };
-            let row = ValueRow {
-                time,
-                metric,
-                pmid: names.id(&format!("pmid{m}")),
-                inst,
-                iname,
-                value: v.map(f64::from),
-                text: None,
-                mark: false,
-            };
+        let (mut time, mut want) = (0, Vec::new());
+        for r in rows {
+            time += r.0;
+            want.push(expected(time, r));
+            let row = row_of(time, r, &mut names);
             sink.push("2020-01-01", row, &mut names).unwrap();
         }
         let (files, n) = sink.finish(&mut names).unwrap();
@@ -666,36 +735,35 @@ mod tests {
         let mut back = Vec::new();
         for f in files {
             let r = SerializedFileReader::new(std::fs::File::open(f).unwrap()).unwrap();
-            assert!(r
-                .metadata()
-                .row_groups()
-                .iter()
-                .all(|g| g.num_rows() as usize <= row_group.max(BATCH)));
-            for row in r.get_row_iter(None).unwrap() {
-                let row = row.unwrap();
-                let f: Vec<&Field> = row.get_column_iter().map(|(_, f)| f).collect();
-                let s = |x: &Field| match x {
-                    Field::Str(s) => Some(s.clone()),
-                    _ => None,
-                };
-                let t = match f[0] {
-                    Field::TimestampMicros(t) => *t * 1000,
-                    Field::Long(t) => *t,
-                    other => panic!("time {other:?}"),
-                };
-                let v = match f[5] {
-                    Field::Double(v) => Some(*v as u64),
-                    _ => None,
-                };
-                back.push((t, s(f[1]), s(f[2]), v));
+            for (k, g) in r.metadata().row_groups().iter().enumerate() {
+                assert!(g.num_rows() as usize <= row_group);
+                let group = r.get_row_group(k).unwrap();
+                let rows: Vec<Back> = group
+                    .get_row_iter(None)
+                    .unwrap()
+                    .map(|row| back_of(&row.unwrap()))
+                    .collect();
+                let stats: Vec<&Statistics> = g
+                    .columns()
+                    .iter()
+                    .map(|c| c.statistics().unwrap())
+                    .collect();
+                check_statistics(&stats, &rows);
+                back.extend(rows);
             }
         }
-        back
+        (back, want)
     }
 
-    fn rows() -> impl Strategy<Value = Vec<(i64, usize, usize, Option<u32>)>> {
+    fn rows() -> impl Strategy<Value = Vec<In>> {
         prop::collection::vec(
-            (0..3i64, 0..3usize, 0..3usize, prop::option::of(0..5u32)),
+            (
+                0..3i64,
+                0..3usize,
+                0..3usize,
+                0..5u32,
+                prop_oneof![8 => Just(0u8), 1 => 1..5u8],
+            ),
             0..300,
         )
     }
@@ -706,29 +774,25 @@ mod tests {
         /// Whatever the budget: every row once, and a series' rows in time order.
         #[test]
         fn every_row_once_in_time_order(rows in rows(), budget in 0..4000usize, rg in 1..50usize) {
-            let back = export(&rows, budget, rg);
-            let mut time = 0;
-            let mut want: Vec<Back> = rows.iter().map(|&(step, m, i, v)| {
-                time += step;
-                (time, Some(METRICS[m].to_string()), INSTS[i].map(String::from), v.map(u64::from))
-            }).collect();
+            let (back, mut want) = export(&rows, budget, rg);
             let mut got = back.clone();
             want.sort();
             got.sort();
             prop_assert_eq!(got, want);
             let mut last: HashMap<(Option<String>, Option<String>), i64> = HashMap::new();
-            for (t, m, i, _) in back {
-                let prev = last.insert((m, i), t).unwrap_or(i64::MIN);
-                prop_assert!(prev <= t, "a series went back in time");
+            for b in back {
+                let prev = last.insert((b.1, b.2), b.0).unwrap_or(i64::MIN);
+                prop_assert!(prev <= b.0, "a series went back in time");
             }
         }
 
-        /// Held all at once, rows come out series by series: by metric, then
-        /// instance name (a singular metric's null first), each in time order.
+        /// Held all at once, rows come out series by series: marks first, then
+        /// by metric, then instance name (a singular metric's null first), each
+        /// in time order.
         #[test]
         fn held_at_once_series_by_series(rows in rows()) {
-            let back = export(&rows, usize::MAX, 1 << 20);
-            let key = |b: &Back| (b.1.clone(), b.2.clone());
+            let (back, _) = export(&rows, usize::MAX, 1 << 20);
+            let key = |b: &Back| (!b.6, b.1.clone(), b.2.clone());
             prop_assert!(back.windows(2).all(|w| key(&w[0]) < key(&w[1]) || (key(&w[0]) == key(&w[1]) && w[0].0 <= w[1].0)));
         }
     }

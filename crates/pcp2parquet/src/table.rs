@@ -3,15 +3,18 @@
 //! A part file encodes its row group a batch of rows at a time, compressed with
 //! zstd in memory, and appends it to the file when it is full.
 
+use crate::chunk::Zstd;
 use bytes::Bytes;
 use parquet::basic::{Compression, Encoding, LogicalType, TimeUnit as TimeUnitType, ZstdLevel};
 use parquet::column::page::{CompressedPage, PageWriteSpec, PageWriter};
-use parquet::column::writer::{get_column_writer, ColumnWriter, ColumnWriterImpl};
+use parquet::column::writer::{
+    get_column_writer, ColumnCloseResult, ColumnWriter, ColumnWriterImpl,
+};
 use parquet::data_type::{ByteArray, DataType};
 use parquet::file::properties::WriterProperties;
 use parquet::file::writer::{SerializedFileWriter, SerializedPageWriter, TrackedWrite};
-use parquet::schema::types::ColumnPath;
 use parquet::schema::types::Type;
+use parquet::schema::types::{ColumnDescPtr, ColumnPath};
 use std::fs::File;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -168,6 +171,8 @@ struct Open {
 /// memory, and appended to the file by [`Part::close_group`].
 pub struct Part {
     tmp: PathBuf,
+    /// The pages' compressor, for row groups encoded by us (see [`Part::append_group`]).
+    zstd: Zstd,
     path: PathBuf,
     optional: Vec<bool>,
     /// What each column's values (nanoseconds, for a timestamp) are divided by.
@@ -223,6 +228,7 @@ impl Part {
         let w = SerializedFileWriter::new(file, Arc::new(schema), Arc::new(props))
             .map_err(|e| perr(&path, e))?;
         Ok(Part {
+            zstd: Zstd::new(ZSTD).map_err(|e| perr(&path, e))?,
             tmp,
             path,
             optional,
@@ -235,6 +241,48 @@ impl Part {
 
     pub fn rows(&self) -> usize {
         self.rows
+    }
+
+    /// The file's name once finished.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// What column `i`'s values (nanoseconds, for a timestamp) are divided by.
+    pub fn scale(&self, i: usize) -> i64 {
+        self.scale.get(i).copied().unwrap_or(1)
+    }
+
+    /// Whether each column may hold nulls.
+    pub fn optional(&self) -> &[bool] {
+        &self.optional
+    }
+
+    /// The columns' descriptors, in schema order.
+    pub fn column_descrs(&self) -> Vec<ColumnDescPtr> {
+        let d = self.w.schema_descr();
+        (0..d.num_columns()).map(|i| d.column(i)).collect()
+    }
+
+    /// The compressor of pages encoded by us.
+    pub fn zstd(&mut self) -> &mut Zstd {
+        &mut self.zstd
+    }
+
+    /// Appends a row group of column chunks encoded by us ([`crate::chunk`]),
+    /// every column's, in schema order (after the group being encoded, if any).
+    pub fn append_group(&mut self, chunks: Vec<(Bytes, ColumnCloseResult)>) -> io::Result<()> {
+        self.close_group()?;
+        let path = self.path.clone();
+        let e = |x| perr(&path, x);
+        let rows = chunks.first().map_or(0, |(_, c)| c.rows_written as usize);
+        let mut rg = self.w.next_row_group().map_err(e)?;
+        for (bytes, close) in chunks {
+            rg.append_column(&bytes, close).map_err(e)?;
+        }
+        rg.close().map_err(e)?;
+        self.rows += rows;
+        Ok(())
     }
 
     /// Adds rows as [`Part::write`] does, and appends the row group to the file
@@ -344,7 +392,7 @@ impl Part {
 }
 
 /// The most a column's page (and dictionary) holds before it is compressed.
-const PAGE: usize = 2 << 20;
+pub(crate) const PAGE: usize = 2 << 20;
 /// zstd's level: 6 makes files a tenth smaller than 3 for a few percent more
 /// time (higher levels gain little more and take more memory).
 const ZSTD: i32 = 6;
@@ -352,7 +400,7 @@ const ZSTD: i32 = 6;
 /// in the next (262,144 rows and 2 MB pages make 20180416.10.00's export 8%
 /// smaller than half that), but a dictionary-encoded column keeps 8 bytes a
 /// row of its page until the page is written.
-const PAGE_ROWS: usize = 1 << 18;
+pub(crate) const PAGE_ROWS: usize = 1 << 18;
 
 /// Writes a column that may hold nulls: the present values and, for an optional
 /// column, the definition levels (a required one takes a default for a null).

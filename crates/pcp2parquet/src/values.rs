@@ -1,0 +1,319 @@
+//! The `values` dataset's row groups, encoded column by column from the cells
+//! a [`crate::rows::ValueBuffer`] holds, in the order of writing.
+//!
+//! The rows come as runs of one series, and a series' rows share their metric,
+//! instance, instance id, PMID and mark: those columns are dictionary indices
+//! and definition levels written a run at a time, with bounds taken a run at a
+//! time. Only the time (an index into the buffer's times, which are the time
+//! column's dictionary), the value and the text differ from row to row.
+
+use crate::chunk::{Chunk, Zstd};
+use crate::encode::{
+    byte_stream_split, levels, plain_bools, plain_bytes, width_of, Bound, Bounds, Hybrid,
+};
+use crate::rows::{Cell, Names, Series, NOT_NUMBER, NO_VALUE};
+use crate::table::{Part, PAGE as PAGE_TEXT, PAGE_ROWS};
+use parquet::basic::Encoding;
+use parquet::errors::Result;
+use std::collections::HashMap;
+use std::io;
+use std::ops::Range;
+
+type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
+
+/// What the cells of a buffer refer to.
+pub struct Held<'a> {
+    pub cells: &'a [Cell],
+    pub series: &'a [Series],
+    pub times: &'a [i64],
+    pub texts: &'a [Box<str>],
+    pub names: &'a Names<'a>,
+}
+
+/// A run of rows of one series: the series, and the rows (places in the
+/// row group).
+#[derive(Clone)]
+struct Run {
+    s: u32,
+    rows: Range<usize>,
+}
+
+/// Appends the cells `order` names (in that order) to `part` as one row group.
+pub fn write_group(part: &mut Part, held: &Held, order: &[u32]) -> io::Result<()> {
+    if order.is_empty() {
+        return Ok(());
+    }
+    let cells: Vec<Cell> = order
+        .iter()
+        .filter_map(|&i| held.cells.get(i as usize).copied())
+        .collect();
+    let runs = series_runs(&cells);
+    let pages: Vec<Range<usize>> = (0..cells.len())
+        .step_by(PAGE_ROWS)
+        .map(|a| a..(a + PAGE_ROWS).min(cells.len()))
+        .collect();
+    let g = Group {
+        held,
+        cells: &cells,
+        runs: &runs,
+        pages: &pages,
+    };
+    let path = part.path().to_path_buf();
+    let e = |x| io::Error::other(format!("{}: {x}", path.display()));
+    let mut out = Vec::with_capacity(8);
+    let scale = part.scale(0);
+    let (descr, optional) = (part.column_descrs(), part.optional().to_vec());
+    let z = part.zstd();
+    let by_run: [(usize, RunKey); 4] = [
+        (1, RunKey::Name(|s| s.metric)),
+        (2, RunKey::Name(|s| s.iname)),
+        (3, RunKey::Inst),
+        (4, RunKey::Name(|s| s.pmid)),
+    ];
+    out.push(g.time(Chunk::new(descr[0].clone()), z, scale).map_err(e)?);
+    for (col, key) in by_run {
+        let c = Chunk::new(descr[col].clone());
+        out.push(g.by_run(c, z, key, optional[col]).map_err(e)?);
+    }
+    out.push(g.value(Chunk::new(descr[5].clone()), z).map_err(e)?);
+    out.push(g.text(Chunk::new(descr[6].clone()), z).map_err(e)?);
+    out.push(g.mark(Chunk::new(descr[7].clone()), z).map_err(e)?);
+    part.append_group(out)
+}
+
+/// The runs of one series in `cells`.
+fn series_runs(cells: &[Cell]) -> Vec<Run> {
+    let mut runs: Vec<Run> = Vec::new();
+    for (i, c) in cells.iter().enumerate() {
+        match runs.last_mut() {
+            Some(r) if r.s == c.s => r.rows.end = i + 1,
+            _ => runs.push(Run {
+                s: c.s,
+                rows: i..i + 1,
+            }),
+        }
+    }
+    runs
+}
+
+/// What a column holds along a series' run: a name (by its id) or the
+/// instance id.
+#[derive(Clone, Copy)]
+enum RunKey {
+    Name(fn(&Series) -> u32),
+    Inst,
+}
+
+struct Group<'a> {
+    held: &'a Held<'a>,
+    cells: &'a [Cell],
+    runs: &'a [Run],
+    pages: &'a [Range<usize>],
+}
+
+type Done = (bytes::Bytes, parquet::column::writer::ColumnCloseResult);
+
+impl Group<'_> {
+    /// The runs (cut to the page) that a page's rows cover, each with its
+    /// place among the group's runs.
+    fn runs_in(&self, page: &Range<usize>) -> impl Iterator<Item = (usize, Run)> + '_ {
+        let first = self.runs.partition_point(|r| r.rows.end <= page.start);
+        let page = page.clone();
+        self.runs[first..]
+            .iter()
+            .take_while(move |r| r.rows.start < page.end)
+            .enumerate()
+            .map(move |(k, r)| {
+                let rows = r.rows.start.max(page.start)..r.rows.end.min(page.end);
+                (first + k, Run { s: r.s, rows })
+            })
+    }
+
+    fn series(&self, s: u32) -> Option<&Series> {
+        self.held.series.get(s as usize)
+    }
+
+    /// `time`: indices into the buffer's times, which are its dictionary.
+    fn time(&self, mut c: Chunk, z: &mut Zstd, scale: i64) -> Result<Done> {
+        let times: Vec<i64> = self
+            .held
+            .times
+            .iter()
+            .map(|t| t.div_euclid(scale))
+            .collect();
+        let mut dict = Vec::with_capacity(times.len() * 8);
+        for t in &times {
+            dict.extend_from_slice(&t.to_le_bytes());
+        }
+        c.dictionary(z, &dict, times.len())?;
+        let width = width_of(times.len().saturating_sub(1) as u64).max(1);
+        for page in self.pages {
+            let mut h = Hybrid::new(width);
+            let (mut min, mut max) = (i64::MAX, i64::MIN);
+            for cell in &self.cells[page.clone()] {
+                let k = cell.time();
+                let t = times.get(k as usize).copied().unwrap_or_default();
+                min = min.min(t);
+                max = max.max(t);
+                h.put(k);
+            }
+            let mut body = vec![width];
+            body.extend_from_slice(&h.finish());
+            let mut b = Bounds::default();
+            if !page.is_empty() {
+                b.add(&Bound::I64(min));
+                b.add(&Bound::I64(max));
+            }
+            c.page(z, &body, page.len(), Encoding::RLE_DICTIONARY, b)?;
+        }
+        c.close(z)
+    }
+
+    /// A column constant along a series' run, dictionary-encoded: the entries
+    /// in the order they first appear, an index a run.
+    fn by_run(&self, mut c: Chunk, z: &mut Zstd, key: RunKey, optional: bool) -> Result<Done> {
+        let mut ids: FastMap<u64, u32> = FastMap::default();
+        let mut entries: Vec<Bound> = Vec::new();
+        let mut dict = Vec::new();
+        // each run's entry (none for a null)
+        let mut of_run: Vec<Option<u32>> = Vec::with_capacity(self.runs.len());
+        for r in self.runs {
+            let Some((s, k)) = self.series(r.s).and_then(|s| Some((s, self.key(s, key)?))) else {
+                of_run.push(None);
+                continue;
+            };
+            of_run.push(Some(*ids.entry(k).or_insert_with(|| {
+                let b = self.entry(s, key);
+                match &b {
+                    Bound::Bytes(t) => plain_bytes(&mut dict, t),
+                    other => dict.extend_from_slice(&other.plain()),
+                }
+                entries.push(b);
+                entries.len() as u32 - 1
+            })));
+        }
+        c.dictionary(z, &dict, entries.len())?;
+        let width = width_of(entries.len().saturating_sub(1) as u64).max(1);
+        for page in self.pages {
+            let mut b = Bounds::default();
+            let mut h = Hybrid::new(width);
+            let mut defs = Vec::new();
+            for (k, run) in self.runs_in(page) {
+                let n = run.rows.len();
+                let entry = of_run.get(k).copied().flatten();
+                defs.push((entry.is_some(), n));
+                match entry.and_then(|e| Some((e, entries.get(e as usize)?))) {
+                    Some((e, bound)) => {
+                        b.add(bound);
+                        h.put_run(e, n);
+                    }
+                    None => b.nulls += n as u64,
+                }
+            }
+            let mut body = if optional { levels(defs) } else { Vec::new() };
+            body.push(width);
+            body.extend_from_slice(&h.finish());
+            c.page(z, &body, page.len(), Encoding::RLE_DICTIONARY, b)?;
+        }
+        c.close(z)
+    }
+
+    /// A series' key in a run column (none: a null).
+    fn key(&self, s: &Series, key: RunKey) -> Option<u64> {
+        match key {
+            RunKey::Name(f) => {
+                let id = f(s);
+                self.held.names.bytes_of(id).map(|_| u64::from(id))
+            }
+            RunKey::Inst => s.inst.map(|i| u64::from(i as u32)),
+        }
+    }
+
+    /// A series' value in a run column (which has a key).
+    fn entry(&self, s: &Series, key: RunKey) -> Bound {
+        match key {
+            RunKey::Name(f) => {
+                Bound::Bytes(self.held.names.bytes_of(f(s)).unwrap_or_default().to_vec())
+            }
+            RunKey::Inst => Bound::I32(s.inst.unwrap_or_default()),
+        }
+    }
+
+    /// `value`: the numbers, their bytes split into streams.
+    fn value(&self, mut c: Chunk, z: &mut Zstd) -> Result<Done> {
+        for page in self.pages {
+            let mut b = Bounds::default();
+            let mut h = Hybrid::new(1);
+            let mut v = Vec::with_capacity(page.len());
+            for cell in &self.cells[page.clone()] {
+                let present = cell.t & NOT_NUMBER == 0;
+                h.put(u32::from(present));
+                if present {
+                    let x = f64::from_bits(cell.v);
+                    b.add(&Bound::F64(x));
+                    v.push(x);
+                } else {
+                    b.nulls += 1;
+                }
+            }
+            let defs = h.finish();
+            let mut body = Vec::with_capacity(4 + defs.len() + v.len() * 8);
+            body.extend_from_slice(&(defs.len() as u32).to_le_bytes());
+            body.extend_from_slice(&defs);
+            body.extend_from_slice(&byte_stream_split(&v));
+            c.page(z, &body, page.len(), Encoding::BYTE_STREAM_SPLIT, b)?;
+        }
+        c.close(z)
+    }
+
+    /// `value_text`: the texts, PLAIN, in pages of at most [`PAGE_ROWS`] rows
+    /// and about [`PAGE_TEXT`] bytes.
+    fn text(&self, mut c: Chunk, z: &mut Zstd) -> Result<Done> {
+        let mut at = 0;
+        while at < self.cells.len() {
+            let (mut b, mut h, mut plain) = (Bounds::default(), Hybrid::new(1), Vec::new());
+            let start = at;
+            while at < self.cells.len() && at - start < PAGE_ROWS && plain.len() < PAGE_TEXT {
+                let t = self.text_of(&self.cells[at]);
+                h.put(u32::from(t.is_some()));
+                match t {
+                    Some(t) => {
+                        b.add_bytes(t.as_bytes());
+                        plain_bytes(&mut plain, t.as_bytes());
+                    }
+                    None => b.nulls += 1,
+                }
+                at += 1;
+            }
+            let defs = h.finish();
+            let mut body = (defs.len() as u32).to_le_bytes().to_vec();
+            body.extend_from_slice(&defs);
+            body.extend_from_slice(&plain);
+            c.page(z, &body, at - start, Encoding::PLAIN, b)?;
+        }
+        c.close(z)
+    }
+
+    fn text_of(&self, cell: &Cell) -> Option<&str> {
+        if cell.t & NOT_NUMBER == 0 || cell.v == NO_VALUE {
+            return None;
+        }
+        let k = usize::try_from(cell.v).ok()?;
+        self.held.texts.get(k).map(|t| &**t)
+    }
+
+    /// `mark`: booleans, a run at a time.
+    fn mark(&self, mut c: Chunk, z: &mut Zstd) -> Result<Done> {
+        for page in self.pages {
+            let mut b = Bounds::default();
+            let mut runs = Vec::new();
+            for (_, run) in self.runs_in(page) {
+                let mark = self.series(run.s).is_some_and(|s| s.mark);
+                b.add(&Bound::Bool(mark));
+                runs.push((mark, run.rows.len()));
+            }
+            c.page(z, &plain_bools(runs), page.len(), Encoding::PLAIN, b)?;
+        }
+        c.close(z)
+    }
+}
