@@ -95,11 +95,11 @@ impl Chunk {
     pub fn page(
         &mut self,
         z: &mut Zstd,
-        body: &[u8],
+        (body, encoding): &(Vec<u8>, Encoding),
         rows: usize,
-        encoding: Encoding,
         bounds: Bounds,
     ) -> Result<()> {
+        let encoding = *encoding;
         let page = Page::DataPage {
             buf: Bytes::from(z.compress(body)?),
             num_values: rows as u32,

@@ -178,6 +178,8 @@ pub trait Buffer: Default {
     /// The memory held by rows (bytes, roughly; what stays when they are
     /// written, such as the series known, is not counted).
     fn bytes(&self) -> usize;
+    /// The rows held.
+    fn rows(&self) -> usize;
     /// Writes what is held to `part` (row groups of `row_group` rows at most)
     /// and lets the memory go.
     fn write(&mut self, part: &mut Part, names: &Names, row_group: usize) -> io::Result<()>;
@@ -228,8 +230,16 @@ impl<B: Buffer> Sink<B> {
             Some(k) => k,
             None => self.open_part(date, names)?,
         };
-        self.open[k].2.push(row);
+        let buf = &mut self.open[k].2;
+        buf.push(row);
         self.rows += 1;
+        if buf.rows() >= self.row_group {
+            // a row group's worth: written whole (a part of one more would
+            // make a short row group, which compresses worse)
+            names.settle()?;
+            let (_, part, buf) = &mut self.open[k];
+            return buf.write(part, names, self.row_group);
+        }
         let mut held = 0;
         let mut most = (0, 0);
         for (k, (_, _, b)) in self.open.iter().enumerate() {
@@ -353,6 +363,10 @@ pub const SERIES_KEPT: usize = 1 << 15;
 /// value or two.
 const SERIES_BYTES: usize = 2 * size_of::<Series>() + (size_of::<Series>() + 4 + 1) * 16 / 7;
 
+/// Memory a distinct text takes besides its two copies: their headers and
+/// allocations, the list's entry (twice over as it doubles) and the map's.
+const TEXT_OVERHEAD: usize = 96;
+
 /// Memory a held value takes: its cell, and its place in the order of writing.
 const CELL_BYTES: usize = size_of::<Cell>() + size_of::<u32>();
 
@@ -372,7 +386,10 @@ pub struct ValueBuffer {
     /// The cells' indices in the order they are written (kept, as the cells).
     order: Vec<u32>,
     times: Vec<i64>,
+    /// The texts held, each once (a text metric repeats its value), and
+    /// their indices.
     texts: Vec<Box<str>>,
+    text_ids: FastMap<Box<str>, u32>,
     text_bytes: usize,
 }
 
@@ -402,9 +419,17 @@ impl Buffer for ValueBuffer {
         let t = (self.times.len() - 1) as u32;
         let (t, v) = match (r.value, r.text) {
             (_, Some(txt)) => {
-                self.text_bytes += txt.len() + 2 * size_of::<Box<str>>();
-                self.texts.push(txt);
-                (t | NOT_NUMBER, self.texts.len() as u64 - 1)
+                let k = match self.text_ids.get(&txt) {
+                    Some(&k) => k,
+                    None => {
+                        let k = self.texts.len() as u32;
+                        self.text_bytes += 2 * txt.len() + TEXT_OVERHEAD;
+                        self.texts.push(txt.clone());
+                        self.text_ids.insert(txt, k);
+                        k
+                    }
+                };
+                (t | NOT_NUMBER, u64::from(k))
             }
             (Some(v), None) => (t, v.to_bits()),
             (None, None) => (t | NOT_NUMBER, NO_VALUE),
@@ -416,6 +441,10 @@ impl Buffer for ValueBuffer {
         // address space only: the pages are the system's until rows fill them
         // (and when there is not as much, the vector grows as it must)
         let _ = self.cells.try_reserve_exact(bytes / CELL_BYTES + 1);
+    }
+
+    fn rows(&self) -> usize {
+        self.cells.len()
     }
 
     fn bytes(&self) -> usize {
@@ -459,6 +488,7 @@ impl Buffer for ValueBuffer {
         self.order.clear();
         self.times.clear();
         self.texts = Vec::new();
+        self.text_ids = FastMap::default();
         self.text_bytes = 0;
         Ok(())
     }
@@ -516,6 +546,10 @@ impl Buffer for EventBuffer {
 
     fn bytes(&self) -> usize {
         self.bytes
+    }
+
+    fn rows(&self) -> usize {
+        self.rows.len()
     }
 
     fn write(&mut self, part: &mut Part, names: &Names, row_group: usize) -> io::Result<()> {

@@ -171,8 +171,9 @@ struct Open {
 /// memory, and appended to the file by [`Part::close_group`].
 pub struct Part {
     tmp: PathBuf,
-    /// The pages' compressor, for row groups encoded by us (see [`Part::append_group`]).
-    zstd: Zstd,
+    /// The pages' compressors, for row groups encoded by us on two threads
+    /// (see [`Part::append_group`]).
+    zstd: [Zstd; 2],
     path: PathBuf,
     optional: Vec<bool>,
     /// What each column's values (nanoseconds, for a timestamp) are divided by.
@@ -228,7 +229,10 @@ impl Part {
         let w = SerializedFileWriter::new(file, Arc::new(schema), Arc::new(props))
             .map_err(|e| perr(&path, e))?;
         Ok(Part {
-            zstd: Zstd::new(ZSTD).map_err(|e| perr(&path, e))?,
+            zstd: [
+                Zstd::new(ZSTD).map_err(|e| perr(&path, e))?,
+                Zstd::new(ZSTD).map_err(|e| perr(&path, e))?,
+            ],
             tmp,
             path,
             optional,
@@ -264,8 +268,8 @@ impl Part {
         (0..d.num_columns()).map(|i| d.column(i)).collect()
     }
 
-    /// The compressor of pages encoded by us.
-    pub fn zstd(&mut self) -> &mut Zstd {
+    /// The compressors of pages encoded by us (one a thread).
+    pub fn zstd(&mut self) -> &mut [Zstd; 2] {
         &mut self.zstd
     }
 
@@ -392,7 +396,7 @@ impl Part {
 }
 
 /// The most a column's page (and dictionary) holds before it is compressed.
-pub(crate) const PAGE: usize = 2 << 20;
+const PAGE: usize = 2 << 20;
 /// zstd's level: 6 makes files a tenth smaller than 3 for a few percent more
 /// time (higher levels gain little more and take more memory).
 const ZSTD: i32 = 6;

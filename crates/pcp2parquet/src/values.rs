@@ -12,9 +12,11 @@ use crate::encode::{
     byte_stream_split, levels, plain_bools, plain_bytes, width_of, Bound, Bounds, Hybrid,
 };
 use crate::rows::{Cell, Names, Series, NOT_NUMBER, NO_VALUE};
-use crate::table::{Part, PAGE as PAGE_TEXT, PAGE_ROWS};
+use crate::table::{Part, PAGE_ROWS};
+use archive_format::cores;
 use parquet::basic::Encoding;
-use parquet::errors::Result;
+use parquet::errors::{ParquetError, Result};
+use parquet::schema::types::ColumnDescPtr;
 use std::collections::HashMap;
 use std::io;
 use std::ops::Range;
@@ -60,24 +62,28 @@ pub fn write_group(part: &mut Part, held: &Held, order: &[u32]) -> io::Result<()
     };
     let path = part.path().to_path_buf();
     let e = |x| io::Error::other(format!("{}: {x}", path.display()));
-    let mut out = Vec::with_capacity(8);
     let scale = part.scale(0);
     let (descr, optional) = (part.column_descrs(), part.optional().to_vec());
-    let z = part.zstd();
-    let by_run: [(usize, RunKey); 4] = [
-        (1, RunKey::Name(|s| s.metric)),
-        (2, RunKey::Name(|s| s.iname)),
-        (3, RunKey::Inst),
-        (4, RunKey::Name(|s| s.pmid)),
-    ];
-    out.push(g.time(Chunk::new(descr[0].clone()), z, scale).map_err(e)?);
-    for (col, key) in by_run {
-        let c = Chunk::new(descr[col].clone());
-        out.push(g.by_run(c, z, key, optional[col]).map_err(e)?);
-    }
-    out.push(g.value(Chunk::new(descr[5].clone()), z).map_err(e)?);
-    out.push(g.text(Chunk::new(descr[6].clone()), z).map_err(e)?);
-    out.push(g.mark(Chunk::new(descr[7].clone()), z).map_err(e)?);
+    let [z, z2] = part.zstd();
+    let value = Chunk::new(descr[5].clone());
+    // the numbers (the most work: zstd finds little in them) on a second
+    // core where there is one, the other columns on this one
+    let (value, out) = if cores::threads() > 1 {
+        std::thread::scope(|sc| {
+            let value = sc.spawn(|| value_chunk(&cells, &pages, value, z2));
+            let rest = g.others(&descr, &optional, scale, z);
+            let value = value
+                .join()
+                .unwrap_or_else(|_| Err(ParquetError::General("a thread failed".into())));
+            (value, rest)
+        })
+    } else {
+        let value = value_chunk(&cells, &pages, value, z2);
+        (value, g.others(&descr, &optional, scale, z))
+    };
+    let value = value.map_err(e)?;
+    let mut out = out.map_err(e)?;
+    out.insert(5, value);
     part.append_group(out)
 }
 
@@ -94,6 +100,19 @@ fn series_runs(cells: &[Cell]) -> Vec<Run> {
         }
     }
     runs
+}
+
+/// A dictionary-encoded page: `body` (its levels) and the indices `h` holds,
+/// as a page of `(bytes, encoding)`; with no dictionary (a column of nulls
+/// only), the levels alone, PLAIN.
+fn indices(body: &mut Vec<u8>, dictionary: bool, width: u8, h: Hybrid) -> (Vec<u8>, Encoding) {
+    let mut body = std::mem::take(body);
+    if !dictionary {
+        return (body, Encoding::PLAIN);
+    }
+    body.push(width);
+    body.extend_from_slice(&h.finish());
+    (body, Encoding::RLE_DICTIONARY)
 }
 
 /// What a column holds along a series' run: a name (by its id) or the
@@ -114,6 +133,31 @@ struct Group<'a> {
 type Done = (bytes::Bytes, parquet::column::writer::ColumnCloseResult);
 
 impl Group<'_> {
+    /// Every column but `value`, in schema order.
+    fn others(
+        &self,
+        descr: &[ColumnDescPtr],
+        optional: &[bool],
+        scale: i64,
+        z: &mut Zstd,
+    ) -> Result<Vec<Done>> {
+        let by_run: [(usize, RunKey); 4] = [
+            (1, RunKey::Name(|s| s.metric)),
+            (2, RunKey::Name(|s| s.iname)),
+            (3, RunKey::Inst),
+            (4, RunKey::Name(|s| s.pmid)),
+        ];
+        let mut out = Vec::with_capacity(8);
+        out.push(self.time(Chunk::new(descr[0].clone()), z, scale)?);
+        for (col, key) in by_run {
+            let c = Chunk::new(descr[col].clone());
+            out.push(self.by_run(c, z, key, optional[col])?);
+        }
+        out.push(self.text(Chunk::new(descr[6].clone()), z)?);
+        out.push(self.mark(Chunk::new(descr[7].clone()), z)?);
+        Ok(out)
+    }
+
     /// The runs (cut to the page) that a page's rows cover, each with its
     /// place among the group's runs.
     fn runs_in(&self, page: &Range<usize>) -> impl Iterator<Item = (usize, Run)> + '_ {
@@ -157,14 +201,12 @@ impl Group<'_> {
                 max = max.max(t);
                 h.put(k);
             }
-            let mut body = vec![width];
-            body.extend_from_slice(&h.finish());
             let mut b = Bounds::default();
             if !page.is_empty() {
                 b.add(&Bound::I64(min));
                 b.add(&Bound::I64(max));
             }
-            c.page(z, &body, page.len(), Encoding::RLE_DICTIONARY, b)?;
+            c.page(z, &indices(&mut Vec::new(), true, width, h), page.len(), b)?;
         }
         c.close(z)
     }
@@ -192,7 +234,10 @@ impl Group<'_> {
                 entries.len() as u32 - 1
             })));
         }
-        c.dictionary(z, &dict, entries.len())?;
+        let dictionary = !entries.is_empty();
+        if dictionary {
+            c.dictionary(z, &dict, entries.len())?;
+        }
         let width = width_of(entries.len().saturating_sub(1) as u64).max(1);
         for page in self.pages {
             let mut b = Bounds::default();
@@ -211,9 +256,7 @@ impl Group<'_> {
                 }
             }
             let mut body = if optional { levels(defs) } else { Vec::new() };
-            body.push(width);
-            body.extend_from_slice(&h.finish());
-            c.page(z, &body, page.len(), Encoding::RLE_DICTIONARY, b)?;
+            c.page(z, &indices(&mut body, dictionary, width, h), page.len(), b)?;
         }
         c.close(z)
     }
@@ -239,69 +282,53 @@ impl Group<'_> {
         }
     }
 
-    /// `value`: the numbers, their bytes split into streams.
-    fn value(&self, mut c: Chunk, z: &mut Zstd) -> Result<Done> {
-        for page in self.pages {
-            let mut b = Bounds::default();
-            let mut h = Hybrid::new(1);
-            let mut v = Vec::with_capacity(page.len());
-            for cell in &self.cells[page.clone()] {
-                let present = cell.t & NOT_NUMBER == 0;
-                h.put(u32::from(present));
-                if present {
-                    let x = f64::from_bits(cell.v);
-                    b.add(&Bound::F64(x));
-                    v.push(x);
-                } else {
-                    b.nulls += 1;
-                }
-            }
-            let defs = h.finish();
-            let mut body = Vec::with_capacity(4 + defs.len() + v.len() * 8);
-            body.extend_from_slice(&(defs.len() as u32).to_le_bytes());
-            body.extend_from_slice(&defs);
-            body.extend_from_slice(&byte_stream_split(&v));
-            c.page(z, &body, page.len(), Encoding::BYTE_STREAM_SPLIT, b)?;
-        }
-        c.close(z)
-    }
-
-    /// `value_text`: the texts, PLAIN, in pages of at most [`PAGE_ROWS`] rows
-    /// and about [`PAGE_TEXT`] bytes.
+    /// `value_text`: indices into the buffer's texts (each held once), which
+    /// are its dictionary; a page's bounds are taken from each text it holds
+    /// once.
     fn text(&self, mut c: Chunk, z: &mut Zstd) -> Result<Done> {
-        let mut at = 0;
-        while at < self.cells.len() {
-            let (mut b, mut h, mut plain) = (Bounds::default(), Hybrid::new(1), Vec::new());
-            let start = at;
-            while at < self.cells.len() && at - start < PAGE_ROWS && plain.len() < PAGE_TEXT {
-                let t = self.text_of(&self.cells[at]);
-                h.put(u32::from(t.is_some()));
-                match t {
-                    Some(t) => {
-                        b.add_bytes(t.as_bytes());
-                        plain_bytes(&mut plain, t.as_bytes());
-                    }
-                    None => b.nulls += 1,
+        let mut dict = Vec::new();
+        for t in self.held.texts {
+            plain_bytes(&mut dict, t.as_bytes());
+        }
+        let dictionary = !self.held.texts.is_empty();
+        if dictionary {
+            c.dictionary(z, &dict, self.held.texts.len())?;
+        }
+        let width = width_of(self.held.texts.len().saturating_sub(1) as u64).max(1);
+        // the page (counted from 1) each text was last seen in
+        let mut seen = vec![0u32; self.held.texts.len()];
+        for (p, page) in self.pages.iter().enumerate() {
+            let (mut b, mut defs, mut h) = (Bounds::default(), Hybrid::new(1), Hybrid::new(width));
+            for cell in &self.cells[page.clone()] {
+                let k = self.text_of(cell);
+                defs.put(u32::from(k.is_some()));
+                let Some(k) = k else {
+                    b.nulls += 1;
+                    continue;
+                };
+                h.put(k);
+                if let Some(last) = seen.get_mut(k as usize).filter(|l| **l != p as u32 + 1) {
+                    *last = p as u32 + 1;
+                    b.add_bytes(self.held.texts[k as usize].as_bytes());
                 }
-                at += 1;
             }
-            let defs = h.finish();
+            let defs = defs.finish();
             let mut body = (defs.len() as u32).to_le_bytes().to_vec();
             body.extend_from_slice(&defs);
-            body.extend_from_slice(&plain);
-            c.page(z, &body, at - start, Encoding::PLAIN, b)?;
+            c.page(z, &indices(&mut body, dictionary, width, h), page.len(), b)?;
         }
         c.close(z)
     }
 
-    fn text_of(&self, cell: &Cell) -> Option<&str> {
+    /// A cell's text: its index among the buffer's texts.
+    fn text_of(&self, cell: &Cell) -> Option<u32> {
         if cell.t & NOT_NUMBER == 0 || cell.v == NO_VALUE {
             return None;
         }
-        let k = usize::try_from(cell.v).ok()?;
-        self.held.texts.get(k).map(|t| &**t)
+        u32::try_from(cell.v)
+            .ok()
+            .filter(|&k| (k as usize) < self.held.texts.len())
     }
-
     /// `mark`: booleans, a run at a time.
     fn mark(&self, mut c: Chunk, z: &mut Zstd) -> Result<Done> {
         for page in self.pages {
@@ -312,8 +339,35 @@ impl Group<'_> {
                 b.add(&Bound::Bool(mark));
                 runs.push((mark, run.rows.len()));
             }
-            c.page(z, &plain_bools(runs), page.len(), Encoding::PLAIN, b)?;
+            c.page(z, &(plain_bools(runs), Encoding::PLAIN), page.len(), b)?;
         }
         c.close(z)
     }
+}
+
+/// `value`: the numbers, their bytes split into streams.
+fn value_chunk(cells: &[Cell], pages: &[Range<usize>], mut c: Chunk, z: &mut Zstd) -> Result<Done> {
+    for page in pages {
+        let mut b = Bounds::default();
+        let mut h = Hybrid::new(1);
+        let mut v = Vec::with_capacity(page.len());
+        for cell in &cells[page.clone()] {
+            let present = cell.t & NOT_NUMBER == 0;
+            h.put(u32::from(present));
+            if present {
+                let x = f64::from_bits(cell.v);
+                b.add(&Bound::F64(x));
+                v.push(x);
+            } else {
+                b.nulls += 1;
+            }
+        }
+        let defs = h.finish();
+        let mut body = Vec::with_capacity(4 + defs.len() + v.len() * 8);
+        body.extend_from_slice(&(defs.len() as u32).to_le_bytes());
+        body.extend_from_slice(&defs);
+        body.extend_from_slice(&byte_stream_split(&v));
+        c.page(z, &(body, Encoding::BYTE_STREAM_SPLIT), page.len(), b)?;
+    }
+    c.close(z)
 }
