@@ -391,6 +391,24 @@ pub struct ValueBuffer {
     texts: Vec<Box<str>>,
     text_ids: FastMap<Box<str>, u32>,
     text_bytes: usize,
+    /// The series of the last value pushed: records repeat their layouts,
+    /// and a series is given its id as it first comes, so the next value's
+    /// series is most often the next id (found without a lookup in the map,
+    /// whose table outgrows the caches).
+    last: u32,
+}
+
+impl ValueBuffer {
+    /// The id of a series, given to it when it is new.
+    fn series_id(&mut self, key: Series) -> u32 {
+        if let Some(&s) = self.ids.get(&key) {
+            return s;
+        }
+        let s = self.series.len() as u32;
+        self.ids.insert(key, s);
+        self.series.push(key);
+        s
+    }
 }
 
 impl Buffer for ValueBuffer {
@@ -404,18 +422,16 @@ impl Buffer for ValueBuffer {
             iname: r.iname,
             mark: r.mark,
         };
-        let s = match self.ids.get(&key) {
-            Some(&s) => s,
-            None => {
-                let s = self.series.len() as u32;
-                self.ids.insert(key, s);
-                self.series.push(key);
-                s
-            }
-        };
         if self.times.last() != Some(&r.time) {
             self.times.push(r.time);
         }
+        let next = self.last.wrapping_add(1);
+        let s = if self.series.get(next as usize) == Some(&key) {
+            next
+        } else {
+            self.series_id(key)
+        };
+        self.last = s;
         let t = (self.times.len() - 1) as u32;
         let (t, v) = match (r.value, r.text) {
             (_, Some(txt)) => {
@@ -457,6 +473,7 @@ impl Buffer for ValueBuffer {
     fn forget_names(&mut self) {
         self.ids = FastMap::default();
         self.series = Vec::new();
+
         self.series_kept = 0;
     }
 
