@@ -348,24 +348,37 @@ impl Group<'_> {
 /// `value`: the numbers, their bytes split into streams.
 fn value_chunk(cells: &[Cell], pages: &[Range<usize>], mut c: Chunk, z: &mut Zstd) -> Result<Done> {
     for page in pages {
-        let mut b = Bounds::default();
-        let mut h = Hybrid::new(1);
         let mut v = Vec::with_capacity(page.len());
+        // the levels a run at a time; the bounds kept as numbers (NaN aside)
+        let mut runs: Vec<(bool, usize)> = Vec::new();
+        let (mut min, mut max, mut nans) = (f64::INFINITY, f64::NEG_INFINITY, 0u64);
         for cell in &cells[page.clone()] {
             let present = cell.t & NOT_NUMBER == 0;
-            h.put(u32::from(present));
+            match runs.last_mut() {
+                Some((p, n)) if *p == present => *n += 1,
+                _ => runs.push((present, 1)),
+            }
             if present {
                 let x = f64::from_bits(cell.v);
-                b.add(&Bound::F64(x));
+                if x.is_nan() {
+                    nans += 1;
+                } else {
+                    min = min.min(x);
+                    max = max.max(x);
+                }
                 v.push(x);
-            } else {
-                b.nulls += 1;
             }
         }
-        let defs = h.finish();
-        let mut body = Vec::with_capacity(4 + defs.len() + v.len() * 8);
-        body.extend_from_slice(&(defs.len() as u32).to_le_bytes());
-        body.extend_from_slice(&defs);
+        let mut b = Bounds {
+            nulls: (page.len() - v.len()) as u64,
+            ..Bounds::default()
+        };
+        if min <= max {
+            b.add(&Bound::F64(min));
+            b.add(&Bound::F64(max));
+        }
+        b.nans = nans;
+        let mut body = levels(runs);
         body.extend_from_slice(&byte_stream_split(&v));
         c.page(z, &(body, Encoding::BYTE_STREAM_SPLIT), page.len(), b)?;
     }
