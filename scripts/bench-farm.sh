@@ -4,9 +4,11 @@
 # volume of a day's host metrics) under a host directory of its own, relabelled
 # with a distinct hostname (pmloglabel -h), as a pmlogger farm is laid out. Times
 # the export of the whole tree with -j 1, 2, ... up to the cores, each into a fresh
-# directory (best of ROUNDS, default 3), and prints values a second and the speed-up
-# per job against -j 1. The floor, measured in the same run: decompressing every
-# archive's files on every core. Peak memory of each run.
+# directory (best of ROUNDS, default 3), and prints values a second, the speed-up
+# per job against -j 1 and the cores each run kept busy (CPU time over wall time).
+# The floor, measured in the same run: decompressing every archive's files on every
+# core; and what reading every value through our library costs (the read_values
+# example, every archive on every core). Peak memory of each run.
 # Usage: [HOSTS=200] [ARCHIVE=20201109] scripts/bench-farm.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -47,21 +49,39 @@ per_host=$(python3 -c "import duckdb; print(duckdb.sql(\"SELECT count(*) FROM re
 rm -rf "$out/one"
 values=$((per_host * hosts))
 floor=$(bench_read_floor "$farm"/host*/day.*)
-runs=()
-for _ in $(seq "$bench_rounds"); do runs+=("$(bench_timed "$floor")"); done
-read -r tf _ < <(printf '%s\n' "${runs[@]}" | bench_best)
-echo "farm: $hosts hosts of $(basename "$src") ($per_host values each, $values in all); floor (decompressing every file on $bench_cores cores) $tf s"
-printf '| jobs | time | values a second | speed-up over -j 1 | ours / floor | peak MB |\n|---|---|---|---|---|---|\n'
-t1=
-for j in $(seq "$bench_cores"); do
-  runs=()
+# what reading every value costs through our library, with nothing written (the
+# read_values example), every archive, on every core
+readall="ls -d $farm/host* | sed 's|\$|/day|' | xargs -P $bench_cores -n 1 $bin/examples/read_values"
+# "wall KB cores": the run's time, peak memory, and how many cores it kept busy
+farm_timed() {
+  local tf s e
+  tf=$(mktemp)
+  s=$(date +%s%N)
+  /usr/bin/time -o "$tf" -f '%M %U %S' bash -c "$1" >/dev/null 2>&1
+  e=$(date +%s%N)
+  awk -v n=$((e - s)) '{ w = n / 1e9; printf "%.3f %d %.2f\n", w, $1, ($2 + $3) / w }' "$tf"
+  rm -f "$tf"
+}
+best_of() { # command line -> the best of ROUNDS runs of farm_timed
+  local runs=()
   for _ in $(seq "$bench_rounds"); do
-    rm -rf "$out/pq"
-    runs+=("$(bench_timed "$bin/pcp2parquet -j $j -o $out/pq $farm")")
+    [ -z "${before:-}" ] || eval "$before"
+    runs+=("$(farm_timed "$1")")
   done
-  read -r t m < <(printf '%s\n' "${runs[@]}" | bench_best)
+  printf '%s\n' "${runs[@]}" | bench_best
+}
+before=
+read -r tf _ < <(best_of "$floor")
+read -r tr _ < <(best_of "$readall")
+echo "farm: $hosts hosts of $(basename "$src") ($per_host values each, $values in all)"
+echo "floor (decompressing every file on $bench_cores cores): $tf s; reading every value (read_values, on $bench_cores cores): $tr s"
+printf '| jobs | time | values a second | speed-up over -j 1 | cores busy | ours / floor | ours / reading | peak MB |\n|---|---|---|---|---|---|---|---|\n'
+t1=
+before='rm -rf "$out/pq"'
+for j in $(seq "$bench_cores"); do
+  read -r t m c < <(best_of "$bin/pcp2parquet -j $j -o $out/pq $farm")
   [ -n "$t1" ] || t1=$t
-  printf '| %s | %s s | %s | %s | %s | %s |\n' "$j" "$t" \
+  printf '| %s | %s s | %s | %s | %s | %s | %s | %s |\n' "$j" "$t" \
     "$(awk -v v="$values" -v t="$t" 'BEGIN { printf "%.2f M", v / t / 1e6 }')" \
-    "$(bench_over "$t1" "$t")" "$(bench_over "$t" "$tf")" "$(bench_mb "$m")"
+    "$(bench_over "$t1" "$t")" "$c" "$(bench_over "$t" "$tf")" "$(bench_over "$t" "$tr")" "$(bench_mb "$m")"
 done
