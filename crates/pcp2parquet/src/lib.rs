@@ -10,8 +10,11 @@
 //!
 //! Layers: [`discover`] finds archives, [`export`] turns one archive into rows,
 //! `rows` holds them series by series until its share of [`memory`] is full,
-//! [`table`] writes them, [`state`] remembers what was written; [`run`] exports
-//! many archives on several threads. The binary is only its command line.
+//! [`table`] writes them: `values` row groups are encoded by `values` (column by
+//! column from the rows held, with `encode`'s encodings, into `chunk`'s column
+//! chunks), the small datasets by parquet's column writers; [`state`] remembers
+//! what was written; [`run`] exports many archives on several threads. The
+//! binary is only its command line.
 
 mod chunk;
 pub mod cli;
