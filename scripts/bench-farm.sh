@@ -5,7 +5,8 @@
 # with a distinct hostname (pmloglabel -h), as a pmlogger farm is laid out. Times
 # the export of the whole tree with -j 1, 2, ... up to the cores, each into a fresh
 # directory (best of ROUNDS, default 3), and prints values a second, the speed-up
-# per job against -j 1 and the cores each run kept busy (CPU time over wall time).
+# over -j 1 on one thread (PCPRS_THREADS=1) and the cores each run kept busy (CPU
+# time over wall time).
 # The floor, measured in the same run: decompressing every archive's files on every
 # core; and what reading every value through our library costs (the read_values
 # example, every archive on every core). Peak memory of each run.
@@ -78,10 +79,14 @@ echo "floor (decompressing every file on $bench_cores cores): $tf s; reading eve
 printf '| jobs | time | values a second | speed-up over -j 1 | cores busy | ours / floor | ours / reading | peak MB |\n|---|---|---|---|---|---|---|---|\n'
 t1=
 before='rm -rf "$out/pq"'
-for j in $(seq "$bench_cores"); do
-  read -r t m c < <(best_of "$bin/pcp2parquet -j $j -o $out/pq $farm")
+row() { # jobs, the environment -> the table's row (speed-up over the first row)
+  read -r t m c < <(best_of "$2 $bin/pcp2parquet -j $1 -o $out/pq $farm")
   [ -n "$t1" ] || t1=$t
-  printf '| %s | %s s | %s | %s | %s | %s | %s | %s |\n' "$j" "$t" \
+  printf '| %s | %s s | %s | %s | %s | %s | %s | %s |\n' "$1${2:+ ($2)}" "$t" \
     "$(awk -v v="$values" -v t="$t" 'BEGIN { printf "%.2f M", v / t / 1e6 }')" \
     "$(bench_over "$t1" "$t")" "$c" "$(bench_over "$t" "$tf")" "$(bench_over "$t" "$tr")" "$(bench_mb "$m")"
-done
+}
+# one thread a job first (the speed-up per job, with nothing else on the cores),
+# then each -j as it runs by default (a job's numbers on a second core)
+row 1 PCPRS_THREADS=1
+for j in $(seq "$bench_cores"); do row "$j" ""; done

@@ -95,6 +95,9 @@ pub fn run(
     let next = AtomicUsize::new(0);
     let shared = Mutex::new((st, Summary::default(), err));
     let jobs = jobs.clamp(1, archives.len().max(1));
+    // each job its share of the cores (decoding volumes ahead, encoding numbers
+    // beside the other columns): more threads than cores only contend
+    archive_format::cores::set_default((archive_format::cores::machine() / jobs).max(1));
     // the memory of the run, shared out between the archives being exported
     let mem = memory::Memory::new(o.memory, jobs);
     std::thread::scope(|s| {
