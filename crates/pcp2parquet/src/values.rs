@@ -64,6 +64,9 @@ pub fn write_group(part: &mut Part, held: &Held, order: &[u32]) -> io::Result<()
     let e = |x| io::Error::other(format!("{}: {x}", path.display()));
     let scale = part.scale(0);
     let (descr, optional) = (part.column_descrs(), part.optional().to_vec());
+    if descr.len() != 8 || optional.len() != 8 {
+        return Err(io::Error::other(format!("{}: not a values part", path.display())));
+    }
     let [z, z2] = part.zstd();
     let value = Chunk::new(descr[5].clone());
     // the numbers (the most work: zstd finds little in them) on a second
@@ -105,8 +108,7 @@ fn series_runs(cells: &[Cell]) -> Vec<Run> {
 /// A dictionary-encoded page: `body` (its levels) and the indices `h` holds,
 /// as a page of `(bytes, encoding)`; with no dictionary (a column of nulls
 /// only), the levels alone, PLAIN.
-fn indices(body: &mut Vec<u8>, dictionary: bool, width: u8, h: Hybrid) -> (Vec<u8>, Encoding) {
-    let mut body = std::mem::take(body);
+fn indices(mut body: Vec<u8>, dictionary: bool, width: u8, h: Hybrid) -> (Vec<u8>, Encoding) {
     if !dictionary {
         return (body, Encoding::PLAIN);
     }
@@ -206,7 +208,7 @@ impl Group<'_> {
                 b.add(&Bound::I64(min));
                 b.add(&Bound::I64(max));
             }
-            c.page(z, &indices(&mut Vec::new(), true, width, h), page.len(), b)?;
+            c.page(z, &indices(Vec::new(), true, width, h), page.len(), b)?;
         }
         c.close(z)
     }
@@ -255,8 +257,8 @@ impl Group<'_> {
                     None => b.nulls += n as u64,
                 }
             }
-            let mut body = if optional { levels(defs) } else { Vec::new() };
-            c.page(z, &indices(&mut body, dictionary, width, h), page.len(), b)?;
+            let body = if optional { levels(defs) } else { Vec::new() };
+            c.page(z, &indices(body, dictionary, width, h), page.len(), b)?;
         }
         c.close(z)
     }
@@ -315,7 +317,7 @@ impl Group<'_> {
             let defs = defs.finish();
             let mut body = (defs.len() as u32).to_le_bytes().to_vec();
             body.extend_from_slice(&defs);
-            c.page(z, &indices(&mut body, dictionary, width, h), page.len(), b)?;
+            c.page(z, &indices(body, dictionary, width, h), page.len(), b)?;
         }
         c.close(z)
     }
