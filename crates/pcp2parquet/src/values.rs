@@ -65,7 +65,10 @@ pub fn write_group(part: &mut Part, held: &Held, order: &[u32]) -> io::Result<()
     let scale = part.scale(0);
     let (descr, optional) = (part.column_descrs(), part.optional().to_vec());
     if descr.len() != 8 || optional.len() != 8 {
-        return Err(io::Error::other(format!("{}: not a values part", path.display())));
+        return Err(io::Error::other(format!(
+            "{}: not a values part",
+            path.display()
+        )));
     }
     let [z, z2] = part.zstd();
     let value = Chunk::new(descr[5].clone());
