@@ -10,9 +10,12 @@
 //! until the part's share of memory is full, and the longer that is the longer
 //! the runs.
 
+use crate::chunk::Zstd;
+use crate::table;
 use crate::table::{text, Col, Part};
-use crate::values::{self, Held};
+use crate::values::{self, Columns, Encoded, Held};
 use archive_format::codec::event::flags_str;
+use archive_format::cores;
 use parquet::data_type::ByteArray;
 use std::collections::HashMap;
 use std::io;
@@ -128,9 +131,9 @@ impl<'a> Names<'a> {
     pub fn get(&self, i: u32) -> Option<ByteArray> {
         self.text.get(i as usize).cloned().flatten()
     }
-    /// The name's bytes; none (a null) for `NONE`.
-    pub fn bytes_of(&self, i: u32) -> Option<&[u8]> {
-        self.text.get(i as usize)?.as_ref().map(|b| b.data())
+    /// Every name by its id, as they are now (shared, not copied).
+    pub fn snapshot(&self) -> Vec<Option<ByteArray>> {
+        self.text.clone()
     }
     /// The name's bytes (empty for `NONE`, so that nulls sort first).
     pub fn str(&self, i: u32) -> &[u8] {
@@ -182,10 +185,23 @@ pub trait Buffer: Default {
     fn rows(&self) -> usize;
     /// Writes what is held to `part` (row groups of `row_group` rows at most)
     /// and lets the memory go.
-    fn write(&mut self, part: &mut Part, names: &Names, row_group: usize) -> io::Result<()>;
+    /// With `last` (the part is finished next) the rows are in the file when
+    /// it returns; otherwise they may be encoded on another thread, and are
+    /// in the file after the next write or [`Buffer::settle`].
+    fn write(
+        &mut self,
+        part: &mut Part,
+        names: &Names,
+        row_group: usize,
+        last: bool,
+    ) -> io::Result<()>;
     /// Forgets what it keeps from one write to the next that names hold ids of
     /// (after a write, before the names are forgotten).
     fn forget_names(&mut self) {}
+    /// Puts rows still being encoded into the part (before it is finished).
+    fn settle(&mut self, _part: &mut Part) -> io::Result<()> {
+        Ok(())
+    }
 }
 
 /// Rows of one dataset on their way to part files, one open part per date.
@@ -238,7 +254,7 @@ impl<B: Buffer> Sink<B> {
             // make a short row group, which compresses worse)
             names.settle()?;
             let (_, part, buf) = &mut self.open[k];
-            return buf.write(part, names, self.row_group);
+            return buf.write(part, names, self.row_group, false);
         }
         let mut held = 0;
         let mut most = (0, 0);
@@ -252,7 +268,7 @@ impl<B: Buffer> Sink<B> {
         if held > self.budget {
             names.settle()?;
             let (_, part, buf) = &mut self.open[most.0];
-            buf.write(part, names, self.row_group)?;
+            buf.write(part, names, self.row_group, false)?;
         }
         Ok(())
     }
@@ -263,7 +279,7 @@ impl<B: Buffer> Sink<B> {
         names.settle()?;
         for (_, part, buf) in &mut self.open {
             if buf.bytes() > 0 {
-                buf.write(part, names, self.row_group)?;
+                buf.write(part, names, self.row_group, false)?;
             }
             buf.forget_names();
         }
@@ -277,7 +293,7 @@ impl<B: Buffer> Sink<B> {
         let mut keep = Vec::new();
         for (d, mut p, mut b) in std::mem::take(&mut self.open) {
             if d.as_str() < date {
-                b.write(&mut p, names, self.row_group)?;
+                b.write(&mut p, names, self.row_group, true)?;
                 if let Some(f) = p.finish()? {
                     self.written.push(f);
                 }
@@ -302,7 +318,7 @@ impl<B: Buffer> Sink<B> {
     pub fn finish(mut self, names: &mut Names) -> io::Result<(Vec<PathBuf>, u64)> {
         names.settle()?;
         for (_, mut p, mut b) in std::mem::take(&mut self.open) {
-            b.write(&mut p, names, self.row_group)?;
+            b.write(&mut p, names, self.row_group, true)?;
             if let Some(f) = p.finish()? {
                 self.written.push(f);
             }
@@ -391,6 +407,13 @@ pub struct ValueBuffer {
     texts: Vec<Box<str>>,
     text_ids: FastMap<Box<str>, u32>,
     text_bytes: usize,
+    /// The row groups being encoded on another thread, and the compressors
+    /// (theirs while they are out).
+    pending: Option<Pending>,
+    zstd: Option<Box<[Zstd; 2]>>,
+    /// The memory of the last row groups' cells in the order of writing
+    /// (16 bytes a row, as many rows as a write holds).
+    spare: Vec<Vec<Cell>>,
     /// The series of the last value pushed: records repeat their layouts,
     /// and a series is given its id as it first comes, so the next value's
     /// series is most often the next id (found without a lookup in the map,
@@ -477,7 +500,15 @@ impl Buffer for ValueBuffer {
         self.series_kept = 0;
     }
 
-    fn write(&mut self, part: &mut Part, names: &Names, row_group: usize) -> io::Result<()> {
+    fn write(
+        &mut self,
+        part: &mut Part,
+        names: &Names,
+        row_group: usize,
+        last: bool,
+    ) -> io::Result<()> {
+        self.settle(part)?;
+        let cols = Columns::of(part)?;
         // series by metric name, instance name and instance id (nulls first)
         let key = |s: &Series| (!s.mark, names.str(s.metric), names.str(s.iname), s.inst);
         // each series in the order its values came, which is time order (a
@@ -485,18 +516,72 @@ impl Buffer for ValueBuffer {
         series_order(&self.cells, self.series.len(), &mut self.order, |a, b| {
             key(&self.series[a]).cmp(&key(&self.series[b]))
         });
-        let held = Held {
-            cells: &self.cells,
-            series: &self.series,
-            times: &self.times,
-            texts: &self.texts,
-            names,
-        };
-        for group in self.order.chunks(row_group.max(1)) {
-            values::write_group(part, &held, group)?;
+        // each group's cells in the order of writing, in the memory of the
+        // last groups' (fresh memory would be faulted in page by page)
+        let mut groups = std::mem::take(&mut self.spare);
+        for (k, g) in self.order.chunks(row_group.max(1)).enumerate() {
+            if groups.len() <= k {
+                groups.push(Vec::new());
+            }
+            groups[k].clear();
+            groups[k].extend(
+                g.iter()
+                    .filter_map(|&i| self.cells.get(i as usize).copied()),
+            );
         }
-        // the series stay known (the next rows are mostly theirs), unless they
-        // are many (processes come and go), and the cells' memory is kept
+        groups.truncate(self.order.len().div_ceil(row_group.max(1)));
+        let held = Held {
+            series: self.series.clone(),
+            times: std::mem::take(&mut self.times),
+            texts: std::mem::take(&mut self.texts),
+            names: names.snapshot(),
+        };
+        self.written();
+        let mut z = match self.zstd.take() {
+            Some(z) => z,
+            None => Box::new(zstds().map_err(|e| io::Error::other(e.to_string()))?),
+        };
+        let threads = cores::threads() > 1;
+        if threads && !last {
+            // encoded on another thread while the next rows come
+            self.pending = Some(std::thread::spawn(move || {
+                let out = groups
+                    .iter()
+                    .map(|c| values::encode(c, &held, &cols, &mut z, false))
+                    .collect();
+                (z, groups, out)
+            }));
+            return Ok(());
+        }
+        for c in &groups {
+            part.append_group(values::encode(c, &held, &cols, &mut z, threads)?)?;
+        }
+        self.zstd = Some(z);
+        self.spare = groups;
+        Ok(())
+    }
+
+    fn settle(&mut self, part: &mut Part) -> io::Result<()> {
+        let Some(h) = self.pending.take() else {
+            return Ok(());
+        };
+        let (z, groups, out) = h
+            .join()
+            .map_err(|_| io::Error::other("a thread encoding a row group failed"))?;
+        self.zstd = Some(z);
+        self.spare = groups;
+        for group in out? {
+            part.append_group(group)?;
+        }
+        Ok(())
+    }
+}
+
+impl ValueBuffer {
+    /// Lets the rows written go; the series stay known (the next rows are
+    /// mostly theirs), unless they are many (processes come and go), and the
+    /// cells' memory is kept.
+    fn written(&mut self) {
         if self.series.len() > SERIES_KEPT {
             self.forget_names();
         }
@@ -507,8 +592,25 @@ impl Buffer for ValueBuffer {
         self.texts = Vec::new();
         self.text_ids = FastMap::default();
         self.text_bytes = 0;
-        Ok(())
     }
+}
+
+impl Drop for ValueBuffer {
+    fn drop(&mut self) {
+        // a row group being encoded is waited for (an export given up)
+        if let Some(h) = self.pending.take() {
+            let _ = h.join();
+        }
+    }
+}
+
+/// Row groups encoded on another thread: the compressors and the groups' cells
+/// back, and the groups encoded.
+type Pending = std::thread::JoinHandle<(Box<[Zstd; 2]>, Vec<Vec<Cell>>, io::Result<Vec<Encoded>>)>;
+
+/// A part's pair of page compressors (one a thread).
+fn zstds() -> parquet::errors::Result<[Zstd; 2]> {
+    Ok([Zstd::new(table::ZSTD)?, Zstd::new(table::ZSTD)?])
 }
 
 /// The order of writing `cells` into `order`: runs of one series each, the
@@ -569,7 +671,13 @@ impl Buffer for EventBuffer {
         self.rows.len()
     }
 
-    fn write(&mut self, part: &mut Part, names: &Names, row_group: usize) -> io::Result<()> {
+    fn write(
+        &mut self,
+        part: &mut Part,
+        names: &Names,
+        row_group: usize,
+        _: bool,
+    ) -> io::Result<()> {
         let rows = std::mem::take(&mut self.rows);
         self.bytes = 0;
         for batch in rows.chunks(BATCH) {

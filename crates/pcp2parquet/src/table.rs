@@ -3,7 +3,6 @@
 //! A part file encodes its row group a batch of rows at a time, compressed with
 //! zstd in memory, and appends it to the file when it is full.
 
-use crate::chunk::Zstd;
 use bytes::Bytes;
 use parquet::basic::{Compression, Encoding, LogicalType, TimeUnit as TimeUnitType, ZstdLevel};
 use parquet::column::page::{CompressedPage, PageWriteSpec, PageWriter};
@@ -171,9 +170,6 @@ struct Open {
 /// memory, and appended to the file by [`Part::close_group`].
 pub struct Part {
     tmp: PathBuf,
-    /// The pages' compressors, for row groups encoded by us on two threads
-    /// (see [`Part::append_group`]).
-    zstd: [Zstd; 2],
     path: PathBuf,
     optional: Vec<bool>,
     /// What each column's values (nanoseconds, for a timestamp) are divided by.
@@ -229,10 +225,6 @@ impl Part {
         let w = SerializedFileWriter::new(file, Arc::new(schema), Arc::new(props))
             .map_err(|e| perr(&path, e))?;
         Ok(Part {
-            zstd: [
-                Zstd::new(ZSTD).map_err(|e| perr(&path, e))?,
-                Zstd::new(ZSTD).map_err(|e| perr(&path, e))?,
-            ],
             tmp,
             path,
             optional,
@@ -266,11 +258,6 @@ impl Part {
     pub fn column_descrs(&self) -> Vec<ColumnDescPtr> {
         let d = self.w.schema_descr();
         (0..d.num_columns()).map(|i| d.column(i)).collect()
-    }
-
-    /// The compressors of pages encoded by us (one a thread).
-    pub fn zstd(&mut self) -> &mut [Zstd; 2] {
-        &mut self.zstd
     }
 
     /// Appends a row group of column chunks encoded by us ([`crate::chunk`]),
@@ -399,7 +386,7 @@ impl Part {
 const PAGE: usize = 2 << 20;
 /// zstd's level: 6 makes files a tenth smaller than 3 for a few percent more
 /// time (higher levels gain little more and take more memory).
-const ZSTD: i32 = 6;
+pub(crate) const ZSTD: i32 = 6;
 /// Rows in a page, at most: long pages let zstd find the repeats of one series
 /// in the next (262,144 rows and 2 MB pages make 20180416.10.00's export 8%
 /// smaller than half that), but a dictionary-encoded column keeps 8 bytes a

@@ -11,86 +11,112 @@ use crate::chunk::{Chunk, Zstd};
 use crate::encode::{
     byte_stream_split, levels, plain_bools, plain_bytes, width_of, Bound, Bounds, Hybrid,
 };
-use crate::rows::{Cell, Names, Series, NOT_NUMBER, NO_VALUE};
+use crate::rows::{Cell, Series, NOT_NUMBER, NO_VALUE};
 use crate::table::{Part, PAGE_ROWS};
-use archive_format::cores;
 use parquet::basic::Encoding;
+use parquet::data_type::ByteArray;
 use parquet::errors::{ParquetError, Result};
 use parquet::schema::types::ColumnDescPtr;
 use std::collections::HashMap;
 use std::io;
 use std::ops::Range;
+use std::path::PathBuf;
 
 type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 
-/// What the cells of a buffer refer to.
-pub struct Held<'a> {
-    pub cells: &'a [Cell],
-    pub series: &'a [Series],
-    pub times: &'a [i64],
-    pub texts: &'a [Box<str>],
-    pub names: &'a Names<'a>,
+/// What the cells of a buffer refer to, owned (so that a row group is encoded
+/// on another thread while the next rows come): its series, times and texts,
+/// and the names as they were when it was written.
+pub struct Held {
+    pub series: Vec<Series>,
+    pub times: Vec<i64>,
+    pub texts: Vec<Box<str>>,
+    /// Each name by its id (none: a null).
+    pub names: Vec<Option<ByteArray>>,
 }
 
-/// A run of rows of one series: the series, and the rows (places in the
-/// row group).
-#[derive(Clone)]
-struct Run {
-    s: u32,
-    rows: Range<usize>,
-}
-
-/// Appends the cells `order` names (in that order) to `part` as one row group.
-pub fn write_group(part: &mut Part, held: &Held, order: &[u32]) -> io::Result<()> {
-    if order.is_empty() {
-        return Ok(());
+impl Held {
+    fn name(&self, id: u32) -> Option<&[u8]> {
+        self.names.get(id as usize)?.as_ref().map(|b| b.data())
     }
-    let cells: Vec<Cell> = order
-        .iter()
-        .filter_map(|&i| held.cells.get(i as usize).copied())
-        .collect();
-    let runs = series_runs(&cells);
+}
+
+/// What a row group is written as: the part's columns, their units.
+#[derive(Clone)]
+pub struct Columns {
+    descr: Vec<ColumnDescPtr>,
+    optional: Vec<bool>,
+    /// What the times are divided by (nanoseconds to the file's unit).
+    scale: i64,
+    path: PathBuf,
+}
+
+impl Columns {
+    /// `part`'s, which must be a `values` part.
+    pub fn of(part: &Part) -> io::Result<Columns> {
+        let c = Columns {
+            descr: part.column_descrs(),
+            optional: part.optional().to_vec(),
+            scale: part.scale(0),
+            path: part.path().to_path_buf(),
+        };
+        if c.descr.len() != 8 || c.optional.len() != 8 {
+            let at = c.path.display();
+            return Err(io::Error::other(format!("{at}: not a values part")));
+        }
+        Ok(c)
+    }
+}
+
+/// A row group's column chunks, encoded.
+pub type Encoded = Vec<Done>;
+
+/// The row group of `cells` (in the order of writing): its column chunks, the
+/// numbers on a second thread where `split` (the other columns on this one).
+pub fn encode(
+    cells: &[Cell],
+    held: &Held,
+    cols: &Columns,
+    [z, z2]: &mut [Zstd; 2],
+    split: bool,
+) -> io::Result<Encoded> {
+    let runs = series_runs(cells);
     let pages: Vec<Range<usize>> = (0..cells.len())
         .step_by(PAGE_ROWS)
         .map(|a| a..(a + PAGE_ROWS).min(cells.len()))
         .collect();
     let g = Group {
         held,
-        cells: &cells,
+        cells,
         runs: &runs,
         pages: &pages,
     };
-    let path = part.path().to_path_buf();
-    let e = |x| io::Error::other(format!("{}: {x}", path.display()));
-    let scale = part.scale(0);
-    let (descr, optional) = (part.column_descrs(), part.optional().to_vec());
-    if descr.len() != 8 || optional.len() != 8 {
-        return Err(io::Error::other(format!(
-            "{}: not a values part",
-            path.display()
-        )));
-    }
-    let [z, z2] = part.zstd();
-    let value = Chunk::new(descr[5].clone());
-    // the numbers (the most work: zstd finds little in them) on a second
-    // core where there is one, the other columns on this one
-    let (value, out) = if cores::threads() > 1 {
+    let e = |x| io::Error::other(format!("{}: {x}", cols.path.display()));
+    let value = Chunk::new(cols.descr[5].clone());
+    let (value, out) = if split {
         std::thread::scope(|sc| {
-            let value = sc.spawn(|| value_chunk(&cells, &pages, value, z2));
-            let rest = g.others(&descr, &optional, scale, z);
+            let value = sc.spawn(|| value_chunk(cells, &pages, value, z2));
+            let rest = g.others(&cols.descr, &cols.optional, cols.scale, z);
             let value = value
                 .join()
                 .unwrap_or_else(|_| Err(ParquetError::General("a thread failed".into())));
             (value, rest)
         })
     } else {
-        let value = value_chunk(&cells, &pages, value, z2);
-        (value, g.others(&descr, &optional, scale, z))
+        let value = value_chunk(cells, &pages, value, z2);
+        (value, g.others(&cols.descr, &cols.optional, cols.scale, z))
     };
     let value = value.map_err(e)?;
     let mut out = out.map_err(e)?;
     out.insert(5, value);
-    part.append_group(out)
+    Ok(out)
+}
+
+/// A run of rows of one series: the series, and the rows (places in the
+/// row group).
+struct Run {
+    s: u32,
+    rows: Range<usize>,
 }
 
 /// The runs of one series in `cells`.
@@ -129,13 +155,14 @@ enum RunKey {
 }
 
 struct Group<'a> {
-    held: &'a Held<'a>,
+    held: &'a Held,
     cells: &'a [Cell],
     runs: &'a [Run],
     pages: &'a [Range<usize>],
 }
 
-type Done = (bytes::Bytes, parquet::column::writer::ColumnCloseResult);
+/// A column chunk encoded: its bytes, and what parquet's file writer needs.
+pub type Done = (bytes::Bytes, parquet::column::writer::ColumnCloseResult);
 
 impl Group<'_> {
     /// Every column but `value`, in schema order.
@@ -271,7 +298,7 @@ impl Group<'_> {
         match key {
             RunKey::Name(f) => {
                 let id = f(s);
-                self.held.names.bytes_of(id).map(|_| u64::from(id))
+                self.held.name(id).map(|_| u64::from(id))
             }
             RunKey::Inst => s.inst.map(|i| u64::from(i as u32)),
         }
@@ -280,9 +307,7 @@ impl Group<'_> {
     /// A series' value in a run column (which has a key).
     fn entry(&self, s: &Series, key: RunKey) -> Bound {
         match key {
-            RunKey::Name(f) => {
-                Bound::Bytes(self.held.names.bytes_of(f(s)).unwrap_or_default().to_vec())
-            }
+            RunKey::Name(f) => Bound::Bytes(self.held.name(f(s)).unwrap_or_default().to_vec()),
             RunKey::Inst => Bound::I32(s.inst.unwrap_or_default()),
         }
     }
@@ -292,7 +317,7 @@ impl Group<'_> {
     /// once.
     fn text(&self, mut c: Chunk, z: &mut Zstd) -> Result<Done> {
         let mut dict = Vec::new();
-        for t in self.held.texts {
+        for t in &self.held.texts {
             plain_bytes(&mut dict, t.as_bytes());
         }
         let dictionary = !self.held.texts.is_empty();
