@@ -184,10 +184,9 @@ pub trait Buffer: Default {
     /// The rows held.
     fn rows(&self) -> usize;
     /// Writes what is held to `part` (row groups of `row_group` rows at most)
-    /// and lets the memory go.
-    /// With `last` (the part is finished next) the rows are in the file when
-    /// it returns; otherwise they may be encoded on another thread, and are
-    /// in the file after the next write or [`Buffer::settle`].
+    /// and lets the memory go. With `last` (the part is finished next) the
+    /// rows are in the file when it returns; otherwise they may be encoded on
+    /// another thread, and are in the file after the next write.
     fn write(
         &mut self,
         part: &mut Part,
@@ -198,10 +197,6 @@ pub trait Buffer: Default {
     /// Forgets what it keeps from one write to the next that names hold ids of
     /// (after a write, before the names are forgotten).
     fn forget_names(&mut self) {}
-    /// Puts rows still being encoded into the part (before it is finished).
-    fn settle(&mut self, _part: &mut Part) -> io::Result<()> {
-        Ok(())
-    }
 }
 
 /// Rows of one dataset on their way to part files, one open part per date.
@@ -421,19 +416,6 @@ pub struct ValueBuffer {
     last: u32,
 }
 
-impl ValueBuffer {
-    /// The id of a series, given to it when it is new.
-    fn series_id(&mut self, key: Series) -> u32 {
-        if let Some(&s) = self.ids.get(&key) {
-            return s;
-        }
-        let s = self.series.len() as u32;
-        self.ids.insert(key, s);
-        self.series.push(key);
-        s
-    }
-}
-
 impl Buffer for ValueBuffer {
     type Row = ValueRow;
 
@@ -496,7 +478,6 @@ impl Buffer for ValueBuffer {
     fn forget_names(&mut self) {
         self.ids = FastMap::default();
         self.series = Vec::new();
-
         self.series_kept = 0;
     }
 
@@ -560,7 +541,21 @@ impl Buffer for ValueBuffer {
         self.spare = groups;
         Ok(())
     }
+}
 
+impl ValueBuffer {
+    /// The id of a series, given to it when it is new.
+    fn series_id(&mut self, key: Series) -> u32 {
+        if let Some(&s) = self.ids.get(&key) {
+            return s;
+        }
+        let s = self.series.len() as u32;
+        self.ids.insert(key, s);
+        self.series.push(key);
+        s
+    }
+
+    /// Puts the row groups being encoded on another thread into the part.
     fn settle(&mut self, part: &mut Part) -> io::Result<()> {
         let Some(h) = self.pending.take() else {
             return Ok(());
@@ -575,9 +570,7 @@ impl Buffer for ValueBuffer {
         }
         Ok(())
     }
-}
 
-impl ValueBuffer {
     /// Lets the rows written go; the series stay known (the next rows are
     /// mostly theirs), unless they are many (processes come and go), and the
     /// cells' memory is kept.
