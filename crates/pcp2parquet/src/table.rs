@@ -1,7 +1,9 @@
 //! The three datasets' schemas, and Parquet files written a row group at a time.
 //!
 //! A part file encodes its row group a batch of rows at a time, compressed with
-//! zstd in memory, and appends it to the file when it is full.
+//! zstd in memory, and appends it to the file when it is full; or appends a row
+//! group whose column chunks were encoded elsewhere (the `values` dataset's,
+//! by `crate::values`).
 
 use bytes::Bytes;
 use parquet::basic::{Compression, Encoding, LogicalType, TimeUnit as TimeUnitType, ZstdLevel};
