@@ -262,7 +262,7 @@ impl Part {
         (0..d.num_columns()).map(|i| d.column(i)).collect()
     }
 
-    /// Appends a row group of column chunks encoded by us ([`crate::chunk`]),
+    /// Appends a row group of column chunks encoded by us (`crate::chunk`),
     /// every column's, in schema order (after the group being encoded, if any).
     pub fn append_group(&mut self, chunks: Vec<(Bytes, ColumnCloseResult)>) -> io::Result<()> {
         self.close_group()?;
