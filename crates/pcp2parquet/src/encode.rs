@@ -132,6 +132,14 @@ fn varint(out: &mut Vec<u8>, mut v: u64) {
     out.push(v as u8);
 }
 
+/// Counts one more value `b` into `runs` (of [`levels`] or [`plain_bools`]).
+pub fn add_to_runs(runs: &mut Vec<(bool, usize)>, b: bool) {
+    match runs.last_mut() {
+        Some((x, n)) if *x == b => *n += 1,
+        _ => runs.push((b, 1)),
+    }
+}
+
 /// Definition levels of a flat optional column (0 null, 1 present) as a v1
 /// data page holds them: their length, then the hybrid encoding of width 1.
 pub fn levels(runs: impl IntoIterator<Item = (bool, usize)>) -> Vec<u8> {

@@ -378,8 +378,10 @@ const SERIES_BYTES: usize = 2 * size_of::<Series>() + (size_of::<Series>() + 4 +
 /// allocations, the list's entry (twice over as it doubles) and the map's.
 const TEXT_OVERHEAD: usize = 96;
 
-/// Memory a held value takes: its cell, and its place in the order of writing.
-const CELL_BYTES: usize = size_of::<Cell>() + size_of::<u32>();
+/// Memory a held value is counted at: its cell, and a quarter of its copy in
+/// the order of writing (the rest of that copy is counted with the row group
+/// being encoded: `memory::cost`).
+const CELL_BYTES: usize = size_of::<Cell>() + size_of::<Cell>() / 4;
 
 /// `values` rows held in the order they come, each naming its series.
 ///
@@ -394,8 +396,6 @@ pub struct ValueBuffer {
     /// held: at most [`SERIES_KEPT`]).
     series_kept: usize,
     cells: Vec<Cell>,
-    /// The cells' indices in the order they are written (kept, as the cells).
-    order: Vec<u32>,
     times: Vec<i64>,
     /// The texts held, each once (a text metric repeats its value), and
     /// their indices.
@@ -406,9 +406,9 @@ pub struct ValueBuffer {
     /// (theirs while they are out).
     pending: Option<Pending>,
     zstd: Option<Box<[Zstd; 2]>>,
-    /// The memory of the last row groups' cells in the order of writing
-    /// (16 bytes a row, as many rows as a write holds).
-    spare: Vec<Vec<Cell>>,
+    /// The memory of the last write's cells in the order of writing (16
+    /// bytes a row, as many rows as a write holds).
+    spare: Vec<Cell>,
     /// The series of the last value pushed: records repeat their layouts,
     /// and a series is given its id as it first comes, so the next value's
     /// series is most often the next id (found without a lookup in the map,
@@ -493,24 +493,13 @@ impl Buffer for ValueBuffer {
         // series by metric name, instance name and instance id (nulls first)
         let key = |s: &Series| (!s.mark, names.str(s.metric), names.str(s.iname), s.inst);
         // each series in the order its values came, which is time order (a
-        // record's time index grows as records come)
-        series_order(&self.cells, self.series.len(), &mut self.order, |a, b| {
+        // record's time index grows as records come), in the memory of the
+        // last write's (fresh memory would be faulted in page by page)
+        let mut sorted = std::mem::take(&mut self.spare);
+        series_sorted(&self.cells, self.series.len(), &mut sorted, |a, b| {
             key(&self.series[a]).cmp(&key(&self.series[b]))
         });
-        // each group's cells in the order of writing, in the memory of the
-        // last groups' (fresh memory would be faulted in page by page)
-        let mut groups = std::mem::take(&mut self.spare);
-        for (k, g) in self.order.chunks(row_group.max(1)).enumerate() {
-            if groups.len() <= k {
-                groups.push(Vec::new());
-            }
-            groups[k].clear();
-            groups[k].extend(
-                g.iter()
-                    .filter_map(|&i| self.cells.get(i as usize).copied()),
-            );
-        }
-        groups.truncate(self.order.len().div_ceil(row_group.max(1)));
+        let rg = row_group.max(1);
         let held = Held {
             series: self.series.clone(),
             times: std::mem::take(&mut self.times),
@@ -526,19 +515,19 @@ impl Buffer for ValueBuffer {
         if threads && !last {
             // encoded on another thread while the next rows come
             self.pending = Some(std::thread::spawn(move || {
-                let out = groups
-                    .iter()
+                let out = sorted
+                    .chunks(rg)
                     .map(|c| values::encode(c, &held, &cols, &mut z, false))
                     .collect();
-                (z, groups, out)
+                (z, sorted, out)
             }));
             return Ok(());
         }
-        for c in &groups {
+        for c in sorted.chunks(rg) {
             part.append_group(values::encode(c, &held, &cols, &mut z, threads)?)?;
         }
         self.zstd = Some(z);
-        self.spare = groups;
+        self.spare = sorted;
         Ok(())
     }
 }
@@ -560,11 +549,11 @@ impl ValueBuffer {
         let Some(h) = self.pending.take() else {
             return Ok(());
         };
-        let (z, groups, out) = h
+        let (z, sorted, out) = h
             .join()
             .map_err(|_| io::Error::other("a thread encoding a row group failed"))?;
         self.zstd = Some(z);
-        self.spare = groups;
+        self.spare = sorted;
         for group in out? {
             part.append_group(group)?;
         }
@@ -580,7 +569,6 @@ impl ValueBuffer {
         }
         self.series_kept = self.series.len();
         self.cells.clear();
-        self.order.clear();
         self.times.clear();
         self.texts = Vec::new();
         self.text_ids = FastMap::default();
@@ -597,23 +585,23 @@ impl Drop for ValueBuffer {
     }
 }
 
-/// Row groups encoded on another thread: the compressors and the groups' cells
+/// Row groups encoded on another thread: the compressors and the sorted cells
 /// back, and the groups encoded.
-type Pending = std::thread::JoinHandle<(Box<[Zstd; 2]>, Vec<Vec<Cell>>, io::Result<Vec<Encoded>>)>;
+type Pending = std::thread::JoinHandle<(Box<[Zstd; 2]>, Vec<Cell>, io::Result<Vec<Encoded>>)>;
 
 /// A part's pair of page compressors (one a thread).
 fn zstds() -> parquet::errors::Result<[Zstd; 2]> {
     Ok([Zstd::new(table::ZSTD)?, Zstd::new(table::ZSTD)?])
 }
 
-/// The order of writing `cells` into `order`: runs of one series each, the
+/// `cells` in the order of writing, into `out`: runs of one series each, the
 /// series in the order `cmp` gives and each run in the order its cells came (a
-/// counting sort of their indices: the cells stay where they are, and are read
-/// in that order with loads that do not wait for one another).
-fn series_order(
+/// counting sort: each cell is stored at its place, and the stores do not wait
+/// for one another).
+fn series_sorted(
     cells: &[Cell],
     nseries: usize,
-    order: &mut Vec<u32>,
+    out: &mut Vec<Cell>,
     cmp: impl Fn(usize, usize) -> std::cmp::Ordering,
 ) {
     let mut count = vec![0usize; nseries];
@@ -631,11 +619,11 @@ fn series_order(
         next[s] = at;
         at += count[s];
     }
-    order.clear();
-    order.resize(at, 0);
-    for (i, c) in cells.iter().enumerate() {
+    out.clear();
+    out.resize(at, Cell { s: 0, t: 0, v: 0 });
+    for c in cells {
         if let Some(n) = next.get_mut(c.s as usize) {
-            order[*n] = i as u32;
+            out[*n] = *c;
             *n += 1;
         }
     }

@@ -9,7 +9,8 @@
 
 use crate::chunk::{Chunk, Zstd};
 use crate::encode::{
-    byte_stream_split, levels, plain_bools, plain_bytes, width_of, Bound, Bounds, Hybrid,
+    add_to_runs, byte_stream_split, levels, plain_bools, plain_bytes, width_of, Bound, Bounds,
+    Hybrid,
 };
 use crate::rows::{Cell, Series, NOT_NUMBER, NO_VALUE};
 use crate::table::{Part, PAGE_ROWS};
@@ -96,7 +97,7 @@ pub fn encode(
     let (value, out) = if split {
         std::thread::scope(|sc| {
             let value = sc.spawn(|| value_chunk(cells, &pages, value, z2));
-            let rest = g.others(&cols.descr, &cols.optional, cols.scale, z);
+            let rest = g.others(cols, z);
             let value = value
                 .join()
                 .unwrap_or_else(|_| Err(ParquetError::General("a thread failed".into())));
@@ -104,7 +105,7 @@ pub fn encode(
         })
     } else {
         let value = value_chunk(cells, &pages, value, z2);
-        (value, g.others(&cols.descr, &cols.optional, cols.scale, z))
+        (value, g.others(cols, z))
     };
     let value = value.map_err(e)?;
     let mut out = out.map_err(e)?;
@@ -166,13 +167,8 @@ pub type Done = (bytes::Bytes, parquet::column::writer::ColumnCloseResult);
 
 impl Group<'_> {
     /// Every column but `value`, in schema order.
-    fn others(
-        &self,
-        descr: &[ColumnDescPtr],
-        optional: &[bool],
-        scale: i64,
-        z: &mut Zstd,
-    ) -> Result<Vec<Done>> {
+    fn others(&self, cols: &Columns, z: &mut Zstd) -> Result<Vec<Done>> {
+        let descr = &cols.descr;
         let by_run: [(usize, RunKey); 4] = [
             (1, RunKey::Name(|s| s.metric)),
             (2, RunKey::Name(|s| s.iname)),
@@ -180,10 +176,10 @@ impl Group<'_> {
             (4, RunKey::Name(|s| s.pmid)),
         ];
         let mut out = Vec::with_capacity(8);
-        out.push(self.time(Chunk::new(descr[0].clone()), z, scale)?);
+        out.push(self.time(Chunk::new(descr[0].clone()), z, cols.scale)?);
         for (col, key) in by_run {
             let c = Chunk::new(descr[col].clone());
-            out.push(self.by_run(c, z, key, optional[col])?);
+            out.push(self.by_run(c, z, key, cols.optional[col])?);
         }
         out.push(self.text(Chunk::new(descr[6].clone()), z)?);
         out.push(self.mark(Chunk::new(descr[7].clone()), z)?);
@@ -328,10 +324,10 @@ impl Group<'_> {
         // the page (counted from 1) each text was last seen in
         let mut seen = vec![0u32; self.held.texts.len()];
         for (p, page) in self.pages.iter().enumerate() {
-            let (mut b, mut defs, mut h) = (Bounds::default(), Hybrid::new(1), Hybrid::new(width));
+            let (mut b, mut defs, mut h) = (Bounds::default(), Vec::new(), Hybrid::new(width));
             for cell in &self.cells[page.clone()] {
                 let k = self.text_of(cell);
-                defs.put(u32::from(k.is_some()));
+                add_to_runs(&mut defs, k.is_some());
                 let Some(k) = k else {
                     b.nulls += 1;
                     continue;
@@ -342,10 +338,12 @@ impl Group<'_> {
                     b.add_bytes(self.held.texts[k as usize].as_bytes());
                 }
             }
-            let defs = defs.finish();
-            let mut body = (defs.len() as u32).to_le_bytes().to_vec();
-            body.extend_from_slice(&defs);
-            c.page(z, &indices(body, dictionary, width, h), page.len(), b)?;
+            c.page(
+                z,
+                &indices(levels(defs), dictionary, width, h),
+                page.len(),
+                b,
+            )?;
         }
         c.close(z)
     }
@@ -359,6 +357,7 @@ impl Group<'_> {
             .ok()
             .filter(|&k| (k as usize) < self.held.texts.len())
     }
+
     /// `mark`: booleans, a run at a time.
     fn mark(&self, mut c: Chunk, z: &mut Zstd) -> Result<Done> {
         for page in self.pages {
@@ -384,10 +383,7 @@ fn value_chunk(cells: &[Cell], pages: &[Range<usize>], mut c: Chunk, z: &mut Zst
         let (mut min, mut max, mut nans) = (f64::INFINITY, f64::NEG_INFINITY, 0u64);
         for cell in &cells[page.clone()] {
             let present = cell.t & NOT_NUMBER == 0;
-            match runs.last_mut() {
-                Some((p, n)) if *p == present => *n += 1,
-                _ => runs.push((present, 1)),
-            }
+            add_to_runs(&mut runs, present);
             if present {
                 let x = f64::from_bits(cell.v);
                 if x.is_nan() {
