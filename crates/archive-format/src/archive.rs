@@ -16,7 +16,9 @@ use std::sync::{Mutex, OnceLock};
 
 mod ahead;
 mod damage;
+mod loader;
 mod read;
+use loader::Loader;
 pub use read::Records;
 
 /// Options for [`Archive::open_with`].
@@ -43,85 +45,19 @@ pub struct OpenOptions {
     /// itself ([`crate::stream`]). The volume is decompressed when first read
     /// through the archive.
     pub label_only: bool,
+    /// Read a compressed volume while it is being decoded (on a thread of its
+    /// own), when its container declares the decoded size (xz always, zstd when
+    /// its writer recorded it): a reader going through it from its start waits
+    /// only for the bytes it reads, not for the whole volume. Where a decoding
+    /// fails part way, what was read of that volume is not what libpcp reads
+    /// (it could not use the volume at all): check [`Archive::decoded_whole`]
+    /// before trusting it. Not with [`OpenOptions::decompressed`].
+    pub while_decoding: bool,
 }
 
 /// Bytes of a volume [`OpenOptions::label_only`] reads: a label (v2 132 bytes, v3
 /// 808) and what follows it.
 const PREFIX: usize = 1024;
-
-/// How an archive's files are loaded: through the caller's decompressed copies,
-/// and whether threads may decompress ahead.
-#[derive(Debug, Clone, Default)]
-struct Loader {
-    cache: Option<volume::Decompressed>,
-    threads: bool,
-}
-
-impl Loader {
-    fn of(opts: &OpenOptions) -> Loader {
-        Loader {
-            cache: opts.decompressed.clone(),
-            threads: !opts.single_threaded,
-        }
-    }
-
-    fn load(&self, fref: &FileRef) -> Result<Bytes> {
-        volume::load_with(fref, self.cache.as_ref())
-    }
-
-    /// The first bytes of a compressed volume, enough for its label and to tell
-    /// that more follows; and the label, which must say it is volume `role`.
-    fn label_prefix(&self, fref: &FileRef, role: i32) -> Result<(Vec<u8>, Label)> {
-        use std::io::Read;
-        let io = |e: std::io::Error| Error::io(&fref.path, &e);
-        let file = std::fs::File::open(&fref.path).map_err(io)?;
-        let mut head = Vec::with_capacity(PREFIX);
-        match fref.compression {
-            Some(c) => crate::compress::decoder(c, file).map_err(io)?,
-            None => Box::new(file) as Box<dyn Read>,
-        }
-        .take(PREFIX as u64)
-        .read_to_end(&mut head)
-        .map_err(io)?;
-        if head.len() < 4 {
-            return Err(nodata(&fref.path));
-        }
-        let label = decode_label(&head).map_err(|e| Error::decode(&fref.path, e))?;
-        if label.vol != role {
-            let what = DecodeErrorKind::Label("volume number in label does not match the file");
-            return Err(Error::decode(&fref.path, DecodeError::new(20, what)));
-        }
-        Ok((head, label))
-    }
-
-    /// The file's bytes and its label, which must say it is this file (`role`: a
-    /// volume number, or the index's or metadata's).
-    fn labelled(&self, fref: &FileRef, role: i32) -> Result<(Bytes, Label)> {
-        self.checked(fref, role, true)
-    }
-
-    /// A file and its label; with `strict`, the label must say it is this file
-    /// (`role`: a volume number, or the index's or metadata's). libpcp checks that
-    /// when it opens an archive, not when reading goes on into a later volume: a
-    /// later "volume" whose label says otherwise is read on, record by record.
-    fn checked(&self, fref: &FileRef, role: i32, strict: bool) -> Result<(Bytes, Label)> {
-        let bytes = self.load(fref)?;
-        if bytes.len() < 4 {
-            return Err(nodata(&fref.path));
-        }
-        let label = decode_label(&bytes).map_err(|e| Error::decode(&fref.path, e))?;
-        if strict && label.vol != role {
-            return Err(Error::decode(
-                &fref.path,
-                DecodeError::new(
-                    20,
-                    DecodeErrorKind::Label("volume number in label does not match the file"),
-                ),
-            ));
-        }
-        Ok((bytes, label))
-    }
-}
 
 struct Volume {
     /// Volume number in this (possibly multi-archive) context; index entries use it.
@@ -505,7 +441,7 @@ impl Archive {
         let (vbytes, label) = first_loaded?;
         check_features(&label, &first.fref.path, &opts)?;
         let label_len = label.record_len() as u64;
-        if vbytes.len() as u64 <= label_len {
+        if vbytes.size() <= label_len {
             return Err(nodata(&first.fref.path));
         }
         let _ = volumes[0].bytes.set(Some(vbytes));
@@ -916,7 +852,10 @@ impl Archive {
 
     /// Bytes of volume `i` (list index), or `None` if it is unusable (libpcp could
     /// not switch to it: bad label, or nothing after it).
-    pub(crate) fn vol_bytes(&self, i: usize) -> Option<&[u8]> {
+    /// A volume read while it decodes ([`OpenOptions::while_decoding`]) has its
+    /// size at once and its bytes as they come (see [`Bytes::read_at`]); the whole
+    /// slice waits for them all.
+    pub(crate) fn vol_bytes(&self, i: usize) -> Option<&Bytes> {
         let v = self.volumes.get(i)?;
         // the next volumes start decompressing before this one is had (the
         // first volume too, which opening the archive loaded)
@@ -935,12 +874,30 @@ impl Archive {
                     .and_then(|h| h.join().ok())
                     .unwrap_or_else(|| self.loader.checked(&v.fref, v.file_num as i32, false));
                 let (b, l) = loaded.ok()?;
-                if l.version != v.version || b.len() as u64 <= Label::len_for(v.version) {
+                if l.version != v.version || b.size() <= Label::len_for(v.version) {
                     return None;
                 }
                 Some(b)
             })
-            .as_deref()
+            .as_ref()
+    }
+
+    /// The size of volume `i` (list index), or `None` if it is unusable (see
+    /// [`Archive::vol_bytes`]); a volume still decoding is not waited for.
+    pub(crate) fn vol_size(&self, i: usize) -> Option<u64> {
+        self.vol_bytes(i).map(Bytes::size)
+    }
+
+    /// Whether every volume read so far was read whole: `false` when one opened
+    /// [`OpenOptions::while_decoding`] failed to decode part way (libpcp could not
+    /// have used it). Waits for the volumes still decoding.
+    pub fn decoded_whole(&self) -> bool {
+        self.volumes.iter().all(|v| {
+            v.bytes
+                .get()
+                .and_then(Option::as_ref)
+                .is_none_or(Bytes::whole)
+        })
     }
 
     /// Whether volume `i`'s label says it is the volume its file name says
@@ -950,7 +907,8 @@ impl Archive {
             return false;
         };
         self.vol_bytes(i)
-            .and_then(|b| decode_label(b).ok())
+            .and_then(|b| b.head(PREFIX).ok())
+            .and_then(|b| decode_label(&b).ok())
             .is_some_and(|l| l.vol == v.file_num as i32)
     }
 

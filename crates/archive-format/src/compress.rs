@@ -3,6 +3,8 @@
 //! go to an unlinked temporary file (as libpcp does for most suffixes) that is then
 //! memory-mapped, so a compressed archive never sits whole in memory.
 
+pub mod sized;
+
 use std::io::{self, Read};
 
 /// A compression scheme, identified by file suffix.

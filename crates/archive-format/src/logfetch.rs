@@ -461,7 +461,7 @@ impl<'a> LogCursor<'a> {
             w.vol == Some(v) && off >= w.start && off + len as u64 <= w.start + w.buf.len() as u64;
         if !have {
             self.last_raw = None;
-            let size = self.a.vol_bytes(v).map_or(0, |b| b.len() as u64);
+            let size = self.a.vol_size(v).unwrap_or(0);
             let want = len.max(CHUNK) as u64;
             let (start, end) = match dir {
                 Direction::Forward => (off, size.min(off + want)),
@@ -499,7 +499,7 @@ impl<'a> LogCursor<'a> {
     }
 
     fn size(&self, v: usize) -> u64 {
-        self.a.vol_bytes(v).map_or(0, |b| b.len() as u64)
+        self.a.vol_size(v).unwrap_or(0)
     }
 
     /// Makes volume `v` current; a volume that is not current already starts at its
@@ -581,7 +581,7 @@ impl<'a> LogCursor<'a> {
             }
         }
         loop {
-            let Some(size) = a.vol_bytes(v).map(|b| b.len() as u64) else {
+            let Some(size) = a.vol_size(v) else {
                 return Step::End;
             };
             let p = self.cur.off;

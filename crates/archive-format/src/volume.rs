@@ -5,6 +5,8 @@
 //! the base name, any member file (`B.0`, `B.meta.xz`), or the base name with a trailing
 //! dot, as libpcp accepts.
 
+mod growing;
+
 use crate::compress::{self, Compression};
 use crate::error::{Error, Result, ENOENT, PM_ERR_LOGFILE};
 use std::collections::BTreeMap;
@@ -162,6 +164,10 @@ enum Inner {
     /// it file to file, see [`Bytes::file`]).
     Map(memmap2::Mmap, File),
     Vec(Vec<u8>),
+    /// A compressed file's bytes while they are being decoded (see
+    /// [`growing`]): the whole waits for the end of the decoding, a read of
+    /// some for those.
+    Growing(std::sync::Arc<growing::Growing>),
 }
 
 impl Deref for Bytes {
@@ -170,6 +176,15 @@ impl Deref for Bytes {
         match &self.inner {
             Inner::Map(m, _) => m,
             Inner::Vec(v) => v,
+            Inner::Growing(g) => g.bytes(),
+        }
+    }
+}
+
+impl Drop for Bytes {
+    fn drop(&mut self) {
+        if let Inner::Growing(g) = &self.inner {
+            g.stop();
         }
     }
 }
@@ -187,7 +202,33 @@ impl Bytes {
         match &self.inner {
             Inner::Map(_, f) => Some(f),
             Inner::Vec(_) => None,
+            Inner::Growing(g) => Some(g.file()),
         }
+    }
+
+    /// How many bytes there are (or will be, while a compressed file is being
+    /// decoded: the size it declares), without waiting for them.
+    pub fn size(&self) -> u64 {
+        match &self.inner {
+            Inner::Growing(g) => g.len(),
+            _ => self.len() as u64,
+        }
+    }
+
+    /// Whether all the bytes are there: `false` for a compressed file read while it
+    /// decoded whose decoding then failed (waits for the end of the decoding).
+    pub fn whole(&self) -> bool {
+        match &self.inner {
+            Inner::Growing(g) => g.whole(),
+            _ => true,
+        }
+    }
+
+    /// The first `n` bytes (fewer when there are fewer), waiting only for those.
+    pub fn head(&self, n: usize) -> io::Result<Vec<u8>> {
+        let mut h = vec![0; (n as u64).min(self.size()) as usize];
+        self.read_at(0, &mut h)?;
+        Ok(h)
     }
 
     /// Copies the bytes at `off` into `dst`: `pread` from the file when mapped (the
@@ -195,6 +236,7 @@ impl Bytes {
     pub fn read_at(&self, off: u64, dst: &mut [u8]) -> io::Result<()> {
         match &self.inner {
             Inner::Map(_, f) => std::os::unix::fs::FileExt::read_exact_at(f, dst, off),
+            Inner::Growing(g) => g.read_at(off, dst),
             Inner::Vec(v) => {
                 let src = usize::try_from(off)
                     .ok()
@@ -218,8 +260,13 @@ impl Bytes {
     /// goes out to whole 64 KB blocks from the one holding `start`, so that readers
     /// releasing as they go (each from where it last stopped) leave no block behind.
     pub fn release(&self, start: usize, end: usize) {
-        let Inner::Map(m, _) = &self.inner else {
-            return;
+        let m = match &self.inner {
+            Inner::Map(m, _) => m,
+            Inner::Growing(g) => match g.mapped() {
+                Some(m) => m,
+                None => return,
+            },
+            Inner::Vec(_) => return,
         };
         let span = release_span(start, end, m.len());
         if !span.is_empty() {
@@ -453,6 +500,19 @@ impl Decompressed {
 pub fn load(fr: &FileRef) -> Result<Bytes> {
     let file = File::open(&fr.path).map_err(|e| Error::io(&fr.path, &e))?;
     load_uncached(fr, &file)
+}
+
+/// Opens `fr` and returns its bytes: a compressed file's while they are being
+/// decoded on a thread of their own, when it declares their size (see
+/// [`Bytes::whole`] for a decoding that fails part way); otherwise as [`load`].
+pub fn load_while_decoding(fr: &FileRef) -> Result<Bytes> {
+    let file = File::open(&fr.path).map_err(|e| Error::io(&fr.path, &e))?;
+    match fr.compression.and_then(|c| growing::start_for(c, &file)) {
+        Some(g) => Ok(Bytes {
+            inner: Inner::Growing(g),
+        }),
+        None => load_uncached(fr, &file),
+    }
 }
 
 /// [`load`], through `cache` when there is one.

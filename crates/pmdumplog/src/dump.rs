@@ -20,6 +20,7 @@ use cli_common::timefmt::{ctime, stamp};
 use cli_common::TimeZone;
 use std::io::{self, Write};
 
+mod spool;
 mod values;
 use values::*;
 
@@ -106,23 +107,34 @@ impl Clock {
     }
 }
 
-fn open(prog: &str, name: &str, err: &mut dyn Write) -> io::Result<Result<Archive, i32>> {
-    let opened = match Archive::open(name) {
+/// Opens archive `name` (retrying without the check of its feature bits, after
+/// PCP's warning, where they are unknown); `streamed`: its volumes read while they
+/// decode. The archive and whether it was retried, or the exit status.
+fn open(
+    prog: &str,
+    name: &str,
+    streamed: bool,
+    err: &mut dyn Write,
+) -> io::Result<Result<(Archive, bool), i32>> {
+    let opts = |ignore_features| OpenOptions {
+        ignore_features,
+        while_decoding: streamed,
+        ..OpenOptions::default()
+    };
+    let mut retried = false;
+    let opened = match Archive::open_with(name, opts(false)) {
         Err(e) if e.pm_err() == PM_ERR_FEATURE => {
             writeln!(
                 err,
                 "{prog}: Warning: unsupported feature bits, other errors may follow ..."
             )?;
-            let opts = OpenOptions {
-                ignore_features: true,
-                ..OpenOptions::default()
-            };
-            Archive::open_with(name, opts)
+            retried = true;
+            Archive::open_with(name, opts(true))
         }
         other => other,
     };
     match opened {
-        Ok(a) => Ok(Ok(a)),
+        Ok(a) => Ok(Ok((a, retried))),
         Err(e) => {
             writeln!(
                 err,
@@ -155,71 +167,118 @@ pub fn dump(o: &Opts, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<i3
     let Ok(pmns) = cli_common::pmns::load_option(prog, o.namespace.as_deref(), err)? else {
         return Ok(1);
     };
-    let mut a = match open(prog, &name, err)? {
+    let streamed = spool::applies(o, &name);
+    let (mut a, retried) = match open(prog, &name, streamed, err)? {
         Ok(a) => a,
         Err(c) => return Ok(c),
     };
-    if let Some(p) = pmns {
-        a.set_pmns(p);
+    if let Some(p) = &pmns {
+        a.set_pmns(p.clone());
     }
-    let meta = a.metadata();
 
     // the names of every context: the archive's, the global derived metrics and
     // libpcp's anonymous ones (which no record holds)
     let var = cli_common::pcpconf::dir("PCP_VAR_DIR", "/var/lib/pcp");
     let registry = Registry::global(&var, err);
-    let ctx = Context::new(meta, &registry);
+    let ctx = Context::new(a.metadata(), &registry);
     let Some(wanted) = wanted(prog, &o.names, &ctx, err)? else {
         return Ok(1);
     };
-
-    let label = a.label().clone();
-    let end = cli_common::clock::archive_end(prog, &a, &name, out, err)?;
-
-    let (tz, note) = o.clock.zone_for(&label);
-    if let Some(n) = note {
-        write!(out, "{n}")?;
+    drop(ctx);
+    if streamed {
+        if let Some(code) = spool::dump(&a, o, &name, &wanted, out, err)? {
+            return Ok(code);
+        }
+        // a volume failed to decode part way: nothing was written; all again,
+        // each volume decoded before it is read, as libpcp reads them
+        drop(a);
+        let opts = OpenOptions {
+            ignore_features: retried,
+            ..OpenOptions::default()
+        };
+        a = match Archive::open_with(&name, opts) {
+            Ok(a) => a,
+            Err(e) => {
+                let e = e.pm_message();
+                writeln!(err, "{prog}: Cannot open archive \"{name}\": {e}")?;
+                return Ok(1);
+            }
+        };
+        if let Some(p) = pmns {
+            a.set_pmns(p);
+        }
     }
+    let (clock, wstart, wend) = match head(&a, o, &name, out, err)? {
+        Ok(h) => h,
+        Err(code) => return Ok(code),
+    };
+    if o.metrics {
+        return dump_values(&a, o, &wanted, wstart, wend, &clock, out, err);
+    }
+    Ok(0)
+}
+
+/// The clock values are printed by: the zone `-z`/`-Z` choose (and PCP's note
+/// of it) and the label's precision.
+fn clock_of(a: &Archive, o: &Opts) -> (Clock, Option<String>) {
+    let label = a.label();
+    let (tz, note) = o.clock.zone_for(label);
     let clock = Clock {
         tz,
         digits: if label.version >= 3 { 9 } else { 6 },
         x: o.x,
         start: label.start,
     };
-    let bounds = clock::bounds(&label, end);
+    (clock, note)
+}
+
+/// Everything the report prints before the values: the archive's end found (and
+/// libpcp's warning where it cannot be), the zone's note, the label, metadata and
+/// index sections asked for. The clock and the `-S`/`-T` window for the values,
+/// or the exit status.
+fn head(
+    a: &Archive,
+    o: &Opts,
+    name: &str,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> io::Result<Result<(Clock, Timestamp, Timestamp), i32>> {
+    let prog = o.prog;
+    let end = cli_common::clock::archive_end(prog, a, name, out, err)?;
+    let (clock, note) = clock_of(a, o);
+    if let Some(n) = note {
+        write!(out, "{n}")?;
+    }
+    let bounds = clock::bounds(a.label(), end);
     let (wstart, wend) = match o.clock.window(bounds, &clock.tz) {
         Ok(w) => w,
         Err(msg) => {
             writeln!(err, "{prog}: {msg}")?;
-            return Ok(1);
+            return Ok(Err(1));
         }
     };
-
     if o.label {
-        dump_label(&a, end, o.verbose_label, &clock, out)?;
+        dump_label(a, end, o.verbose_label, &clock, out)?;
     }
     if o.descs {
-        dump_descs(&a, out)?;
+        dump_descs(a, out)?;
     }
     if o.labelsets {
-        dump_labelsets(&a, &clock, out)?;
+        dump_labelsets(a, &clock, out)?;
     }
     if o.help {
-        dump_help(&a, out)?;
+        dump_help(a, out)?;
     }
     if o.ondisk {
-        dump_ondisk(&a, &clock, out)?;
+        dump_ondisk(a, &clock, out)?;
     }
     if o.insts {
-        dump_insts(&a, &clock, out)?;
+        dump_insts(a, &clock, out)?;
     }
     if o.index {
-        dump_index(&a, &clock, out)?;
+        dump_index(a, &clock, out)?;
     }
-    if o.metrics {
-        return dump_values(&a, o, &wanted, wstart, wend, &clock, out, err);
-    }
-    Ok(0)
+    Ok(Ok((clock, wstart, wend)))
 }
 
 /// The metrics named on the command line (each a leaf or a subtree), empty for

@@ -87,7 +87,7 @@ impl Archive {
         } else {
             left.iter().rev().find(|&&p| p < start).map(|&p| {
                 let last = self.part_last(p);
-                let size = self.vol_bytes(last).map_or(0, |b| b.len() as u64);
+                let size = self.vol_size(last).unwrap_or(0);
                 Position {
                     vol: last,
                     offset: size,

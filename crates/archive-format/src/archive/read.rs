@@ -18,7 +18,7 @@ impl Archive {
             if let Some(b) = self.vol_bytes(i) {
                 return Position {
                     vol: i,
-                    offset: b.len() as u64,
+                    offset: b.size(),
                 };
             }
         }
@@ -167,7 +167,7 @@ impl Archive {
                 Entered::Mark(at, stamp, next) => return Ok(LocatedIn::Mark(at, stamp, next)),
                 Entered::At(p) => p,
             };
-            let Some(size) = self.vol_bytes(pos.vol).map(|b| b.len() as u64) else {
+            let Some(size) = self.vol_size(pos.vol) else {
                 pos = self.next_volume(pos.vol);
                 continue;
             };
@@ -350,7 +350,7 @@ impl Archive {
                 match self.part_start(pos.vol).checked_sub(1) {
                     Some(v) => {
                         pos.vol = v;
-                        pos.offset = self.vol_bytes(v).map_or(0, |b| b.len() as u64);
+                        pos.offset = self.vol_size(v).unwrap_or(0);
                         continue;
                     }
                     None => return Ok(Located::End),
@@ -402,7 +402,7 @@ impl Archive {
                 return Ok(Located::End);
             }
             pos.vol -= 1;
-            pos.offset = self.vol_bytes(pos.vol).map(|b| b.len() as u64).unwrap_or(0);
+            pos.offset = self.vol_size(pos.vol).unwrap_or(0);
         }
     }
 
@@ -488,7 +488,7 @@ impl Archive {
         for i in (0..self.volumes.len()).rev() {
             let Some(b) = self.vol_bytes(i) else { continue };
             let (lab, v) = (self.vol_label_len(i), self.vol_version(i));
-            let physend = b.len() as u64;
+            let physend = b.size();
             if let Some(t) = self.last_stamp(i, physend, lab, v) {
                 return Ok(t);
             }

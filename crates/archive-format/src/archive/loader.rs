@@ -1,0 +1,96 @@
+//! How an archive's files are loaded: through decompressed copies, on threads,
+//! or read while they decode; and their labels checked.
+
+use super::{nodata, OpenOptions, PREFIX};
+use crate::codec::label::{decode_label, Label};
+use crate::error::{DecodeError, DecodeErrorKind, Error, Result};
+use crate::volume::{self, Bytes, FileRef};
+
+/// How an archive's files are loaded: through the caller's decompressed copies,
+/// and whether threads may decompress ahead.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Loader {
+    pub(super) cache: Option<volume::Decompressed>,
+    pub(super) threads: bool,
+    /// Data volumes are read while they decode ([`OpenOptions::while_decoding`]).
+    pub(super) growing: bool,
+}
+
+impl Loader {
+    pub(super) fn of(opts: &OpenOptions) -> Loader {
+        let threads = !opts.single_threaded;
+        Loader {
+            cache: opts.decompressed.clone(),
+            threads,
+            growing: opts.while_decoding && threads && opts.decompressed.is_none(),
+        }
+    }
+
+    /// File `fref` (data volume `role`, or the index or metadata).
+    pub(super) fn load(&self, fref: &FileRef, role: i32) -> Result<Bytes> {
+        if self.growing && role >= 0 {
+            return volume::load_while_decoding(fref);
+        }
+        volume::load_with(fref, self.cache.as_ref())
+    }
+
+    /// The first bytes of a compressed volume, enough for its label and to tell
+    /// that more follows; and the label, which must say it is volume `role`.
+    pub(super) fn label_prefix(&self, fref: &FileRef, role: i32) -> Result<(Vec<u8>, Label)> {
+        use std::io::Read;
+        let io = |e: std::io::Error| Error::io(&fref.path, &e);
+        let file = std::fs::File::open(&fref.path).map_err(io)?;
+        let mut head = Vec::with_capacity(PREFIX);
+        match fref.compression {
+            Some(c) => crate::compress::decoder(c, file).map_err(io)?,
+            None => Box::new(file) as Box<dyn Read>,
+        }
+        .take(PREFIX as u64)
+        .read_to_end(&mut head)
+        .map_err(io)?;
+        if head.len() < 4 {
+            return Err(nodata(&fref.path));
+        }
+        let label = decode_label(&head).map_err(|e| Error::decode(&fref.path, e))?;
+        if label.vol != role {
+            let what = DecodeErrorKind::Label("volume number in label does not match the file");
+            return Err(Error::decode(&fref.path, DecodeError::new(20, what)));
+        }
+        Ok((head, label))
+    }
+
+    /// The file's bytes and its label, which must say it is this file (`role`: a
+    /// volume number, or the index's or metadata's).
+    pub(super) fn labelled(&self, fref: &FileRef, role: i32) -> Result<(Bytes, Label)> {
+        self.checked(fref, role, true)
+    }
+
+    /// A file and its label; with `strict`, the label must say it is this file
+    /// (`role`: a volume number, or the index's or metadata's). libpcp checks that
+    /// when it opens an archive, not when reading goes on into a later volume: a
+    /// later "volume" whose label says otherwise is read on, record by record.
+    pub(super) fn checked(
+        &self,
+        fref: &FileRef,
+        role: i32,
+        strict: bool,
+    ) -> Result<(Bytes, Label)> {
+        let bytes = self.load(fref, role)?;
+        if bytes.size() < 4 {
+            return Err(nodata(&fref.path));
+        }
+        // (only the label's bytes, of a volume still decoding)
+        let head = bytes.head(PREFIX).map_err(|e| Error::io(&fref.path, &e))?;
+        let label = decode_label(&head).map_err(|e| Error::decode(&fref.path, e))?;
+        if strict && label.vol != role {
+            return Err(Error::decode(
+                &fref.path,
+                DecodeError::new(
+                    20,
+                    DecodeErrorKind::Label("volume number in label does not match the file"),
+                ),
+            ));
+        }
+        Ok((bytes, label))
+    }
+}

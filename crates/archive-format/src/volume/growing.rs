@@ -1,0 +1,173 @@
+//! A compressed file's decoded bytes, readable while they are still being
+//! decoded: a thread decodes the file into an unlinked temporary file of the size
+//! the container declares ([`crate::compress::sized`]), and a reader of bytes
+//! already there reads them at once, one of bytes further on waits for them. A
+//! reader going through a volume from its start then runs alongside its decoding
+//! instead of after it.
+//!
+//! Decoding can still fail part way (a damaged file, or one that decodes to
+//! another size than it declares): the bytes after the fault cannot be read, and
+//! [`Growing::whole`] says so. A reader that must answer as a whole decoding
+//! would (where the volume is unusable from the start) checks it before it lets
+//! anything it read go out.
+
+use std::fs::File;
+use std::io;
+use std::os::unix::fs::FileExt;
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use std::sync::{Arc, Condvar, Mutex, OnceLock};
+
+use crate::compress::Compression;
+
+/// Decoded bytes at a time between two looks for readers.
+const STEP: usize = 256 * 1024;
+
+pub(crate) struct Growing {
+    /// What the file declares it decodes to (the temporary file's size).
+    len: u64,
+    tmp: File,
+    progress: Mutex<Progress>,
+    more: Condvar,
+    /// The temporary file mapped, once it is whole (for readers of the whole).
+    map: OnceLock<Option<memmap2::Mmap>>,
+    /// Set when the reader is gone: the decoding stops.
+    cancel: AtomicBool,
+}
+
+#[derive(Clone, Debug, Default)]
+struct Progress {
+    /// Bytes decoded and written, from the start.
+    written: u64,
+    /// How the decoding ended, once it has.
+    end: Option<Result<(), String>>,
+}
+
+impl Growing {
+    /// Starts decoding `file` (compressed as `c`, declaring `len` bytes) on a
+    /// thread of its own.
+    pub(crate) fn start(c: Compression, file: File, len: u64) -> io::Result<Arc<Growing>> {
+        let tmp = tempfile::tempfile()?;
+        tmp.set_len(len)?;
+        let g = Arc::new(Growing {
+            len,
+            tmp,
+            progress: Mutex::default(),
+            more: Condvar::new(),
+            map: OnceLock::new(),
+            cancel: AtomicBool::new(false),
+        });
+        let me = g.clone();
+        std::thread::Builder::new()
+            .name("decompress".into())
+            .spawn(move || {
+                let end = me.decode(c, file);
+                me.lock().end = Some(end.map_err(|e| e.to_string()));
+                me.more.notify_all();
+            })?;
+        Ok(g)
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Progress> {
+        self.progress.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The decoding thread's work: the file decoded into the temporary file,
+    /// readers told as it goes.
+    fn decode(&self, c: Compression, file: File) -> io::Result<()> {
+        let input = io::BufReader::with_capacity(256 * 1024, file);
+        let mut dec = super::xz_on_every_core(c, input)?;
+        let mut buf = vec![0u8; STEP];
+        let mut n = 0u64;
+        loop {
+            if self.cancel.load(Relaxed) {
+                return Err(io::Error::other("no reader is left"));
+            }
+            let got = super::read_up_to(&mut dec, &mut buf)?;
+            if got == 0 {
+                break;
+            }
+            if n + got as u64 > self.len {
+                return Err(io::Error::other("decodes to more than the file declares"));
+            }
+            self.tmp.write_all_at(&buf[..got], n)?;
+            n += got as u64;
+            self.lock().written = n;
+            self.more.notify_all();
+        }
+        if n < self.len {
+            return Err(io::Error::other("decodes to less than the file declares"));
+        }
+        Ok(())
+    }
+
+    /// Waits until `need` bytes are decoded or the decoding has ended.
+    fn wait_for(&self, need: u64) -> Progress {
+        let mut p = self.lock();
+        while p.written < need && p.end.is_none() {
+            p = self.more.wait(p).unwrap_or_else(|e| e.into_inner());
+        }
+        p.clone()
+    }
+
+    /// The size the file declares.
+    pub(crate) fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Copies the decoded bytes at `off` into `dst`, once they are decoded.
+    pub(crate) fn read_at(&self, off: u64, dst: &mut [u8]) -> io::Result<()> {
+        let need = off
+            .checked_add(dst.len() as u64)
+            .ok_or(io::ErrorKind::UnexpectedEof)?;
+        let p = self.wait_for(need);
+        if p.written >= need {
+            return self.tmp.read_exact_at(dst, off);
+        }
+        match p.end {
+            Some(Err(why)) => Err(io::Error::other(format!("cannot decompress: {why}"))),
+            _ => Err(io::ErrorKind::UnexpectedEof.into()),
+        }
+    }
+
+    /// Whether the whole file decoded to the size it declares (waits for the end
+    /// of the decoding).
+    pub(crate) fn whole(&self) -> bool {
+        matches!(self.wait_for(u64::MAX).end, Some(Ok(())))
+    }
+
+    /// The decoded bytes, once the decoding has ended (after a failure, the bytes
+    /// after it are zeros).
+    pub(crate) fn bytes(&self) -> &[u8] {
+        self.wait_for(u64::MAX);
+        let map = self
+            .map
+            .get_or_init(|| super::map_file(&self.tmp).ok().filter(|_| self.len > 0));
+        map.as_deref().unwrap_or_default()
+    }
+
+    /// The temporary file, once the decoding has ended.
+    pub(crate) fn file(&self) -> &File {
+        self.wait_for(u64::MAX);
+        &self.tmp
+    }
+
+    /// The map of the whole, when it has been made.
+    pub(crate) fn mapped(&self) -> Option<&memmap2::Mmap> {
+        self.map.get()?.as_ref()
+    }
+
+    /// The reader is gone: the decoding stops at its next step.
+    pub(crate) fn stop(&self) {
+        self.cancel.store(true, Relaxed);
+    }
+}
+
+/// `file`'s decoded bytes while they decode, when its container declares their
+/// size; `None` otherwise (and when no thread can be started).
+pub(crate) fn start_for(c: Compression, file: &File) -> Option<Arc<Growing>> {
+    let size = crate::compress::sized::declared_size(c, file)?;
+    if size == 0 {
+        return None;
+    }
+    Growing::start(c, file.try_clone().ok()?, size).ok()
+}

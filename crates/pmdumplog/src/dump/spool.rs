@@ -1,0 +1,200 @@
+//! The values of an archive of one compressed volume dumped while the volume is
+//! still being decoded. The report starts with the archive's end, which is known
+//! only once the whole volume is decoded (an xz block or zstd frame cannot be
+//! entered anywhere but at its start); so the head of the report is made on a
+//! thread of its own, which waits for that, while the values are formatted into
+//! an unlinked temporary file (not memory). Once the head is made, it goes out,
+//! then what was spooled, and the rest of the values go straight out.
+//!
+//! Nothing goes out before the volume is decoded whole: where its decoding fails
+//! part way (libpcp could not use the volume at all) the spool is dropped and the
+//! caller dumps the archive again the usual way, so the output is the same
+//! whichever way it was made.
+
+use super::*;
+use std::fs::File;
+use std::thread::ScopedJoinHandle;
+
+/// Whether the report is made this way: the values forward from the archive's
+/// start, on more than one thread, of an archive whose one volume is compressed
+/// in a form that declares its decoded size (xz, zstd).
+pub(super) fn applies(o: &Opts, name: &str) -> bool {
+    use archive_format::compress::Compression;
+    if !o.metrics || o.reverse || o.clock.windowed() || cli_common::parallel::threads() < 2 {
+        return false;
+    }
+    let Ok(files) = archive_format::volume::find_archive(name) else {
+        return false;
+    };
+    let mut vols = files.volumes.values();
+    match (vols.next(), vols.next()) {
+        (Some(v), None) => matches!(v.compression, Some(Compression::Xz | Compression::Zstd)),
+        _ => false,
+    }
+}
+
+/// The head of the report: what [`head`] returned, and what it wrote to the
+/// output and to the errors.
+type Head = (
+    io::Result<Result<(Clock, Timestamp, Timestamp), i32>>,
+    Vec<u8>,
+    Vec<u8>,
+);
+
+/// Dumps `a` (opened to read its volume while it decodes): the exit status, or
+/// `None`, having written nothing, where the volume failed to decode part way.
+pub(super) fn dump(
+    a: &Archive,
+    o: &Opts,
+    name: &str,
+    wanted: &[PmId],
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> io::Result<Option<i32>> {
+    let (clock, _) = clock_of(a, o);
+    let Ok((wstart, _)) = o.clock.window(clock::bounds(a.label(), None), &clock.tz) else {
+        return Ok(None);
+    };
+    std::thread::scope(|s| {
+        let made = s.spawn(|| {
+            let (mut hout, mut herr) = (Vec::new(), Vec::new());
+            let r = head(a, o, name, &mut hout, &mut herr);
+            (r, hout, herr)
+        });
+        let mut sink = Sink {
+            a,
+            head: Some(made),
+            out: &mut *out,
+            err: &mut *err,
+            spool: None,
+            state: State::Spooling,
+        };
+        // the fetch error that ends a dump is written after the values
+        let mut late = Vec::new();
+        let threads = cli_common::parallel::threads();
+        let dumped = dump_values_on(
+            threads, a, o, wanted, wstart, None, &clock, &mut sink, &mut late,
+        );
+        sink.settle()?;
+        match sink.state {
+            State::Redo => Ok(None),
+            State::Stopped(code) => Ok(Some(code)),
+            State::Spooling | State::Direct => {
+                let code = dumped?;
+                err.write_all(&late)?;
+                Ok(Some(code))
+            }
+        }
+    })
+}
+
+enum State {
+    /// The head is being made: values go to the spool.
+    Spooling,
+    /// The head and the spool are out: values go straight out.
+    Direct,
+    /// The head ended the report with this status: nothing more goes out.
+    Stopped(i32),
+    /// The volume failed to decode part way: nothing goes out.
+    Redo,
+}
+
+/// Where the values are written: the spool until the head is made, then the
+/// output.
+struct Sink<'s, 'a, 'o> {
+    a: &'a Archive,
+    head: Option<ScopedJoinHandle<'s, Head>>,
+    out: &'o mut dyn Write,
+    err: &'o mut dyn Write,
+    spool: Option<File>,
+    state: State,
+}
+
+/// What a write after the end of the report meets (the dump stops there).
+fn stopped() -> io::Error {
+    io::Error::other("report ended")
+}
+
+impl Sink<'_, '_, '_> {
+    /// Waits for the head; then, unless the volume did not decode whole or the
+    /// head ended the report, writes it and the spool out and goes on directly.
+    fn settle(&mut self) -> io::Result<()> {
+        let Some(h) = self.head.take() else {
+            return Ok(());
+        };
+        let (made, hout, herr) = h.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
+        if !self.a.decoded_whole() {
+            self.state = State::Redo;
+            self.spool = None;
+            return Ok(());
+        }
+        self.err.write_all(&herr)?;
+        self.out.write_all(&hout)?;
+        if let Err(code) = made? {
+            self.state = State::Stopped(code);
+            self.spool = None;
+            return Ok(());
+        }
+        if let Some(f) = self.spool.take() {
+            copy_out(&f, self.out)?;
+        }
+        self.state = State::Direct;
+        Ok(())
+    }
+}
+
+impl Write for Sink<'_, '_, '_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if matches!(self.state, State::Spooling)
+            && self.head.as_ref().is_some_and(|h| h.is_finished())
+        {
+            self.settle()?;
+        }
+        match self.state {
+            State::Direct => self.out.write(buf),
+            State::Spooling => {
+                if self.spool.is_none() {
+                    self.spool = Some(tempfile::tempfile()?);
+                }
+                let f = self.spool.as_mut().ok_or_else(stopped)?;
+                f.write_all(buf)?;
+                Ok(buf.len())
+            }
+            State::Stopped(_) | State::Redo => Err(stopped()),
+        }
+    }
+
+    /// Output is flushed before an error is written: the head and the spool
+    /// go out first, as they would have.
+    fn flush(&mut self) -> io::Result<()> {
+        self.settle()?;
+        match self.state {
+            State::Direct => self.out.flush(),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// Bytes of the spool mapped at a time to be written out.
+const COPY: usize = 1 << 20;
+
+/// Writes the spool `f` to `out`, a window of it mapped at a time (so that its
+/// pages are not all held, and output to the null device touches none).
+fn copy_out(f: &File, out: &mut dyn Write) -> io::Result<()> {
+    let len = f.metadata()?.len();
+    let mut at = 0u64;
+    while at < len {
+        let n = (len - at).min(COPY as u64) as usize;
+        let map = map_part(f, at, n)?;
+        out.write_all(&map)?;
+        at += n as u64;
+    }
+    Ok(())
+}
+
+#[allow(unsafe_code)]
+fn map_part(f: &File, at: u64, len: usize) -> io::Result<memmap2::Mmap> {
+    // SAFETY: the spool is an unlinked temporary file only this process has,
+    // and it is no longer written when it is mapped.
+    unsafe { memmap2::MmapOptions::new().offset(at).len(len).map(f) }
+}
