@@ -471,8 +471,13 @@ impl<'a> LogCursor<'a> {
                 }
             };
             w.vol = None;
-            w.buf.clear();
-            w.buf.resize((end - start) as usize, 0);
+            // (a window of the same size as the last is not cleared first: the
+            // read fills it)
+            let n = (end - start) as usize;
+            if w.buf.len() < n {
+                w.buf.resize(n, 0);
+            }
+            w.buf.truncate(n);
             if let Err(e) = self.a.vol_read_at(v, start, &mut w.buf) {
                 w.buf.clear();
                 return Err(Error::io(self.a.vol_path(v), &e));
