@@ -58,12 +58,20 @@ const XZ_FRAME: u64 = 12;
 const XZ_INDEX_MAX: u64 = 16 << 20;
 
 /// The sum of the uncompressed sizes in the index of every stream of an `.xz`
-/// file, walking from its end: past the stream padding (zero bytes, in fours),
-/// the footer gives the index's size, the index each block's sizes, and the
-/// blocks' sizes where the stream starts, before which the previous stream ends.
+/// file (see [`xz_streams`]).
 pub fn xz_size(f: &(impl At + ?Sized)) -> Option<u64> {
+    xz_streams(f).map(|(_, size)| size)
+}
+
+/// How many blocks the streams of an `.xz` file hold, and what they decode to:
+/// walking from its end, past the stream padding (zero bytes, in fours), the
+/// footer gives the index's size, the index each block's sizes, and the blocks'
+/// sizes where the stream starts, before which the previous stream ends. A file
+/// of more than one block can be decoded on several threads; one of a single
+/// block only on one.
+pub fn xz_streams(f: &(impl At + ?Sized)) -> Option<(u64, u64)> {
     let mut end = f.size();
-    let mut total = 0u64;
+    let (mut blocks, mut total) = (0u64, 0u64);
     loop {
         let mut word = [0u8; 4];
         while end >= 4 && f.at(end - 4, &mut word) && word == [0; 4] {
@@ -73,18 +81,19 @@ pub fn xz_size(f: &(impl At + ?Sized)) -> Option<u64> {
             // no stream, or padding before the first: not a file xz reads
             return None;
         }
-        let (start, size) = xz_stream(f, end)?;
+        let (start, count, size) = xz_stream(f, end)?;
+        blocks = blocks.checked_add(count)?;
         total = total.checked_add(size)?;
         end = start;
         if end == 0 {
-            return Some(total);
+            return Some((blocks, total));
         }
     }
 }
 
-/// The stream of `f` that ends (with its footer) at `end`: where it starts and
-/// what it decodes to.
-fn xz_stream(f: &(impl At + ?Sized), end: u64) -> Option<(u64, u64)> {
+/// The stream of `f` that ends (with its footer) at `end`: where it starts, its
+/// blocks and what they decode to.
+fn xz_stream(f: &(impl At + ?Sized), end: u64) -> Option<(u64, u64, u64)> {
     let mut footer = [0u8; XZ_FRAME as usize];
     if !f.at(end.checked_sub(XZ_FRAME)?, &mut footer) || footer[10..12] != *b"YZ" {
         return None;
@@ -99,15 +108,16 @@ fn xz_stream(f: &(impl At + ?Sized), end: u64) -> Option<(u64, u64)> {
     if !f.at(index_start, &mut index) {
         return None;
     }
-    let (blocks, size) = xz_index(&index)?;
+    let (count, blocks, size) = xz_index(&index)?;
     let start = index_start.checked_sub(blocks)?.checked_sub(XZ_FRAME)?;
     let mut magic = [0u8; 6];
-    (f.at(start, &mut magic) && magic == *b"\xfd7zXZ\0").then_some((start, size))
+    (f.at(start, &mut magic) && magic == *b"\xfd7zXZ\0").then_some((start, count, size))
 }
 
-/// An xz index (its indicator byte to its CRC): the bytes its blocks take in the
-/// stream (each padded to four) and the bytes they decode to.
-fn xz_index(index: &[u8]) -> Option<(u64, u64)> {
+/// An xz index (its indicator byte to its CRC): how many blocks it lists, the
+/// bytes they take in the stream (each padded to four) and the bytes they decode
+/// to.
+fn xz_index(index: &[u8]) -> Option<(u64, u64, u64)> {
     let (&indicator, mut rest) = index.split_first()?;
     if indicator != 0 {
         return None;
@@ -121,7 +131,7 @@ fn xz_index(index: &[u8]) -> Option<(u64, u64)> {
         size = size.checked_add(uncompressed)?;
     }
     // what is left is the padding to four and the CRC32
-    (rest.len() >= 4 && rest.len() < 8).then_some((blocks, size))
+    (rest.len() >= 4 && rest.len() < 8).then_some((count, blocks, size))
 }
 
 /// An xz multibyte integer (7 bits a byte, least significant first, at most 9
@@ -252,6 +262,12 @@ mod tests {
             }
             let want: usize = parts.iter().map(Vec::len).sum();
             prop_assert_eq!(declared_size(Compression::Xz, &file[..]), Some(want as u64));
+            // a block per `block` bytes of each part, or one; none for no bytes
+            let blocks: u64 = parts.iter().map(|p| match block {
+                Some(b) => (p.len() as u64).div_ceil(b),
+                None => u64::from(!p.is_empty()),
+            }).sum();
+            prop_assert_eq!(xz_streams(&file[..]), Some((blocks, want as u64)));
         }
 
         /// Frames that record their size, one after another, with a skippable

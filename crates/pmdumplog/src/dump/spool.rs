@@ -16,10 +16,12 @@ use std::fs::File;
 use std::thread::ScopedJoinHandle;
 
 /// Whether the report is made this way: the values forward from the archive's
-/// start, on more than one thread, of an archive whose one volume is compressed
-/// in a form that declares its decoded size (xz, zstd).
+/// start, on more than one thread, of an archive whose one volume is decoded on
+/// one thread and declares its decoded size (zstd, xz of a single block). A
+/// volume of many xz blocks is decoded on every core already: formatting beside
+/// it would only take cores from it, and spool more.
 pub(super) fn applies(o: &Opts, name: &str) -> bool {
-    use archive_format::compress::Compression;
+    use archive_format::compress::{sized, Compression};
     if !o.metrics || o.reverse || o.clock.windowed() || cli_common::parallel::threads() < 2 {
         return false;
     }
@@ -27,8 +29,15 @@ pub(super) fn applies(o: &Opts, name: &str) -> bool {
         return false;
     };
     let mut vols = files.volumes.values();
-    match (vols.next(), vols.next()) {
-        (Some(v), None) => matches!(v.compression, Some(Compression::Xz | Compression::Zstd)),
+    let (Some(v), None) = (vols.next(), vols.next()) else {
+        return false;
+    };
+    let Ok(f) = File::open(&v.path) else {
+        return false;
+    };
+    match v.compression {
+        Some(Compression::Zstd) => sized::zstd_size(&f).is_some(),
+        Some(Compression::Xz) => sized::xz_streams(&f).is_some_and(|(blocks, _)| blocks == 1),
         _ => false,
     }
 }
