@@ -10,9 +10,11 @@
 # current directory, its stdout to /dev/null; `-` where a reference has no such
 # tool. C7 counts as `-` where PCP 7.2 is not installed (bench_have7=0). Runs
 # alternate between the four, ROUNDS times (default 3); the best wall time of each
-# is kept, and the peak memory of that run. bench_job prints one Markdown row: the
-# three times, ours as a multiple of each reference's speed, the floor, ours over
-# the floor, the peak memory of each reference and ours, and SAME (what the script
+# is kept, and the peak memory and CPU time of that run. bench_job prints one
+# Markdown row: the three times, ours as a multiple of each reference's speed, the
+# floor, ours over the floor, our CPU time (user and system) over the cores (the
+# least our work could take spread on every core, so what ours over it leaves is
+# waiting), the peak memory of each reference and ours, and SAME (what the script
 # found of the outputs; `-` if not given).
 # bench_threads NAME OURS prints ours at every thread count from 1 to the cores
 # (PCPRS_THREADS), each as a speed-up over one thread. BENCH_BEFORE, where set, is
@@ -30,14 +32,15 @@ bench_tfile=$(mktemp)
 # (a script that has its own to do at exit puts it in BENCH_ON_EXIT)
 trap 'rm -f "$bench_tfile"; eval "${BENCH_ON_EXIT:-}"' EXIT
 
-bench_timed() { # command line -> "wall KB" (to the millisecond); "fail 0" where it
-  # could not run or was killed (a checker's exit status 1 is its verdict, and timed)
+bench_timed() { # command line -> "wall KB cpu" (to the millisecond; cpu is user
+  # and system seconds); "fail 0 0" where it could not run or was killed (a
+  # checker's exit status 1 is its verdict, and timed)
   local s e st=0
   s=$(date +%s%N)
-  /usr/bin/time -o "$bench_tfile" -f '%M' bash -c "$1" >/dev/null 2>&1 || st=$?
+  /usr/bin/time -o "$bench_tfile" -f '%M %U %S' bash -c "$1" >/dev/null 2>&1 || st=$?
   e=$(date +%s%N)
-  if [ "$st" -ge 126 ]; then echo "fail 0"; return; fi
-  echo "$(awk -v n=$((e - s)) 'BEGIN { printf "%.3f", n / 1e9 }') $(grep -E '^[0-9]+$' "$bench_tfile" | tail -1)"
+  if [ "$st" -ge 126 ]; then echo "fail 0 0"; return; fi
+  echo "$(awk -v n=$((e - s)) 'BEGIN { printf "%.3f", n / 1e9 }') $(grep -E '^[0-9]+ [0-9.]+ [0-9.]+$' "$bench_tfile" | tail -1 | awk '{ printf "%s %.2f", $1, $2 + $3 }')"
 }
 
 bench_best() { sort -n | head -1; }
@@ -78,8 +81,8 @@ bench_same() {
 }
 
 bench_header() {
-  printf '| job | PCP 6.0.3 | PCP 7.2 | ours | vs 6.0.3 | vs 7.2 | floor | ours / floor | peak MB (6.0.3 / 7.2 / ours) | output |\n'
-  printf '|---|---|---|---|---|---|---|---|---|---|\n'
+  printf '| job | PCP 6.0.3 | PCP 7.2 | ours | vs 6.0.3 | vs 7.2 | floor | ours / floor | our CPU / %s cores | peak MB (6.0.3 / 7.2 / ours) | output |\n' "$bench_cores"
+  printf '|---|---|---|---|---|---|---|---|---|---|---|\n'
 }
 
 bench_job() { # name c6 c7 ours floor [same]
@@ -92,15 +95,16 @@ bench_job() { # name c6 c7 ours floor [same]
     eval "${BENCH_BEFORE:-}"; ro+=("$(bench_timed "$co")")
     [ "$cf" = - ] || { eval "${BENCH_BEFORE:-}"; rf+=("$(bench_timed "$cf")"); }
   done
-  local t6=- m6=- t7=- m7=- to mo tf=-
+  local t6=- m6=- t7=- m7=- to mo cpu tf=-
   [ "$c6" = - ] || read -r t6 m6 < <(printf '%s\n' "${r6[@]}" | bench_best)
   [ "$c7" = - ] || read -r t7 m7 < <(printf '%s\n' "${r7[@]}" | bench_best)
-  read -r to mo < <(printf '%s\n' "${ro[@]}" | bench_best)
+  read -r to mo cpu < <(printf '%s\n' "${ro[@]}" | bench_best)
   [ "$cf" = - ] || read -r tf _ < <(printf '%s\n' "${rf[@]}" | bench_best)
-  printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s / %s / %s | %s |\n' "$name" \
+  printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s / %s / %s | %s |\n' "$name" \
     "$(bench_secs "$t6")" "$(bench_secs "$t7")" "$(bench_secs "$to")" \
     "$(bench_ratio "$t6" "$to")" "$(bench_ratio "$t7" "$to")" "$(bench_secs "$tf")" \
-    "$(bench_over "$to" "$tf")" "$(bench_mb "$m6")" "$(bench_mb "$m7")" "$(bench_mb "$mo")" "$same"
+    "$(bench_over "$to" "$tf")" "$(bench_secs "$(awk -v c="$cpu" -v n="$bench_cores" 'BEGIN { printf "%.3f", c / n }')")" \
+    "$(bench_mb "$m6")" "$(bench_mb "$m7")" "$(bench_mb "$mo")" "$same"
 }
 
 bench_secs() { case $1 in -|fail) echo "$1" ;; *) echo "$1 s" ;; esac; }
