@@ -34,6 +34,26 @@ pub(crate) struct Growing {
     cancel: AtomicBool,
 }
 
+/// The end of the decoding told to the readers, also when the decoding thread
+/// unwinds (they would otherwise wait for ever).
+struct Ending<'g>(&'g Growing);
+
+impl Ending<'_> {
+    fn with(self, end: Result<(), String>) {
+        self.0.lock().end = Some(end);
+    }
+}
+
+impl Drop for Ending<'_> {
+    fn drop(&mut self) {
+        self.0
+            .lock()
+            .end
+            .get_or_insert_with(|| Err("the decoding thread failed".into()));
+        self.0.more.notify_all();
+    }
+}
+
 #[derive(Clone, Debug, Default)]
 struct Progress {
     /// Bytes decoded and written, from the start.
@@ -60,9 +80,9 @@ impl Growing {
         std::thread::Builder::new()
             .name("decompress".into())
             .spawn(move || {
+                let ending = Ending(&me);
                 let end = me.decode(c, file);
-                me.lock().end = Some(end.map_err(|e| e.to_string()));
-                me.more.notify_all();
+                ending.with(end.map_err(|e| e.to_string()));
             })?;
         Ok(g)
     }
@@ -170,4 +190,81 @@ pub(crate) fn start_for(c: Compression, file: &File) -> Option<Arc<Growing>> {
         return None;
     }
     Growing::start(c, file.try_clone().ok()?, size).ok()
+}
+
+#[cfg(all(test, feature = "xz"))]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    /// `data` xz-compressed into a file, and the file decoding as declaring
+    /// `len` bytes.
+    fn growing(data: &[u8], len: u64) -> Arc<Growing> {
+        let z = crate::compress::compress(Compression::Xz, data).expect("xz");
+        let mut f = tempfile::tempfile().expect("temporary file");
+        f.write_all(&z).expect("write");
+        io::Seek::rewind(&mut f).expect("rewind");
+        Growing::start(Compression::Xz, f, len).expect("start")
+    }
+
+    fn data() -> Vec<u8> {
+        (0..3_000_000u32).map(|i| (i * 7 % 251) as u8).collect()
+    }
+
+    #[test]
+    fn reads_wait_for_their_bytes_and_get_them() {
+        let d = data();
+        let g = growing(&d, d.len() as u64);
+        assert_eq!(g.len(), d.len() as u64);
+        // the end first (it waits for all), then the start
+        let mut tail = [0u8; 100];
+        g.read_at(d.len() as u64 - 100, &mut tail).expect("tail");
+        assert_eq!(&tail[..], &d[d.len() - 100..]);
+        let mut head = [0u8; 100];
+        g.read_at(0, &mut head).expect("head");
+        assert_eq!(&head[..], &d[..100]);
+        assert!(g.whole());
+        assert_eq!(g.bytes(), &d[..]);
+        let err = g.read_at(d.len() as u64 - 10, &mut [0u8; 20]).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::UnexpectedEof);
+    }
+
+    #[test]
+    fn a_file_that_decodes_to_another_size_is_not_whole() {
+        let d = data();
+        // declared longer: what decodes is there, what does not is an error
+        let g = growing(&d, d.len() as u64 + 1000);
+        let mut b = [0u8; 10];
+        g.read_at(5, &mut b).expect("decoded bytes");
+        assert_eq!(&b[..], &d[5..15]);
+        let err = g.read_at(d.len() as u64 + 10, &mut b).unwrap_err();
+        assert!(
+            err.to_string().contains("less than the file declares"),
+            "{err}"
+        );
+        assert!(!g.whole());
+        // declared shorter
+        let g = growing(&d, d.len() as u64 / 2);
+        assert!(!g.whole());
+        let err = g
+            .read_at(d.len() as u64 / 2 - 4, &mut [0u8; 8])
+            .unwrap_err();
+        assert!(
+            err.to_string().contains("more than the file declares"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_decoding_stopped_ends_for_its_readers() {
+        let d: Vec<u8> = (0..40_000_000u32)
+            .map(|i| (i.wrapping_mul(2_654_435_761) >> 24) as u8)
+            .collect();
+        let g = growing(&d, d.len() as u64);
+        g.stop();
+        // the decoding ends at its next step: no reader waits for ever
+        assert!(!g.whole());
+        let err = g.read_at(d.len() as u64 - 8, &mut [0u8; 8]).unwrap_err();
+        assert!(err.to_string().contains("no reader is left"), "{err}");
+    }
 }
