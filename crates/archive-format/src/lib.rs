@@ -12,8 +12,10 @@
 //!   (memory-mapped, or decompressed into an unlinked temporary file, kept for a
 //!   second reading when the caller passes [`volume::Decompressed`] in
 //!   [`OpenOptions`]). Threads decompress ahead unless
-//!   [`OpenOptions::single_threaded`]. With the `serde` feature the data model
-//!   is `serde::Serialize`.
+//!   [`OpenOptions::single_threaded`]; with [`OpenOptions::while_decoding`] a
+//!   volume is read while it decodes (its size from what the xz or zstd container
+//!   declares, [`compress::sized`]). With the `serde` feature the data model is
+//!   `serde::Serialize`.
 //! - [`metadata`] and [`pmns`]: the loaded `.meta` (descriptors, names, instance
 //!   domains, labels, help text) and namespaces; [`instances`] reads the instance
 //!   domains as a stream in time order instead.
