@@ -153,12 +153,20 @@ fn same_on_every_thread_count(args: &[&str]) -> (Vec<u8>, Vec<u8>, Option<i32>) 
     one
 }
 
+/// [`write_archive`]'s archive as `name` in a directory of its own (gone with
+/// it): the directory, each record's offset and the archive's path.
+fn archive_named(name: &str) -> (tempfile::TempDir, Vec<u64>, String) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let base = dir.path().join(name);
+    let starts = write_archive(&base);
+    let b = base.to_str().expect("utf-8 path").to_string();
+    (dir, starts, b)
+}
+
 #[test]
 fn output_does_not_depend_on_the_number_of_threads() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let base = dir.path().join("a");
-    let starts = write_archive(&base);
-    let b = base.to_str().expect("utf-8 path");
+    let (dir, starts, b) = archive_named("a");
+    let b = b.as_str();
     let (out, _, status) = same_on_every_thread_count(&["-a", b]);
     assert_eq!(status, Some(0));
     assert!(out.len() > 1 << 20, "a small dump: {} bytes", out.len());
@@ -241,10 +249,8 @@ fn output_does_not_depend_on_the_number_of_threads() {
 #[test]
 fn a_compressed_volume_dumped_while_it_decodes() {
     use archive_format::compress::{compress, Compression};
-    let dir = tempfile::tempdir().expect("tempdir");
-    let base = dir.path().join("z");
-    let starts = write_archive(&base);
-    let b = base.to_str().expect("utf-8 path");
+    let (dir, starts, b) = archive_named("z");
+    let b = b.as_str();
     let vol = dir.path().join("z.0");
     let good = std::fs::read(&vol).expect("volume");
     std::fs::remove_file(&vol).expect("remove plain volume");
