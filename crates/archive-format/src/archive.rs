@@ -46,9 +46,11 @@ pub struct OpenOptions {
     /// through the archive.
     pub label_only: bool,
     /// Read a compressed volume while it is being decoded (on a thread of its
-    /// own), when its container declares the decoded size (xz always, zstd when
-    /// its writer recorded it): a reader going through it from its start waits
-    /// only for the bytes it reads, not for the whole volume. Where a decoding
+    /// own), when its container declares the decoded size and it decodes on one
+    /// thread (an xz stream of one block; zstd, when its writer recorded the
+    /// size): a reader going through it from its start waits only for the bytes
+    /// it reads, not for the whole volume ([`Archive::decoding`] says whether
+    /// one is). Where a decoding
     /// fails part way, what was read of that volume is not what libpcp reads
     /// (it could not use the volume at all): check [`Archive::decoded_whole`]
     /// before trusting it. Not with [`OpenOptions::decompressed`].
@@ -888,16 +890,25 @@ impl Archive {
         self.vol_bytes(i).map(Bytes::size)
     }
 
+    /// Whether a volume loaded so far is being read while it decodes
+    /// ([`OpenOptions::while_decoding`]; the first is loaded when the archive
+    /// opens).
+    pub fn decoding(&self) -> bool {
+        self.loaded().any(Bytes::decoding)
+    }
+
     /// Whether every volume read so far was read whole: `false` when one opened
     /// [`OpenOptions::while_decoding`] failed to decode part way (libpcp could not
     /// have used it). Waits for the volumes still decoding.
     pub fn decoded_whole(&self) -> bool {
-        self.volumes.iter().all(|v| {
-            v.bytes
-                .get()
-                .and_then(Option::as_ref)
-                .is_none_or(Bytes::whole)
-        })
+        self.loaded().all(Bytes::whole)
+    }
+
+    /// The bytes of the volumes loaded so far (and usable).
+    fn loaded(&self) -> impl Iterator<Item = &Bytes> {
+        self.volumes
+            .iter()
+            .filter_map(|v| v.bytes.get().and_then(Option::as_ref))
     }
 
     /// Whether volume `i`'s label says it is the volume its file name says

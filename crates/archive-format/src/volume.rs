@@ -224,11 +224,21 @@ impl Bytes {
         }
     }
 
-    /// The first `n` bytes (fewer when there are fewer), waiting only for those.
-    pub fn head(&self, n: usize) -> io::Result<Vec<u8>> {
-        let mut h = vec![0; (n as u64).min(self.size()) as usize];
+    /// Whether these are a compressed file's bytes read while it decodes.
+    pub fn decoding(&self) -> bool {
+        matches!(self.inner, Inner::Growing(_))
+    }
+
+    /// The first `n` bytes (fewer when there are fewer), waiting only for those
+    /// (copied out of a file still decoding, borrowed otherwise).
+    pub fn head(&self, n: usize) -> io::Result<std::borrow::Cow<'_, [u8]>> {
+        let n = (n as u64).min(self.size()) as usize;
+        if !self.decoding() {
+            return Ok(std::borrow::Cow::Borrowed(&self[..n]));
+        }
+        let mut h = vec![0; n];
         self.read_at(0, &mut h)?;
-        Ok(h)
+        Ok(std::borrow::Cow::Owned(h))
     }
 
     /// Copies the bytes at `off` into `dst`: `pread` from the file when mapped (the
@@ -503,8 +513,9 @@ pub fn load(fr: &FileRef) -> Result<Bytes> {
 }
 
 /// Opens `fr` and returns its bytes: a compressed file's while they are being
-/// decoded on a thread of their own, when it declares their size (see
-/// [`Bytes::whole`] for a decoding that fails part way); otherwise as [`load`].
+/// decoded on a thread of their own, when it declares their size and decodes on
+/// one thread (see [`Bytes::whole`] for a decoding that fails part way);
+/// otherwise as [`load`].
 pub fn load_while_decoding(fr: &FileRef) -> Result<Bytes> {
     let file = File::open(&fr.path).map_err(|e| Error::io(&fr.path, &e))?;
     match fr.compression.and_then(|c| growing::start_for(c, &file)) {

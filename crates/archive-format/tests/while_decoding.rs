@@ -64,6 +64,9 @@ fn volumes_read_while_decoding_give_the_plain_records() {
         let (name, want) = archive(dir.path(), count, per_volume);
         assert_eq!(want.len(), count as usize);
         let a = open_while_decoding(&name).expect("open");
+        // (single-block xz volumes: each decodes on one thread, and is read as it does)
+        assert!(a.decoding());
+        assert!(!Archive::open(&name).expect("open").decoding());
         assert_eq!(forward(&a), want, "{count} in volumes of {per_volume}");
         assert!(a.decoded_whole());
         // backward, and the end, read the volumes whole

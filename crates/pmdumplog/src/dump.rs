@@ -108,12 +108,14 @@ impl Clock {
 }
 
 /// Opens archive `name` (retrying without the check of its feature bits, after
-/// PCP's warning, where they are unknown); `streamed`: its volumes read while they
-/// decode. The archive and whether it was retried, or the exit status.
+/// PCP's warning, where they are unknown; at once with `ignore_features`);
+/// `streamed`: its volumes read while they decode. The archive and whether its
+/// feature bits were ignored, or the exit status.
 fn open(
     prog: &str,
     name: &str,
     streamed: bool,
+    ignore_features: bool,
     err: &mut dyn Write,
 ) -> io::Result<Result<(Archive, bool), i32>> {
     let opts = |ignore_features| OpenOptions {
@@ -121,20 +123,20 @@ fn open(
         while_decoding: streamed,
         ..OpenOptions::default()
     };
-    let mut retried = false;
-    let opened = match Archive::open_with(name, opts(false)) {
-        Err(e) if e.pm_err() == PM_ERR_FEATURE => {
+    let mut ignored = ignore_features;
+    let opened = match Archive::open_with(name, opts(ignored)) {
+        Err(e) if e.pm_err() == PM_ERR_FEATURE && !ignored => {
             writeln!(
                 err,
                 "{prog}: Warning: unsupported feature bits, other errors may follow ..."
             )?;
-            retried = true;
+            ignored = true;
             Archive::open_with(name, opts(true))
         }
         other => other,
     };
     match opened {
-        Ok(a) => Ok(Ok((a, retried))),
+        Ok(a) => Ok(Ok((a, ignored))),
         Err(e) => {
             writeln!(
                 err,
@@ -168,7 +170,7 @@ pub fn dump(o: &Opts, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<i3
         return Ok(1);
     };
     let streamed = spool::applies(o, &name);
-    let (mut a, retried) = match open(prog, &name, streamed, err)? {
+    let (mut a, ignored) = match open(prog, &name, streamed, false, err)? {
         Ok(a) => a,
         Err(c) => return Ok(c),
     };
@@ -185,24 +187,16 @@ pub fn dump(o: &Opts, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<i3
         return Ok(1);
     };
     drop(ctx);
-    if streamed {
+    if streamed && a.decoding() {
         if let Some(code) = spool::dump(&a, o, &name, &wanted, out, err)? {
             return Ok(code);
         }
         // a volume failed to decode part way: nothing was written; all again,
         // each volume decoded before it is read, as libpcp reads them
         drop(a);
-        let opts = OpenOptions {
-            ignore_features: retried,
-            ..OpenOptions::default()
-        };
-        a = match Archive::open_with(&name, opts) {
-            Ok(a) => a,
-            Err(e) => {
-                let e = e.pm_message();
-                writeln!(err, "{prog}: Cannot open archive \"{name}\": {e}")?;
-                return Ok(1);
-            }
+        a = match open(prog, &name, false, ignored, err)? {
+            Ok((a, _)) => a,
+            Err(c) => return Ok(c),
         };
         if let Some(p) = pmns {
             a.set_pmns(p);

@@ -183,9 +183,20 @@ impl Growing {
 }
 
 /// `file`'s decoded bytes while they decode, when its container declares their
-/// size; `None` otherwise (and when no thread can be started).
+/// size and it decodes on one thread (zstd, an xz stream of one block); `None`
+/// otherwise, and when no thread can be started. An xz file of many blocks is
+/// decoded on every core ([`super::xz_on_every_core`]): reading beside it would
+/// only take cores from it.
 pub(crate) fn start_for(c: Compression, file: &File) -> Option<Arc<Growing>> {
-    let size = crate::compress::sized::declared_size(c, file)?;
+    use crate::compress::sized;
+    let size = match c {
+        Compression::Xz => {
+            sized::xz_streams(file)
+                .filter(|&(blocks, _)| blocks == 1)?
+                .1
+        }
+        _ => sized::declared_size(c, file)?,
+    };
     if size == 0 {
         return None;
     }

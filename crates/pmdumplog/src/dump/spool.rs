@@ -15,31 +15,15 @@ use super::*;
 use std::fs::File;
 use std::thread::ScopedJoinHandle;
 
-/// Whether the report is made this way: the values forward from the archive's
-/// start, on more than one thread, of an archive whose one volume is decoded on
-/// one thread and declares its decoded size (zstd, xz of a single block). A
-/// volume of many xz blocks is decoded on every core already: formatting beside
-/// it would only take cores from it, and spool more.
+/// Whether the report may be made this way: the values forward from the
+/// archive's start, on more than one thread, of an archive of one volume. It is,
+/// when the library reads that volume while it decodes ([`Archive::decoding`]: a
+/// compressed volume that decodes on one thread and declares its size).
 pub(super) fn applies(o: &Opts, name: &str) -> bool {
-    use archive_format::compress::{sized, Compression};
     if !o.metrics || o.reverse || o.clock.windowed() || cli_common::parallel::threads() < 2 {
         return false;
     }
-    let Ok(files) = archive_format::volume::find_archive(name) else {
-        return false;
-    };
-    let mut vols = files.volumes.values();
-    let (Some(v), None) = (vols.next(), vols.next()) else {
-        return false;
-    };
-    let Ok(f) = File::open(&v.path) else {
-        return false;
-    };
-    match v.compression {
-        Some(Compression::Zstd) => sized::zstd_size(&f).is_some(),
-        Some(Compression::Xz) => sized::xz_streams(&f).is_some_and(|(blocks, _)| blocks == 1),
-        _ => false,
-    }
+    archive_format::volume::find_archive(name).is_ok_and(|f| f.volumes.len() == 1)
 }
 
 /// The head of the report: what [`head`] returned, and what it wrote to the
