@@ -156,7 +156,9 @@ mod tests {
 
     proptest! {
         #[test]
-        fn integers_read_as_rust_prints_them(u in any::<u64>(), i in any::<i64>(), s in any::<i32>(), small in 0u64..1000) {
+        fn integers_read_as_rust_prints_them(u in any::<u64>(), i in any::<i64>(), s in any::<i32>(), small in 0u64..1000, shift in 0u32..64) {
+            // (numbers of every length: `u` shifted)
+            let (u, i) = (u >> shift, i >> shift);
             let mut line = b"x".to_vec();
             push_u64_nl(&mut line, u);
             push_i64_nl(&mut line, i);
@@ -202,6 +204,9 @@ mod tests {
             (10, "10"),
             (99, "99"),
             (100, "100"),
+            (99_999_999, "99999999"),
+            (100_000_000, "100000000"),
+            (10_000_000_000_000_000, "10000000000000000"),
             (u64::MAX, "18446744073709551615"),
         ] {
             let mut line = Vec::new();
