@@ -17,7 +17,7 @@ struct Domain {
     nrec: i64,
     bytes: i64,
     /// The distinct (instance, name) pairs.
-    uniq: Vec<(i32, Vec<u8>)>,
+    uniq: std::collections::HashSet<(i32, Vec<u8>)>,
     ndup: i64,
     dup_bytes: i64,
 }
@@ -41,14 +41,15 @@ fn desc_line(buf: &[u8], out: &mut String) {
     for _ in 0..numnames.max(0) {
         let Some(len) = word(buf, at) else { break };
         at += 4;
-        let name = buf
-            .get(at..(at + len as usize).min(buf.len()))
-            .unwrap_or(&[]);
+        // (a length past the record is taken as the rest of the record: the
+        // padding stays within what the file holds)
+        let len = (len as usize).min(buf.len().saturating_sub(at));
+        let name = &buf[at..at + len];
         let end = name.iter().position(|&c| c == 0).unwrap_or(name.len());
         // printf's "%*.*s": cut at a NUL, then padded on the left to its length
         let shown = String::from_utf8_lossy(&name[..end]);
-        let _ = write!(out, " {}{shown}", " ".repeat(len as usize - end));
-        at += len as usize;
+        let _ = write!(out, " {}{shown}", " ".repeat(len - end));
+        at += len;
     }
     out.push('\n');
 }
@@ -84,8 +85,9 @@ fn indom_record(rtype: i32, buf: &[u8], want: &Want, domains: &mut Vec<Domain>, 
     if want.verbose > 0 {
         let _ = write!(out, " {ninst} instance{}", s(ninst > 1));
     }
-    let n = ninst.max(0) as usize;
     let first = stamp + 8;
+    // (no more instances than the record holds: a count past it costs nothing)
+    let n = (ninst.max(0) as usize).min(buf.len().saturating_sub(first) / 8);
     let (stridx, strs) = (first + 4 * n, first + 8 * n);
     let mut at = first;
     for j in 0..n {
@@ -106,11 +108,9 @@ fn indom_record(rtype: i32, buf: &[u8], want: &Want, domains: &mut Vec<Domain>, 
                 let _ = write!(out, " ... {inst} \"{shown}\"");
             }
         }
-        if d.uniq.iter().any(|(i, s)| *i == inst && *s == name) {
+        if !d.uniq.insert((inst, name.to_vec())) {
             d.ndup += 1;
             d.dup_bytes += 8 + name.len() as i64 + 1;
-        } else {
-            d.uniq.push((inst, name.to_vec()));
         }
         d.bytes += 8 + name.len() as i64 + 1;
     }

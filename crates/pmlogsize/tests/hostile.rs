@@ -1,0 +1,56 @@
+//! pmlogsize on hostile files: what it reports costs time and memory in
+//! proportion to the file, whatever counts the file claims.
+
+/// A metadata file (found by fuzzing) with a descriptor whose name claims a
+/// length of 1 GB, in a file of 621 bytes.
+#[test]
+fn a_name_length_past_the_record_costs_nothing() {
+    let bytes = include_bytes!("data/huge-instance-count.meta");
+    let want = pmlogsize::Want {
+        detail: true,
+        replication: true,
+        verbose: 1,
+        threshold: Some(50),
+    };
+    let report = pmlogsize::report_of(bytes, &want).expect("a metadata report");
+    // the report says no more than the file holds (it once padded a name of a
+    // claimed length of 1 GB with spaces)
+    assert!(report.out.len() < 64 * bytes.len(), "{} bytes", report.out.len());
+    assert!(report.out.contains("PMID: 245.0.2 "), "{}", report.out);
+}
+
+/// An instance domain record claiming 2^31 - 1 instances in a few bytes: the
+/// count is reported, and only the instances the record holds are read.
+#[test]
+fn an_instance_count_past_the_record_costs_nothing() {
+    let mut file = include_bytes!("data/huge-instance-count.meta").to_vec();
+    let rec = first_v2_indom(&file).expect("an instance domain record");
+    // (length, type, a 2-word time stamp, the domain, then the count)
+    file[rec + 20..rec + 24].copy_from_slice(&i32::MAX.to_be_bytes());
+    let want = pmlogsize::Want {
+        detail: true,
+        replication: true,
+        verbose: 1,
+        threshold: None,
+    };
+    let report = pmlogsize::report_of(&file, &want).expect("a metadata report");
+    let said = format!("{} instances", i32::MAX);
+    assert!(report.out.contains(&said), "{}", report.out);
+}
+
+/// Where the first version 2 instance domain record (type 2) starts, walking
+/// the records from the label's end.
+fn first_v2_indom(file: &[u8]) -> Option<usize> {
+    let word = |at: usize| Some(u32::from_be_bytes(file.get(at..at + 4)?.try_into().ok()?));
+    let mut at = word(0)? as usize;
+    loop {
+        let len = word(at)? as usize;
+        if word(at + 4)? == 2 {
+            return Some(at);
+        }
+        if len < 12 {
+            return None;
+        }
+        at += len;
+    }
+}
