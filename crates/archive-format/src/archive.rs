@@ -268,7 +268,7 @@ pub fn meta_profile(name: &str) -> Result<MetaProfile> {
     let read = || -> std::io::Result<MetaProfile> {
         let f = std::fs::File::open(&meta.path)?;
         let r: Box<dyn std::io::Read> = match meta.compression {
-            Some(c) => crate::compress::decoder(c, std::io::BufReader::new(f))?,
+            Some(c) => crate::compress::decoder(c, f)?,
             None => Box::new(f),
         };
         profile_records(&mut std::io::BufReader::with_capacity(1 << 16, r))

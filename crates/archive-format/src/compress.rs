@@ -50,23 +50,35 @@ fn unsupported(what: &str) -> io::Error {
     )
 }
 
+/// How much of a compressed file [`decoder`] reads at a time.
+const READ_AHEAD: usize = 128 * 1024;
+
 /// A reader that decompresses `inner`.
 pub fn decoder<'a, R: Read + 'a>(c: Compression, inner: R) -> io::Result<Box<dyn Read + 'a>> {
+    buffered_decoder(c, io::BufReader::with_capacity(READ_AHEAD, inner))
+}
+
+/// A reader that decompresses `inner`, decoding straight out of its buffer (the
+/// compressed bytes are not copied into a second buffer on the way).
+pub fn buffered_decoder<'a, R: io::BufRead + 'a>(
+    c: Compression,
+    inner: R,
+) -> io::Result<Box<dyn Read + 'a>> {
     Ok(match c {
         #[cfg(feature = "xz")]
-        Compression::Xz => Box::new(liblzma::read::XzDecoder::new_multi_decoder(inner)),
+        Compression::Xz => Box::new(liblzma::bufread::XzDecoder::new_multi_decoder(inner)),
         #[cfg(feature = "xz")]
         Compression::Lzma => {
             let stream =
                 liblzma::stream::Stream::new_lzma_decoder(u64::MAX).map_err(io::Error::other)?;
-            Box::new(liblzma::read::XzDecoder::new_stream(inner, stream))
+            Box::new(liblzma::bufread::XzDecoder::new_stream(inner, stream))
         }
         #[cfg(feature = "bzip2")]
-        Compression::Bzip2 => Box::new(bzip2::read::MultiBzDecoder::new(inner)),
+        Compression::Bzip2 => Box::new(bzip2::bufread::MultiBzDecoder::new(inner)),
         #[cfg(feature = "gzip")]
-        Compression::Gzip => Box::new(flate2::read::MultiGzDecoder::new(inner)),
+        Compression::Gzip => Box::new(flate2::bufread::MultiGzDecoder::new(inner)),
         #[cfg(feature = "zstd")]
-        Compression::Zstd => Box::new(zstd::stream::read::Decoder::new(inner)?),
+        Compression::Zstd => Box::new(zstd::stream::read::Decoder::with_buffer(inner)?),
         Compression::Lzw => Box::new(crate::lzw::LzwReader::new(inner)),
         #[allow(unreachable_patterns)]
         other => {

@@ -547,7 +547,7 @@ fn xz_on_every_core<'a, R: io::BufRead + 'a>(
             crate::cores::threads(),
         )?));
     }
-    compress::decoder(c, input)
+    compress::buffered_decoder(c, input)
 }
 
 fn load_uncached(fr: &FileRef, file: &File) -> Result<Bytes> {

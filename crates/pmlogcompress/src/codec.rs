@@ -231,7 +231,7 @@ pub fn holds(packed: &Path, plain: &Path) -> bool {
     let (Ok(p), Ok(mut plain)) = (File::open(packed), File::open(plain)) else {
         return false;
     };
-    let Ok(mut dec) = archive_format::compress::decoder(c, io::BufReader::new(p)) else {
+    let Ok(mut dec) = archive_format::compress::decoder(c, p) else {
         return false;
     };
     let (mut a, mut b) = (vec![0u8; 1 << 16], vec![0u8; 1 << 16]);
@@ -269,7 +269,7 @@ pub fn decompress_file(file: &Path, dst: &Path, keep: bool) -> io::Result<()> {
     let (_, c) = archive_format::compress::strip_suffix(&name)
         .ok_or_else(|| io::Error::other("not a compressed file"))?;
     let src = io::BufReader::with_capacity(1 << 20, File::open(file)?);
-    let mut dec = archive_format::compress::decoder(c, src)?;
+    let mut dec = archive_format::compress::buffered_decoder(c, src)?;
     place(dst, file, |f| {
         let mut w = io::BufWriter::with_capacity(1 << 20, f);
         io::copy(&mut dec, &mut w)?;
@@ -332,7 +332,7 @@ mod tests {
             encode(&s, &mut &data[..], &mut packed).unwrap();
             let name = format!("a.0{}", prog.suffix());
             let (_, c) = archive_format::compress::strip_suffix(&name).unwrap();
-            let mut dec = archive_format::compress::decoder(c, &packed[..]).unwrap();
+            let mut dec = archive_format::compress::buffered_decoder(c, &packed[..]).unwrap();
             let mut back = Vec::new();
             dec.read_to_end(&mut back).unwrap();
             proptest::prop_assert_eq!(back, data);

@@ -22,11 +22,8 @@ fn bytes(file: &str) -> Option<Vec<u8>> {
     let unpacked = Path::new(&packed).exists().then(|| {
         let mut out = Vec::new();
         let f = std::fs::File::open(&packed).expect("opens");
-        let mut d = archive_format::compress::decoder(
-            archive_format::compress::Compression::Xz,
-            std::io::BufReader::new(f),
-        )
-        .expect("a decoder");
+        let mut d = archive_format::compress::decoder(archive_format::compress::Compression::Xz, f)
+            .expect("a decoder");
         std::io::Read::read_to_end(&mut d, &mut out).expect("a whole .xz file");
         out
     });
