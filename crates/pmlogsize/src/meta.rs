@@ -134,7 +134,8 @@ pub fn report(file: &[u8], start: usize, want: &Want) -> Report {
         let len = word(file, at).unwrap_or(0) as i32;
         let rtype = word(file, at + 4).unwrap_or(0) as i32;
         at += 8;
-        let need = len - 12;
+        // (wrapping as C's int arithmetic does for a length near the smallest)
+        let need = len.wrapping_sub(12);
         let have = file.len() - at;
         if need < 0 || need as usize > have {
             let err = format!(

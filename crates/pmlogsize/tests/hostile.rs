@@ -54,3 +54,20 @@ fn first_v2_indom(file: &[u8]) -> Option<usize> {
         at += len;
     }
 }
+
+/// A metadata record whose length is the smallest `int` (found by fuzzing): the
+/// read fails as PCP's does, where the length less the header wraps, instead
+/// of overflowing.
+#[test]
+fn the_smallest_record_length_is_a_failed_read() {
+    let bytes = include_bytes!("data/smallest-length.meta");
+    let want = pmlogsize::Want {
+        detail: true,
+        replication: true,
+        verbose: 1,
+        threshold: Some(50),
+    };
+    let report = pmlogsize::report_of(bytes, &want).expect("a metadata report");
+    let err = report.err.expect("a failed read");
+    assert!(err.ends_with(" not 2147483636"), "{err}");
+}
