@@ -130,6 +130,11 @@ impl Sink<'_, '_, '_> {
         }
         if let Some(f) = self.spool.take() {
             copy_out(&f, self.out)?;
+            // closing it frees its pages, which takes a while for hundreds of
+            // MB: on a thread of its own, while the values go on
+            let _ = std::thread::Builder::new()
+                .name("spool".into())
+                .spawn(move || drop(f));
         }
         self.state = State::Direct;
         Ok(())
