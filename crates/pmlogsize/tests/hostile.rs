@@ -13,9 +13,13 @@ fn a_name_length_past_the_record_costs_nothing() {
         threshold: Some(50),
     };
     let report = pmlogsize::report_of(bytes, &want).expect("a metadata report");
-    // the report says no more than the file holds (it once padded a name of a
-    // claimed length of 1 GB with spaces)
-    assert!(report.out.len() < 64 * bytes.len(), "{} bytes", report.out.len());
+    // the report says no more than the file holds (a name claiming 1 GB is not
+    // padded to that length)
+    assert!(
+        report.out.len() < 64 * bytes.len(),
+        "{} bytes",
+        report.out.len()
+    );
     assert!(report.out.contains("PMID: 245.0.2 "), "{}", report.out);
 }
 
