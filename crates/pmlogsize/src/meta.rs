@@ -86,9 +86,11 @@ fn indom_record(rtype: i32, buf: &[u8], want: &Want, domains: &mut Vec<Domain>, 
         let _ = write!(out, " {ninst} instance{}", s(ninst > 1));
     }
     let first = stamp + 8;
-    // (no more instances than the record holds: a count past it costs nothing)
-    let n = (ninst.max(0) as usize).min(buf.len().saturating_sub(first) / 8);
-    let (stridx, strs) = (first + 4 * n, first + 8 * n);
+    // the record's layout is the count's, as it says; but no more instances are
+    // read than the record holds, so a count past it costs nothing
+    let claimed = ninst.max(0) as usize;
+    let (stridx, strs) = (first + 4 * claimed, first + 8 * claimed);
+    let n = claimed.min(buf.len().saturating_sub(first) / 8);
     let mut at = first;
     for j in 0..n {
         let inst = word(buf, at).unwrap_or(0) as i32;
