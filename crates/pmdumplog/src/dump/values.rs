@@ -578,6 +578,22 @@ pub(super) struct MetricCache<'t> {
     /// (PMID, text) at each place of the last record; a text of `own` has
     /// [`OWN`] set.
     slots: Vec<(PmId, u32)>,
+    /// The instances of the value set at each place of the last record, with
+    /// their texts: a set mostly holds the instances of the last one, in order,
+    /// and each is then a comparison instead of a look-up.
+    slot_insts: Vec<SlotInsts>,
+    /// Counts the times the instance texts were all dropped (which makes the
+    /// pieces [`SlotInsts`] remembers stale).
+    inst_gen: u32,
+}
+
+/// The instances of one place's value set, and what their texts are good for.
+#[derive(Default)]
+pub(super) struct SlotInsts {
+    indom: u32,
+    snap: usize,
+    gen: u32,
+    insts: Vec<(i32, Piece)>,
 }
 
 /// Marks a text of a cache's own texts in its slots.
@@ -591,6 +607,8 @@ impl<'t> MetricCache<'t> {
             insts: Default::default(),
             inst_text: Padded::default(),
             slots: Vec::new(),
+            slot_insts: Vec::new(),
+            inst_gen: 0,
         }
     }
 
@@ -614,39 +632,96 @@ impl<'t> MetricCache<'t> {
         (&t.texts[(k & !OWN) as usize], &t.heads)
     }
 
-    /// Appends the text of instance `inst` of `indom` as snapshot `snap` names it
-    /// (built once, checked again only when the snapshot in force changes).
-    pub(super) fn push_inst(
+    /// Starts the value set at place `slot`, of instance domain `indom` as
+    /// snapshot `snap` has it: the instances remembered there are kept when they
+    /// are of the same domain and snapshot, forgotten otherwise.
+    pub(super) fn enter_slot(
         &mut self,
+        slot: usize,
+        indom: InDom,
+        snap: Option<&archive_format::metadata::Snapshot>,
+    ) {
+        let snap = snap_id(snap);
+        if self.slot_insts.len() <= slot {
+            self.slot_insts.resize_with(slot + 1, SlotInsts::default);
+        }
+        let s = &mut self.slot_insts[slot];
+        if (s.indom, s.snap, s.gen) != (indom.0, snap, self.inst_gen) {
+            *s = SlotInsts {
+                indom: indom.0,
+                snap,
+                gen: self.inst_gen,
+                insts: std::mem::take(&mut s.insts),
+            };
+            s.insts.clear();
+        }
+    }
+
+    /// Appends the text of instance `inst`, value `j` of the set at place
+    /// `slot` (entered with [`MetricCache::enter_slot`] for `indom` and `snap`).
+    pub(super) fn push_inst_at(
+        &mut self,
+        slot: usize,
+        j: usize,
         indom: InDom,
         inst: i32,
         snap: Option<&archive_format::metadata::Snapshot>,
         line: &mut Vec<u8>,
     ) {
-        let snap_id = snap.map_or(0, |s| s as *const _ as usize);
+        if let Some(&(i, p)) = self.slot_insts.get(slot).and_then(|s| s.insts.get(j)) {
+            if i == inst {
+                self.inst_text.push_to(p, line);
+                return;
+            }
+        }
+        let gen = self.inst_gen;
+        let p = self.inst_piece(indom, inst, snap);
+        self.inst_text.push_to(p, line);
+        let Some(s) = self.slot_insts.get_mut(slot) else {
+            return;
+        };
+        if gen != self.inst_gen {
+            // the texts were dropped: what the place remembered is stale
+            s.insts.clear();
+            s.gen = self.inst_gen;
+        }
+        match j.cmp(&s.insts.len()) {
+            std::cmp::Ordering::Less => s.insts[j] = (inst, p),
+            std::cmp::Ordering::Equal => s.insts.push((inst, p)),
+            std::cmp::Ordering::Greater => {}
+        }
+    }
+
+    /// The text of instance `inst` of `indom` as snapshot `snap` names it
+    /// (built once, checked again only when the snapshot in force changes).
+    fn inst_piece(
+        &mut self,
+        indom: InDom,
+        inst: i32,
+        snap: Option<&archive_format::metadata::Snapshot>,
+    ) -> Piece {
+        let snap_id = snap_id(snap);
         let key = (indom.0, inst);
         if let Some(t) = self.insts.get_mut(&key) {
             if t.snap == snap_id {
-                self.inst_text.push_to(t.piece, line);
-                return;
+                return t.piece;
             }
             let name = snap.and_then(|s| s.name_of(inst));
             if t.name.as_deref() == name {
                 t.snap = snap_id;
-                self.inst_text.push_to(t.piece, line);
-                return;
+                return t.piece;
             }
         }
         if self.inst_text.len() > INST_TEXT_MAX {
             self.insts.clear();
             self.inst_text.truncate_to(None);
+            self.inst_gen = self.inst_gen.wrapping_add(1);
         }
         let name = snap.and_then(|s| s.name_of(inst));
         let piece = self.inst_text.add(|b| {
             push_inst(b, inst, name);
             b.extend_from_slice(b" value ");
         });
-        self.inst_text.push_to(piece, line);
         self.insts.insert(
             key,
             InstText {
@@ -655,7 +730,13 @@ impl<'t> MetricCache<'t> {
                 snap: snap_id,
             },
         );
+        piece
     }
+}
+
+/// A snapshot's identity (its address), 0 for none.
+fn snap_id(snap: Option<&archive_format::metadata::Snapshot>) -> usize {
+    snap.map_or(0, |s| s as *const _ as usize)
 }
 
 /// ` inst [N or "name"]` (`???` for an instance not in the domain).
@@ -843,13 +924,16 @@ pub(super) fn dump_sets(
                 line.push(b'\n');
             }
         }
-        for (inst, v) in &vs.values {
+        if !indom.is_null() {
+            cache.enter_slot(slot, indom, snap);
+        }
+        for (j, (inst, v)) in vs.values.iter().enumerate() {
             if !plain {
                 if many {
                     line.extend_from_slice(b"       ");
                 }
                 if !indom.is_null() {
-                    cache.push_inst(indom, *inst, snap, line);
+                    cache.push_inst_at(slot, j, indom, *inst, snap, line);
                 } else {
                     line.extend_from_slice(b" value ");
                 }
@@ -941,4 +1025,66 @@ pub(super) fn dump_event(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The instance texts `cache` writes for `insts`, the value set at place
+    /// `slot` (no snapshot: every name is `???`).
+    fn texts(cache: &mut MetricCache<'_>, slot: usize, insts: &[i32]) -> String {
+        let indom = InDom(7);
+        cache.enter_slot(slot, indom, None);
+        let mut line = Vec::new();
+        for (j, &i) in insts.iter().enumerate() {
+            cache.push_inst_at(slot, j, indom, i, None, &mut line);
+            line.push(b'|');
+        }
+        String::from_utf8(line).expect("text")
+    }
+
+    fn want(insts: &[i32]) -> String {
+        insts
+            .iter()
+            .map(|i| format!(" inst [{i} or ???] value |"))
+            .collect()
+    }
+
+    #[test]
+    fn a_place_remembers_its_instances_and_follows_their_changes() {
+        let shared = MetricTexts::default();
+        let mut cache = MetricCache::new(&shared);
+        for insts in [
+            &[10, 11, 12][..],
+            &[10, 11, 12],
+            &[10, 99, 12],
+            &[12, 11],
+            &[12, 11, 10, 13],
+            &[],
+            &[5],
+        ] {
+            assert_eq!(texts(&mut cache, 0, insts), want(insts));
+        }
+    }
+
+    #[test]
+    fn a_place_forgets_texts_that_were_dropped() {
+        let shared = MetricTexts::default();
+        let mut cache = MetricCache::new(&shared);
+        let kept = [10, 11, 12];
+        assert_eq!(texts(&mut cache, 0, &kept), want(&kept));
+        // new instances at another place until the texts are all dropped and
+        // made again: the pieces place 0 remembered now hold other texts
+        let mut i = 1000;
+        while cache.inst_gen == 0 {
+            texts(&mut cache, 1, &[i]);
+            i += 1;
+        }
+        for _ in 0..3 {
+            texts(&mut cache, 1, &[i]);
+            i += 1;
+        }
+        assert_eq!(texts(&mut cache, 0, &kept), want(&kept));
+    }
 }
