@@ -21,7 +21,9 @@ use cli_common::TimeZone;
 use std::io::{self, Write};
 
 mod spool;
+mod texts;
 mod values;
+use texts::*;
 use values::*;
 
 /// Timestamp printing state.
