@@ -123,18 +123,26 @@ pub(super) struct MetricCache<'t> {
     /// (PMID, text) at each place of the last record; a text of `own` has
     /// [`OWN`] set.
     slots: Vec<(PmId, u32)>,
-    /// The instances of the value set at each place of the last record, with
-    /// their texts: a set mostly holds the instances of the last one, in order,
-    /// and each is then a comparison instead of a look-up.
-    slot_insts: Vec<SlotInsts>,
+    /// The instances of the last value set of each of the instance domains met
+    /// most recently, with their texts: a set mostly holds the instances the
+    /// last one of its domain held, in order, and each is then a comparison
+    /// instead of a look-up.
+    domain_insts: Vec<DomainInsts>,
+    /// Which of them the value set being written is of.
+    current: usize,
+    /// Which of them a domain not among them replaces next.
+    evict: usize,
     /// Counts the times the instance texts were all dropped (which makes the
-    /// pieces [`SlotInsts`] remembers stale).
+    /// pieces [`DomainInsts`] remembers stale).
     inst_gen: u32,
 }
 
-/// The instances of one place's value set, and what their texts are good for.
+/// Instance domains whose last value set [`MetricCache`] remembers.
+const DOMAINS_KEPT: usize = 64;
+
+/// The instances of a domain's last value set, and what their texts are good for.
 #[derive(Default)]
-pub(super) struct SlotInsts {
+pub(super) struct DomainInsts {
     indom: u32,
     snap: usize,
     gen: u32,
@@ -152,7 +160,9 @@ impl<'t> MetricCache<'t> {
             insts: Default::default(),
             inst_text: Padded::default(),
             slots: Vec::new(),
-            slot_insts: Vec::new(),
+            domain_insts: Vec::new(),
+            current: 0,
+            evict: 0,
             inst_gen: 0,
         }
     }
@@ -177,43 +187,48 @@ impl<'t> MetricCache<'t> {
         (&t.texts[(k & !OWN) as usize], &t.heads)
     }
 
-    /// Starts the value set at place `slot`, of instance domain `indom` as
-    /// snapshot `snap` has it: the instances remembered there are kept when they
-    /// are of the same domain and snapshot, forgotten otherwise.
-    pub(super) fn enter_slot(
+    /// Starts a value set of instance domain `indom` as snapshot `snap` has it:
+    /// the instances remembered for the domain are kept when they are of the
+    /// same snapshot, forgotten otherwise.
+    pub(super) fn enter_set(
         &mut self,
-        slot: usize,
         indom: InDom,
         snap: Option<&archive_format::metadata::Snapshot>,
     ) {
         let snap = snap_id(snap);
-        if self.slot_insts.len() <= slot {
-            self.slot_insts.resize_with(slot + 1, SlotInsts::default);
-        }
-        let s = &mut self.slot_insts[slot];
-        if (s.indom, s.snap, s.gen) != (indom.0, snap, self.inst_gen) {
-            *s = SlotInsts {
-                indom: indom.0,
-                snap,
-                gen: self.inst_gen,
-                insts: std::mem::take(&mut s.insts),
-            };
-            s.insts.clear();
+        let k = match self.domain_insts.iter().position(|d| d.indom == indom.0) {
+            Some(k) => k,
+            None if self.domain_insts.len() < DOMAINS_KEPT => {
+                self.domain_insts.push(DomainInsts::default());
+                self.domain_insts.len() - 1
+            }
+            None => {
+                self.evict = (self.evict + 1) % DOMAINS_KEPT;
+                self.evict
+            }
+        };
+        self.current = k;
+        let d = &mut self.domain_insts[k];
+        if (d.indom, d.snap, d.gen) != (indom.0, snap, self.inst_gen) {
+            d.indom = indom.0;
+            d.snap = snap;
+            d.gen = self.inst_gen;
+            d.insts.clear();
         }
     }
 
-    /// Appends the text of instance `inst`, value `j` of the set at place
-    /// `slot` (entered with [`MetricCache::enter_slot`] for `indom` and `snap`).
+    /// Appends the text of instance `inst`, value `j` of the value set entered
+    /// with [`MetricCache::enter_set`] (for `indom` and `snap`).
     pub(super) fn push_inst_at(
         &mut self,
-        slot: usize,
         j: usize,
         indom: InDom,
         inst: i32,
         snap: Option<&archive_format::metadata::Snapshot>,
         line: &mut Vec<u8>,
     ) {
-        if let Some(&(i, p)) = self.slot_insts.get(slot).and_then(|s| s.insts.get(j)) {
+        let k = self.current;
+        if let Some(&(i, p)) = self.domain_insts.get(k).and_then(|d| d.insts.get(j)) {
             if i == inst {
                 self.inst_text.push_to(p, line);
                 return;
@@ -222,17 +237,17 @@ impl<'t> MetricCache<'t> {
         let gen = self.inst_gen;
         let p = self.inst_piece(indom, inst, snap);
         self.inst_text.push_to(p, line);
-        let Some(s) = self.slot_insts.get_mut(slot) else {
+        let Some(d) = self.domain_insts.get_mut(k) else {
             return;
         };
         if gen != self.inst_gen {
-            // the texts were dropped: what the place remembered is stale
-            s.insts.clear();
-            s.gen = self.inst_gen;
+            // the texts were dropped: what the domain remembered is stale
+            d.insts.clear();
+            d.gen = self.inst_gen;
         }
-        match j.cmp(&s.insts.len()) {
-            std::cmp::Ordering::Less => s.insts[j] = (inst, p),
-            std::cmp::Ordering::Equal => s.insts.push((inst, p)),
+        match j.cmp(&d.insts.len()) {
+            std::cmp::Ordering::Less => d.insts[j] = (inst, p),
+            std::cmp::Ordering::Equal => d.insts.push((inst, p)),
             std::cmp::Ordering::Greater => {}
         }
     }
@@ -302,14 +317,14 @@ pub(super) fn push_inst(line: &mut Vec<u8>, inst: i32, name: Option<&str>) {
 mod tests {
     use super::*;
 
-    /// The instance texts `cache` writes for `insts`, the value set at place
-    /// `slot` (no snapshot: every name is `???`).
-    fn texts(cache: &mut MetricCache<'_>, slot: usize, insts: &[i32]) -> String {
-        let indom = InDom(7);
-        cache.enter_slot(slot, indom, None);
+    /// The instance texts `cache` writes for `insts`, a value set of instance
+    /// domain `indom` (no snapshot: every name is `???`).
+    fn texts(cache: &mut MetricCache<'_>, indom: u32, insts: &[i32]) -> String {
+        let indom = InDom(indom);
+        cache.enter_set(indom, None);
         let mut line = Vec::new();
         for (j, &i) in insts.iter().enumerate() {
-            cache.push_inst_at(slot, j, indom, i, None, &mut line);
+            cache.push_inst_at(j, indom, i, None, &mut line);
             line.push(b'|');
         }
         String::from_utf8(line).expect("text")
@@ -323,9 +338,10 @@ mod tests {
     }
 
     #[test]
-    fn a_place_remembers_its_instances_and_follows_their_changes() {
+    fn a_domain_remembers_its_instances_and_follows_their_changes() {
         let shared = MetricTexts::default();
         let mut cache = MetricCache::new(&shared);
+        // sets of two domains in turn, one of them changing
         for insts in [
             &[10, 11, 12][..],
             &[10, 11, 12],
@@ -335,27 +351,41 @@ mod tests {
             &[],
             &[5],
         ] {
-            assert_eq!(texts(&mut cache, 0, insts), want(insts));
+            assert_eq!(texts(&mut cache, 7, insts), want(insts));
+            assert_eq!(texts(&mut cache, 8, &[1, 2]), want(&[1, 2]));
         }
     }
 
     #[test]
-    fn a_place_forgets_texts_that_were_dropped() {
+    fn more_domains_than_are_kept() {
+        let shared = MetricTexts::default();
+        let mut cache = MetricCache::new(&shared);
+        for round in 0..3 {
+            for d in 0..DOMAINS_KEPT as u32 * 2 {
+                let insts = [d as i32, round];
+                assert_eq!(texts(&mut cache, d, &insts), want(&insts));
+            }
+        }
+        assert_eq!(cache.domain_insts.len(), DOMAINS_KEPT);
+    }
+
+    #[test]
+    fn a_domain_forgets_texts_that_were_dropped() {
         let shared = MetricTexts::default();
         let mut cache = MetricCache::new(&shared);
         let kept = [10, 11, 12];
-        assert_eq!(texts(&mut cache, 0, &kept), want(&kept));
-        // new instances at another place until the texts are all dropped and
-        // made again: the pieces place 0 remembered now hold other texts
+        assert_eq!(texts(&mut cache, 7, &kept), want(&kept));
+        // new instances of another domain until the texts are all dropped and
+        // made again: the pieces domain 7 remembered now hold other texts
         let mut i = 1000;
         while cache.inst_gen == 0 {
-            texts(&mut cache, 1, &[i]);
+            texts(&mut cache, 8, &[i]);
             i += 1;
         }
         for _ in 0..3 {
-            texts(&mut cache, 1, &[i]);
+            texts(&mut cache, 8, &[i]);
             i += 1;
         }
-        assert_eq!(texts(&mut cache, 0, &kept), want(&kept));
+        assert_eq!(texts(&mut cache, 7, &kept), want(&kept));
     }
 }

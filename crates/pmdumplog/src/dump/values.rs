@@ -631,7 +631,7 @@ pub(super) fn dump_sets(
             }
         }
         if !indom.is_null() {
-            cache.enter_slot(slot, indom, snap);
+            cache.enter_set(indom, snap);
         }
         for (j, (inst, v)) in vs.values.iter().enumerate() {
             if !plain {
@@ -639,7 +639,7 @@ pub(super) fn dump_sets(
                     line.extend_from_slice(b"       ");
                 }
                 if !indom.is_null() {
-                    cache.push_inst_at(slot, j, indom, *inst, snap, line);
+                    cache.push_inst_at(j, indom, *inst, snap, line);
                 } else {
                     line.extend_from_slice(b" value ");
                 }
