@@ -196,7 +196,13 @@ impl<'t> MetricCache<'t> {
         snap: Option<&archive_format::metadata::Snapshot>,
     ) {
         let snap = snap_id(snap);
-        let k = match self.domain_insts.iter().position(|d| d.indom == indom.0) {
+        // (sets of one domain mostly follow each other: the last one first)
+        let hit = |d: &DomainInsts| d.indom == indom.0;
+        let k = match self.domain_insts.get(self.current).is_some_and(hit) {
+            true => Some(self.current),
+            false => self.domain_insts.iter().position(hit),
+        };
+        let k = match k {
             Some(k) => k,
             None if self.domain_insts.len() < DOMAINS_KEPT => {
                 self.domain_insts.push(DomainInsts::default());
