@@ -19,6 +19,11 @@
 # bench_threads NAME OURS prints ours at every thread count from 1 to the cores
 # (PCPRS_THREADS), each as a speed-up over one thread. BENCH_BEFORE, where set, is
 # run (untimed) before each timed run: removing a job's output, say.
+# bench_bound_header, then bench_bound NAME DECODE WORK for a job bench_job timed:
+# the least CPU time of DECODE (decompressing the job's files, one after the other)
+# and of WORK (ours on their decompressed copy), and the two spread over the cores
+# with nothing lost: the least the job can take, as a multiple of its floor beside
+# ours.
 
 BENCH_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 bench_rounds=${ROUNDS:-3}
@@ -29,6 +34,8 @@ if [ -x "${PCP7_ROOT:-/opt/pcp7}/usr/bin/pmlogdump" ] && mountpoint -q "${PCP7_R
   bench_have7=1
 fi
 bench_tfile=$(mktemp)
+# each job's floor and our time, by name (for bench_bound)
+declare -A bench_floor_of bench_ours_of
 # (a script that has its own to do at exit puts it in BENCH_ON_EXIT)
 trap 'rm -f "$bench_tfile"; eval "${BENCH_ON_EXIT:-}"' EXIT
 
@@ -100,6 +107,8 @@ bench_job() { # name c6 c7 ours floor [same]
   [ "$c7" = - ] || read -r t7 m7 < <(printf '%s\n' "${r7[@]}" | bench_best)
   read -r to mo cpu < <(printf '%s\n' "${ro[@]}" | bench_best)
   [ "$cf" = - ] || read -r tf _ < <(printf '%s\n' "${rf[@]}" | bench_best)
+  bench_floor_of[$name]=$tf
+  bench_ours_of[$name]=$to
   printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s / %s / %s | %s |\n' "$name" \
     "$(bench_secs "$t6")" "$(bench_secs "$t7")" "$(bench_secs "$to")" \
     "$(bench_ratio "$t6" "$to")" "$(bench_ratio "$t7" "$to")" "$(bench_secs "$tf")" \
@@ -128,4 +137,24 @@ bench_threads() { # name ours: ours on 1..cores threads, each as a speed-up over
       printf "; serial fraction %.2f, 16 cores: x%.2f of 1", f, 1 / (f + (1 - f) / 16) }')
   fi
   echo "$line"
+}
+
+bench_bound_header() {
+  printf '| job | decoding (CPU) | ours on the decoded copy (CPU) | both over %s cores | that over the floor | ours over the floor |\n' "$bench_cores"
+  printf '|---|---|---|---|---|---|\n'
+}
+
+bench_bound() { # name decode work: see the head of this file
+  local name=$1 cd=$2 cw=$3 d=() w=() _ td tw
+  for _ in $(seq "$bench_rounds"); do
+    d+=("$(bench_timed "$cd" | awk '{ print $3 }')")
+    w+=("$(bench_timed "$cw" | awk '{ print $3 }')")
+  done
+  td=$(printf '%s\n' "${d[@]}" | bench_best)
+  tw=$(printf '%s\n' "${w[@]}" | bench_best)
+  local bound
+  bound=$(awk -v a="$td" -v b="$tw" -v n="$bench_cores" 'BEGIN { printf "%.3f", (a + b) / n }')
+  printf '| %s | %s | %s | %s | %s | %s |\n' "$name" "$(bench_secs "$td")" "$(bench_secs "$tw")" \
+    "$(bench_secs "$bound")" "$(bench_over "$bound" "${bench_floor_of[$name]:--}")" \
+    "$(bench_over "${bench_ours_of[$name]:-fail}" "${bench_floor_of[$name]:--}")"
 }

@@ -11,7 +11,10 @@
 # Prints, per job, the three times, ours as a multiple of each reference's speed, the
 # floor and ours over the floor, the peak memory of each, and whether our output is
 # 6.0.3's (by hash; 7.2 orders metadata otherwise), or 7.2's lines where 6.0.3
-# cannot read the archive.
+# cannot read the archive. Then ours at each thread count, and each job's work
+# bound: decompressing its files and ours on their decompressed copy (one thread,
+# the least CPU), spread over the cores with nothing lost (scripts/bench-lib.sh's
+# bench_bound), beside its floor.
 # Usage: scripts/bench-pcp7.sh            (ROUNDS=N for more rounds)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -42,7 +45,7 @@ for f in "$corpus"/bozo-20170904.* "$corpus"/20180416.10.00.*; do
   [ -f "$work/$(basename "$f")" ] || cp "$f" "$work/"
 done
 cd "$work"
-cat ./* >/dev/null # the page cache warm for every tool
+find . -maxdepth 1 -type f -exec cat {} + >/dev/null # the page cache warm for every tool
 mkdir -p out
 BENCH_ON_EXIT='rm -rf "$work/out"'
 source "$root/scripts/bench-lib.sh"
@@ -69,6 +72,11 @@ job() { # name, what to compare, 6.0.3's command, 7.2's, ours, the floor
   bench_job "$1" "$3" "$4" "$5" "$6" "$same"
 }
 x4=20180416.10.00
+# decompressed copies, for the work bounds
+mkdir -p plain
+for f in bozo-20170904.* $x4.*; do
+  [ -f "plain/${f%.xz}" ] || case $f in *.xz) xz -dc "$f" >"plain/${f%.xz}" ;; *) cp "$f" plain/ ;; esac
+done
 bench_header
 job "pmdumplog -a bozo-20170904 (xz, one block)" stdout "pmdumplog -a bozo-20170904" \
   "$p7 pmlogdump -a bozo-20170904" "$bin/pmdumplog -a bozo-20170904" "xz -dc bozo-20170904.0.xz"
@@ -91,3 +99,16 @@ bench_threads "pmdumplog -a wide, multi-block xz" "$bin/pmdumplog -a wide-xzmb"
 bench_threads "pmdumplog -a wide, .zst" "$bin/pmdumplog -a wide-zst"
 bench_threads "pmlogcheck $x4" "$bin/pmlogcheck $x4"
 bench_threads "pmval -t 10, $x4" "$bin/pmval -z -t 10 -a $x4 kernel.percpu.cpu.user"
+echo
+echo "Each job's work bound:"
+bench_bound_header
+one="PCPRS_THREADS=1"
+bench_bound "pmdumplog -a bozo-20170904 (xz, one block)" "xz -dc bozo-20170904.0.xz" \
+  "$one $bin/pmdumplog -a plain/bozo-20170904"
+bench_bound "pmdumplog -a wide, volume .zst" "zstd -dc wide-zst.0.zst" "$one $bin/pmdumplog -a $wname"
+bench_bound "pmdumplog -a wide, volume multi-block xz" "xz -dc -T1 wide-xzmb.0.xz" \
+  "$one $bin/pmdumplog -a $wname"
+bench_bound "pmlogcheck $x4 (4 xz volumes)" "for f in $x4.[0-3].xz; do xz -dc \$f; done" \
+  "$one $bin/pmlogcheck plain/$x4"
+bench_bound "pmval -t 10 kernel.percpu.cpu.user, $x4" "for f in $x4.[0-3].xz; do xz -dc \$f; done" \
+  "$one $bin/pmval -z -t 10 -a plain/$x4 kernel.percpu.cpu.user"
