@@ -114,16 +114,24 @@ pub fn extract<'a>(ty: i32, v: &Value<'a>) -> Option<Atom<'a>> {
         (vtype::DOUBLE, Value::Block { vtype: bt, data }) if data.len() >= 8 => {
             Atom::Double(f64::from_bits(host_u64(*bt, data)))
         }
-        (vtype::STRING, Value::Block { data, .. }) => {
-            let end = data.iter().position(|&b| b == 0).unwrap_or(data.len());
-            Atom::String(crate::text::from_bytes(&data[..end]))
-        }
+        (vtype::STRING, Value::Block { .. }) => Atom::String(extract_text(v)?.into_owned()),
         (
             vtype::AGGREGATE | vtype::AGGREGATE_STATIC | vtype::EVENT | vtype::HIGHRES_EVENT,
             Value::Block { data, .. },
         ) => Atom::Bytes(data),
         _ => return None,
     })
+}
+
+/// A `PM_TYPE_STRING` value's text (up to its first NUL, decoded as
+/// [`crate::text::from_bytes`] does), borrowed from `v` where it can be; `None`
+/// for a value stored in situ.
+pub fn extract_text<'a>(v: &Value<'a>) -> Option<std::borrow::Cow<'a, str>> {
+    let Value::Block { data, .. } = v else {
+        return None;
+    };
+    let end = memchr::memchr(0, data).unwrap_or(data.len());
+    Some(crate::text::from_bytes_cow(&data[..end]))
 }
 
 /// `pmExtractValue(valfmt, v, ty, &out, PM_TYPE_DOUBLE)`: a numeric value as a
@@ -390,6 +398,12 @@ mod tests {
             data: s,
         };
         assert_eq!(extract(vtype::STRING, &b), Some(Atom::String("abc".into())));
+        let text = extract_text(&b);
+        assert!(
+            matches!(text, Some(std::borrow::Cow::Borrowed("abc"))),
+            "{text:?}"
+        );
+        assert_eq!(extract_text(&Value::Insitu(7)), None);
         let short = Value::Block {
             vtype: vtype::U64 as u8,
             data: &d[..4],

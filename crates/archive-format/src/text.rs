@@ -10,6 +10,7 @@
 //! original bytes back, the writer encodes strings with it, and [`RawBytes`] restores
 //! them in output, so that a tool prints exactly the bytes the reference prints.
 
+use std::borrow::Cow;
 use std::io::{self, Write};
 
 /// First character of the range that stands for raw bytes.
@@ -35,6 +36,15 @@ pub fn from_bytes(mut b: &[u8]) -> String {
                 b = &rest[bad.min(rest.len())..];
             }
         }
+    }
+}
+
+/// [`from_bytes`], borrowing `b` where it decodes to itself (valid UTF-8 with
+/// no character of the range that stands for raw bytes: most strings).
+pub fn from_bytes_cow(b: &[u8]) -> Cow<'_, str> {
+    match std::str::from_utf8(b) {
+        Ok(t) if memchr::memchr(0xf4, b).is_none() => Cow::Borrowed(t),
+        _ => Cow::Owned(from_bytes(b)),
     }
 }
 
@@ -158,6 +168,15 @@ mod tests {
             let mut out = RawBytes(Vec::new());
             out.write_all(s.as_bytes()).expect("write");
             prop_assert_eq!(out.0, b);
+        }
+
+        #[test]
+        fn borrowed_or_not_the_same_text(b in proptest::collection::vec(1u8..=255, 0..64)) {
+            let c = from_bytes_cow(&b);
+            let owned = from_bytes(&b);
+            prop_assert_eq!(&*c, owned.as_str());
+            let plain = std::str::from_utf8(&b).is_ok() && !b.contains(&0xf4);
+            prop_assert_eq!(matches!(c, Cow::Borrowed(_)), plain);
         }
     }
 }

@@ -12,11 +12,13 @@ use archive_format::instances::InDomStream;
 use archive_format::replay::{Delta, FetchedSet, Mode, Replay};
 use archive_format::types::{sem, vtype};
 use archive_format::{Archive, Desc, InDom, PmId, Position, Timestamp};
-use std::cell::RefCell;
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::rc::Rc;
+
+mod instances;
+use instances::{names_for, InstCache, Missing, MissingKey};
 
 type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 
@@ -210,13 +212,8 @@ pub fn export(
     // the names of metrics and PMIDs are kept for good (the metadata's share)
     names.pin();
     let (mut values, mut events) = sinks(o, &hostdir, &key, prev, grant.budget);
-    let instances = match stream {
-        true => Some(
-            a.instance_stream()
-                .map_err(|e| io::Error::other(e.to_string()))?,
-        ),
-        false => None,
-    };
+    let instances = (stream.then(|| a.instance_stream()).transpose())
+        .map_err(|e| io::Error::other(e.to_string()))?;
     let mut ex = Exporter {
         a: &a,
         names,
@@ -228,6 +225,7 @@ pub fn export(
         missing,
         placeholders: FastMap::default(),
         derived,
+        inames: Vec::new(),
     };
     let run = match o.interval {
         None => ex.raw(prev, wstart, wend, &mut values, &mut events),
@@ -346,27 +344,6 @@ fn utc_window(a: &Archive, o: &Options) -> io::Result<(Timestamp, Timestamp)> {
     )
 }
 
-/// The interned names of an export: with the domains as a stream, a name the set
-/// in force lacks is found later through `missing`.
-fn names_for<'a>(a: &'a Archive, stream: bool, missing: &Missing) -> Names<'a> {
-    if !stream {
-        return Names::default();
-    }
-    let keys = Rc::clone(missing);
-    Names::with_resolver(Box::new(move |idx: &[u64]| {
-        let found = {
-            let keys = keys.borrow();
-            let want: Vec<MissingKey> = idx
-                .iter()
-                .filter_map(|&i| usize::try_from(i).ok().and_then(|i| keys.get(i)).copied())
-                .collect();
-            missing_names(a, &want)?
-        };
-        keys.borrow_mut().clear();
-        Ok(found)
-    }))
-}
-
 /// The exported metrics that have a descriptor, and the derived ones, by PMID,
 /// their names interned.
 fn metrics_of(
@@ -422,46 +399,8 @@ struct Exporter<'a> {
     placeholders: FastMap<MissingKey, u32>,
     /// The derived metrics `-m` named, computed from the same fetches.
     derived: Vec<crate::derived::Chosen>,
-}
-
-/// An instance the set in force does not name: its domain, its id, and whether
-/// the domain had no set in force yet.
-type MissingKey = (InDom, i32, bool);
-type Missing = Rc<RefCell<Vec<MissingKey>>>;
-
-/// The names of instances the set in force did not name, as the metadata held
-/// whole gives them: the newest set that names the instance, or, before the
-/// domain's first set, that first set's name if it has one. One pass over the
-/// `.meta`'s instance domains.
-fn missing_names(a: &Archive, keys: &[MissingKey]) -> io::Result<Vec<Option<String>>> {
-    let mut by_indom: FastMap<InDom, Vec<usize>> = FastMap::default();
-    for (k, key) in keys.iter().enumerate() {
-        by_indom.entry(key.0).or_default().push(k);
-    }
-    let mut newest: Vec<Option<String>> = vec![None; keys.len()];
-    let mut oldest: Vec<Option<String>> = vec![None; keys.len()];
-    let to_io = |e: archive_format::Error| io::Error::other(e.to_string());
-    let stream = a.instance_stream().map_err(to_io)?;
-    stream
-        .for_each_rest(|indom, set, first| {
-            for &k in by_indom.get(&indom).map_or(&[][..], Vec::as_slice) {
-                let name = set.name_of(keys[k].1);
-                if first {
-                    oldest[k] = name.map(String::from);
-                }
-                if let Some(n) = name {
-                    if newest[k].as_deref() != Some(n) {
-                        newest[k] = Some(n.to_string());
-                    }
-                }
-            }
-        })
-        .map_err(to_io)?;
-    Ok(keys
-        .iter()
-        .zip(oldest.into_iter().zip(newest))
-        .map(|(key, (old, new))| if key.2 { old.or(new) } else { new })
-        .collect())
+    /// The instance names of the value set in hand (kept for its memory).
+    inames: Vec<u32>,
 }
 
 /// Names held for rows beyond this many bytes (instance names of an archive
@@ -469,14 +408,6 @@ fn missing_names(a: &Archive, keys: &[MissingKey]) -> io::Result<Vec<Option<Stri
 /// forgotten. Every name is a row's, so a row group written so holds 25,000
 /// rows at least (a name costs 160 bytes and more).
 pub const NAMES_HELD: usize = 4 << 20;
-
-/// The names of one instance domain's snapshot in force from `from` until `until`.
-struct InstCache {
-    from: Timestamp,
-    until: Timestamp,
-    snap: usize,
-    ids: FastMap<i32, u32>,
-}
 
 impl Exporter<'_> {
     /// Keeps the names held within [`NAMES_HELD`]: beyond it, writes the rows
@@ -497,110 +428,6 @@ impl Exporter<'_> {
         self.placeholders.clear();
         crate::memory::give_back();
         Ok(())
-    }
-
-    /// Applies the instance-domain records up to `t`, when they are a stream.
-    fn advance_stream(&mut self, t: Timestamp) -> io::Result<()> {
-        match &mut self.stream {
-            Some(s) => s.advance_to(t).map_err(|e| io::Error::other(e.to_string())),
-            None => Ok(()),
-        }
-    }
-
-    /// The interned name of an instance as the stream's set in force names it
-    /// (or, when it is `gone` for good, the set it left: the newest to name
-    /// it); a placeholder when it does not.
-    fn streamed_inst_name(&mut self, indom: InDom, inst: i32, gone: impl FnOnce() -> bool) -> u32 {
-        let set = self.stream.as_ref().and_then(|s| s.set(indom));
-        let changes = set.map_or(0, |s| s.changes());
-        let cache = self.live.entry(indom).or_default();
-        if cache.0 != changes {
-            *cache = (changes, FastMap::default());
-        }
-        if let Some(&id) = cache.1.get(&inst) {
-            return id;
-        }
-        let name = set.and_then(|s| {
-            s.name_of(inst)
-                .or_else(|| gone().then(|| s.left_name(inst)).flatten())
-        });
-        let id = match name {
-            Some(n) => self.names.id(n),
-            None => {
-                let key = (indom, inst, set.is_none());
-                match self.placeholders.get(&key) {
-                    Some(&id) => id,
-                    None => {
-                        let mut keys = self.missing.borrow_mut();
-                        keys.push(key);
-                        let id = self.names.placeholder(keys.len() as u64 - 1);
-                        self.placeholders.insert(key, id);
-                        id
-                    }
-                }
-            }
-        };
-        cache.1.insert(inst, id);
-        id
-    }
-
-    /// The interned name of an instance as the instance domain in force at `t`
-    /// names it (or any earlier or later version when that one does not).
-    /// (`gone` is asked only when the stream's set in force lacks the instance.)
-    fn inst_name(
-        &mut self,
-        indom: InDom,
-        inst: i32,
-        t: Timestamp,
-        gone: impl FnOnce() -> bool,
-    ) -> u32 {
-        if indom.is_null() {
-            return NONE;
-        }
-        if self.stream.is_some() {
-            return self.streamed_inst_name(indom, inst, gone);
-        }
-        let fresh = self
-            .insts
-            .get(&indom)
-            .is_some_and(|e| e.from <= t && t < e.until);
-        if !fresh {
-            // the snapshot in force at t (the first before any), and until when
-            let snaps = self.a.metadata().snapshots(indom);
-            let k = snaps.partition_point(|x| x.stamp <= t);
-            let at = k.saturating_sub(1);
-            let from = if k == 0 {
-                Timestamp::new(i64::MIN / 4, 0)
-            } else {
-                snaps.get(at).map_or(t, |s| s.stamp)
-            };
-            let until = snaps
-                .get(k)
-                .map_or(Timestamp::new(i64::MAX / 4, 0), |s| s.stamp);
-            self.insts.insert(
-                indom,
-                InstCache {
-                    from,
-                    until,
-                    snap: at,
-                    ids: FastMap::default(),
-                },
-            );
-        }
-        let Some(e) = self.insts.get_mut(&indom) else {
-            return NONE;
-        };
-        if let Some(&id) = e.ids.get(&inst) {
-            return id;
-        }
-        let snaps = self.a.metadata().snapshots(indom);
-        let name = snaps
-            .get(e.snap)
-            .and_then(|s| s.name_of(inst))
-            .or_else(|| snaps.iter().rev().find_map(|s| s.name_of(inst)));
-        let id = name.map_or(NONE, |n| self.names.id(n));
-        e.ids.insert(inst, id);
-        id
     }
 
     fn raw(
@@ -669,12 +496,13 @@ impl Exporter<'_> {
                 values.push(date, row, &mut self.names)?;
                 continue;
             }
+            let mut inames = std::mem::take(&mut self.inames);
             for vs in &rec.vsets {
                 let Some(&m) = self.metrics.get(&vs.pmid) else {
                     continue;
                 };
-                for (inst, v) in &vs.values {
-                    let iname = self.inst_name(m.desc.indom, *inst, rec.stamp, || false);
+                self.inst_names(m.desc.indom, &vs.values, rec.stamp, &mut inames);
+                for ((inst, v), &iname) in vs.values.iter().zip(&inames) {
                     let inst = (!m.desc.indom.is_null()).then_some(*inst);
                     let (value, txt) =
                         if matches!(m.desc.vtype, vtype::EVENT | vtype::HIGHRES_EVENT) {
@@ -686,6 +514,7 @@ impl Exporter<'_> {
                     self.push_value(values, t, &m, (inst, iname), (value, txt))?;
                 }
             }
+            self.inames = inames;
             self.derived_at_record(&rec, values)?;
         }
         let resume = vols.get(pos.vol).map(|&volume| Resume::Raw {
@@ -753,7 +582,7 @@ impl Exporter<'_> {
                     param: self.names.id(&pname),
                     param_pmid: self.names.id(&p.pmid.to_string()),
                     value,
-                    text: txt,
+                    text: txt.map(Into::into),
                     ..base
                 };
                 out.push(&date, row, &mut self.names)?;
@@ -885,7 +714,7 @@ impl Exporter<'_> {
         time: i64,
         m: &Metric,
         (inst, iname): (Option<i32>, u32),
-        (value, text): (Option<f64>, Option<Box<str>>),
+        (value, text): (Option<f64>, Option<Cow<'_, str>>),
     ) -> io::Result<()> {
         let row = ValueRow {
             time,
@@ -939,12 +768,16 @@ impl Rates {
 
 /// A value as the `value` (numbers) and `value_text` (strings; aggregates as hex)
 /// columns hold it.
-fn convert(ty: i32, v: &Value<'_>) -> (Option<f64>, Option<Box<str>>) {
+/// A text is borrowed from the value where it can be (most are, and most repeat
+/// a text the rows held already have).
+fn convert<'a>(ty: i32, v: &Value<'a>) -> (Option<f64>, Option<Cow<'a, str>>) {
+    if ty == vtype::STRING {
+        return (None, archive_format::atom::extract_text(v));
+    }
     match extract(ty, v) {
-        Some(Atom::String(s)) => (None, Some(s.into_boxed_str())),
         Some(Atom::Bytes(b)) => {
             let hex: String = b.iter().map(|x| format!("{x:02x}")).collect();
-            (None, Some(hex.into_boxed_str()))
+            (None, Some(Cow::Owned(hex)))
         }
         Some(a) => (a.as_f64(), None),
         None => (None, None),

@@ -17,6 +17,7 @@ use crate::values::{self, Columns, Encoded, Held};
 use archive_format::codec::event::flags_str;
 use archive_format::cores;
 use parquet::data_type::ByteArray;
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::io;
 use std::path::PathBuf;
@@ -144,15 +145,15 @@ impl<'a> Names<'a> {
     }
 }
 
-/// One row of `values`.
-pub struct ValueRow {
+/// One row of `values` (its text borrowed from the record where it can be).
+pub struct ValueRow<'a> {
     pub time: i64,
     pub metric: u32,
     pub pmid: u32,
     pub inst: Option<i32>,
     pub iname: u32,
     pub value: Option<f64>,
-    pub text: Option<Box<str>>,
+    pub text: Option<Cow<'a, str>>,
     pub mark: bool,
 }
 
@@ -173,8 +174,8 @@ pub struct EventRow {
 
 /// Rows of one dataset held for a part file until they are written.
 pub trait Buffer: Default {
-    type Row;
-    fn push(&mut self, row: Self::Row);
+    type Row<'a>;
+    fn push(&mut self, row: Self::Row<'_>);
     /// Makes room for `bytes` of rows at once (growing a vector a row at a
     /// time would hold the old and the new memory at the moment it doubles).
     fn reserve(&mut self, _bytes: usize) {}
@@ -236,7 +237,7 @@ impl<B: Buffer> Sink<B> {
         }
     }
 
-    pub fn push(&mut self, date: &str, row: B::Row, names: &mut Names) -> io::Result<()> {
+    pub fn push(&mut self, date: &str, row: B::Row<'_>, names: &mut Names) -> io::Result<()> {
         let k = match self.open.iter().position(|(d, _, _)| d == date) {
             Some(k) => k,
             None => self.open_part(date, names)?,
@@ -417,9 +418,9 @@ pub struct ValueBuffer {
 }
 
 impl Buffer for ValueBuffer {
-    type Row = ValueRow;
+    type Row<'a> = ValueRow<'a>;
 
-    fn push(&mut self, r: ValueRow) {
+    fn push(&mut self, r: ValueRow<'_>) {
         let key = Series {
             metric: r.metric,
             pmid: r.pmid,
@@ -440,11 +441,12 @@ impl Buffer for ValueBuffer {
         let t = (self.times.len() - 1) as u32;
         let (t, v) = match (r.value, r.text) {
             (_, Some(txt)) => {
-                let k = match self.text_ids.get(&txt) {
+                let k = match self.text_ids.get(&*txt) {
                     Some(&k) => k,
                     None => {
                         let k = self.texts.len() as u32;
                         self.text_bytes += 2 * txt.len() + TEXT_OVERHEAD;
+                        let txt: Box<str> = txt.into();
                         self.texts.push(txt.clone());
                         self.text_ids.insert(txt, k);
                         k
@@ -637,7 +639,7 @@ pub struct EventBuffer {
 }
 
 impl Buffer for EventBuffer {
-    type Row = EventRow;
+    type Row<'a> = EventRow;
 
     fn push(&mut self, r: EventRow) {
         self.bytes += size_of::<EventRow>() + r.text.as_ref().map_or(0, |t| t.len());
@@ -719,7 +721,7 @@ mod tests {
     const METRICS: [&str; 3] = ["b.m", "a.m", "c"];
     const INSTS: [Option<&str>; 3] = [None, Some("cpu1"), Some("cpu0")];
 
-    fn row_of(time: i64, &(_, m, i, v, kind): &In, names: &mut Names) -> ValueRow {
+    fn row_of(time: i64, &(_, m, i, v, kind): &In, names: &mut Names) -> ValueRow<'static> {
         let (inst, iname) = match INSTS[i] {
             Some(n) => (Some(i as i32), names.id(n)),
             None => (None, NONE),
