@@ -19,22 +19,36 @@ use parquet::schema::types::ColumnDescPtr;
 /// default: longer ones are cut, and a greatest bound rounded up).
 const BOUND_LEN: usize = 64;
 
-/// A zstd context shared by the pages of a part (made once, reused).
+/// A zstd context shared by the pages of a part (made once, reused), and the
+/// room its pages are compressed into (a page's bound is megabytes, fresh
+/// memory each time; what it compresses to is much less, copied out).
 pub struct Zstd {
     level: i32,
     c: zstd::bulk::Compressor<'static>,
+    out: Vec<u8>,
+    /// The numbers of a page and its bytes, built by whoever uses this
+    /// compressor (kept, as `out` is, from one page to the next).
+    pub scratch: (Vec<f64>, Vec<u8>),
 }
 
 impl Zstd {
     pub fn new(level: i32) -> Result<Zstd> {
         let c = zstd::bulk::Compressor::new(level).map_err(|e| ParquetError::External(e.into()))?;
-        Ok(Zstd { level, c })
+        Ok(Zstd {
+            level,
+            c,
+            out: Vec::new(),
+            scratch: Default::default(),
+        })
     }
 
-    fn compress(&mut self, b: &[u8]) -> Result<Vec<u8>> {
+    fn compress(&mut self, b: &[u8]) -> Result<Bytes> {
+        self.out.clear();
+        self.out.reserve(zstd::zstd_safe::compress_bound(b.len()));
         self.c
-            .compress(b)
-            .map_err(|e| ParquetError::External(e.into()))
+            .compress_to_buffer(b, &mut self.out)
+            .map_err(|e| ParquetError::External(e.into()))?;
+        Ok(Bytes::copy_from_slice(&self.out))
     }
 
     fn codec(&self) -> Result<Compression> {
@@ -80,7 +94,7 @@ impl Chunk {
     /// The dictionary page: `n` values, PLAIN (before any data page).
     pub fn dictionary(&mut self, z: &mut Zstd, plain: &[u8], n: usize) -> Result<()> {
         let page = Page::DictionaryPage {
-            buf: Bytes::from(z.compress(plain)?),
+            buf: z.compress(plain)?,
             num_values: n as u32,
             encoding: Encoding::PLAIN,
             is_sorted: false,
@@ -101,7 +115,7 @@ impl Chunk {
     ) -> Result<()> {
         let encoding = *encoding;
         let page = Page::DataPage {
-            buf: Bytes::from(z.compress(body)?),
+            buf: z.compress(body)?,
             num_values: rows as u32,
             encoding,
             def_level_encoding: Encoding::RLE,

@@ -185,17 +185,18 @@ pub fn plain_bools(runs: impl IntoIterator<Item = (bool, usize)>) -> Vec<u8> {
     out
 }
 
-/// BYTE_STREAM_SPLIT doubles: the first bytes of every value, then the
-/// second bytes, and so on.
-pub fn byte_stream_split(values: &[f64]) -> Vec<u8> {
+/// BYTE_STREAM_SPLIT doubles, appended to `out`: the first bytes of every
+/// value, then the second bytes, and so on.
+pub fn byte_stream_split(values: &[f64], out: &mut Vec<u8>) {
     let n = values.len();
-    let mut out = vec![0u8; n * 8];
+    let at = out.len();
+    out.resize(at + n * 8, 0);
+    let streams = &mut out[at..];
     for (i, v) in values.iter().enumerate() {
         for (k, b) in v.to_le_bytes().into_iter().enumerate() {
-            out[k * n + i] = b;
+            streams[k * n + i] = b;
         }
     }
-    out
 }
 
 /// A value as statistics compare and store it.
@@ -447,7 +448,9 @@ mod tests {
 
         #[test]
         fn streams_split_and_join(v in prop::collection::vec(any::<f64>(), 0..50)) {
-            let b = byte_stream_split(&v);
+            let mut b = vec![7u8];
+            byte_stream_split(&v, &mut b);
+            prop_assert_eq!(b.remove(0), 7);
             let n = v.len();
             for (i, x) in v.iter().enumerate() {
                 let bytes: Vec<u8> = (0..8).map(|k| b[k * n + i]).collect();

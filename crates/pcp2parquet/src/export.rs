@@ -319,7 +319,15 @@ fn open_in_memory<'m>(
     let stream = profile.is_some_and(|p| p.streamable());
     let held = profile.map_or(0, |p| if stream { p.streamed_bytes() } else { p.bytes });
     let _opening = mem.opening();
-    let grant = mem.grant(held, wanted(files));
+    let want = wanted(files);
+    let grant = match mem.try_grant(held, want) {
+        Some(g) => g,
+        None => {
+            // waiting: what this thread keeps is not in any grant
+            crate::rows::let_kept_go();
+            mem.grant(held, want)
+        }
+    };
     let opts = archive_format::OpenOptions {
         without_instances: stream,
         ..Default::default()

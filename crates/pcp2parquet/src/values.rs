@@ -374,10 +374,13 @@ impl Group<'_> {
     }
 }
 
-/// `value`: the numbers, their bytes split into streams.
+/// `value`: the numbers, their bytes split into streams (a page's buffers are
+/// the compressor's scratch: 4 MB, fresh memory if they were made each time).
 fn value_chunk(cells: &[Cell], pages: &[Range<usize>], mut c: Chunk, z: &mut Zstd) -> Result<Done> {
+    let (mut v, body) = std::mem::take(&mut z.scratch);
+    let mut page_bytes = (body, Encoding::BYTE_STREAM_SPLIT);
     for page in pages {
-        let mut v = Vec::with_capacity(page.len());
+        v.clear();
         // the levels a run at a time; the bounds kept as numbers (NaN aside)
         let mut runs: Vec<(bool, usize)> = Vec::new();
         let (mut min, mut max, mut nans) = (f64::INFINITY, f64::NEG_INFINITY, 0u64);
@@ -404,9 +407,12 @@ fn value_chunk(cells: &[Cell], pages: &[Range<usize>], mut c: Chunk, z: &mut Zst
             b.add(&Bound::F64(max));
         }
         b.nans = nans;
-        let mut body = levels(runs);
-        body.extend_from_slice(&byte_stream_split(&v));
-        c.page(z, &(body, Encoding::BYTE_STREAM_SPLIT), page.len(), b)?;
+        let body = &mut page_bytes.0;
+        body.clear();
+        body.extend_from_slice(&levels(runs));
+        byte_stream_split(&v, body);
+        c.page(z, &page_bytes, page.len(), b)?;
     }
+    z.scratch = (v, page_bytes.0);
     c.close(z)
 }
