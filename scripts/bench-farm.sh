@@ -9,7 +9,9 @@
 # time over wall time).
 # The floor, measured in the same run: decompressing every archive's files on every
 # core; and what reading every value through our library costs (the read_values
-# example, every archive on every core). Peak memory of each run.
+# example, every archive on every core). Peak memory of each run. Then one archive
+# alone: ours, its floor, and its work bound (decoding its files and ours on their
+# decompressed copy, as CPU time, over the cores).
 # Usage: [HOSTS=200] [ARCHIVE=20201109] scripts/bench-farm.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -90,3 +92,22 @@ row() { # jobs, the environment -> the table's row (speed-up over the first row)
 # then each -j as it runs by default (a job's numbers on a second core)
 row 1 PCPRS_THREADS=1
 for j in $(seq "$bench_cores"); do row "$j" ""; done
+# one archive alone: its floor (its files decompressed on every core), ours, and
+# the work bound (decoding its files, and ours on their decompressed copy, both
+# as CPU time, spread over the cores with nothing lost)
+one=$farm/host$(printf "%0${#hosts}d" 1)
+mkdir -p "$out/plain"
+for f in "$one"/*; do
+  case $f in *.xz) xz -dc "$f" >"$out/plain/$(basename "${f%.xz}")" ;; *) cp "$f" "$out/plain/" ;; esac
+done
+before=
+read -r tf1 _ < <(best_of "$(bench_read_floor "$one"/*)")
+before='rm -rf "$out/pq"'
+read -r t1 _ < <(best_of "$bin/pcp2parquet -j 1 -o $out/pq $one")
+bench_floor_of[one]=$tf1
+bench_ours_of[one]=$t1
+echo
+echo "one archive: ours $t1 s, floor $tf1 s"
+bench_bound_header
+bench_bound one "for f in $one/*.xz; do xz -dc \$f; done >/dev/null" \
+  "rm -rf $out/pq; PCPRS_THREADS=1 $bin/pcp2parquet -j 1 -o $out/pq $out/plain"
