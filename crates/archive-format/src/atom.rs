@@ -29,6 +29,7 @@ pub fn float_as_decimal(f: f32) -> f64 {
 
 impl Atom<'_> {
     /// The value as a double, for the numeric types.
+    #[inline]
     pub fn as_f64(&self) -> Option<f64> {
         Some(match *self {
             Atom::I32(v) => v as f64,
@@ -95,6 +96,8 @@ fn be_u32(d: &[u8]) -> Option<u32> {
 
 /// Reads `v` as a value of type `ty` (a `PM_TYPE_*`). `None` when the stored form
 /// cannot hold that type (a too-short block, an in-situ 64-bit value, an unknown type).
+/// (Inlined: a caller that takes the value as a number keeps it in registers.)
+#[inline]
 pub fn extract<'a>(ty: i32, v: &Value<'a>) -> Option<Atom<'a>> {
     Some(match (ty, v) {
         (vtype::I32, Value::Insitu(w)) => Atom::I32(*w as i32),
