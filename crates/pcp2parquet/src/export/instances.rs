@@ -40,7 +40,7 @@ pub(super) type Missing = Rc<RefCell<Vec<MissingKey>>>;
 /// whole gives them: the newest set that names the instance, or, before the
 /// domain's first set, that first set's name if it has one. One pass over the
 /// `.meta`'s instance domains.
-pub(super) fn missing_names(a: &Archive, keys: &[MissingKey]) -> io::Result<Vec<Option<String>>> {
+fn missing_names(a: &Archive, keys: &[MissingKey]) -> io::Result<Vec<Option<String>>> {
     let mut by_indom: FastMap<InDom, Vec<usize>> = FastMap::default();
     for (k, key) in keys.iter().enumerate() {
         by_indom.entry(key.0).or_default().push(k);
@@ -91,12 +91,7 @@ impl Exporter<'_> {
     /// The interned name of an instance as the stream's set in force names it
     /// (or, when it is `gone` for good, the set it left: the newest to name
     /// it); a placeholder when it does not.
-    pub(super) fn streamed_inst_name(
-        &mut self,
-        indom: InDom,
-        inst: i32,
-        gone: impl FnOnce() -> bool,
-    ) -> u32 {
+    fn streamed_inst_name(&mut self, indom: InDom, inst: i32, gone: impl FnOnce() -> bool) -> u32 {
         if let Some(&id) = self.live_ids(indom).get(&inst) {
             return id;
         }
@@ -127,7 +122,7 @@ impl Exporter<'_> {
 
     /// The names of the instances of the domain's set in force in the stream,
     /// as found so far (none when the set has changed since).
-    pub(super) fn live_ids(&mut self, indom: InDom) -> &mut FastMap<i32, u32> {
+    fn live_ids(&mut self, indom: InDom) -> &mut FastMap<i32, u32> {
         let set = self.stream.as_ref().and_then(|s| s.set(indom));
         let changes = set.map_or(0, |s| s.changes());
         let cache = self.live.entry(indom).or_default();
@@ -174,7 +169,7 @@ impl Exporter<'_> {
 
     /// The names of the instances of the domain's snapshot in force at `t`,
     /// as found so far.
-    pub(super) fn snapshot_ids(&mut self, indom: InDom, t: Timestamp) -> Option<&mut InstCache> {
+    fn snapshot_ids(&mut self, indom: InDom, t: Timestamp) -> Option<&mut InstCache> {
         let fresh = self
             .insts
             .get(&indom)
