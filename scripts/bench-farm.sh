@@ -96,10 +96,7 @@ for j in $(seq "$bench_cores"); do row "$j" ""; done
 # the work bound (decoding its files, and ours on their decompressed copy, both
 # as CPU time, spread over the cores with nothing lost)
 one=$farm/host$(printf "%0${#hosts}d" 1)
-mkdir -p "$out/plain"
-for f in "$one"/*; do
-  case $f in *.xz) xz -dc "$f" >"$out/plain/$(basename "${f%.xz}")" ;; *) cp "$f" "$out/plain/" ;; esac
-done
+bench_plain_copy "$out/plain" "$one"/*
 before=
 read -r tf1 _ < <(best_of "$(bench_read_floor "$one"/*)")
 before='rm -rf "$out/pq"'

@@ -139,6 +139,17 @@ bench_threads() { # name ours: ours on 1..cores threads, each as a speed-up over
   echo "$line"
 }
 
+bench_plain_copy() { # dir files...: each file into dir, decompressed where it is
+  # xz (the copies for bench_bound's work; one already there is kept)
+  local dir=$1 f n
+  shift
+  mkdir -p "$dir"
+  for f in "$@"; do
+    n=$dir/$(basename "${f%.xz}")
+    [ -f "$n" ] || case $f in *.xz) xz -dc "$f" >"$n" ;; *) cp "$f" "$n" ;; esac
+  done
+}
+
 bench_bound_header() {
   printf '| job | decoding (CPU) | ours on the decoded copy (CPU) | both over %s cores | that over the floor | ours over the floor |\n' "$bench_cores"
   printf '|---|---|---|---|---|---|\n'

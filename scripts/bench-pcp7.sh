@@ -73,10 +73,7 @@ job() { # name, what to compare, 6.0.3's command, 7.2's, ours, the floor
 }
 x4=20180416.10.00
 # decompressed copies, for the work bounds
-mkdir -p plain
-for f in bozo-20170904.* $x4.*; do
-  [ -f "plain/${f%.xz}" ] || case $f in *.xz) xz -dc "$f" >"plain/${f%.xz}" ;; *) cp "$f" plain/ ;; esac
-done
+bench_plain_copy plain bozo-20170904.* $x4.*
 bench_header
 job "pmdumplog -a bozo-20170904 (xz, one block)" stdout "pmdumplog -a bozo-20170904" \
   "$p7 pmlogdump -a bozo-20170904" "$bin/pmdumplog -a bozo-20170904" "xz -dc bozo-20170904.0.xz"

@@ -324,7 +324,7 @@ fn open_in_memory<'m>(
         Some(g) => g,
         None => {
             // waiting: what this thread keeps is not in any grant
-            crate::rows::let_kept_go();
+            crate::rows::kept::let_go();
             mem.grant(held, want)
         }
     };

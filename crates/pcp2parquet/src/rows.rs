@@ -600,9 +600,9 @@ impl Drop for ValueBuffer {
 /// thread dropped, for its next: the next archive of a farm fills pages it has,
 /// not fresh ones (about 20,000 page faults fewer an archive of 2.7 M values).
 /// A buffer takes it only when it is no larger than what the buffer may hold,
-/// so memory stays within the grants; [`let_kept_go`] gives it back while a
+/// so memory stays within the grants; [`kept::let_go`] gives it back while a
 /// thread waits for a grant.
-mod kept {
+pub(crate) mod kept {
     use super::{Cell, Zstd};
     use std::cell::RefCell;
 
@@ -627,14 +627,10 @@ mod kept {
         let _ = KEPT.try_with(|k| *k.borrow_mut() = (cells, spare, z));
     }
 
-    pub fn let_go() {
+    /// Frees the memory this thread keeps for its next values buffer.
+    pub(crate) fn let_go() {
         let _ = KEPT.try_with(|k| *k.borrow_mut() = Default::default());
     }
-}
-
-/// Frees the memory this thread keeps for its next values buffer.
-pub fn let_kept_go() {
-    kept::let_go();
 }
 
 /// Row groups encoded on another thread: the compressors and the sorted cells
@@ -982,7 +978,7 @@ mod tests {
         assert!(small.cells.capacity() < cap);
         drop(small);
         // what is kept let go: nothing to take
-        let_kept_go();
+        kept::let_go();
         let (cells, spare, z) = kept::take(usize::MAX);
         assert_eq!(
             (cells.capacity(), spare.capacity(), z.is_none()),
