@@ -108,23 +108,30 @@ fn raw_at(b: &[u8], i: usize) -> Option<u8> {
     None
 }
 
+/// Writes `buf` to `w` with the characters that stand for raw bytes turned back
+/// into those bytes (what [`RawBytes`] does to each write): for a writer that
+/// takes text already made, whole characters at a time.
+pub fn write_raw<W: Write + ?Sized>(w: &mut W, buf: &[u8]) -> io::Result<()> {
+    if memchr::memchr(0xf4, buf).is_none() {
+        return w.write_all(buf);
+    }
+    let mut out = Vec::with_capacity(buf.len());
+    let mut i = 0;
+    while i < buf.len() {
+        if let Some(x) = raw_at(buf, i) {
+            out.push(x);
+            i += 4;
+        } else {
+            out.push(buf[i]);
+            i += 1;
+        }
+    }
+    w.write_all(&out)
+}
+
 impl<W: Write> Write for RawBytes<W> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        if memchr::memchr(0xf4, buf).is_none() {
-            return self.0.write_all(buf).map(|_| buf.len());
-        }
-        let mut out = Vec::with_capacity(buf.len());
-        let mut i = 0;
-        while i < buf.len() {
-            if let Some(x) = raw_at(buf, i) {
-                out.push(x);
-                i += 4;
-            } else {
-                out.push(buf[i]);
-                i += 1;
-            }
-        }
-        self.0.write_all(&out).map(|_| buf.len())
+        write_raw(&mut self.0, buf).map(|_| buf.len())
     }
     fn flush(&mut self) -> io::Result<()> {
         self.0.flush()

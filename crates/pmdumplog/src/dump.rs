@@ -161,7 +161,11 @@ fn names_str(a: &Archive, pmid: PmId, none: &str) -> String {
     }
 }
 
+/// The report on `out`, with names and strings byte for byte as the archive
+/// holds them (see [`archive_format::text`]).
 pub fn dump(o: &Opts, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<i32> {
+    let mut out = archive_format::text::RawBytes(out);
+    let out: &mut archive_format::text::RawBytes<&mut dyn Write> = &mut out;
     let prog = o.prog;
     let name = o.archive.clone().unwrap_or_default();
     if name.contains(',') || std::path::Path::new(&name).is_dir() {
@@ -190,7 +194,8 @@ pub fn dump(o: &Opts, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<i3
     };
     drop(ctx);
     if streamed && a.decoding() {
-        if let Some(code) = spool::dump(&a, o, &name, &wanted, out, err)? {
+        // (the spool restores the raw bytes itself, as its text is made)
+        if let Some(code) = spool::dump(&a, o, &name, &wanted, &mut out.0, err)? {
             return Ok(code);
         }
         // a volume failed to decode part way: nothing was written; all again,
@@ -239,6 +244,22 @@ fn head(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> io::Result<Result<(Clock, Timestamp, Timestamp), i32>> {
+    let made = head_start(a, o, name, out, err)?;
+    if let Ok((clock, _, _)) = &made {
+        head_sections(a, o, clock, out)?;
+    }
+    Ok(made)
+}
+
+/// The start of [`head`]: the archive's end found (and libpcp's warning where it
+/// cannot be), the zone's note, the window and the label.
+fn head_start(
+    a: &Archive,
+    o: &Opts,
+    name: &str,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> io::Result<Result<(Clock, Timestamp, Timestamp), i32>> {
     let prog = o.prog;
     let end = cli_common::clock::archive_end(prog, a, name, out, err)?;
     let (clock, note) = clock_of(a, o);
@@ -256,25 +277,31 @@ fn head(
     if o.label {
         dump_label(a, end, o.verbose_label, &clock, out)?;
     }
+    Ok(Ok((clock, wstart, wend)))
+}
+
+/// The rest of [`head`]: the metadata and index sections asked for, which do
+/// not need the archive's end.
+fn head_sections(a: &Archive, o: &Opts, clock: &Clock, out: &mut dyn Write) -> io::Result<()> {
     if o.descs {
         dump_descs(a, out)?;
     }
     if o.labelsets {
-        dump_labelsets(a, &clock, out)?;
+        dump_labelsets(a, clock, out)?;
     }
     if o.help {
         dump_help(a, out)?;
     }
     if o.ondisk {
-        dump_ondisk(a, &clock, out)?;
+        dump_ondisk(a, clock, out)?;
     }
     if o.insts {
-        dump_insts(a, &clock, out)?;
+        dump_insts(a, clock, out)?;
     }
     if o.index {
-        dump_index(a, &clock, out)?;
+        dump_index(a, clock, out)?;
     }
-    Ok(Ok((clock, wstart, wend)))
+    Ok(())
 }
 
 /// The metrics named on the command line (each a leaf or a subtree), empty for

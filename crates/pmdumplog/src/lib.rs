@@ -35,8 +35,7 @@ pub fn run_as(
             // as U+10FF00 + byte (see archive_format::text)
             json::dump(&o, out, err)
         } else {
-            // names and strings byte for byte as the archive holds them
-            dump::dump(&o, &mut archive_format::text::RawBytes(out), err)
+            dump::dump(&o, out, err)
         }
     })
 }

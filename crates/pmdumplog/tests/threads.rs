@@ -11,7 +11,8 @@ use std::process::Command;
 
 /// An archive of 3,000 records of 12 metrics, some over an instance domain that
 /// changes as it goes, some 64-bit (value blocks), one a string: a few MB of text,
-/// many jobs. Returns each record's offset in the volume.
+/// many jobs. An instance name and some string values have a byte that is not
+/// UTF-8. Returns each record's offset in the volume.
 fn write_archive(base: &Path) -> Vec<u64> {
     let mut w = ArchiveWriter::create(
         base,
@@ -61,7 +62,15 @@ fn write_archive(base: &Path) -> Vec<u64> {
         let t = Timestamp::new(1_700_000_000 + r as i64, (r % 1000) * 1000);
         // instances come and go every 500 records
         let n = 3 + (r / 500) as i32 % 4;
-        let insts: Vec<(i32, String)> = (0..n).map(|i| (i, format!("inst-{i} of {n}"))).collect();
+        // one name has a byte that is not UTF-8 (0xc9, as the library holds it)
+        let insts: Vec<(i32, String)> = (0..n)
+            .map(|i| {
+                (
+                    i,
+                    format!("inst-{i} of {n}{}", if i == 1 { "\u{10ffc9}" } else { "" }),
+                )
+            })
+            .collect();
         w.put_indom(t, indom, &insts).expect("indom");
         let mut sets = Vec::new();
         for d in &descs {
@@ -78,7 +87,14 @@ fn write_archive(base: &Path) -> Vec<u64> {
                         vtype::U32 => OwnedValue::Insitu(x as u32),
                         vtype::STRING => OwnedValue::Block {
                             vtype: vtype::STRING as u8,
-                            data: format!("text {x}\0").as_bytes().into(),
+                            // and a byte that is not UTF-8 now and then
+                            data: [
+                                format!("text {x}").as_bytes(),
+                                &[0xe9][..usize::from(x.is_multiple_of(3))],
+                                b"\0",
+                            ]
+                            .concat()
+                            .into(),
                         },
                         _ => OwnedValue::Block {
                             vtype: d.vtype as u8,
@@ -268,6 +284,13 @@ fn a_compressed_volume_dumped_while_it_decodes() {
         let (out, _, status) = same_on_every_thread_count(&args);
         assert_eq!(status, Some(0), "{args:?}");
         assert!(out.len() > 1 << 20, "a small dump: {} bytes", out.len());
+        // the bytes that are not UTF-8 printed as they are
+        let name = b"inst-1 of 3\xc9";
+        assert!(out.windows(name.len()).any(|w| w == name), "{args:?}");
+        assert!(!out.windows(2).any(|w| w == b"\xf4\x8f"), "{args:?}");
+        if args[0] == "-a" {
+            assert!(out.windows(2).any(|w| w == b"\xe9\""), "{args:?}");
+        }
     }
     let mut bad = good.clone();
     let at = starts[1700] as usize + 4 + 8;

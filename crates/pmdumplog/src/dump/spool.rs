@@ -2,8 +2,9 @@
 //! still being decoded. The report starts with the archive's end, which is known
 //! only once the whole volume is decoded (an xz block or zstd frame cannot be
 //! entered anywhere but at its start); so the head of the report is made on a
-//! thread of its own, which waits for that, while the values are formatted into
-//! an unlinked temporary file (not memory). Once the head is made, it goes out,
+//! thread of its own (its sections after the label first, then the label, which
+//! waits for that), while the values are formatted into an unlinked temporary
+//! file (not memory). Once the head is made, it goes out,
 //! then what was spooled, and the rest of the values go straight out.
 //!
 //! Nothing goes out before the volume is decoded whole: where its decoding fails
@@ -12,6 +13,7 @@
 //! whichever way it was made.
 
 use super::*;
+use archive_format::text::write_raw;
 use std::fs::File;
 use std::thread::ScopedJoinHandle;
 
@@ -26,13 +28,17 @@ pub(super) fn applies(o: &Opts, name: &str) -> bool {
     archive_format::volume::find_archive(name).is_ok_and(|f| f.volumes.len() == 1)
 }
 
-/// The head of the report: what [`head`] returned, and what it wrote to the
-/// output and to the errors.
-type Head = (
-    io::Result<Result<(Clock, Timestamp, Timestamp), i32>>,
-    Vec<u8>,
-    Vec<u8>,
-);
+/// The head of the report, made on a thread of its own.
+struct Head {
+    /// What [`head_start`] returned.
+    made: io::Result<Result<(Clock, Timestamp, Timestamp), i32>>,
+    /// What it wrote to the output and to the errors.
+    out: Vec<u8>,
+    err: Vec<u8>,
+    /// The sections after the label ([`head_sections`]: made first, while the
+    /// volume decodes), which go out after it.
+    sections: Vec<u8>,
+}
 
 /// Dumps `a` (opened to read its volume while it decodes): the exit status, or
 /// `None`, having written nothing, where the volume failed to decode part way.
@@ -50,9 +56,16 @@ pub(super) fn dump(
     };
     std::thread::scope(|s| {
         let made = s.spawn(|| {
-            let (mut hout, mut herr) = (Vec::new(), Vec::new());
-            let r = head(a, o, name, &mut hout, &mut herr);
-            (r, hout, herr)
+            let mut sections = Vec::new();
+            let (mut out, mut err) = (Vec::new(), Vec::new());
+            let made = head_sections(a, o, &clock, &mut sections)
+                .and_then(|_| head_start(a, o, name, &mut out, &mut err));
+            Head {
+                made,
+                out,
+                err,
+                sections,
+            }
         });
         let mut sink = Sink {
             a,
@@ -93,10 +106,12 @@ enum State {
 }
 
 /// Where the values are written: the spool until the head is made, then the
-/// output.
+/// output. Their raw bytes are restored as they come (see
+/// [`archive_format::text`]), so that the spool goes out as it is.
 struct Sink<'s, 'a, 'o> {
     a: &'a Archive,
     head: Option<ScopedJoinHandle<'s, Head>>,
+    /// The output, taking bytes as they are to be printed.
     out: &'o mut dyn Write,
     err: &'o mut dyn Write,
     spool: Option<File>,
@@ -115,19 +130,20 @@ impl Sink<'_, '_, '_> {
         let Some(h) = self.head.take() else {
             return Ok(());
         };
-        let (made, hout, herr) = h.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
+        let head = h.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
         if !self.a.decoded_whole() {
             self.state = State::Redo;
             self.spool = None;
             return Ok(());
         }
-        self.err.write_all(&herr)?;
-        self.out.write_all(&hout)?;
-        if let Err(code) = made? {
+        self.err.write_all(&head.err)?;
+        write_raw(self.out, &head.out)?;
+        if let Err(code) = head.made? {
             self.state = State::Stopped(code);
             self.spool = None;
             return Ok(());
         }
+        write_raw(self.out, &head.sections)?;
         if let Some(f) = self.spool.take() {
             copy_out(&f, self.out)?;
             // closing it frees its pages, which takes a while for hundreds of
@@ -149,13 +165,13 @@ impl Write for Sink<'_, '_, '_> {
             self.settle()?;
         }
         match self.state {
-            State::Direct => self.out.write(buf),
+            State::Direct => write_raw(self.out, buf).map(|_| buf.len()),
             State::Spooling => {
                 if self.spool.is_none() {
                     self.spool = Some(tempfile::tempfile()?);
                 }
                 let f = self.spool.as_mut().ok_or_else(stopped)?;
-                f.write_all(buf)?;
+                write_raw(f, buf)?;
                 Ok(buf.len())
             }
             State::Stopped(_) | State::Redo => Err(stopped()),
@@ -177,7 +193,8 @@ impl Write for Sink<'_, '_, '_> {
 const COPY: usize = 1 << 20;
 
 /// Writes the spool `f` to `out`, a window of it mapped at a time (so that its
-/// pages are not all held, and output to the null device touches none).
+/// pages are not all held, and output to the null device touches none). Its raw
+/// bytes were restored as it was written.
 fn copy_out(f: &File, out: &mut dyn Write) -> io::Result<()> {
     let len = f.metadata()?.len();
     let mut at = 0u64;
