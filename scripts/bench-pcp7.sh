@@ -84,12 +84,12 @@ job "pmdumplog -a wide, volume .zst" stdout - "$p7 pmlogdump -a wide-zst" "$bin/
 job "pmdumplog -a wide, volume multi-block xz" stdout "pmdumplog -a wide-xzmb" \
   "$p7 pmlogdump -a wide-xzmb" "$bin/pmdumplog -a wide-xzmb" "xz -dc -T$cores wide-xzmb.0.xz"
 job "pmlogcheck $x4 (4 xz volumes)" stderr "pmlogcheck $x4" "$p7 pmlogcheck $x4" "$bin/pmlogcheck $x4" \
-  "$(bench_read_floor $x4.0.xz $x4.1.xz $x4.2.xz $x4.3.xz)"
+  "$(bench_read_floor $x4)"
 BENCH_BEFORE='rm -rf out; mkdir out' job "pmlogextract copy of wide" none "pmlogextract $wname out/r6" \
   "$p7 pmlogextract $wname out/r7" "$bin/pmlogextract $wname out/o" "cp $wname.0 $wname.meta $wname.index out/"
 job "pmval -t 10 kernel.percpu.cpu.user, $x4" stdout "pmval -z -t 10 -a $x4 kernel.percpu.cpu.user" \
   "$p7 pmval -z -t 10 -a $x4 kernel.percpu.cpu.user" "$bin/pmval -z -t 10 -a $x4 kernel.percpu.cpu.user" \
-  "$(bench_read_floor $x4.0.xz $x4.1.xz $x4.2.xz $x4.3.xz)"
+  "$(bench_read_floor $x4)"
 echo
 echo "Ours per thread (PCPRS_THREADS), and what 16 cores would do:"
 bench_threads "pmdumplog -a wide, multi-block xz" "$bin/pmdumplog -a wide-xzmb"
@@ -105,7 +105,7 @@ bench_bound "pmdumplog -a bozo-20170904 (xz, one block)" "xz -dc bozo-20170904.0
 bench_bound "pmdumplog -a wide, volume .zst" "zstd -dc wide-zst.0.zst" "$one $bin/pmdumplog -a $wname"
 bench_bound "pmdumplog -a wide, volume multi-block xz" "xz -dc -T1 wide-xzmb.0.xz" \
   "$one $bin/pmdumplog -a $wname"
-bench_bound "pmlogcheck $x4 (4 xz volumes)" "for f in $x4.[0-3].xz; do xz -dc \$f; done" \
+bench_bound "pmlogcheck $x4 (4 xz volumes)" "for f in $x4.[0-3].xz $x4.meta.xz; do xz -dc \$f; done" \
   "$one $bin/pmlogcheck plain/$x4"
-bench_bound "pmval -t 10 kernel.percpu.cpu.user, $x4" "for f in $x4.[0-3].xz; do xz -dc \$f; done" \
+bench_bound "pmval -t 10 kernel.percpu.cpu.user, $x4" "for f in $x4.[0-3].xz $x4.meta.xz; do xz -dc \$f; done" \
   "$one $bin/pmval -z -t 10 -a plain/$x4 kernel.percpu.cpu.user"
