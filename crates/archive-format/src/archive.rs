@@ -12,7 +12,7 @@ use crate::metadata::{InDomRecord, MetaProfile, Metadata, ProfileBuilder};
 use crate::types::Timestamp;
 use crate::volume::{self, ArchiveFiles, Bytes, FileRef};
 use std::path::Path;
-use std::sync::{Mutex, OnceLock};
+use std::sync::OnceLock;
 
 mod ahead;
 mod damage;
@@ -108,15 +108,13 @@ pub struct Archive {
     kept_meta: Option<(std::sync::Arc<Bytes>, u64)>,
     index: Vec<IndexEntry>,
     volumes: Vec<Volume>,
-    /// The compressed volumes being decompressed ahead on threads of their own
-    /// while one is read (`archive/ahead.rs`): (list index, the loader).
-    prefetch: Mutex<Vec<(usize, Prefetch)>>,
+    /// The compressed volumes decompressed ahead on threads of their own while
+    /// one is read.
+    ahead: ahead::Ahead,
     loader: Loader,
     /// Archives removed from a multi-archive context as corrupted (PCP 7.1.4's).
     damage: damage::Removal,
 }
-
-type Prefetch = std::thread::JoinHandle<Result<(Bytes, Label)>>;
 
 impl std::fmt::Debug for Archive {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -423,17 +421,18 @@ impl Archive {
                 return Err(nodata(&first.fref.path));
             }
             let side = SideFiles::load(&loader, &files, instances);
-            return Archive::assemble(files, label, volumes, side, &opts, loader);
+            let ahead = ahead::Ahead::new(loader.clone(), &volumes);
+            return Archive::assemble(files, label, volumes, side, &opts, loader, ahead);
         }
-        let mut early = None;
+        let ahead = ahead::Ahead::new(loader.clone(), &volumes);
+        // (the first volume is loaded here)
+        let _ = ahead.take(0);
         let (first_loaded, side) = if first.fref.compression.is_some() && loader.threads {
             std::thread::scope(|s| {
                 let h = s.spawn(|| loader.labelled(&first.fref, first.num as i32));
+                // while the first volume decompresses, so do the last and the next
+                ahead.start(1);
                 let side = SideFiles::load(&loader, &files, instances);
-                // while the first volume decompresses, so does the second
-                if crate::cores::threads() > 1 {
-                    early = volumes.get(1).and_then(|v| ahead::prefetch(&loader, 1, v));
-                }
                 let first = h.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
                 (first, Some(side))
             })
@@ -451,9 +450,7 @@ impl Archive {
             Some(side) => side,
             None => SideFiles::load(&loader, &files, instances),
         };
-        let a = Archive::assemble(files, label, volumes, side, &opts, loader)?;
-        a.prefetch_slots().extend(early);
-        Ok(a)
+        Archive::assemble(files, label, volumes, side, &opts, loader, ahead)
     }
 
     /// The archive from its checked first label, its volumes and its metadata and
@@ -465,6 +462,7 @@ impl Archive {
         side: SideFiles,
         opts: &OpenOptions,
         loader: Loader,
+        ahead: ahead::Ahead,
     ) -> Result<Archive> {
         let instances = !opts.without_instances;
         let (meta, mbytes, mlabel_len, index) = side.check(&files, &label, instances)?;
@@ -484,7 +482,7 @@ impl Archive {
             kept_meta,
             index,
             volumes,
-            prefetch: Mutex::new(Vec::new()),
+            ahead,
             loader,
             damage: Default::default(),
         })
@@ -680,6 +678,7 @@ impl Archive {
                     first.index.push(IndexEntry { vol: n as i32, ..e });
                 }
             }
+            first.ahead.extend(&a.volumes);
             for (i, mut v) in a.volumes.into_iter().enumerate() {
                 v.num = base + i as u32;
                 if i == 0 {
@@ -867,13 +866,9 @@ impl Archive {
         }
         v.bytes
             .get_or_init(|| {
-                let taken = {
-                    let mut slots = self.prefetch_slots();
-                    let k = slots.iter().position(|(k, _)| *k == i);
-                    k.map(|k| slots.swap_remove(k).1)
-                };
-                let loaded = taken
-                    .and_then(|h| h.join().ok())
+                let loaded = self
+                    .ahead
+                    .take(i)
                     .unwrap_or_else(|| self.loader.checked(&v.fref, v.file_num as i32, false));
                 let (b, l) = loaded.ok()?;
                 if l.version != v.version || b.size() <= Label::len_for(v.version) {
