@@ -430,8 +430,11 @@ impl Archive {
         let (first_loaded, side) = if first.fref.compression.is_some() && loader.threads {
             std::thread::scope(|s| {
                 let h = s.spawn(|| loader.labelled(&first.fref, first.num as i32));
-                // while the first volume decompresses, so do the last and the next
-                ahead.start(1);
+                // while the first volume decompresses, so do the last and the next,
+                // as many as there are cores (the reader waits for the first, and
+                // this thread loads the metadata for a short while only); on one
+                // thread, none
+                ahead.start(1, usize::from(crate::cores::threads() < 2));
                 let side = SideFiles::load(&loader, &files, instances);
                 let first = h.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
                 (first, Some(side))

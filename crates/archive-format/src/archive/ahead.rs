@@ -85,11 +85,12 @@ impl Ahead {
     /// Starts decompressing the compressed volumes from `from` on (the last
     /// volume first, while none has started; after `from`'s, those before it, for
     /// a reader that looked at the end first and starts again from the
-    /// beginning), as many at a time as there are cores.
-    pub(super) fn start(&self, from: usize) {
+    /// beginning), as many at a time as there are cores beside the `beside`
+    /// decodes running elsewhere.
+    pub(super) fn start(&self, from: usize, beside: usize) {
         let mut st = self.shared.lock();
         st.from = from;
-        while let Some(k) = st.next(self.shared.threads) {
+        while let Some(k) = st.next(self.shared.threads.saturating_sub(beside)) {
             if !spawn(&self.shared, k) {
                 st.slots[k] = Slot::Free;
                 st.running -= 1;
@@ -225,7 +226,7 @@ impl Archive {
     /// Starts decompressing the compressed volumes from `i` on, not loaded yet, on
     /// threads of their own (see [`Ahead::start`]).
     pub(super) fn start_prefetch(&self, i: usize) {
-        self.ahead.start(i);
+        self.ahead.start(i, 0);
     }
 }
 
