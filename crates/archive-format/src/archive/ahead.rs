@@ -44,11 +44,12 @@ enum Slot {
     /// Not asked for.
     Free,
     Running,
-    Done(Result<(Bytes, Label)>),
+    Done(Loaded),
     /// Handed to the reader, or loaded by it.
     Taken,
 }
 
+/// A volume loaded: its bytes and label, or why not.
 type Loaded = Result<(Bytes, Label)>;
 
 impl Ahead {

@@ -4,8 +4,8 @@
 //! entered anywhere but at its start); so the head of the report is made on a
 //! thread of its own (its sections after the label first, then the label, which
 //! waits for that), while the values are formatted into an unlinked temporary
-//! file (not memory). Once the head is made, it goes out,
-//! then what was spooled, and the rest of the values go straight out.
+//! file (not memory). Once the head is made, it goes out, then what was spooled,
+//! and the rest of the values go straight out.
 //!
 //! Nothing goes out before the volume is decoded whole: where its decoding fails
 //! part way (libpcp could not use the volume at all) the spool is dropped and the
