@@ -164,8 +164,7 @@ fn names_str(a: &Archive, pmid: PmId, none: &str) -> String {
 /// The report on `out`, with names and strings byte for byte as the archive
 /// holds them (see [`archive_format::text`]).
 pub fn dump(o: &Opts, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<i32> {
-    let mut out = archive_format::text::RawBytes(out);
-    let out: &mut archive_format::text::RawBytes<&mut dyn Write> = &mut out;
+    let out = &mut archive_format::text::RawBytes(out);
     let prog = o.prog;
     let name = o.archive.clone().unwrap_or_default();
     if name.contains(',') || std::path::Path::new(&name).is_dir() {

@@ -29,8 +29,6 @@ struct State {
     /// compressed; `None` otherwise (it is read where it is).
     files: Vec<Option<(FileRef, i32)>>,
     slots: Vec<Slot>,
-    /// Decodes running.
-    running: usize,
     /// Where the reader will go next: decodes start from there.
     from: usize,
     /// A volume to decode before any other: the last, whose end is the
@@ -62,7 +60,6 @@ impl Ahead {
         let mut state = State {
             files: Vec::new(),
             slots: Vec::new(),
-            running: 0,
             from: 0,
             first: Some(0),
             closed: false,
@@ -94,7 +91,6 @@ impl Ahead {
         while let Some(k) = st.next(self.shared.threads.saturating_sub(beside)) {
             if !spawn(&self.shared, k) {
                 st.slots[k] = Slot::Free;
-                st.running -= 1;
                 break;
             }
         }
@@ -104,16 +100,12 @@ impl Ahead {
     /// when it was not, and then it never will be: the caller loads it.
     pub(super) fn take(&self, k: usize) -> Option<Loaded> {
         let mut st = self.shared.lock();
-        loop {
-            let slot = st.slots.get_mut(k)?;
-            match std::mem::replace(slot, Slot::Taken) {
-                Slot::Running => {
-                    *slot = Slot::Running;
-                    st = self.shared.wait(st);
-                }
-                Slot::Done(loaded) => return Some(loaded),
-                Slot::Free | Slot::Taken => return None,
-            }
+        while matches!(st.slots.get(k)?, Slot::Running) {
+            st = self.shared.wait(st);
+        }
+        match std::mem::replace(&mut st.slots[k], Slot::Taken) {
+            Slot::Done(loaded) => Some(loaded),
+            _ => None,
         }
     }
 }
@@ -146,7 +138,6 @@ impl Shared {
             running.1 = None;
             let mut st = self.lock();
             st.slots[k] = Slot::Done(loaded);
-            st.running -= 1;
             self.ended.notify_all();
             match st.next(self.threads) {
                 Some(j) => k = j,
@@ -166,7 +157,6 @@ impl Drop for Running<'_> {
             let mut st = self.0.lock();
             st.slots[k] = Slot::Free;
             st.files[k] = None;
-            st.running -= 1;
             self.0.ended.notify_all();
         }
     }
@@ -190,12 +180,9 @@ impl State {
     /// decode and as many are not already held: the first compressed one not
     /// started from [`State::from`] on, or else before it.
     fn next(&mut self, threads: usize) -> Option<usize> {
-        let held = self
-            .slots
-            .iter()
-            .filter(|s| matches!(s, Slot::Done(_)))
-            .count();
-        if self.closed || self.running >= threads || self.running + held > threads {
+        let running = self.count(|s| matches!(s, Slot::Running));
+        let held = self.count(|s| matches!(s, Slot::Done(_)));
+        if self.closed || running >= threads || running + held > threads {
             return None;
         }
         let n = self.slots.len();
@@ -208,8 +195,12 @@ impl State {
             .chain(0..from)
             .find(|&k| matches!(self.slots[k], Slot::Free) && self.files[k].is_some())?;
         self.slots[k] = Slot::Running;
-        self.running += 1;
         Some(k)
+    }
+
+    /// How many volumes' slots are as `is` asks.
+    fn count(&self, is: impl Fn(&Slot) -> bool) -> usize {
+        self.slots.iter().filter(|s| is(s)).count()
     }
 }
 
@@ -250,7 +241,6 @@ mod tests {
         let mut st = State {
             files: (0..n).map(file).collect(),
             slots: (0..n).map(|_| Slot::Free).collect(),
-            running: 0,
             from: 1,
             first: n.checked_sub(1),
             closed: false,
@@ -262,7 +252,6 @@ mod tests {
     /// Volume `k`'s decode ended.
     fn ended(st: &mut State, k: usize) {
         st.slots[k] = Slot::Done(Err(Error::pcp(-1, "a volume")));
-        st.running -= 1;
     }
 
     #[test]
@@ -287,7 +276,7 @@ mod tests {
         st.slots[4] = Slot::Taken;
         // none left
         assert_eq!(st.next(2), None);
-        assert_eq!(st.running, 0);
+        assert_eq!(st.count(|s| matches!(s, Slot::Running)), 0);
     }
 
     #[test]
