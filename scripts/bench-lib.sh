@@ -10,7 +10,10 @@
 # current directory, its stdout to /dev/null; `-` where a reference has no such
 # tool. C7 counts as `-` where PCP 7.2 is not installed (bench_have7=0). Runs
 # alternate between the four, ROUNDS times (default 3); the best wall time of each
-# is kept, and the peak memory and CPU time of that run. bench_job prints one
+# is kept, and the CPU time of that run. The peak memory is that of all of a job's
+# processes together (bench-tree-peak.py, in one more run, untimed: PCP 7.2 decodes
+# a .zst volume in a zstd process beside the tool), or the largest one process's
+# peak in the best timed run where that is larger. bench_job prints one
 # Markdown row: the three times, ours as a multiple of each reference's speed, the
 # floor, ours over the floor, our CPU time (user and system) over the cores (the
 # least our work could take spread on every core, so what ours over it leaves is
@@ -107,6 +110,9 @@ bench_job() { # name c6 c7 ours floor [same]
   [ "$c7" = - ] || read -r t7 m7 < <(printf '%s\n' "${r7[@]}" | bench_best)
   read -r to mo cpu < <(printf '%s\n' "${ro[@]}" | bench_best)
   [ "$cf" = - ] || read -r tf _ < <(printf '%s\n' "${rf[@]}" | bench_best)
+  [ "$c6" = - ] || m6=$(bench_tree_peak "$c6" "$m6")
+  [ "$c7" = - ] || m7=$(bench_tree_peak "$c7" "$m7")
+  mo=$(bench_tree_peak "$co" "$mo")
   bench_floor_of[$name]=$tf
   bench_ours_of[$name]=$to
   printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s / %s / %s | %s |\n' "$name" \
@@ -114,6 +120,15 @@ bench_job() { # name c6 c7 ours floor [same]
     "$(bench_ratio "$t6" "$to")" "$(bench_ratio "$t7" "$to")" "$(bench_secs "$tf")" \
     "$(bench_over "$to" "$tf")" "$(bench_secs "$(awk -v c="$cpu" -v n="$bench_cores" 'BEGIN { printf "%.3f", c / n }')")" \
     "$(bench_mb "$m6")" "$(bench_mb "$m7")" "$(bench_mb "$mo")" "$same"
+}
+
+bench_tree_peak() { # command line, a peak in KB -> the larger of that and the
+  # job's processes' peak together (0, a run that failed, stays 0)
+  local m
+  [ "${2:-0}" != 0 ] || { echo 0; return; }
+  eval "${BENCH_BEFORE:-}"
+  m=$(python3 "$BENCH_ROOT/scripts/bench-tree-peak.py" "$1")
+  echo $((m > ${2:-0} ? m : ${2:-0}))
 }
 
 bench_secs() { case $1 in -|fail) echo "$1" ;; *) echo "$1 s" ;; esac; }
