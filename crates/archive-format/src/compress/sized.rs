@@ -60,18 +60,45 @@ const XZ_INDEX_MAX: u64 = 16 << 20;
 /// The sum of the uncompressed sizes in the index of every stream of an `.xz`
 /// file (see [`xz_streams`]).
 pub fn xz_size(f: &(impl At + ?Sized)) -> Option<u64> {
-    xz_streams(f).map(|(_, size)| size)
+    xz_streams(f).map(|s| s.size)
 }
+
+/// What the streams of an `.xz` file hold ([`xz_streams`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct XzShape {
+    /// Their blocks.
+    pub blocks: u64,
+    /// The blocks whose headers give both their sizes: those liblzma's
+    /// multi-threaded decoder hands to threads of their own (it decodes the
+    /// others on the caller's, in turn). `xz -T1` leaves the sizes out.
+    pub threaded: u64,
+    /// What they decode to.
+    pub size: u64,
+}
+
+impl XzShape {
+    /// Whether the file decodes on one thread whatever the threads given.
+    pub fn one_thread(&self) -> bool {
+        self.threaded < 2
+    }
+}
+
+/// Block headers read to learn whether they give their sizes; a file of more
+/// blocks counts them all as [`XzShape::threaded`] (without reading millions).
+const XZ_HEADERS_READ: u64 = 4096;
 
 /// How many blocks the streams of an `.xz` file hold, and what they decode to:
 /// walking from its end, past the stream padding (zero bytes, in fours), the
 /// footer gives the index's size, the index each block's sizes, and the blocks'
-/// sizes where the stream starts, before which the previous stream ends. A file
-/// of more than one block can be decoded on several threads; one of a single
-/// block only on one.
-pub fn xz_streams(f: &(impl At + ?Sized)) -> Option<(u64, u64)> {
+/// sizes where the stream starts, before which the previous stream ends. Each
+/// block's header (its size and flags) says whether it gives its sizes.
+pub fn xz_streams(f: &(impl At + ?Sized)) -> Option<XzShape> {
     let mut end = f.size();
-    let (mut blocks, mut total) = (0u64, 0u64);
+    let mut shape = XzShape {
+        blocks: 0,
+        threaded: 0,
+        size: 0,
+    };
     loop {
         let mut word = [0u8; 4];
         while end >= 4 && f.at(end - 4, &mut word) && word == [0; 4] {
@@ -81,19 +108,23 @@ pub fn xz_streams(f: &(impl At + ?Sized)) -> Option<(u64, u64)> {
             // no stream, or padding before the first: not a file xz reads
             return None;
         }
-        let (start, count, size) = xz_stream(f, end)?;
-        blocks = blocks.checked_add(count)?;
-        total = total.checked_add(size)?;
+        let (start, s) = xz_stream(f, end)?;
+        shape.blocks = shape.blocks.checked_add(s.blocks)?;
+        shape.threaded = shape.threaded.checked_add(s.threaded)?;
+        shape.size = shape.size.checked_add(s.size)?;
         end = start;
         if end == 0 {
-            return Some((blocks, total));
+            if shape.blocks > XZ_HEADERS_READ {
+                shape.threaded = shape.blocks;
+            }
+            return Some(shape);
         }
     }
 }
 
-/// The stream of `f` that ends (with its footer) at `end`: where it starts, its
-/// blocks and what they decode to.
-fn xz_stream(f: &(impl At + ?Sized), end: u64) -> Option<(u64, u64, u64)> {
+/// The stream of `f` that ends (with its footer) at `end`: where it starts, and
+/// what it holds.
+fn xz_stream(f: &(impl At + ?Sized), end: u64) -> Option<(u64, XzShape)> {
     let mut footer = [0u8; XZ_FRAME as usize];
     if !f.at(end.checked_sub(XZ_FRAME)?, &mut footer) || footer[10..12] != *b"YZ" {
         return None;
@@ -108,16 +139,43 @@ fn xz_stream(f: &(impl At + ?Sized), end: u64) -> Option<(u64, u64, u64)> {
     if !f.at(index_start, &mut index) {
         return None;
     }
-    let (count, blocks, size) = xz_index(&index)?;
+    let (count, blocks, size) = xz_index(&index, |_| ())?;
     let start = index_start.checked_sub(blocks)?.checked_sub(XZ_FRAME)?;
     let mut magic = [0u8; 6];
-    (f.at(start, &mut magic) && magic == *b"\xfd7zXZ\0").then_some((start, count, size))
+    if !f.at(start, &mut magic) || magic != *b"\xfd7zXZ\0" {
+        return None;
+    }
+    let mut threaded = 0u64;
+    if count <= XZ_HEADERS_READ {
+        let mut at = start + XZ_FRAME;
+        xz_index(&index, |padded| {
+            threaded += u64::from(sizes_in_header(f, at));
+            at += padded;
+        })?;
+    }
+    let blocks = count;
+    Some((
+        start,
+        XzShape {
+            blocks,
+            threaded,
+            size,
+        },
+    ))
+}
+
+/// Whether the block header at `at` gives both the block's sizes (its flags
+/// byte, after the header's size byte).
+fn sizes_in_header(f: &(impl At + ?Sized), at: u64) -> bool {
+    const BOTH: u8 = 0x40 | 0x80;
+    let mut head = [0u8; 2];
+    f.at(at, &mut head) && head[0] != 0 && head[1] & BOTH == BOTH
 }
 
 /// An xz index (its indicator byte to its CRC): how many blocks it lists, the
 /// bytes they take in the stream (each padded to four) and the bytes they decode
-/// to.
-fn xz_index(index: &[u8]) -> Option<(u64, u64, u64)> {
+/// to. `each` is given each block's bytes in the stream, in order.
+fn xz_index(index: &[u8], mut each: impl FnMut(u64)) -> Option<(u64, u64, u64)> {
     let (&indicator, mut rest) = index.split_first()?;
     if indicator != 0 {
         return None;
@@ -127,7 +185,9 @@ fn xz_index(index: &[u8]) -> Option<(u64, u64, u64)> {
     for _ in 0..count {
         let unpadded = varint(&mut rest)?;
         let uncompressed = varint(&mut rest)?;
-        blocks = blocks.checked_add(unpadded.checked_add(3)? / 4 * 4)?;
+        let padded = unpadded.checked_add(3)? / 4 * 4;
+        each(padded);
+        blocks = blocks.checked_add(padded)?;
         size = size.checked_add(uncompressed)?;
     }
     // what is left is the padding to four and the CRC32
@@ -246,6 +306,30 @@ mod tests {
         e.finish().expect("finish")
     }
 
+    /// `data` as `xz -T1 --block-size` writes it: blocks of `block` bytes
+    /// whose headers do not give their sizes.
+    fn xz_unsized(data: &[u8], block: usize) -> Vec<u8> {
+        use liblzma::stream::{Action, Check, Stream};
+        let mut s = Stream::new_easy_encoder(0, Check::Crc64).expect("encoder");
+        let mut out = Vec::with_capacity(data.len() + 4096);
+        for piece in data.chunks(block) {
+            s.process_vec(piece, &mut out, Action::Run).expect("run");
+            while !matches!(
+                s.process_vec(&[], &mut out, Action::FullFlush),
+                Ok(liblzma::stream::Status::StreamEnd)
+            ) {
+                out.reserve(4096);
+            }
+        }
+        while !matches!(
+            s.process_vec(&[], &mut out, Action::Finish),
+            Ok(liblzma::stream::Status::StreamEnd)
+        ) {
+            out.reserve(4096);
+        }
+        out
+    }
+
     fn pieces() -> impl Strategy<Value = Vec<Vec<u8>>> {
         proptest::collection::vec(proptest::collection::vec(0u8..4, 0..3000), 1..4)
     }
@@ -267,7 +351,26 @@ mod tests {
                 Some(b) => (p.len() as u64).div_ceil(b),
                 None => u64::from(!p.is_empty()),
             }).sum();
-            prop_assert_eq!(xz_streams(&file[..]), Some((blocks, want as u64)));
+            // liblzma's multi-threaded encoder gives every block's sizes
+            let shape = XzShape { blocks, threaded: blocks, size: want as u64 };
+            prop_assert_eq!(xz_streams(&file[..]), Some(shape));
+        }
+
+        /// Blocks whose headers leave their sizes out decode on one thread,
+        /// however many they are; one that gives them beside them does too.
+        #[test]
+        fn xz_blocks_without_their_sizes_are_told(data in proptest::collection::vec(0u8..4, 1..6000), block in 64usize..2000) {
+            let mut file = xz_unsized(&data, block);
+            let blocks = data.len().div_ceil(block) as u64;
+            let shape = XzShape { blocks, threaded: 0, size: data.len() as u64 };
+            prop_assert_eq!(xz_streams(&file[..]), Some(shape));
+            prop_assert!(shape.one_thread());
+            file.extend(xz(&data, None));
+            let two = xz_streams(&file[..]).expect("two streams");
+            prop_assert_eq!((two.blocks, two.threaded), (blocks + 1, 1));
+            prop_assert!(two.one_thread());
+            file.extend(xz(&data, None));
+            prop_assert!(!xz_streams(&file[..]).expect("three streams").one_thread());
         }
 
         /// Frames that record their size, one after another, with a skippable

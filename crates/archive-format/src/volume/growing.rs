@@ -183,17 +183,18 @@ impl Growing {
 }
 
 /// `file`'s decoded bytes while they decode, when its container declares their
-/// size and it decodes on one thread (zstd, an xz stream of one block); `None`
-/// otherwise, and when no thread can be started. An xz file of many blocks is
-/// decoded on every core ([`super::xz_on_every_core`]): reading beside it would
-/// only take cores from it.
+/// size and it decodes on one thread (zstd; xz of one block, or of blocks whose
+/// headers do not give their sizes, as `xz -T1` writes them); `None` otherwise,
+/// and when no thread can be started. An xz file of blocks that give their sizes
+/// is decoded on every core ([`super::xz_on_every_core`]): reading beside it
+/// would only take cores from it.
 pub(crate) fn start_for(c: Compression, file: &File) -> Option<Arc<Growing>> {
     use crate::compress::sized;
     let size = match c {
         Compression::Xz => {
             sized::xz_streams(file)
-                .filter(|&(blocks, _)| blocks == 1)?
-                .1
+                .filter(sized::XzShape::one_thread)?
+                .size
         }
         _ => sized::declared_size(c, file)?,
     };
