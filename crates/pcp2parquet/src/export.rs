@@ -11,7 +11,7 @@ use archive_format::codec::result::{Value, VAL_INSITU};
 use archive_format::instances::InDomStream;
 use archive_format::replay::{Delta, FetchedSet, Mode, Replay};
 use archive_format::types::{sem, vtype};
-use archive_format::{Archive, Desc, InDom, PmId, Position, Timestamp};
+use archive_format::{Archive, Desc, InDom, PmId, Position, ReadWindow, Timestamp};
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::io;
@@ -162,28 +162,52 @@ fn wanted(files: &std::collections::BTreeMap<String, u64>) -> usize {
 }
 
 /// Exports the part of the archive at `base` that `prev` (the last run's state
-/// of it) has not.
+/// of it) has not. The raw values of a whole archive are read while its
+/// compressed volumes decode (on a thread of their own, where they decode on
+/// one: [`archive_format::OpenOptions::while_decoding`]); where a volume then
+/// fails to decode part way, or a record was later than the archive's end (which
+/// is known only once its last volume is decoded), that export is given up and
+/// the archive exported again as it is read otherwise.
 pub fn export(
     base: &Path,
     o: &Options,
     prev: Option<&ArchiveState>,
     mem: &Memory,
 ) -> io::Result<Outcome> {
+    let whole = o.interval.is_none() && o.start.is_none() && o.finish.is_none();
+    if whole {
+        if let Some(out) = export_as(base, o, prev, mem, true)? {
+            return Ok(out);
+        }
+    }
+    export_as(base, o, prev, mem, false)?
+        .ok_or_else(|| io::Error::other("an export read while decoding was given up twice"))
+}
+
+/// [`export`], reading the volumes while they decode or not: `None` where an
+/// export read while decoding is given up (nothing of it is left).
+fn export_as(
+    base: &Path,
+    o: &Options,
+    prev: Option<&ArchiveState>,
+    mem: &Memory,
+    while_decoding: bool,
+) -> io::Result<Option<Outcome>> {
     let files = crate::state::file_sizes(base);
     let name = base.to_string_lossy().into_owned();
-    let (grant, a, stream) = open_in_memory(&name, &files, mem)?;
+    let (grant, a, stream) = open_in_memory(&name, &files, mem, while_decoding)?;
     let label = a.label().clone();
     let host = path_safe(&label.hostname);
     let start = (label.start.sec, label.start.nsec);
     // the same archive as last time, unchanged: nothing to do
     let prev = prev.filter(|p| p.start == start && p.host == host);
     if let Some(p) = prev.filter(|p| p.files == files) {
-        return Ok(Outcome {
+        return Ok(Some(Outcome {
             state: p.clone(),
             rows: (0, 0),
             unchanged: true,
             warning: None,
-        });
+        }));
     }
     let stem = base
         .file_name()
@@ -199,38 +223,37 @@ pub fn export(
     };
     let hostdir = |ds: &str| o.outdir.join(ds).join(format!("host={host}"));
     let mpath = hostdir("metrics").join(format!("{key}.parquet"));
-    let (wstart, wend) = utc_window(&a, o)?;
+    // (the whole archive: its end is not waited for)
+    let decoding = a.decoding();
+    let (wstart, wend) = match decoding {
+        true => (label.start, Timestamp::new(i64::MAX, 0)),
+        false => utc_window(&a, o)?,
+    };
     let pmids = selected(&a, &o.metrics);
     let derived = crate::derived::select(&a, &o.metrics);
-    let mpath = crate::metrics::write(&a, mpath, &text(&name), &derived)?;
-    push_new(&mut outputs, rel(&mpath));
-    // instance names the stream does not give at their time are found later,
-    // as the whole metadata would give them (see `missing_names`)
-    let missing: Missing = Default::default();
-    let mut names = names_for(&a, stream, &missing);
-    let metrics = metrics_of(&a, &pmids, &derived, &mut names);
-    // the names of metrics and PMIDs are kept for good (the metadata's share)
-    names.pin();
-    let (mut values, mut events) = sinks(o, &hostdir, &key, prev, grant.budget);
-    let instances = (stream.then(|| a.instance_stream()).transpose())
-        .map_err(|e| io::Error::other(e.to_string()))?;
-    let mut ex = Exporter {
-        a: &a,
-        names,
-        metrics,
-        dates: Dates::default(),
-        insts: FastMap::default(),
-        stream: instances,
-        live: FastMap::default(),
-        missing,
-        placeholders: FastMap::default(),
-        derived,
-        inames: Vec::new(),
+    // (written once the export is kept, when it reads while decoding)
+    let write_metrics = |derived: &[crate::derived::Chosen], outputs: &mut Vec<String>| {
+        let written = crate::metrics::write(&a, mpath.clone(), &text(&name), derived)?;
+        push_new(outputs, rel(&written));
+        io::Result::Ok(())
     };
+    if !decoding {
+        write_metrics(&derived, &mut outputs)?;
+    }
+    let (mut values, mut events) = sinks(o, &hostdir, &key, prev, grant.budget);
+    let mut ex = Exporter::new(&a, stream, &pmids, derived)?;
     let run = match o.interval {
         None => ex.raw(prev, wstart, wend, &mut values, &mut events),
         Some(step) => ex.interp(prev, (wstart, wend), step, &pmids, &mut values, &mut events),
     };
+    if decoding {
+        if run.is_ok() && !read_as_libpcp(&a, ex.latest) {
+            values.abandon();
+            events.abandon();
+            return Ok(None);
+        }
+        write_metrics(&ex.derived, &mut outputs)?;
+    }
     let (resume, warning) = match run {
         Ok(r) => r,
         Err(e) => {
@@ -245,7 +268,7 @@ pub fn export(
         push_new(&mut outputs, rel(f));
     }
     let before = prev.map_or((0, 0), |p| p.rows);
-    Ok(Outcome {
+    Ok(Some(Outcome {
         state: ArchiveState {
             host,
             start,
@@ -257,7 +280,34 @@ pub fn export(
         rows: (vrows, erows),
         unchanged: false,
         warning,
-    })
+    }))
+}
+
+/// Where a raw export starts reading: where the last run (`prev`) stopped, or
+/// at the start of the window.
+fn raw_start(
+    a: &Archive,
+    vols: &[u32],
+    prev: Option<&ArchiveState>,
+    wstart: Timestamp,
+) -> Position {
+    match prev.and_then(|p| p.resume.clone()) {
+        Some(Resume::Raw { volume, offset }) => match vols.iter().position(|&v| v == volume) {
+            Some(vol) => Position { vol, offset },
+            None => a.start(),
+        },
+        _ if wstart > a.label().start => a.position_before(wstart),
+        _ => a.start(),
+    }
+}
+
+/// Whether the records read while the volumes decoded are those libpcp reads:
+/// the volumes decoded whole, and no record read (the last, `latest`) was later
+/// than the archive's end (where an export stops).
+fn read_as_libpcp(a: &Archive, latest: Option<Timestamp>) -> bool {
+    a.decoded_whole()
+        && a.end_time()
+            .is_ok_and(|end| latest.is_none_or(|l| l <= end))
 }
 
 /// The values' and the events' sinks of this run, their files named by the
@@ -314,6 +364,7 @@ fn open_in_memory<'m>(
     name: &str,
     files: &std::collections::BTreeMap<String, u64>,
     mem: &'m Memory,
+    while_decoding: bool,
 ) -> io::Result<(crate::memory::Grant<'m>, Archive, bool)> {
     let profile = archive_format::archive::meta_profile(name).ok();
     let stream = profile.is_some_and(|p| p.streamable());
@@ -330,6 +381,7 @@ fn open_in_memory<'m>(
     };
     let opts = archive_format::OpenOptions {
         without_instances: stream,
+        while_decoding,
         ..Default::default()
     };
     let a = Archive::open_with(name, opts).map_err(|e| io::Error::other(e.to_string()))?;
@@ -409,6 +461,8 @@ struct Exporter<'a> {
     derived: Vec<crate::derived::Chosen>,
     /// The instance names of the value set in hand (kept for its memory).
     inames: Vec<u32>,
+    /// The time of the last record `raw` read.
+    latest: Option<Timestamp>,
 }
 
 /// Names held for rows beyond this many bytes (instance names of an archive
@@ -417,7 +471,40 @@ struct Exporter<'a> {
 /// rows at least (a name costs 160 bytes and more).
 pub const NAMES_HELD: usize = 4 << 20;
 
-impl Exporter<'_> {
+impl<'a> Exporter<'a> {
+    /// An exporter of `a`'s metrics `pmids` and the `derived` ones; `stream`:
+    /// whether its instance domains are read as a stream.
+    fn new(
+        a: &'a Archive,
+        stream: bool,
+        pmids: &[PmId],
+        derived: Vec<crate::derived::Chosen>,
+    ) -> io::Result<Exporter<'a>> {
+        // instance names the stream does not give at their time are found
+        // later, as the whole metadata would give them (see `missing_names`)
+        let missing: Missing = Default::default();
+        let mut names = names_for(a, stream, &missing);
+        let metrics = metrics_of(a, pmids, &derived, &mut names);
+        // the names of metrics and PMIDs are kept for good (the metadata's share)
+        names.pin();
+        let instances = (stream.then(|| a.instance_stream()).transpose())
+            .map_err(|e| io::Error::other(e.to_string()))?;
+        Ok(Exporter {
+            a,
+            names,
+            metrics,
+            dates: Dates::default(),
+            insts: FastMap::default(),
+            stream: instances,
+            live: FastMap::default(),
+            missing,
+            placeholders: FastMap::default(),
+            derived,
+            inames: Vec::new(),
+            latest: None,
+        })
+    }
+
     /// Keeps the names held within [`NAMES_HELD`]: beyond it, writes the rows
     /// held, and forgets the names of instances (and what named them).
     fn bound_names(
@@ -448,26 +535,26 @@ impl Exporter<'_> {
     ) -> io::Result<(Option<Resume>, Option<String>)> {
         let a = self.a;
         let vols = a.volume_numbers();
-        let mut pos = match prev.and_then(|p| p.resume.clone()) {
-            Some(Resume::Raw { volume, offset }) => match vols.iter().position(|&v| v == volume) {
-                Some(vol) => Position { vol, offset },
-                None => a.start(),
-            },
-            _ if wstart > a.label().start => a.position_before(wstart),
-            _ => a.start(),
-        };
+        let mut pos = raw_start(a, &vols, prev, wstart);
         let mut warning = None;
         let mut released = pos;
         // the last record's time: one earlier is skipped, as libpcp's forward
         // fetch skips it (an archive holding two runs whose times overlap)
         let mut last: Option<Timestamp> = None;
+        // volumes read while they decode are read through a window (their
+        // whole bytes are there only once decoded)
+        let mut window = a.decoding().then(ReadWindow::default);
         loop {
             // memory bounded by the work: the pages of what has been read go
             if pos.vol != released.vol || pos.offset.saturating_sub(released.offset) > 1 << 20 {
                 a.release_before(pos);
                 released = pos;
             }
-            let (rec, next) = match a.read_forward(pos) {
+            let read = match window.as_mut() {
+                Some(w) => a.read_forward_in(pos, w),
+                None => a.read_forward(pos),
+            };
+            let (rec, next) = match read {
                 Ok(Some((_, rec, next))) => (rec, next),
                 Ok(None) => break,
                 Err(e) => {
@@ -525,6 +612,7 @@ impl Exporter<'_> {
             self.inames = inames;
             self.derived_at_record(&rec, values)?;
         }
+        self.latest = last;
         let resume = vols.get(pos.vol).map(|&volume| Resume::Raw {
             volume,
             offset: pos.offset,
