@@ -495,13 +495,16 @@ impl Buffer for ValueBuffer {
         self.settle(part)?;
         let cols = Columns::of(part)?;
         // series by metric name, instance name and instance id (nulls first)
-        let key = |s: &Series| (!s.mark, names.str(s.metric), names.str(s.iname), s.inst);
+        let ranks = name_ranks(&self.series, names);
+        let keys: Vec<_> = (self.series.iter())
+            .map(|s| (!s.mark, ranks[&s.metric], ranks[&s.iname], s.inst))
+            .collect();
         // each series in the order its values came, which is time order (a
         // record's time index grows as records come), in the memory of the
         // last write's (fresh memory would be faulted in page by page)
         let mut sorted = std::mem::take(&mut self.spare);
         series_sorted(&self.cells, self.series.len(), &mut sorted, |a, b| {
-            key(&self.series[a]).cmp(&key(&self.series[b]))
+            keys[a].cmp(&keys[b])
         });
         let rg = row_group.max(1);
         let held = Held {
@@ -646,6 +649,26 @@ fn zstds() -> parquet::errors::Result<[Zstd; 2]> {
 /// series in the order `cmp` gives and each run in the order its cells came (a
 /// counting sort: each cell is stored at its place, and the stores do not wait
 /// for one another).
+/// The names of `series` (their metrics' and their instances') ranked in the
+/// order of their texts, equal texts equal ranks: series are sorted by their
+/// names' ranks, each text compared with a few others, not once for every pair
+/// of series that holds it (a metric's name for every two of its instances).
+fn name_ranks(series: &[Series], names: &Names) -> FastMap<u32, u32> {
+    let mut ids: Vec<u32> = series.iter().flat_map(|s| [s.metric, s.iname]).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    ids.sort_unstable_by(|&a, &b| names.str(a).cmp(names.str(b)));
+    let mut ranks = FastMap::default();
+    let mut rank = 0;
+    for (k, &id) in ids.iter().enumerate() {
+        if k > 0 && names.str(ids[k - 1]) != names.str(id) {
+            rank = k as u32;
+        }
+        ranks.insert(id, rank);
+    }
+    ranks
+}
+
 fn series_sorted(
     cells: &[Cell],
     nseries: usize,
@@ -956,6 +979,35 @@ mod tests {
             ),
             0..300,
         )
+    }
+
+    #[test]
+    fn names_rank_in_the_order_of_their_texts() {
+        // a placeholder is found to have a name already known by another id
+        let mut names = Names::with_resolver(Box::new(|keys: &[u64]| {
+            Ok(keys.iter().map(|_| Some("kernel.a".to_string())).collect())
+        }));
+        let [b, a, x] = ["kernel.b", "kernel.a", "cpu0"].map(|t| names.id(t));
+        let a2 = names.placeholder(7);
+        names.settle().unwrap();
+        let series = |metric, iname| Series {
+            metric,
+            pmid: 0,
+            inst: None,
+            iname,
+            mark: false,
+        };
+        let all = [
+            series(b, x),
+            series(a, NONE),
+            series(b, NONE),
+            series(a2, x),
+        ];
+        let ranks = name_ranks(&all, &names);
+        assert_eq!(ranks.len(), 5);
+        // no name (NONE) has the empty text, first; equal texts, equal ranks
+        assert_eq!(ranks[&NONE], 0);
+        assert_eq!((ranks[&x], ranks[&a], ranks[&a2], ranks[&b]), (1, 2, 2, 4));
     }
 
     #[test]
