@@ -106,8 +106,8 @@ bench_job() { # name c6 c7 ours floor [same]
     [ "$cf" = - ] || { eval "${BENCH_BEFORE:-}"; rf+=("$(bench_timed "$cf")"); }
   done
   local t6=- m6=- t7=- m7=- to mo cpu tf=-
-  [ "$c6" = - ] || read -r t6 m6 < <(printf '%s\n' "${r6[@]}" | bench_best)
-  [ "$c7" = - ] || read -r t7 m7 < <(printf '%s\n' "${r7[@]}" | bench_best)
+  [ "$c6" = - ] || read -r t6 m6 _ < <(printf '%s\n' "${r6[@]}" | bench_best)
+  [ "$c7" = - ] || read -r t7 m7 _ < <(printf '%s\n' "${r7[@]}" | bench_best)
   read -r to mo cpu < <(printf '%s\n' "${ro[@]}" | bench_best)
   [ "$cf" = - ] || read -r tf _ < <(printf '%s\n' "${rf[@]}" | bench_best)
   [ "$c6" = - ] || m6=$(bench_tree_peak "$c6" "$m6")
