@@ -85,10 +85,12 @@ fn damage(file: &Path) {
     std::fs::write(file, bytes).unwrap();
 }
 
-/// Exports `base` into `out`: what the tool said, and every file written with
+/// Exports `base` into `out` on two threads (a volume is read while it decodes
+/// only with more than one): what the tool said, and every file written with
 /// its bytes.
 fn export(base: &Path, out: &Path) -> (Output, BTreeMap<String, Vec<u8>>) {
     let o = Command::new(env!("CARGO_BIN_EXE_pcp2parquet"))
+        .env("PCPRS_THREADS", "2")
         .arg("-o")
         .arg(out)
         .arg(base)
