@@ -153,15 +153,12 @@ fn xz_stream(f: &(impl At + ?Sized), end: u64) -> Option<(u64, XzShape)> {
             at += padded;
         })?;
     }
-    let blocks = count;
-    Some((
-        start,
-        XzShape {
-            blocks,
-            threaded,
-            size,
-        },
-    ))
+    let shape = XzShape {
+        blocks: count,
+        threaded,
+        size,
+    };
+    Some((start, shape))
 }
 
 /// Whether the block header at `at` gives both the block's sizes (its flags
