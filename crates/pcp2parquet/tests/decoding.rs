@@ -12,7 +12,7 @@
 use archive_format::codec::result::{OwnedValue, OwnedValueSet, VAL_INSITU};
 use archive_format::compress::{compress, Compression};
 use archive_format::types::{sem, vtype};
-use archive_format::writer::{ArchiveWriter, WriterOptions};
+use archive_format::writer::ArchiveWriter;
 use archive_format::{Desc, InDom, PmId, Timestamp, Units};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -23,13 +23,6 @@ const PMID: PmId = PmId(60 << 22 | 2);
 /// An archive at `base` of one metric with a record at each of `secs`, in a
 /// volume of each part.
 fn archive(base: &Path, parts: &[&[i64]]) {
-    let opts = WriterOptions {
-        version: 3,
-        hostname: "h".into(),
-        timezone: "UTC".into(),
-        ..WriterOptions::default()
-    };
-    let mut w = ArchiveWriter::create(base, opts).unwrap();
     let d = Desc {
         pmid: PMID,
         vtype: vtype::U64,
@@ -37,7 +30,7 @@ fn archive(base: &Path, parts: &[&[i64]]) {
         sem: sem::INSTANT,
         units: Units(0),
     };
-    w.put_desc(d, &["test.value".into()]).unwrap();
+    let mut w = test_support::one_metric_writer(base, 3, d, "test.value");
     for (p, secs) in parts.iter().enumerate() {
         if p > 0 {
             w.new_volume().unwrap();
@@ -96,22 +89,13 @@ fn export(base: &Path, out: &Path) -> (Output, BTreeMap<String, Vec<u8>>) {
         .arg(base)
         .output()
         .unwrap();
-    let mut files = BTreeMap::new();
-    let mut dirs = vec![out.to_path_buf()];
-    while let Some(d) = dirs.pop() {
-        let Ok(rd) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for e in rd.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                dirs.push(p);
-            } else {
-                let rel = p.strip_prefix(out).unwrap().to_string_lossy().into_owned();
-                files.insert(rel, std::fs::read(&p).unwrap());
-            }
-        }
-    }
+    let files = test_support::files_under(out)
+        .into_iter()
+        .map(|p| {
+            let rel = p.strip_prefix(out).unwrap().to_string_lossy().into_owned();
+            (rel, std::fs::read(&p).unwrap())
+        })
+        .collect();
     (o, files)
 }
 

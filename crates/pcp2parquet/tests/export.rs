@@ -30,22 +30,8 @@ fn tool() -> Command {
 
 /// Every `.parquet` file under `dir`, sorted.
 fn parquet_files(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        let Ok(rd) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for e in rd.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "parquet") {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
+    let mut out = test_support::files_under(dir);
+    out.retain(|p| p.extension().is_some_and(|x| x == "parquet"));
     out
 }
 

@@ -9,25 +9,18 @@
 
 use archive_format::codec::result::{OwnedValue, OwnedValueSet, VAL_INSITU};
 use archive_format::types::{sem, vtype};
-use archive_format::writer::{ArchiveWriter, WriterOptions};
+use archive_format::writer::ArchiveWriter;
 use archive_format::{Archive, Desc, InDom, PmId, Timestamp, Units};
 use parquet::file::reader::{FileReader, SerializedFileReader};
 use parquet::record::Field;
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 const INDOM: InDom = InDom(60 << 22 | 1);
 const PMID: PmId = PmId(60 << 22 | 1);
 
 fn writer(base: &Path) -> ArchiveWriter {
-    let opts = WriterOptions {
-        version: 2,
-        hostname: "h".into(),
-        timezone: "UTC".into(),
-        ..WriterOptions::default()
-    };
-    let mut w = ArchiveWriter::create(base, opts).unwrap();
     let d = Desc {
         pmid: PMID,
         vtype: vtype::U32,
@@ -35,8 +28,7 @@ fn writer(base: &Path) -> ArchiveWriter {
         sem: sem::INSTANT,
         units: Units(0),
     };
-    w.put_desc(d, &["test.proc".into()]).unwrap();
-    w
+    test_support::one_metric_writer(base, 2, d, "test.proc")
 }
 
 fn values(insts: &[i32]) -> Vec<OwnedValueSet> {
@@ -68,18 +60,9 @@ fn export(base: &Path, out: &Path) -> (BTreeSet<(i64, i32, Option<String>)>, usi
     assert!(st.success());
     let mut rows = BTreeSet::new();
     let mut groups = 0;
-    let mut files: Vec<PathBuf> = Vec::new();
-    let mut dirs = vec![out.join("values")];
-    while let Some(d) = dirs.pop() {
-        for e in std::fs::read_dir(&d).unwrap().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                dirs.push(p);
-            } else if p.extension().is_some_and(|x| x == "parquet") {
-                files.push(p);
-            }
-        }
-    }
+    let mut files = test_support::files_under(&out.join("values"));
+    files.retain(|p| p.extension().is_some_and(|x| x == "parquet"));
+    assert!(!files.is_empty());
     for f in files {
         let r = SerializedFileReader::new(std::fs::File::open(f).unwrap()).unwrap();
         groups += r.metadata().num_row_groups();

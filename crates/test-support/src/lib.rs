@@ -229,6 +229,48 @@ pub fn wide_archive(dir: &Path, records: u32) -> String {
     base.to_string_lossy().into_owned()
 }
 
+/// A writer of a v`version` archive at `base` (host "h", UTC) describing one
+/// metric, `desc`, named `name`.
+pub fn one_metric_writer(
+    base: &Path,
+    version: u32,
+    desc: archive_format::types::Desc,
+    name: &str,
+) -> archive_format::writer::ArchiveWriter {
+    use archive_format::writer::{ArchiveWriter, WriterOptions};
+    let opts = WriterOptions {
+        version,
+        hostname: "h".into(),
+        timezone: "UTC".into(),
+        ..WriterOptions::default()
+    };
+    let mut w = ArchiveWriter::create(base, opts).expect("creates");
+    w.put_desc(desc, &[name.into()]).expect("desc");
+    w
+}
+
+/// Every file under `dir`, in its subdirectories too, sorted (none where `dir`
+/// cannot be read).
+pub fn files_under(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    let mut dirs = vec![dir.to_path_buf()];
+    while let Some(d) = dirs.pop() {
+        let Ok(rd) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
 /// The names of the hidden files in `dir` (what a killed tool may leave).
 pub fn hidden_files(dir: &Path) -> Vec<String> {
     std::fs::read_dir(dir)
