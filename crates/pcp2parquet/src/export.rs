@@ -225,9 +225,10 @@ fn export_as(
     let mpath = hostdir("metrics").join(format!("{key}.parquet"));
     // (the whole archive: its end is not waited for)
     let decoding = a.decoding();
-    let (wstart, wend) = match decoding {
-        true => (label.start, Timestamp::new(i64::MAX, 0)),
-        false => utc_window(&a, o)?,
+    let (wstart, wend) = if decoding {
+        (label.start, Timestamp::new(i64::MAX, 0))
+    } else {
+        utc_window(&a, o)?
     };
     let pmids = selected(&a, &o.metrics);
     let derived = crate::derived::select(&a, &o.metrics);
@@ -537,20 +538,15 @@ impl<'a> Exporter<'a> {
         let vols = a.volume_numbers();
         let mut pos = raw_start(a, &vols, prev, wstart);
         let mut warning = None;
-        let mut released = pos;
         // the last record's time: one earlier is skipped, as libpcp's forward
         // fetch skips it (an archive holding two runs whose times overlap)
         let mut last: Option<Timestamp> = None;
         // records are read through a window, not from a map of the volume (a
         // volume read while it decodes is whole only once decoded; one way for
-        // both, as fast as the map where the volume is whole)
+        // both, as fast as the map where the volume is whole); so no page of
+        // the volume is held, and none is let go as reading goes on
         let mut window = ReadWindow::default();
         loop {
-            // memory bounded by the work: the pages of what has been read go
-            if pos.vol != released.vol || pos.offset.saturating_sub(released.offset) > 1 << 20 {
-                a.release_before(pos);
-                released = pos;
-            }
             let (rec, next) = match a.read_forward_in(pos, &mut window) {
                 Ok(Some((_, rec, next))) => (rec, next),
                 Ok(None) => break,
