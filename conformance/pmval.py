@@ -62,6 +62,8 @@ ANON_ARCHIVES = ["eventrec", "omnibus_v3", "20041125", "foo+"]
 ANON_METRICS = ["event.flags", "event.missed"]
 ANON_SETS = [["-t", "1"], ["-t", "60", "-s", "5"], ["-r", "-t", "2"], ["-z", "-t", "10"]]
 MAX_SAMPLES = "400"
+# option sets (the first of option_sets) for the archives with xz-compressed volumes
+XZ_SETS = 4
 # archives written by the library's proc_churn example (samples, live processes,
 # replaced per sample): instance domains whose processes come and go, large enough
 # for libpcp's time calipers
@@ -164,6 +166,26 @@ def option_sets(base, dur):
     return sets
 
 
+def xz_copy(base, into):
+    """A copy of corpus archive `base` in directory `into` with its plain data
+    volumes xz-compressed (its metadata and index as they are): its base name, or
+    None where it has no plain volume."""
+    where = os.path.join(CORPUS, base)
+    d, b = os.path.dirname(where), os.path.basename(where)
+    files = [f for f in os.listdir(d) if f.startswith(b + ".")]
+    if not any(re.fullmatch(re.escape(b) + r"\.\d+", f) for f in files):
+        return None
+    out = os.path.join(into, b)
+    for f in files:
+        src, dst = os.path.join(d, f), os.path.join(into, f)
+        if re.fullmatch(re.escape(b) + r"\.\d+", f):
+            with open(dst + ".xz", "wb") as fh:
+                subprocess.run(["xz", "-c", "-2", src], check=True, stdout=fh)
+        elif re.fullmatch(re.escape(b) + r"\.(meta|index)", f):
+            shutil.copy(src, dst)
+    return out
+
+
 def case(ours, base, metric, opts, env, marks=None):
     args = ["-a", base, "-s", MAX_SAMPLES] + opts + [metric]
     if opts[:1] == ["-U"]:
@@ -246,6 +268,24 @@ def main():
         for m in ["zero.count", "zero.level"]:
             for opts in ZERO_SETS:
                 jobs.append((base, m, opts, None))
+    # the interpolation and event archives again, their data volumes xz-compressed:
+    # ours then cuts each volume down to the metric asked for as it decodes
+    xzdir = os.path.join(gendir, "xz")
+    os.makedirs(xzdir)
+    for base in ARCHIVES + sorted({b for b, _ in EVENTS}):
+        if a.filter and a.filter not in base:
+            continue
+        copy = xz_copy(base, xzdir)
+        if copy is None:
+            continue
+        if base in ARCHIVES:
+            dur, metrics = archive_info(base, env)
+            for m in metrics:
+                for opts in option_sets(base, dur)[:XZ_SETS]:
+                    jobs.append((copy, m, ["-U", copy] if opts[:1] == ["-U"] else opts, None))
+        for b, m in EVENTS:
+            if b == base:
+                jobs.append((copy, m, EVENT_SETS[0], None))
     for src in MULTI:
         if a.filter and a.filter not in src:
             continue

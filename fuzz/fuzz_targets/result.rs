@@ -14,5 +14,23 @@ fuzz_target!(|data: &[u8]| {
             assert_eq!(encode_result(r.stamp, &owned, v), data, "canonical but not re-encoded alike");
         }
     }
+    // a record cut down to the metrics of odd items decodes to its time and
+    // those sets, or to one empty set where it kept none
+    for v in [2, 3] {
+        let keep = |p: archive_format::PmId| p.0 % 2 == 1;
+        let mut out = Vec::new();
+        let Ok(()) = archive_format::codec::strip::strip_record(data, 4, v, &keep, &mut out) else {
+            continue;
+        };
+        let whole = decode_result(data, 4, v).expect("cut but does not decode");
+        let cut = decode_result(&out[4..out.len() - 4], 4, v).expect("cut does not decode");
+        assert_eq!(cut.stamp, whole.stamp);
+        let kept: Vec<_> = whole.vsets.iter().filter(|s| keep(s.pmid)).cloned().collect();
+        if kept.is_empty() && !whole.vsets.is_empty() {
+            assert_eq!((cut.vsets.len(), cut.vsets[0].numval), (1, 0));
+        } else {
+            assert_eq!(cut.vsets, kept);
+        }
+    }
     let _ = archive_format::codec::index::decode_index(data, 0, 3);
 });

@@ -16,8 +16,10 @@ use std::sync::OnceLock;
 
 mod ahead;
 mod damage;
+mod keep;
 mod loader;
 mod read;
+pub use keep::{FindMetrics, KeepOnly};
 use loader::Loader;
 pub use read::Records;
 
@@ -55,6 +57,15 @@ pub struct OpenOptions {
     /// (it could not use the volume at all): check [`Archive::decoded_whole`]
     /// before trusting it. Not with [`OpenOptions::decompressed`].
     pub while_decoding: bool,
+    /// Keep only the value sets of the metrics this names once the metadata is
+    /// read (`None` from it: all). Each compressed volume is then cut down to them
+    /// as it decodes ([`crate::codec::strip`]) and held so, in memory, instead of
+    /// being decoded whole into a temporary file: its records hold only those
+    /// metrics' sets (one that held none of them, one empty set of another
+    /// metric), so the reader must ask for no other metric's values. For one
+    /// archive whose first volume is compressed, with threads; a volume that is
+    /// not all sound records is loaded whole, as without it.
+    pub keep_only: Option<KeepOnly>,
 }
 
 /// Bytes of a volume [`OpenOptions::label_only`] reads: a label (v2 132 bytes, v3
@@ -395,7 +406,22 @@ impl Archive {
     /// say.
     pub fn open_with(name: impl AsRef<str>, opts: OpenOptions) -> Result<Archive> {
         let files = volume::find_archive(name.as_ref())?;
-        let loader = Loader::of(&opts);
+        let mut loader = Loader::of(&opts);
+        let first_compressed = files
+            .volumes
+            .values()
+            .next()
+            .is_some_and(|f| f.compression.is_some());
+        if opts.keep_only.is_some()
+            && first_compressed
+            && loader.threads
+            && !opts.label_only
+            && opts.decompressed.is_none()
+        {
+            loader.keep = Some(Default::default());
+        }
+        // (whatever happens, no decoding thread waits for ever to be told)
+        let _told = volume::TellOnDrop(loader.keep.clone());
         let instances = !opts.without_instances;
         let volumes: Vec<Volume> = files
             .volumes
@@ -436,6 +462,9 @@ impl Archive {
                 // thread, none
                 ahead.start(1, usize::from(crate::cores::threads() < 2));
                 let side = SideFiles::load(&loader, &files, instances);
+                if let (Some(k), Some(only)) = (&loader.keep, &opts.keep_only) {
+                    k.tell(side.keep_set(only));
+                }
                 let first = h.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
                 (first, Some(side))
             })
@@ -510,10 +539,21 @@ impl Archive {
         skip_damaged: bool,
         skipped: &mut dyn FnMut(&str, &Error),
     ) -> Result<Archive> {
+        Archive::open_context_with(spec, skip_damaged, OpenOptions::default(), skipped)
+    }
+
+    /// [`Archive::open_context_skipping`], one archive opened as `opts` say
+    /// (several are opened as that opens them).
+    pub fn open_context_with(
+        spec: &str,
+        skip_damaged: bool,
+        opts: OpenOptions,
+        skipped: &mut dyn FnMut(&str, &Error),
+    ) -> Result<Archive> {
         let names = context_names(spec)?;
         match names.len() {
-            0 => Archive::open(spec),
-            1 => Archive::open(&names[0]),
+            0 => Archive::open_with(spec, opts),
+            1 => Archive::open_with(&names[0], opts),
             _ => {
                 let mut a = Archive::join(open_parts(&names, skip_damaged, skipped)?)?;
                 a.damage.on = skip_damaged;
@@ -809,23 +849,19 @@ impl Archive {
     /// A position at or before the first record whose time is `>= t`, from the
     /// temporal index (the archive's start when the index does not help).
     pub fn position_before(&self, t: Timestamp) -> Position {
-        let vols = self.volume_numbers();
-        let mut best = self.start();
+        let mut best = None;
         for e in &self.index {
             if e.stamp >= t {
                 break;
             }
-            if e.off_data < 0 {
-                continue;
-            }
-            if let Some(v) = vols.iter().position(|&n| n as i32 == e.vol) {
-                best = Position {
-                    vol: v,
-                    offset: e.off_data as u64,
-                };
+            if let Some(v) = self.index_volume(e) {
+                best = Some((v, e.off_data as u64));
             }
         }
-        best
+        match best {
+            Some((vol, off)) => self.index_place(vol, off),
+            None => self.start(),
+        }
     }
 
     /// Size of the (decompressed) `.meta` file.

@@ -114,7 +114,7 @@ pub mod writer;
 #[cfg(feature = "xz")]
 mod xzmt;
 
-pub use archive::{Archive, OpenOptions, Position, ReadWindow, Records};
+pub use archive::{Archive, KeepOnly, OpenOptions, Position, ReadWindow, Records};
 pub use codec::index::IndexEntry;
 pub use codec::label::Label;
 pub use codec::result::{ResultRecord, Value, ValueSet};

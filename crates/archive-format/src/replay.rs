@@ -625,7 +625,6 @@ impl<'a> Replay<'a> {
 
     /// A position after the last record whose time is `<= t`.
     fn seek_back(&self, t: Timestamp) -> Result<Position> {
-        let vols = self.a.volume_numbers();
         let mut pos = self.seek(t);
         // the first index entry after t, if any, bounds the records at or before t
         if let Some(e) = self
@@ -634,11 +633,7 @@ impl<'a> Replay<'a> {
             .iter()
             .find(|e| e.stamp > t && e.off_data >= 0)
         {
-            if let Some(v) = vols.iter().position(|&n| n as i32 == e.vol) {
-                let p = Position {
-                    vol: v,
-                    offset: e.off_data as u64,
-                };
+            if let Some(p) = self.a.index_position(e) {
                 // make sure no record at exactly t hides after it
                 let mut q = p;
                 loop {

@@ -6,6 +6,9 @@
 //! dot, as libpcp accepts.
 
 mod growing;
+mod kept;
+
+pub(crate) use kept::{load_cut, Keep, KeepSet, TellOnDrop};
 
 use crate::compress::{self, Compression};
 use crate::error::{Error, Result, ENOENT, PM_ERR_LOGFILE};
@@ -168,6 +171,8 @@ enum Inner {
     /// [`growing`]): the whole waits for the end of the decoding, a read of
     /// some for those.
     Growing(std::sync::Arc<growing::Growing>),
+    /// A compressed volume cut down to some metrics as it decoded (see [`kept`]).
+    Cut(kept::Cut),
 }
 
 impl Deref for Bytes {
@@ -177,6 +182,7 @@ impl Deref for Bytes {
             Inner::Map(m, _) => m,
             Inner::Vec(v) => v,
             Inner::Growing(g) => g.bytes(),
+            Inner::Cut(c) => &c.bytes,
         }
     }
 }
@@ -201,7 +207,7 @@ impl Bytes {
     pub fn file(&self) -> Option<&File> {
         match &self.inner {
             Inner::Map(_, f) => Some(f),
-            Inner::Vec(_) => None,
+            Inner::Vec(_) | Inner::Cut(_) => None,
             Inner::Growing(g) => Some(g.file()),
         }
     }
@@ -247,7 +253,8 @@ impl Bytes {
         match &self.inner {
             Inner::Map(_, f) => std::os::unix::fs::FileExt::read_exact_at(f, dst, off),
             Inner::Growing(g) => g.read_at(off, dst),
-            Inner::Vec(v) => {
+            Inner::Vec(_) | Inner::Cut(_) => {
+                let v: &[u8] = self;
                 let src = usize::try_from(off)
                     .ok()
                     .and_then(|o| v.get(o..o.checked_add(dst.len())?))
@@ -255,6 +262,16 @@ impl Bytes {
                 dst.copy_from_slice(src);
                 Ok(())
             }
+        }
+    }
+
+    /// Where a record that starts at `off` of the whole volume starts in these
+    /// bytes: elsewhere only in a volume cut down to some metrics
+    /// ([`crate::OpenOptions::keep_only`]).
+    pub fn place_of(&self, off: u64) -> u64 {
+        match &self.inner {
+            Inner::Cut(c) => c.place_of(off),
+            _ => off,
         }
     }
 
@@ -276,7 +293,7 @@ impl Bytes {
                 Some(m) => m,
                 None => return,
             },
-            Inner::Vec(_) => return,
+            Inner::Vec(_) | Inner::Cut(_) => return,
         };
         let span = release_span(start, end, m.len());
         if !span.is_empty() {

@@ -3,7 +3,7 @@
 //! leaving out (with its warning) those that cannot be opened.
 
 use archive_format::error::{in_pcp7_words, PM_ERR_LOGFILE};
-use archive_format::Archive;
+use archive_format::{Archive, OpenOptions};
 use std::io::Write;
 
 /// Opens `spec`, or says why not (the words of libpcp's error: PCP 7's with
@@ -16,10 +16,21 @@ pub fn open(
     skip_damaged: bool,
     err: &mut dyn Write,
 ) -> Result<Archive, String> {
+    open_with(prog, spec, skip_damaged, OpenOptions::default(), err)
+}
+
+/// [`open`], one archive opened as `opts` say.
+pub fn open_with(
+    prog: &str,
+    spec: &str,
+    skip_damaged: bool,
+    opts: OpenOptions,
+    err: &mut dyn Write,
+) -> Result<Archive, String> {
     let mut said = |name: &str, e: &archive_format::Error| {
         crate::notify::skipped_archive(err, prog, name, &in_pcp7_words(&e.pm_message()));
     };
-    match Archive::open_context_skipping(spec, skip_damaged, &mut said) {
+    match Archive::open_context_with(spec, skip_damaged, opts, &mut said) {
         Ok(a) => Ok(a),
         Err(e) if skip_damaged => {
             if e.pm_err() == PM_ERR_LOGFILE && e.detail().contains("all archives") {

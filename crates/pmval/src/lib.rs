@@ -86,7 +86,7 @@ impl<'a> Pmval<'a> {
             .clone()
             .or_else(|| spec.archive.clone())
             .unwrap_or_default();
-        let a = match open_source(o, &source, err) {
+        let a = match open_source(o, &source, &spec.metric, err) {
             Ok(a) => a,
             Err(msg) => {
                 writeln!(err, "{PROG}: {msg}")?;

@@ -77,9 +77,26 @@ pub(crate) fn derived_metric(
 /// A derived metric being reported.
 pub(crate) type Derived = context::Bound;
 
-/// The archives of `source` as one context, with `-n`'s namespace.
-pub(crate) fn open_source(o: &Opts, source: &str, err: &mut dyn Write) -> Result<Archive, String> {
-    let mut a = cli_common::context::open(PROG, source, o.skip_damaged, err)
+/// The archives of `source` as one context, with `-n`'s namespace. Its volumes
+/// keep only `metric`'s values where it names one in the archive's own namespace
+/// (not a derived metric, nor one of `-n`'s): pmval asks for no other.
+pub(crate) fn open_source(
+    o: &Opts,
+    source: &str,
+    metric: &str,
+    err: &mut dyn Write,
+) -> Result<Archive, String> {
+    let mut opts = archive_format::OpenOptions::default();
+    if o.namespace.is_none() {
+        let name = metric.to_string();
+        opts.keep_only = Some(archive_format::KeepOnly(Arc::new(move |m| {
+            match m.pmns.lookup(&name) {
+                Lookup::Leaf(p) => Some(vec![p]),
+                _ => None,
+            }
+        })));
+    }
+    let mut a = cli_common::context::open_with(PROG, source, o.skip_damaged, opts, err)
         .map_err(|e| format!("Cannot open archive \"{source}\": {e}"))?;
     if let Some(f) = &o.namespace {
         let p = std::fs::read_to_string(f)

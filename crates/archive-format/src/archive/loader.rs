@@ -14,6 +14,9 @@ pub(super) struct Loader {
     pub(super) threads: bool,
     /// Data volumes are read while they decode ([`OpenOptions::while_decoding`]).
     pub(super) growing: bool,
+    /// Compressed data volumes are cut down to some metrics as they decode
+    /// ([`OpenOptions::keep_only`]), once told which.
+    pub(super) keep: Option<std::sync::Arc<volume::Keep>>,
 }
 
 impl Loader {
@@ -23,11 +26,17 @@ impl Loader {
             cache: opts.decompressed.clone(),
             threads,
             growing: opts.while_decoding && threads && opts.decompressed.is_none(),
+            keep: None,
         }
     }
 
     /// File `fref` (data volume `role`, or the index or metadata).
     pub(super) fn load(&self, fref: &FileRef, role: i32) -> Result<Bytes> {
+        if let Some(k) = self.keep.as_ref().filter(|_| role >= 0) {
+            if let Some(b) = volume::load_cut(fref, role, k) {
+                return Ok(b);
+            }
+        }
         if self.growing && role >= 0 {
             return volume::load_while_decoding(fref);
         }

@@ -497,8 +497,9 @@ impl Archive {
                 .index
                 .iter()
                 .rev()
-                .find(|e| e.vol == num && e.off_data >= 0 && e.off_data as u64 <= physend)
-                .map(|e| e.off_data as u64)
+                .filter(|e| e.vol == num && e.off_data >= 0)
+                .map(|e| b.place_of(e.off_data as u64))
+                .find(|&off| off <= physend)
             else {
                 last_fail = Some(fail(i, physend));
                 continue;

@@ -10,5 +10,6 @@ pub mod meta;
 pub mod rawlabel;
 pub mod record;
 pub mod result;
+pub mod strip;
 
 pub use cursor::{Cursor, PutBe};
