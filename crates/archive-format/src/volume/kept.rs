@@ -24,7 +24,7 @@ use std::sync::{Arc, Condvar, Mutex};
 const STEP: usize = 1 << 20;
 
 /// Bytes decoded ahead of knowing what to keep, at most.
-const WAIT_BEYOND: usize = 8 << 20;
+const WAIT_BEYOND: usize = 2 << 20;
 
 /// A record longer than this is not cut (the volume is loaded whole): a length
 /// word that says more is likely damage, and is not read into memory.
