@@ -49,7 +49,7 @@ impl SideFiles {
 impl Archive {
     /// Where index entry `e` points, when it names a volume of the archive and an
     /// offset (see [`Archive::position_before`] for the offset as read).
-    pub fn index_position(&self, e: &IndexEntry) -> Option<Position> {
+    pub(crate) fn index_position(&self, e: &IndexEntry) -> Option<Position> {
         let vol = self.index_volume(e)?;
         Some(self.index_place(vol, e.off_data as u64))
     }
