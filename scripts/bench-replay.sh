@@ -32,8 +32,15 @@ cd "$work"
 cat week.* >/dev/null # warm the page cache for all
 bench_header
 py="$root/scripts/bench-replay.py $work/week 60000"
+# PCP 7.2's Python bindings may not load under its chroot's Python (a ctypes
+# TypeError with Python 3.14): then that row has no 7.2 figure
+py7="$bench_pcp7 /usr/bin/python3 $py"
+if [ "$bench_have7" = 1 ] && ! eval "$py7" >/dev/null 2>&1; then
+  echo "PCP 7.2's Python bindings fail here: no 7.2 figure for the interpolation" >&2
+  py7=-
+fi
 job "interpolate 100 metrics, 7 days at 1 s, 1-minute steps" "/usr/bin/python3 $py" \
-  "$bench_pcp7 /usr/bin/python3 $py" "$ex/interp_bench $work/week 60000" "$(bench_read_floor week)"
+  "$py7" "$ex/interp_bench $work/week 60000" "$(bench_read_floor week)"
 cd /var/lib/pcp/testsuite/archives
 for spec in "20180416.10.00 kernel.percpu.cpu.user" "20180416.10.00 proc.psinfo.utime" \
             "pcp-pidstat-process-args kernel.all.intr"; do
