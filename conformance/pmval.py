@@ -173,12 +173,13 @@ def xz_copy(base, into):
     where = os.path.join(CORPUS, base)
     d, b = os.path.dirname(where), os.path.basename(where)
     files = [f for f in os.listdir(d) if f.startswith(b + ".")]
-    if not any(re.fullmatch(re.escape(b) + r"\.\d+", f) for f in files):
+    volume = re.compile(re.escape(b) + r"\.\d+")
+    if not any(volume.fullmatch(f) for f in files):
         return None
     out = os.path.join(into, b)
     for f in files:
         src, dst = os.path.join(d, f), os.path.join(into, f)
-        if re.fullmatch(re.escape(b) + r"\.\d+", f):
+        if volume.fullmatch(f):
             with open(dst + ".xz", "wb") as fh:
                 subprocess.run(["xz", "-c", "-2", src], check=True, stdout=fh)
         elif re.fullmatch(re.escape(b) + r"\.(meta|index)", f):
@@ -213,6 +214,8 @@ def main():
     env = dict(os.environ)
     env.setdefault("TZ", "UTC")
     jobs = []
+    # each archive's duration and metrics, as the reference lists them
+    info = {}
     for base in ARCHIVES + pcp7_archives():
         if a.filter and a.filter not in base:
             continue
@@ -220,7 +223,7 @@ def main():
         d, b = os.path.dirname(where), os.path.basename(where)
         if not any(f.startswith(b + ".meta") for f in os.listdir(d)):
             continue
-        dur, metrics = archive_info(base, env, PCP7_METRICS if "pcp7" in base else None)
+        dur, metrics = info[base] = archive_info(base, env, PCP7_METRICS if "pcp7" in base else None)
         for m in metrics:
             for opts in option_sets(base, dur):
                 jobs.append((base, m, opts, None))
@@ -278,11 +281,11 @@ def main():
         copy = xz_copy(base, xzdir)
         if copy is None:
             continue
-        if base in ARCHIVES:
-            dur, metrics = archive_info(base, env)
+        if base in info:
+            dur, metrics = info[base]
             for m in metrics:
-                for opts in option_sets(base, dur)[:XZ_SETS]:
-                    jobs.append((copy, m, ["-U", copy] if opts[:1] == ["-U"] else opts, None))
+                for opts in option_sets(copy, dur)[:XZ_SETS]:
+                    jobs.append((copy, m, opts, None))
         for b, m in EVENTS:
             if b == base:
                 jobs.append((copy, m, EVENT_SETS[0], None))

@@ -330,6 +330,8 @@ struct SideFiles {
     meta: Result<(Bytes, Label)>,
     decoded: Option<std::result::Result<Metadata, DecodeError>>,
     index: Option<Result<(Bytes, Label)>>,
+    /// The index's entries, decoded with its own label (when it was read).
+    entries: Option<std::result::Result<Vec<IndexEntry>, DecodeError>>,
 }
 
 /// The metadata and the index, checked against the first volume's label.
@@ -365,8 +367,12 @@ impl SideFiles {
         if let (Some(iref), Some(loaded)) = (&files.index, self.index) {
             let (ibytes, ilabel) = loaded?;
             matches(&ibytes, &ilabel, &iref.path, "index")?;
-            index = decode_index(&ibytes[label_len as usize..], label_len, label.version)
-                .map_err(|e| Error::decode(&iref.path, e))?;
+            // (its label is the volume's: decoded alike)
+            index = match self.entries {
+                Some(decoded) => decoded,
+                None => decode_index(&ibytes[label_len as usize..], label_len, label.version),
+            }
+            .map_err(|e| Error::decode(&iref.path, e))?;
         }
         let mlabel_len = mlabel.record_len() as u64;
         let meta = match self.decoded {
@@ -388,10 +394,16 @@ impl SideFiles {
             .ok()
             .map(|(b, l)| load_metadata(b, l.record_len() as u64, instances));
         let index = files.index.as_ref().map(|i| loader.labelled(i, VOL_INDEX));
+        let entries = index.as_ref().and_then(|loaded| {
+            let (b, l) = loaded.as_ref().ok()?;
+            let ll = l.record_len() as u64;
+            Some(decode_index(b.get(ll as usize..)?, ll, l.version))
+        });
         SideFiles {
             meta,
             decoded,
             index,
+            entries,
         }
     }
 }
@@ -406,20 +418,12 @@ impl Archive {
     /// say.
     pub fn open_with(name: impl AsRef<str>, opts: OpenOptions) -> Result<Archive> {
         let files = volume::find_archive(name.as_ref())?;
-        let mut loader = Loader::of(&opts);
         let first_compressed = files
             .volumes
             .values()
             .next()
             .is_some_and(|f| f.compression.is_some());
-        if opts.keep_only.is_some()
-            && first_compressed
-            && loader.threads
-            && !opts.label_only
-            && opts.decompressed.is_none()
-        {
-            loader.keep = Some(Default::default());
-        }
+        let loader = Loader::of(&opts, first_compressed);
         // (whatever happens, no decoding thread waits for ever to be told)
         let _told = volume::TellOnDrop(loader.keep.clone());
         let instances = !opts.without_instances;

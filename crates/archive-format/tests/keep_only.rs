@@ -6,7 +6,6 @@
 mod common;
 
 use archive_format::codec::result::OwnedValueSet;
-use archive_format::compress::{compress, Compression};
 use archive_format::replay::{Delta, Mode, Replay};
 use archive_format::types::{sem, vtype};
 use archive_format::{Archive, Desc, InDom, KeepOnly, OpenOptions, PmId, Timestamp, Units};
@@ -60,20 +59,6 @@ fn write(base: &Path, steps: &[Step], per_volume: usize) {
         }
     }
     w.flush().expect("flush");
-}
-
-/// The data volumes of `base` xz-compressed, the plain ones removed.
-fn compress_volumes(base: &str) {
-    for v in 0.. {
-        let f = format!("{base}.{v}");
-        let Ok(bytes) = std::fs::read(&f) else { break };
-        std::fs::write(
-            format!("{f}.xz"),
-            compress(Compression::Xz, &bytes).expect("xz"),
-        )
-        .expect("write");
-        std::fs::remove_file(&f).expect("remove");
-    }
 }
 
 fn keeping(name: &str, k: u32) -> Archive {
@@ -136,7 +121,7 @@ proptest! {
             .map(|m| replay(&whole, k, m, start, step_ms, 400))
             .collect();
         let end = whole.end_time().expect("end");
-        compress_volumes(&name);
+        common::xz_volumes(&name);
         let cut = keeping(&name, k);
         prop_assert_eq!(cut.end_time().expect("end"), end);
         for (m, want) in [Mode::Interp, Mode::Forw, Mode::Back].into_iter().zip(&want) {
@@ -166,7 +151,7 @@ fn a_volume_with_a_bad_record_is_read_whole() {
     }
     v[at + 16..at + 20].copy_from_slice(&1000i32.to_be_bytes());
     std::fs::write(&vol1, &v).expect("write");
-    compress_volumes(&name);
+    common::xz_volumes(&name);
     let start = Timestamp::new(T0, 0);
     let want = replay(
         &Archive::open(&name).expect("open"),

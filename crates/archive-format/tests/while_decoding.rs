@@ -7,7 +7,6 @@ mod common;
 
 use archive_format::archive::{Archive, OpenOptions};
 use archive_format::codec::result::OwnedValueSet;
-use archive_format::compress::{compress, Compression};
 use archive_format::logfetch::{Direction, LogCursor};
 use archive_format::types::{vtype, PmId, Timestamp};
 use std::path::Path;
@@ -29,13 +28,7 @@ fn archive(dir: &Path, count: u32, per_volume: u32) -> (String, Vec<(Timestamp, 
     );
     let name = base.to_string_lossy().into_owned();
     let want = forward(&Archive::open(&name).expect("plain"));
-    for v in 0.. {
-        let f = format!("{name}.{v}");
-        let Ok(bytes) = std::fs::read(&f) else { break };
-        let z = compress(Compression::Xz, &bytes).expect("xz");
-        std::fs::write(format!("{f}.xz"), z).expect("write");
-        std::fs::remove_file(&f).expect("remove plain volume");
-    }
+    common::xz_volumes(&name);
     (name, want)
 }
 

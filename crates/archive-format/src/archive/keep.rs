@@ -3,7 +3,7 @@
 //! metadata and index as read, and where the index's offsets fall in them.
 
 use super::{Archive, Position, SideFiles};
-use crate::codec::index::{decode_index, IndexEntry};
+use crate::codec::index::IndexEntry;
 use crate::metadata::Metadata;
 use crate::types::PmId;
 use crate::volume;
@@ -31,17 +31,16 @@ impl SideFiles {
         let mut pmids = (only.0)(meta)?;
         pmids.sort_unstable();
         pmids.dedup();
-        let mut index = Vec::new();
-        if let Some(loaded) = &self.index {
-            let (b, l) = loaded.as_ref().ok()?;
-            let ll = l.record_len() as u64;
-            let entries = decode_index(b.get(ll as usize..)?, ll, l.version).ok()?;
-            index = entries
-                .iter()
-                .filter(|e| e.off_data >= 0)
-                .map(|e| (e.vol, e.off_data as u64))
-                .collect();
-        }
+        let entries = match (&self.index, &self.entries) {
+            (None, _) => &[][..],
+            (Some(_), Some(Ok(entries))) => &entries[..],
+            _ => return None,
+        };
+        let index = entries
+            .iter()
+            .filter(|e| e.off_data >= 0)
+            .map(|e| (e.vol, e.off_data as u64))
+            .collect();
         Some(volume::KeepSet { pmids, index })
     }
 }

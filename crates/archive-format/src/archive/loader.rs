@@ -20,13 +20,20 @@ pub(super) struct Loader {
 }
 
 impl Loader {
-    pub(super) fn of(opts: &OpenOptions) -> Loader {
+    /// The loader `opts` ask for, of an archive whose first volume is
+    /// compressed or not (volumes are cut down only where it is).
+    pub(super) fn of(opts: &OpenOptions, first_compressed: bool) -> Loader {
         let threads = !opts.single_threaded;
+        let keep = opts.keep_only.is_some()
+            && first_compressed
+            && threads
+            && !opts.label_only
+            && opts.decompressed.is_none();
         Loader {
             cache: opts.decompressed.clone(),
             threads,
             growing: opts.while_decoding && threads && opts.decompressed.is_none(),
-            keep: None,
+            keep: keep.then(Default::default),
         }
     }
 

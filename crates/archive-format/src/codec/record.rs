@@ -105,12 +105,18 @@ pub fn frame_before(file: &[u8], end: u64, lower: u64) -> Result<Option<Frame>, 
 
 /// Frames `payload` as a record.
 pub fn encode_frame(payload: &[u8]) -> Vec<u8> {
-    let len = (payload.len() + 8) as u32;
-    let mut v = Vec::with_capacity(len as usize);
-    v.extend_from_slice(&len.to_be_bytes());
-    v.extend_from_slice(payload);
-    v.extend_from_slice(&len.to_be_bytes());
+    let mut v = Vec::with_capacity(payload.len() + 8);
+    put_frame(&mut v, payload);
     v
+}
+
+/// Appends `payload` framed as a record (its length word before and after) to
+/// `out`.
+pub fn put_frame(out: &mut Vec<u8>, payload: &[u8]) {
+    let len = (payload.len() + 8) as u32;
+    out.extend_from_slice(&len.to_be_bytes());
+    out.extend_from_slice(payload);
+    out.extend_from_slice(&len.to_be_bytes());
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 //! set of its first metric instead, so that it is not taken for a `<mark>` (which
 //! has no sets at all).
 
+use super::record::put_frame;
 use super::result::{decode_result_for, encode_result, OwnedValueSet, SetOf};
 use crate::error::DecodeError;
 use crate::types::PmId;
@@ -36,11 +37,7 @@ pub fn strip_record(
             }));
         }
     }
-    let body = encode_result(rec.stamp, &kept, version);
-    let len = (body.len() + 8) as u32;
-    out.extend_from_slice(&len.to_be_bytes());
-    out.extend_from_slice(&body);
-    out.extend_from_slice(&len.to_be_bytes());
+    put_frame(out, &encode_result(rec.stamp, &kept, version));
     Ok(())
 }
 

@@ -261,6 +261,7 @@ impl Source<'_> {
 mod tests {
     use super::*;
     use crate::codec::label::{encode_label, Label};
+    use crate::codec::record::encode_frame;
     use crate::codec::result::{decode_result, encode_result, OwnedValueSet};
     use crate::compress::{compress, Compression};
     use crate::types::Timestamp;
@@ -289,12 +290,9 @@ mod tests {
             if k % 2 == 0 {
                 sets.insert(0, OwnedValueSet::insitu(A, vec![(-1, k)]));
             }
-            let body = encode_result(Timestamp::new(1_000 + k as i64, 0), &sets, 2);
-            let len = (body.len() + 8) as u32;
             starts.push(v.len() as u64);
-            v.extend_from_slice(&len.to_be_bytes());
-            v.extend_from_slice(&body);
-            v.extend_from_slice(&len.to_be_bytes());
+            let body = encode_result(Timestamp::new(1_000 + k as i64, 0), &sets, 2);
+            v.extend(encode_frame(&body));
         }
         (v, starts)
     }

@@ -50,3 +50,16 @@ pub fn v3_writer(base: &Path) -> ArchiveWriter {
     };
     ArchiveWriter::create(base, opts).expect("create")
 }
+
+/// Compresses each data volume of the archive `base` (`base.0`, `base.1`, ...)
+/// with xz, removing the plain ones.
+pub fn xz_volumes(base: &str) {
+    use archive_format::compress::{compress, Compression};
+    for v in 0.. {
+        let f = format!("{base}.{v}");
+        let Ok(bytes) = std::fs::read(&f) else { break };
+        let z = compress(Compression::Xz, &bytes).expect("xz");
+        std::fs::write(format!("{f}.xz"), z).expect("write");
+        std::fs::remove_file(&f).expect("remove the plain volume");
+    }
+}
