@@ -80,7 +80,19 @@ def report(tool, results, outdir, filtered, diffs=None):
     with open(os.path.join(outdir, f"scoreboard-{tool}.txt"), "w") as fh:
         fh.write("\n".join(lines) + "\n")
     print(lines[0])
-    return floor_check(tool, ok, filtered)
+    status = floor_check(tool, ok, filtered)
+    if status:
+        show_differences(diffdir, len(bad))
+    return status
+
+
+def show_differences(diffdir, count, cases=10, lines=40):
+    """The head of the first `cases` diff files on stderr, so that a run which fell
+    below its floor says in its last lines which cases differed and how."""
+    for i in range(min(count, cases)):
+        with open(os.path.join(diffdir, f"{i:04d}.txt"), errors="replace") as fh:
+            text = fh.read().splitlines()[:lines]
+        print("\n".join(text), file=sys.stderr)
 
 
 def differences(r, o):
