@@ -240,8 +240,8 @@ class Fake:
                 path = re.sub(r"/\d+$", "/ID", self.path)
                 agent = self.headers.get("User-Agent", "").split("/")[0]
                 names = ",".join(sorted(k.lower() for k in self.headers.keys()))
-                fake.requests.append("%s %s [%s] %s %d" % (self.command, path, names, agent,
-                                                          len(body)))
+                fake.requests.append(("%s %s [%s] %s" % (self.command, path, names, agent),
+                                      body))
 
             def do_GET(self):
                 self.note(b"")
@@ -371,21 +371,27 @@ def requests_case(fake, tmp, mode, args=(), scheme="http", env=None):
         # "none": nobody listens there
         url = "http://127.0.0.1:%d" % free_port() if mode == "none" else fake.url
         url = url.replace("http:", scheme + ":")
-        r = run(cmd + ["-h", "127.0.0.1", "-c", "config", "-l", who + ".log", "-s", "3",
-                       "-V", "3"] + list(args) + [url], cwd=tmp, env=env)
+        p = subprocess.Popen(cmd + ["-h", "127.0.0.1", "-c", "config", "-l", who + ".log",
+                              "-s", "3", "-V", "3"] + list(args) + [url], cwd=tmp, env=env,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        p.communicate(timeout=120)
         log = notices(open(os.path.join(tmp, who + ".log"), errors="replace").read(), url)
-        seen[who] = (r.returncode, log, by_endpoint(fake.requests))
+        # (the logger's own pid, an instance's name in its metadata: PCP 7.2's
+        # logger runs in the chroot's process, whose pid is its)
+        seen[who] = (p.returncode, log, by_endpoint(fake.requests, str(p.pid).encode()))
     return [("status", "%d\n" % seen["refr"][0], "%d\n" % seen["ours"][0]),
             ("notices", seen["refr"][1], seen["ours"][1]),
             ("requests", seen["refr"][2], seen["ours"][2])]
 
 
-def by_endpoint(requests):
+def by_endpoint(requests, pid=None):
     """The requests to each endpoint in order (the interleaving of endpoints is
-    not compared: each file is appended to in its own order)."""
+    not compared: each file is appended to in its own order), each with its body's
+    length, the sender's `pid` in it counted as 3 bytes (a pid's digits vary)."""
     groups = {}
-    for r in requests:
-        groups.setdefault(r.split()[1], []).append(r)
+    for head, body in requests:
+        n = len(body.replace(pid, b"PID")) if pid else len(body)
+        groups.setdefault(head.split()[1], []).append("%s %d" % (head, n))
     return "".join("%s\n  %s\n" % (k, "\n  ".join(v)) for k, v in sorted(groups.items()))
 
 
