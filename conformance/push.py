@@ -11,7 +11,8 @@ loopback port) storing what each sends.
   times and varying values masked); and PCP 7.2's pmlogcheck on each stored archive.
 - the requests: both loggers against a recording server of this suite, one after
   the other: the requests to each endpoint (method, path with the archive id
-  masked, header names, User-Agent's program, the body's length), in order.
+  masked, header names, User-Agent's program, the body's length with the logger's
+  pid in it counted as 3 bytes), in order.
 - failures: both loggers against servers that refuse the ping, the label or a
   write, answer with the wrong type, or go away; and no server at all. Compared:
   exit status, the log's notices, the requests made.
@@ -376,8 +377,8 @@ def requests_case(fake, tmp, mode, args=(), scheme="http", env=None):
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         p.communicate(timeout=120)
         log = notices(open(os.path.join(tmp, who + ".log"), errors="replace").read(), url)
-        # (the logger's own pid, an instance's name in its metadata: PCP 7.2's
-        # logger runs in the chroot's process, whose pid is its)
+        # (the logger's pid is an instance's name in its metadata; scripts/pcp7
+        # execs 7.2's logger, so each pid here is the logger's own)
         seen[who] = (p.returncode, log, by_endpoint(fake.requests, str(p.pid).encode()))
     return [("status", "%d\n" % seen["refr"][0], "%d\n" % seen["ours"][0]),
             ("notices", seen["refr"][1], seen["ours"][1]),
