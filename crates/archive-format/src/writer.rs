@@ -144,6 +144,8 @@ pub struct ArchiveWriter {
     data_shared: Option<Arc<File>>,
     /// [`COPY_PIECE`] (smaller in tests).
     copy_piece: u64,
+    /// [`COPY_ALIGN`] (smaller in tests).
+    copy_align: u64,
     /// The time of the last temporal index entry written.
     last_index: Option<Timestamp>,
 }
@@ -166,6 +168,11 @@ const COPY_RUN_MIN: u64 = 256 << 10;
 /// A run copied file to file is handed over in pieces of this size, so that the
 /// copying goes on while the next records are read.
 const COPY_PIECE: u64 = 8 << 20;
+/// Where a piece ends in the data volume: a multiple of this. The kernel copies a
+/// range that starts at such a place in the file in large page-cache folios, and
+/// one that starts a few pages past it page by page: 8 MiB pieces cut at record
+/// ends copy at two thirds of the speed (ext4, Linux 6.18).
+const COPY_ALIGN: u64 = 2 << 20;
 /// `-EIO`, for copies that come up short.
 const ERR_IO: i32 = -5;
 
@@ -259,6 +266,7 @@ impl ArchiveWriter {
             copier: Copier::default(),
             data_shared: None,
             copy_piece: COPY_PIECE,
+            copy_align: COPY_ALIGN,
             last_index: None,
         }
     }
@@ -626,13 +634,20 @@ impl ArchiveWriter {
                     }
                 }
                 if piece {
-                    // hand this much over, and go on with the rest of the run
-                    let next = self.run.as_ref().map(|r| CopyRun {
-                        source: r.source,
-                        off: r.off + r.len,
-                        len: 0,
-                        dst: r.dst + r.len,
-                        bytes: None,
+                    // hand the run over up to an aligned place in the data volume,
+                    // and go on with the rest of it
+                    let next = self.run.as_mut().map(|r| {
+                        let end = r.dst + r.len;
+                        let cut = end / self.copy_align * self.copy_align;
+                        let cut = if cut > r.dst { cut } else { end };
+                        r.len = cut - r.dst;
+                        CopyRun {
+                            source: r.source,
+                            off: r.off + r.len,
+                            len: end - cut,
+                            dst: cut,
+                            bytes: None,
+                        }
                     });
                     self.finish_run()?;
                     self.run = next;
@@ -1126,6 +1141,7 @@ mod tests {
         let mut w = ArchiveWriter::create(&dst, copy).expect("create copy");
         // several pieces per run, in flight while later records are buffered
         w.copy_piece = 100_000;
+        w.copy_align = 4096;
         w.put_desc(desc(), &["a.b".into()]).expect("desc");
         let mut pos = a.start();
         let mut k = 0u32;
