@@ -634,23 +634,7 @@ impl ArchiveWriter {
                     }
                 }
                 if piece {
-                    // hand the run over up to an aligned place in the data volume,
-                    // and go on with the rest of it
-                    let next = self.run.as_mut().map(|r| {
-                        let end = r.dst + r.len;
-                        let cut = end / self.copy_align * self.copy_align;
-                        let cut = if cut > r.dst { cut } else { end };
-                        r.len = cut - r.dst;
-                        CopyRun {
-                            source: r.source,
-                            off: r.off + r.len,
-                            len: end - cut,
-                            dst: cut,
-                            bytes: None,
-                        }
-                    });
-                    self.finish_run()?;
-                    self.run = next;
+                    self.hand_over_piece()?;
                 }
             }
             _ => {
@@ -685,6 +669,27 @@ impl ArchiveWriter {
             }
         }
         Ok(at)
+    }
+
+    /// Hands the pending run over to the copier up to an aligned place in the data
+    /// volume ([`COPY_ALIGN`]), and goes on with the rest of it as the pending run.
+    fn hand_over_piece(&mut self) -> Result<()> {
+        let next = self.run.as_mut().map(|r| {
+            let end = r.dst + r.len;
+            let cut = end / self.copy_align * self.copy_align;
+            let cut = if cut > r.dst { cut } else { end };
+            r.len = cut - r.dst;
+            CopyRun {
+                source: r.source,
+                off: r.off + r.len,
+                len: end - cut,
+                dst: cut,
+                bytes: None,
+            }
+        });
+        self.finish_run()?;
+        self.run = next;
+        Ok(())
     }
 
     /// Puts the pending run of copied records into the data volume: a short one's
