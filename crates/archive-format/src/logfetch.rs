@@ -470,6 +470,17 @@ impl<'a> LogCursor<'a> {
                     (end.saturating_sub(want), end)
                 }
             };
+            // going forward from inside the window (a record longer than what is
+            // left of it, whose length word was read with the chunk before), the
+            // bytes it holds move to its front and only the rest is read
+            let kept = match (dir, w.vol == Some(v)) {
+                (Direction::Forward, true) if off >= w.start => {
+                    let from = ((off - w.start) as usize).min(w.buf.len());
+                    w.buf.copy_within(from.., 0);
+                    w.buf.len() - from
+                }
+                _ => 0,
+            };
             w.vol = None;
             // (a window of the same size as the last is not cleared first: the
             // read fills it)
@@ -478,7 +489,11 @@ impl<'a> LogCursor<'a> {
                 w.buf.resize(n, 0);
             }
             w.buf.truncate(n);
-            if let Err(e) = self.a.vol_read_at(v, start, &mut w.buf) {
+            let kept = kept.min(n);
+            if let Err(e) = self
+                .a
+                .vol_read_at(v, start + kept as u64, &mut w.buf[kept..])
+            {
                 w.buf.clear();
                 return Err(Error::io(self.a.vol_path(v), &e));
             }
@@ -487,6 +502,16 @@ impl<'a> LogCursor<'a> {
         }
         let at = (off - w.start) as usize;
         Ok(at..at + len)
+    }
+
+    /// Going forward, makes the whole record from `p` to its trailer at `t`
+    /// present in the window at once (the chunk read with its length word may end
+    /// before its trailer, and the trailer's would start there).
+    fn whole_record(&mut self, v: usize, p: u64, t: u64, dir: Direction) -> Result<()> {
+        if dir == Direction::Forward {
+            self.window(v, p, (t + 4 - p) as usize, dir)?;
+        }
+        Ok(())
     }
 
     fn word(&mut self, v: usize, off: u64, dir: Direction) -> Result<i32> {
@@ -632,7 +657,10 @@ impl<'a> LogCursor<'a> {
                 self.cur.off = offset;
                 return Step::Bad(self.error(PM_ERR_LOGREC, "record trailer is missing", Some(t)));
             }
-            let trail = match self.word(v, t, dir) {
+            let trail = match self
+                .whole_record(v, p, t, dir)
+                .and_then(|_| self.word(v, t, dir))
+            {
                 Ok(w) => w,
                 Err(e) => return Step::Bad(e),
             };
@@ -892,6 +920,71 @@ mod tests {
             stamps(&mut c).expect("backward"),
             vec![104, 103, 102, 101, 100]
         );
+    }
+
+    /// Records shorter and longer than a window's chunk, in turn (a long one's
+    /// length word is read with the chunk before it, the rest of it after), come
+    /// back whole both ways, also when the cursor's buffer is taken from it.
+    #[test]
+    fn records_longer_than_a_chunk_are_read_whole() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let base = dir.path().join("a").to_string_lossy().into_owned();
+        let opts = WriterOptions {
+            version: 2,
+            hostname: "h".into(),
+            timezone: "UTC".into(),
+            ..Default::default()
+        };
+        let mut w = ArchiveWriter::create(&base, opts).expect("create");
+        let desc = Desc {
+            pmid: P,
+            vtype: vtype::U32,
+            indom: InDom(0x0400_0001),
+            sem: sem::INSTANT,
+            units: Units(0),
+        };
+        w.put_desc(desc, &["a.b".into()]).expect("desc");
+        // instances per record (8 bytes each): from a few bytes to 2.5 chunks
+        let counts = [1usize, 40_000, 3, 17_000, 16_380, 5, 33_000, 2];
+        for (k, &n) in counts.iter().enumerate() {
+            let vals = (0..n).map(|i| (i as i32, (k * 7 + i) as u32)).collect();
+            let vs = OwnedValueSet::insitu(P, vals);
+            w.write_result(Timestamp::new(100 + k as i64, 0), &[vs])
+                .expect("result");
+        }
+        w.close().expect("close");
+        let a = Archive::open(&base).expect("open");
+        let check = |k: usize, r: &ResultRecord<'_>| {
+            assert_eq!(r.stamp.sec, 100 + k as i64);
+            let vs = &r.vsets[0];
+            assert_eq!(vs.numval as usize, counts[k]);
+            let want = (k * 7 + counts[k] - 1) as u32;
+            let last = (
+                counts[k] as i32 - 1,
+                crate::codec::result::Value::Insitu(want),
+            );
+            assert_eq!(vs.values.last(), Some(&last));
+        };
+        let mut c = LogCursor::new(&a);
+        c.set_mode(Direction::Forward, a.label().start);
+        for k in 0..counts.len() {
+            if k % 2 == 0 {
+                check(k, &c.fetch().expect("forward").expect("a record"));
+                continue;
+            }
+            // the payload handed out raw, its buffer taken and lent back
+            let raw = c.fetch_raw().expect("forward").expect("a record");
+            let place = raw.place;
+            let (buf, range) = c.take_payload(Vec::new()).expect("the payload");
+            check(k, &place.decode(&a, &buf[range]).expect("decodes"));
+            assert!(c.lend_buffer(buf).is_none());
+        }
+        assert!(c.fetch().expect("the end").is_none());
+        let mut c = LogCursor::new(&a);
+        c.set_mode(Direction::Backward, a.end_time().expect("end"));
+        for k in (0..counts.len()).rev() {
+            check(k, &c.fetch().expect("backward").expect("a record"));
+        }
     }
 
     #[test]
