@@ -31,6 +31,10 @@ struct State<O> {
     total: Option<u64>,
     /// The consumer stopped the run, or a thread panicked.
     stopped: bool,
+    /// Threads waiting on `changed` now: a change is signalled only to them (a
+    /// signal costs a system call whether or not anyone waits, and a run makes
+    /// two changes a job).
+    waiting: u32,
 }
 
 struct Shared<P, O> {
@@ -74,8 +78,9 @@ impl<J, O, P: FnMut() -> Option<J>> Shared<P, O> {
                 Take::Job(src.next - 1, job)
             }
             None => {
-                lock(&self.state).total = Some(src.next);
-                self.changed.notify_all();
+                let mut st = lock(&self.state);
+                st.total = Some(src.next);
+                self.tell(st);
                 Take::End
             }
         }
@@ -85,7 +90,7 @@ impl<J, O, P: FnMut() -> Option<J>> Shared<P, O> {
     fn wait_for_room(&self, seq: u64) {
         let mut st = lock(&self.state);
         while !st.stopped && seq >= st.consumed + self.depth {
-            st = self.changed.wait(st).unwrap_or_else(|e| e.into_inner());
+            st = self.wait(st);
         }
     }
 
@@ -94,7 +99,26 @@ impl<J, O, P: FnMut() -> Option<J>> Shared<P, O> {
         if !st.stopped {
             st.done.insert(seq, out);
         }
-        self.changed.notify_all();
+        self.tell(st);
+    }
+}
+
+impl<P, O> Shared<P, O> {
+    /// Waits for a change, counted among the waiting.
+    fn wait<'s>(&'s self, mut st: MutexGuard<'s, State<O>>) -> MutexGuard<'s, State<O>> {
+        st.waiting += 1;
+        let mut st = self.changed.wait(st).unwrap_or_else(|e| e.into_inner());
+        st.waiting -= 1;
+        st
+    }
+
+    /// Signals the change just made under `st` to the threads waiting, if any.
+    fn tell(&self, st: MutexGuard<'_, State<O>>) {
+        let anyone = st.waiting > 0;
+        drop(st);
+        if anyone {
+            self.changed.notify_all();
+        }
     }
 }
 
@@ -135,6 +159,7 @@ pub fn ordered<J, O, S>(
             consumed: 0,
             total: None,
             stopped: false,
+            waiting: 0,
         }),
         changed: Condvar::new(),
         depth: depth.max(1) as u64,
@@ -165,8 +190,7 @@ pub fn ordered<J, O, S>(
             let next = st.consumed;
             if let Some(out) = st.done.remove(&next) {
                 st.consumed += 1;
-                drop(st);
-                shared.changed.notify_all();
+                shared.tell(st);
                 if !consume(out) {
                     break;
                 }
@@ -178,9 +202,10 @@ pub fn ordered<J, O, S>(
                 Take::Job(seq, job) => {
                     let out = work(&mut state, job);
                     if seq == next {
-                        // nobody else can use it: straight out, without a lock
-                        lock(&shared.state).consumed += 1;
-                        shared.changed.notify_all();
+                        // nobody else can use it: straight out
+                        let mut st = lock(&shared.state);
+                        st.consumed += 1;
+                        shared.tell(st);
                         if !consume(out) {
                             break;
                         }
@@ -194,7 +219,7 @@ pub fn ordered<J, O, S>(
                         && st.total != Some(st.consumed)
                         && !st.done.contains_key(&st.consumed)
                     {
-                        st = shared.changed.wait(st).unwrap_or_else(|e| e.into_inner());
+                        st = shared.wait(st);
                     }
                 }
             }
