@@ -5,12 +5,21 @@
 use super::*;
 
 /// A data record read from an input: decoded with its values owned, or (when it is
-/// stored exactly as it will be written) left where it is.
+/// stored exactly as it will be written, or as a v2 record to be written for v3)
+/// left as bytes.
 pub(crate) struct Rec {
     pub(crate) stamp: Timestamp,
     pub(crate) vsets: Vec<OwnedValueSet>,
-    /// Copied as stored: where the record is and its PMIDs (`vsets` is empty).
-    pub(crate) raw: Option<(Position, Vec<PmId>)>,
+    /// Written as bytes: where they are and the record's PMIDs (`vsets` is empty).
+    pub(crate) raw: Option<(Stored, Vec<PmId>)>,
+}
+
+/// Where the bytes of a record written as bytes are.
+pub(crate) enum Stored {
+    /// In the input, as they will be written (copied as stored).
+    At(Position),
+    /// Here: a v2 record's payload made the v3 one (without decoding its values).
+    Recoded(Vec<u8>),
 }
 
 impl Rec {
@@ -46,6 +55,8 @@ pub(crate) struct Input {
     /// The PMID list of a copied record, handed back once it is written (so that
     /// copying allocates nothing per record).
     pub(crate) spare_pmids: Vec<PmId>,
+    /// The same for the payload of a recoded record.
+    pub(crate) spare_payload: Vec<u8>,
 }
 
 impl Input {
@@ -66,6 +77,7 @@ impl Input {
             out_version: 0,
             window: ReadWindow::new(),
             spare_pmids: Vec::new(),
+            spare_payload: Vec::new(),
         }
     }
 
@@ -116,6 +128,38 @@ impl Input {
         self.pos = Some(next);
     }
 
+    /// The record at `pos` when it can be written as bytes (its PMIDs into
+    /// `pmids`): where it is, where the next one is, its time, and its bytes.
+    fn canonical(
+        &mut self,
+        pos: Position,
+        pmids: &mut Vec<PmId>,
+    ) -> Option<(Position, Position, Timestamp, Stored)> {
+        use archive_format::codec::{recode::recode_v2_as_v3, result};
+        let a = self.arch.as_ref()?;
+        let version = a.label().version;
+        let (at, payload, next) = match a.read_raw_forward_in(pos, &mut self.window) {
+            Ok(Some((at, Some(payload), next))) => (at, payload, next),
+            _ => return None,
+        };
+        let to_v3 = version == 2 && self.out_version == 3;
+        if !(version == self.out_version || to_v3)
+            || !result::scan_canonical(payload, version, pmids)
+        {
+            return None;
+        }
+        let stamp = result::decode_stamp(payload, 0, version).unwrap_or(Timestamp::new(0, 0));
+        if !to_v3 {
+            return Some((at, next, stamp, Stored::At(at)));
+        }
+        let mut bytes = std::mem::take(&mut self.spare_payload);
+        if !recode_v2_as_v3(payload, &mut bytes) {
+            self.spare_payload = bytes;
+            return None;
+        }
+        Some((at, next, stamp, Stored::Recoded(bytes)))
+    }
+
     pub(crate) fn note_session(&mut self, rec: &Rec) {
         for vs in &rec.vsets {
             let Some((_, v)) = vs.values.first() else {
@@ -142,27 +186,14 @@ impl Input {
     /// The next record, `None` at the end; on a damaged record, the messages and
     /// whether the damage is fatal.
     pub(crate) fn read(&mut self, fast: bool) -> Result<Option<Rec>, (String, bool)> {
-        let (Some(a), Some(pos)) = (&self.arch, self.pos) else {
+        let (Some(_), Some(pos)) = (&self.arch, self.pos) else {
             return Ok(None);
         };
         if fast {
-            let version = a.label().version;
             let mut copied: Option<(Position, Position, Rec)> = None;
             let mut pmids = std::mem::take(&mut self.spare_pmids);
-            let canonical = match a.read_raw_forward_in(pos, &mut self.window) {
-                Ok(Some((at, Some(payload), next)))
-                    if version == self.out_version
-                        && archive_format::codec::result::scan_canonical(
-                            payload, version, &mut pmids,
-                        ) =>
-                {
-                    let stamp = archive_format::codec::result::decode_stamp(payload, 0, version)
-                        .unwrap_or(Timestamp::new(0, 0));
-                    Some((at, next, stamp))
-                }
-                _ => None,
-            };
-            if let Some((at, next, stamp)) = canonical {
+            let canonical = self.canonical(pos, &mut pmids);
+            if let (Some((at, next, stamp, stored)), Some(a)) = (canonical, &self.arch) {
                 // prologue and epilogue records are looked into for the session
                 let session = if pmids.len() == 5 {
                     a.read_forward_in(at, &mut self.window)
@@ -174,13 +205,13 @@ impl Input {
                 };
                 let rec = match session {
                     Some(mut owned) => {
-                        owned.raw = Some((at, pmids));
+                        owned.raw = Some((stored, pmids));
                         owned
                     }
                     None => Rec {
                         stamp,
                         vsets: Vec::new(),
-                        raw: Some((at, pmids)),
+                        raw: Some((stored, pmids)),
                     },
                 };
                 copied = Some((at, next, rec));

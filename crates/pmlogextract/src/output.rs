@@ -3,7 +3,7 @@
 //! switches and temporal index entries where PCP's pmlogextract puts them.
 
 use super::*;
-use archive_format::codec::result::encode_result;
+use archive_format::codec::result::{decode_result, encode_result};
 use cli_common::limit::Limit;
 
 impl Extract<'_> {
@@ -25,11 +25,14 @@ impl Extract<'_> {
             if !known {
                 // some value sets will be culled: decode after all
                 let input = &mut self.inputs[ilog];
-                let decoded = input
-                    .arch
-                    .as_ref()
-                    .and_then(|a| a.read_forward_in(*at, &mut input.window).ok().flatten())
-                    .map(|(_, r, _)| to_owned(&r));
+                let decoded = match at {
+                    Stored::At(at) => input
+                        .arch
+                        .as_ref()
+                        .and_then(|a| a.read_forward_in(*at, &mut input.window).ok().flatten())
+                        .map(|(_, r, _)| to_owned(&r)),
+                    Stored::Recoded(b) => decode_result(b, 0, 3).ok().map(|r| to_owned(&r)),
+                };
                 match decoded {
                     Some(d) => {
                         rec = d;
@@ -58,7 +61,8 @@ impl Extract<'_> {
         };
         let len = match (&rec.raw, &encoded) {
             (_, Some((_, p))) => p.len(),
-            (Some((at, _)), None) => self.raw_len(ilog, at)?,
+            (Some((Stored::At(at), _)), None) => self.raw_len(ilog, at)?,
+            (Some((Stored::Recoded(b), _)), None) => b.len(),
             (None, None) => return Err(Stop::Abandon),
         };
         if self.volume_due(&rec, len as u64 + 8) {
@@ -71,22 +75,9 @@ impl Extract<'_> {
         }
         let before = match (&rec.raw, encoded) {
             (_, Some((stamp, p))) => self.writer().write_result_payload(stamp, &p)?,
-            (Some((at, _)), None) => {
-                let input = &mut self.inputs[ilog];
-                let arch = input.arch.as_ref();
-                // the pending record is still in the input's window
-                let payload = arch
-                    .and_then(|a| a.read_raw_forward_in(*at, &mut input.window).ok().flatten())
-                    .and_then(|(_, p, _)| p);
-                let Some(payload) = payload else {
-                    return Err(Stop::Abandon);
-                };
-                // the record as stored: the writer may copy it file to file
-                let source = arch
-                    .and_then(|a| a.volume_file(at.vol))
-                    .map(|f| (((ilog as u64) << 32) | at.vol as u64, f, at.offset));
-                let w = self.w.as_mut().expect("writer exists while extracting");
-                w.write_result_from(rec.stamp, payload, source)?
+            (Some((Stored::At(at), _)), None) => self.copy_stored(ilog, *at, rec.stamp)?,
+            (Some((Stored::Recoded(b), _)), None) => {
+                self.writer().write_result_payload(rec.stamp, b)?
             }
             (None, None) => return Err(Stop::Abandon),
         };
@@ -103,10 +94,32 @@ impl Extract<'_> {
             self.old_log_offset = after;
             self.flushsize = after + FLUSH_SIZE;
         }
-        if let Some((_, pmids)) = rec.raw {
+        if let Some((stored, pmids)) = rec.raw {
             self.inputs[ilog].spare_pmids = pmids;
+            if let Stored::Recoded(b) = stored {
+                self.inputs[ilog].spare_payload = b;
+            }
         }
         Ok(())
+    }
+
+    /// Writes the record of input `ilog` at `at` as it is stored (still in the
+    /// input's window); where it starts in the data volume.
+    fn copy_stored(&mut self, ilog: usize, at: Position, stamp: Timestamp) -> Result<u64, Stop> {
+        let input = &mut self.inputs[ilog];
+        let arch = input.arch.as_ref();
+        let payload = arch
+            .and_then(|a| a.read_raw_forward_in(at, &mut input.window).ok().flatten())
+            .and_then(|(_, p, _)| p);
+        let Some(payload) = payload else {
+            return Err(Stop::Abandon);
+        };
+        // the writer may copy it file to file
+        let source = arch
+            .and_then(|a| a.volume_file(at.vol))
+            .map(|f| (((ilog as u64) << 32) | at.vol as u64, f, at.offset));
+        let w = self.w.as_mut().expect("writer exists while extracting");
+        Ok(w.write_result_from(stamp, payload, source)?)
     }
 
     /// The payload length of a record copied from input `ilog` (only `-v` by

@@ -8,6 +8,7 @@ pub mod index;
 pub mod label;
 pub mod meta;
 pub mod rawlabel;
+pub mod recode;
 pub mod record;
 pub mod result;
 pub mod strip;
