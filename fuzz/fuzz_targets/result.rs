@@ -12,8 +12,15 @@ fuzz_target!(|data: &[u8]| {
             let r = decode_result(data, 4, v).expect("accepted as canonical but does not decode");
             let owned: Vec<OwnedValueSet> = r.vsets.iter().map(OwnedValueSet::from_set).collect();
             assert_eq!(encode_result(r.stamp, &owned, v), data, "canonical but not re-encoded alike");
+            // and a canonical v2 record recodes to its v3 encoding
+            if v == 2 {
+                let mut v3 = Vec::new();
+                assert!(archive_format::codec::recode::recode_v2_as_v3(data, &mut v3), "canonical but not recoded");
+                assert_eq!(v3, encode_result(r.stamp, &owned, 3), "recoded unlike the v3 encoding");
+            }
         }
     }
+    let _ = archive_format::codec::recode::recode_v2_as_v3(data, &mut Vec::new());
     // a record cut down to the metrics of odd items decodes to its time and
     // those sets, or to one empty set where it kept none
     for v in [2, 3] {
