@@ -7,7 +7,8 @@
 #     makes this cost the hour, not the week;
 #  2. a merge of two large archives (the two halves of a 2-day synthetic archive);
 #  3. on the wide archive (scripts/wide-archive.sh: 2,000 metrics as pmlogger writes
-#     them, 196 MB): a full copy, and a merge of its two halves.
+#     them, 196 MB): a full copy, a merge of its two halves, and a copy as a v3
+#     archive (-V 3: every record written in the other version's layout).
 # The floor of each, measured in the same run, is `cp` of its input files (a job
 # that writes every byte once), or of the hour's share of the week. Every run
 # starts with no output and no dirty pages (neither tool fsyncs: both leave
@@ -60,3 +61,4 @@ job "1-hour window of a 7-day archive" "head -c $hour week.0 > out/floor" -S +84
 job "merge of two 1-day archives" "cp half1.* half2.* out/" half1 half2
 job "wide archive, full copy" "cp $wide.* out/" "$wide"
 job "wide archive, merge of its two halves" "cp whalf1.* whalf2.* out/" whalf1 whalf2
+job "wide archive, copy as v3 (-V 3)" "cp $wide.* out/" -V 3 "$wide"
