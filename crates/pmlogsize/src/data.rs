@@ -12,8 +12,9 @@ use crate::{Report, Want};
 use archive_format::codec::result::{raw_value_sets, Value};
 use archive_format::error::pm_err_str;
 use archive_format::types::PmId;
-use std::collections::HashMap;
 use std::fmt::Write;
+
+type HashMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
 
 /// The last value of an instance, for `-r`: a value word, or a block's type and
 /// bytes.
@@ -35,12 +36,17 @@ struct Metric {
     last: HashMap<i32, Last>,
 }
 
-/// What the volume is read with: its version, and where it opens as an
-/// archive, the names of its metrics.
+/// What the volume is read with: its version, where it opens as an archive the
+/// names of its metrics, and what lets go of the bytes read so far (`start..end`:
+/// a mapped file's pages, so that a long volume is not all held).
 pub struct Volume<'a> {
     pub version: u32,
     pub names: Option<&'a dyn Fn(PmId) -> Vec<String>>,
+    pub release: Option<&'a dyn Fn(usize, usize)>,
 }
+
+/// Bytes read between two releases.
+const RELEASE_STEP: usize = 4 << 20;
 
 /// The data volume `file` (decompressed), its label ending at `start`.
 pub fn report(file: &[u8], start: usize, vol: &Volume, want: &Want) -> Report {
@@ -48,9 +54,14 @@ pub fn report(file: &[u8], start: usize, vol: &Volume, want: &Want) -> Report {
     let mut out = String::new();
     let (mut ohead, mut bytes, mut nrec, mut nmark) = (start as i64, 0i64, 0i64, 0i64);
     let stamp: i64 = if vol.version >= 3 { 16 } else { 8 };
-    let mut metrics: Vec<Metric> = Vec::new();
+    let mut metrics = Metrics::default();
     let mut at = start;
+    let mut released = 0;
     while at + 4 <= file.len() {
+        if let Some(release) = vol.release.filter(|_| at - released >= RELEASE_STEP) {
+            release(released, at);
+            released = at;
+        }
         let header = i32::from_be_bytes([file[at], file[at + 1], file[at + 2], file[at + 3]]);
         at += 4;
         ohead += 4;
@@ -87,7 +98,7 @@ pub fn report(file: &[u8], start: usize, vol: &Volume, want: &Want) -> Report {
         };
         if sets.is_empty() {
             if want.replication {
-                metrics.iter_mut().for_each(|m| m.last.clear());
+                metrics.all.iter_mut().for_each(|m| m.last.clear());
             }
             nmark += 1;
             nrec -= 1;
@@ -109,7 +120,7 @@ pub fn report(file: &[u8], start: usize, vol: &Volume, want: &Want) -> Report {
     }
     out.push_str("]\n");
     if want.detail {
-        metric_lines(&mut out, want, size, bytes, &mut metrics);
+        metric_lines(&mut out, want, size, bytes, &mut metrics.all);
     }
     let _ = writeln!(out, "  overhead: {ohead} bytes [{}%]", pct(ohead, size));
     let left = size - (bytes + ohead);
@@ -119,25 +130,33 @@ pub fn report(file: &[u8], start: usize, vol: &Volume, want: &Want) -> Report {
     Report { out, err: None }
 }
 
+/// The metrics met so far, in the order met, and where each is in that order.
+#[derive(Default)]
+struct Metrics {
+    all: Vec<Metric>,
+    place: HashMap<PmId, usize>,
+}
+
 /// One value set counted into its metric (said under `-v`).
 fn count(
     vs: &archive_format::codec::result::RawValueSet,
     names: &dyn Fn(PmId) -> Vec<String>,
     want: &Want,
-    metrics: &mut Vec<Metric>,
+    metrics: &mut Metrics,
     out: &mut String,
 ) {
     if want.verbose > 0 {
         let _ = write!(out, "PMID: {}", vs.pmid);
     }
-    let i = match metrics.iter().position(|m| m.pmid == vs.pmid) {
-        Some(i) => i,
+    let i = match metrics.place.get(&vs.pmid) {
+        Some(&i) => i,
         None => {
             let names = names(vs.pmid);
             if want.verbose > 0 && !names.is_empty() {
                 let _ = write!(out, " ({})", names.join(", "));
             }
-            metrics.push(Metric {
+            metrics.place.insert(vs.pmid, metrics.all.len());
+            metrics.all.push(Metric {
                 pmid: vs.pmid,
                 names,
                 bytes: 0,
@@ -145,41 +164,44 @@ fn count(
                 nval: 0,
                 ndup: 0,
                 dup_bytes: 0,
-                last: HashMap::new(),
+                last: HashMap::default(),
             });
-            metrics.len() - 1
+            metrics.all.len() - 1
         }
     };
-    let m = &mut metrics[i];
+    let m = &mut metrics.all[i];
     m.nrec += 1;
     let mut len: i64 = 8;
     if vs.numval > 0 {
         len += 4 + 8 * i64::from(vs.numval);
     }
     for (inst, value) in vs.values().flatten() {
-        let now = match value {
-            Value::Insitu(w) => Last::Word(w),
-            Value::Block { vtype, data } => {
-                len += (data.len() as i64 + 4 + 3) / 4 * 4;
-                Last::Block(vtype, data.to_vec())
-            }
-        };
+        if let Value::Block { data, .. } = value {
+            len += (data.len() as i64 + 4 + 3) / 4 * 4;
+        }
         m.nval += 1;
         if !want.replication {
             continue;
         }
-        match m.last.get(&inst) {
-            Some(prev) if *prev == now => {
-                m.ndup += 1;
-                m.dup_bytes += match &now {
-                    Last::Word(_) => 8,
-                    Last::Block(_, d) => 8 + d.len() as i64 + 4,
-                };
-            }
-            _ => {
-                m.last.insert(inst, now);
-            }
+        // (a block's bytes are copied only when they change)
+        let same = match (m.last.get(&inst), &value) {
+            (Some(Last::Word(p)), Value::Insitu(w)) => p == w,
+            (Some(Last::Block(pt, pd)), Value::Block { vtype, data }) => pt == vtype && pd == data,
+            _ => false,
+        };
+        if same {
+            m.ndup += 1;
+            m.dup_bytes += match value {
+                Value::Insitu(_) => 8,
+                Value::Block { data, .. } => 8 + data.len() as i64 + 4,
+            };
+            continue;
         }
+        let now = match value {
+            Value::Insitu(w) => Last::Word(w),
+            Value::Block { vtype, data } => Last::Block(vtype, data.to_vec()),
+        };
+        m.last.insert(inst, now);
     }
     if want.verbose > 0 {
         let _ = writeln!(out, " bytes={len}");

@@ -137,6 +137,7 @@ pub fn report_of(bytes: &[u8], want: &Want) -> Option<Report> {
             let vol = data::Volume {
                 version: label.version(),
                 names: Some(&none),
+                release: None,
             };
             data::report(bytes, start, &vol, want)
         }
@@ -145,7 +146,13 @@ pub fn report_of(bytes: &[u8], want: &Want) -> Option<Report> {
 
 /// A data volume's report, its metrics named where the volume opens as an
 /// archive.
-fn volume_report(name: &str, bytes: &[u8], start: usize, version: u32, want: &Want) -> Report {
+fn volume_report(
+    name: &str,
+    bytes: &archive_format::volume::Bytes,
+    start: usize,
+    version: u32,
+    want: &Want,
+) -> Report {
     let archive = archive_format::Archive::open(name).ok();
     let names = |p: PmId| -> Vec<String> {
         archive
@@ -153,11 +160,13 @@ fn volume_report(name: &str, bytes: &[u8], start: usize, version: u32, want: &Wa
             .map(|a| a.metadata().names(p).to_vec())
             .unwrap_or_default()
     };
+    let release = |s: usize, e: usize| bytes.release(s, e);
     let vol = data::Volume {
         version,
         names: archive
             .as_ref()
             .map(|_| &names as &dyn Fn(PmId) -> Vec<String>),
+        release: Some(&release),
     };
     data::report(bytes, start, &vol, want)
 }
