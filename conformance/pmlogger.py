@@ -700,13 +700,15 @@ def pmlc_case(ours, tmp, name, script, config=CONTROL_CONFIG):
         for n, a, b in compare_archives(ref[1], ours_[1], str(ref[2]), str(ours_[2])):
             if n in ("descs", "label"):
                 parts.append((n, a, b))
-        # which metrics and instances each archive ended up logging
+        # which metrics and instances each archive ended up logging (each list
+        # of instances once: how many samples were logged, and so how many
+        # values, depends on when the pmlc request came)
         def logged(base):
             text = TIME.sub("T", dump("-a", base))
             names = set(re.findall(r"\((sample\.[\w.]+)\)", text))
-            insts = set(re.findall(r"\((sample\.[\w.]+)\):\s*\n((?:\s+inst .*\n)+)", text + "\n"))
-            return "\n".join(sorted(names)) + "\n" + "\n".join(
-                sorted(n + ": " + " ".join(re.findall(r"inst \[\d+", i)) for n, i in insts)) + "\n"
+            sets = re.findall(r"\((sample\.[\w.]+)\):\s*\n((?:\s+inst .*\n)+)", text + "\n")
+            insts = {n + ": " + " ".join(re.findall(r"inst \[\d+", i)) for n, i in sets}
+            return "\n".join(sorted(names)) + "\n" + "\n".join(sorted(insts)) + "\n"
         parts.append(("logged", logged(ref[1]), logged(ours_[1])))
         parts.append(("record shapes", shapes(ref[1], str(ref[2])),
                       shapes(ours_[1], str(ours_[2]))))
