@@ -2,7 +2,7 @@
 //! pmlogcheck's checks on arbitrary input: pass 0 over the bytes as each kind of
 //! file, and pass 3's checker over the records the bytes decode to, for every type
 //! and semantics a descriptor can give them.
-use archive_format::codec::result::decode_result;
+use archive_format::codec::result::raw_result_into;
 use archive_format::{Desc, InDom, PmId, Timestamp, Units};
 use libfuzzer_sys::fuzz_target;
 use pmlogcheck::pass0::{scan, Kind};
@@ -39,9 +39,10 @@ fuzz_target!(|data: &[u8]| {
             let look = Any(ty, sem);
             let mut out = Vec::new();
             // the same bytes as a run of records, with a mark in between
+            let mut sets = Vec::new();
             for chunk in data.chunks(64.max(data.len() / 4)) {
-                if let Ok(rec) = decode_result(chunk, 4, v) {
-                    let _ = c.record(&rec, "f.0", &look, &stamp, &mut out);
+                if let Ok(now) = raw_result_into(chunk, 4, v, &mut sets) {
+                    let _ = c.record((now, &sets), "f.0", &look, &stamp, &mut out);
                 }
                 c.mark();
             }

@@ -4,6 +4,19 @@ use libfuzzer_sys::fuzz_target;
 fuzz_target!(|data: &[u8]| {
     use archive_format::codec::result::{decode_result, encode_result, scan_canonical, OwnedValueSet};
     for v in [2, 3] {
+        // read in place, a record is what it decodes to (or the same error)
+        let mut raw = Vec::new();
+        match (archive_format::codec::result::raw_result_into(data, 4, v, &mut raw), decode_result(data, 4, v)) {
+            (Ok(stamp), Ok(r)) => {
+                assert_eq!(stamp, r.stamp);
+                assert_eq!(raw.len(), r.vsets.len());
+                for (s, d) in raw.iter().zip(&r.vsets) {
+                    assert!(s.checked_values().eq(d.values.iter().copied()), "values read in place differ");
+                }
+            }
+            (Err(a), Err(b)) => assert_eq!(a, b),
+            (a, b) => panic!("read in place {a:?}, decoded {b:?}"),
+        }
         if let Ok(r) = decode_result(data, 4, v) {
             let _ = r.size(v);
         }

@@ -61,7 +61,8 @@ pub(crate) fn host_bytes(block_type: u8, data: &[u8]) -> Vec<u8> {
 
 /// The first 8 bytes of a block as libpcp reads them (see [`host_bytes`], without
 /// the copy); 0 when short.
-pub(crate) fn host_u64(block_type: u8, data: &[u8]) -> u64 {
+#[inline]
+pub fn host_u64(block_type: u8, data: &[u8]) -> u64 {
     let Some(mut a) = data.get(..8).and_then(|b| <[u8; 8]>::try_from(b).ok()) else {
         return 0;
     };

@@ -13,7 +13,9 @@
 //! Only single archives are modelled (pmdumplog refuses multi-archive contexts).
 
 use crate::archive::Archive;
-use crate::codec::result::{decode_result, decode_result_for, decode_stamp, ResultRecord};
+use crate::codec::result::{
+    decode_result, decode_result_for, decode_stamp, raw_result_into, RawValueSet, ResultRecord,
+};
 use crate::error::{Error, Result, PM_ERR_LOGFILE, PM_ERR_LOGREC};
 use crate::types::{PmId, Timestamp};
 use std::ops::Range;
@@ -78,6 +80,19 @@ pub struct ReadRecord<'w> {
     /// The number of the volume it is in.
     pub volume: u32,
     pub record: ResultRecord<'w>,
+    pub payload: &'w [u8],
+    /// The format version of its volume.
+    pub version: u32,
+}
+
+/// A record as [`LogCursor::read_next_raw`] hands it out (valid until the next
+/// read): its value sets read in place. No value sets means a `<mark>`.
+#[derive(Debug)]
+pub struct RawRecord<'w> {
+    /// The number of the volume it is in.
+    pub volume: u32,
+    pub stamp: Timestamp,
+    pub sets: Vec<RawValueSet<'w>>,
     pub payload: &'w [u8],
     /// The format version of its volume.
     pub version: u32,
@@ -394,6 +409,34 @@ impl<'a> LogCursor<'a> {
                         Some(ReadRecord {
                             volume: num,
                             record,
+                            payload,
+                            version,
+                        })
+                    })
+                    .map_err(|e| decode_error(a, vol, e))
+            }
+            Step::End => Ok(None),
+            Step::Bad(e) => Err(e),
+        }
+    }
+
+    /// [`LogCursor::read_next_payload`] with the record's value sets read in place
+    /// (see [`crate::codec::result::raw_result_into`]), not decoded: the same
+    /// records and errors.
+    pub fn read_next_raw(&mut self) -> Result<Option<RawRecord<'_>>> {
+        match self.read(Direction::Forward) {
+            Step::Record(span) => {
+                let (a, vol) = (self.a, self.cur.vol);
+                let num = vol.map_or(0, |v| a.volume_number(v));
+                let version = self.version();
+                let payload = &self.win.buf[span.range];
+                let mut sets = Vec::new();
+                raw_result_into(payload, span.data_at, version, &mut sets)
+                    .map(|stamp| {
+                        Some(RawRecord {
+                            volume: num,
+                            stamp,
+                            sets,
                             payload,
                             version,
                         })

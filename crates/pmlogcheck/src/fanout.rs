@@ -2,7 +2,7 @@
 //! thread, each keeping the state of its own metrics only (a metric's checks never
 //! look at another's). The main thread reads the records as libpcp does, checks its
 //! own metrics, and hands the records' bytes in batches to the other threads, which
-//! decode them again keeping only their metrics' values. What each finds is tagged
+//! read them again looking only at their metrics' values. What each finds is tagged
 //! with its record and value set, and the lines of a batch are printed in that order
 //! once every thread is done with it: the order one checker would have printed them
 //! in, up to the place where it would have given up.
@@ -12,7 +12,7 @@ use std::io;
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::Arc;
 
-use archive_format::codec::result::{decode_result_for, ResultRecord};
+use archive_format::codec::result::{decode_stamp, raw_value_sets_into, RawValueSet};
 use archive_format::{PmId, Timestamp};
 
 use crate::pass3::{Checker, Findings, Lookup};
@@ -136,12 +136,6 @@ impl<'a> Fanout<'a> {
         self.setup
     }
 
-    /// Whether the main thread decodes `pmid`'s values: its own metrics', and those
-    /// of metrics not yet shared out.
-    pub fn decodes_here(&self, pmid: PmId) -> bool {
-        self.owners.get(&pmid).is_none_or(|&o| o == 0)
-    }
-
     /// What is said of the next record's time (before its values).
     pub fn time_lines(&mut self, lines: Vec<String>) {
         let seq = self.seq;
@@ -152,23 +146,23 @@ impl<'a> Fanout<'a> {
         }));
     }
 
-    /// Checks a record (a `<mark>` too): the main thread's metrics here, the
-    /// others' on their threads. `payload` and `version` are the record's as read.
-    /// Lines found are printed through `emit` as soon as every thread is done with
-    /// them.
+    /// Checks a record, its time and value sets (a `<mark>` too): the main thread's
+    /// metrics here, the others' on their threads. `payload` and `version` are the
+    /// record's as read. Lines found are printed through `emit` as soon as every
+    /// thread is done with them.
     pub fn record(
         &mut self,
-        rec: &ResultRecord<'_>,
+        rec: (Timestamp, &[RawValueSet<'_>]),
         (payload, version): (&[u8], u32),
         emit: &mut dyn FnMut(&str) -> io::Result<()>,
     ) -> io::Result<Go> {
         let seq = self.seq;
         self.seq += 1;
-        let verdict = if rec.is_mark() {
+        let verdict = if rec.1.is_empty() {
             self.checker.mark();
             Ok(())
         } else {
-            self.share_out(rec);
+            self.share_out(rec.1);
             let owners = &self.owners;
             let mine = |p: PmId| owners.get(&p) == Some(&0);
             let s = self.setup;
@@ -215,10 +209,10 @@ impl<'a> Fanout<'a> {
         Ok(Go::On)
     }
 
-    /// The metrics of `rec` seen for the first time go to the thread with the
-    /// fewest values so far.
-    fn share_out(&mut self, rec: &ResultRecord<'_>) {
-        for vs in &rec.vsets {
+    /// The metrics of a record's `sets` seen for the first time go to the thread
+    /// with the fewest values so far.
+    fn share_out(&mut self, sets: &[RawValueSet<'_>]) {
+        for vs in sets {
             if self.owners.contains_key(&vs.pmid) {
                 continue;
             }
@@ -357,11 +351,12 @@ fn tag(
 fn worker(me: usize, rx: Receiver<Arc<Batch>>, back: Sender<(u64, Vec<Finding>)>, setup: &Setup) {
     let mut checker = (setup.checker)();
     let mut owners: FastMap<PmId, usize> = FastMap::default();
-    let (mut lines, mut sets) = (Vec::new(), Vec::new());
+    let (mut lines, mut places) = (Vec::new(), Vec::new());
     let mut gave_up = false;
     for batch in rx {
         owners.extend(batch.owners.iter().copied());
         let mut found = Vec::new();
+        let mut sets = Vec::new();
         let mut start = 0;
         for &(seq, version, end) in &batch.recs {
             let payload = batch.bytes.get(start..end).unwrap_or_default();
@@ -370,22 +365,29 @@ fn worker(me: usize, rx: Receiver<Arc<Batch>>, back: Sender<(u64, Vec<Finding>)>
                 continue;
             }
             let mine = |p: PmId| owners.get(&p) == Some(&me);
-            // (the main thread decoded it whole: it cannot fail here)
-            let Ok(rec) = decode_result_for(payload, 0, version, mine) else {
+            // (the main thread read it whole: it cannot fail here)
+            let (Ok(stamp), Ok(())) = (
+                decode_stamp(payload, 0, version),
+                raw_value_sets_into(payload, version, &mut sets),
+            ) else {
                 continue;
             };
-            if rec.is_mark() {
+            if sets.is_empty() {
                 checker.mark();
                 continue;
             }
             let to = Findings {
                 lines: &mut lines,
-                sets: &mut sets,
+                sets: &mut places,
             };
-            let verdict =
-                checker.record_part(&rec, &mine, (setup.prefix, setup.look, setup.stamp), to);
+            let verdict = checker.record_part(
+                (stamp, &sets),
+                &mine,
+                (setup.prefix, setup.look, setup.stamp),
+                to,
+            );
             gave_up = verdict.is_err();
-            tag(seq, (&mut lines, &mut sets), verdict, &mut found);
+            tag(seq, (&mut lines, &mut places), verdict, &mut found);
         }
         let id = batch.id;
         // (given back before the answer, so that the buffers go round)
@@ -399,7 +401,7 @@ fn worker(me: usize, rx: Receiver<Arc<Batch>>, back: Sender<(u64, Vec<Finding>)>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use archive_format::codec::result::{decode_result, encode_result, Value, ValueSet};
+    use archive_format::codec::result::{encode_result, raw_result_into, Value, ValueSet};
     use archive_format::types::{sem, vtype};
     use archive_format::{Desc, InDom, Units};
 
@@ -458,13 +460,15 @@ mod tests {
         let stamp = |t: Timestamp| t.sec.to_string();
         let mut c = Checker::default();
         let mut out = Vec::new();
+        let mut sets = Vec::new();
         for p in payloads {
-            let rec = decode_result(p, 0, 2).unwrap();
-            if rec.is_mark() {
+            let now = raw_result_into(p, 0, 2, &mut sets).unwrap();
+            if sets.is_empty() {
                 c.mark();
                 continue;
             }
-            if c.record(&rec, "a.0", &Counters, &stamp, &mut out) == crate::pass3::Verdict::GiveUp {
+            let verdict = c.record((now, &sets), "a.0", &Counters, &stamp, &mut out);
+            if verdict == crate::pass3::Verdict::GiveUp {
                 out.push("gave up".into());
                 break;
             }
@@ -488,9 +492,10 @@ mod tests {
                 out.push(l.to_string());
                 Ok(())
             };
+            let mut sets = Vec::new();
             for p in payloads {
-                let rec = decode_result_for(p, 0, 2, |m| fan.decodes_here(m)).unwrap();
-                if fan.record(&rec, (p, 2), &mut emit).unwrap() == Go::GiveUp {
+                let now = raw_result_into(p, 0, 2, &mut sets).unwrap();
+                if fan.record((now, &sets), (p, 2), &mut emit).unwrap() == Go::GiveUp {
                     emit("gave up").unwrap();
                     return;
                 }

@@ -850,7 +850,7 @@ fn records_checked(
     // the first record is checked against -S's start when one was given
     let mut last = o.clock.start.is_some().then_some(wstart);
     loop {
-        let rr = match cur.read_next_for(|p| fan.decodes_here(p)) {
+        let rr = match cur.read_next_raw() {
             Ok(Some(r)) => r,
             Ok(None) => return Ok((None, Go::On)),
             Err(e) => {
@@ -866,7 +866,7 @@ fn records_checked(
             }
         };
         counts.0 += 1;
-        let stamp = rr.record.stamp;
+        let stamp = rr.stamp;
         fan.time_lines(stamp_findings(
             setup.prefix,
             stamp,
@@ -878,8 +878,8 @@ fn records_checked(
         if stamp > wend {
             return Ok((None, Go::On));
         }
-        counts.1 += usize::from(rr.record.is_mark());
-        if fan.record(&rr.record, (rr.payload, rr.version), emit)? == Go::GiveUp {
+        counts.1 += usize::from(rr.sets.is_empty());
+        if fan.record((stamp, &rr.sets), (rr.payload, rr.version), emit)? == Go::GiveUp {
             return Ok((None, Go::GiveUp));
         }
     }

@@ -6,10 +6,10 @@
 //! fed decoded records and writes nothing itself (the findings come back as lines),
 //! so it is tested and fuzzed without files.
 
-use archive_format::codec::result::{Value, ValueSet};
+use archive_format::codec::result::{RawValueSet, Value};
 use archive_format::error::PM_ERR_CONV;
 use archive_format::types::{sem, vtype};
-use archive_format::{pm_err_str, Desc, InDom, PmId, ResultRecord, Timestamp};
+use archive_format::{pm_err_str, Desc, InDom, PmId, Timestamp};
 use std::collections::HashMap;
 
 type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
@@ -23,40 +23,45 @@ pub trait Lookup {
     fn inst_name(&self, indom: InDom, inst: i32) -> Option<String>;
 }
 
-/// One instance's last value.
-#[derive(Debug, Clone)]
-struct Inst {
-    inst: i32,
-    last: f64,
-    /// Time of the last value; `None` after a `<mark>` (no wrap check on the next).
+/// The last value at a place of an instance list.
+#[derive(Debug, Clone, Copy)]
+struct Last {
+    value: f64,
+    /// Its time; `None` after a `<mark>` (no wrap check on the next).
     at: Option<Timestamp>,
-    /// The first place of this instance in the list (the one a scan finds).
-    first: bool,
 }
 
+/// A metric's instances, each place of the list in three vectors (the
+/// instances, looked at for every value, lie close together).
 #[derive(Debug)]
 struct Tracked {
     desc: Desc,
     valfmt: i32,
-    insts: Vec<Inst>,
-    /// Where each instance is in `insts` (its first place): instances that come in
+    /// The instance at each place, in the order they were first met (one can be
+    /// at more than one place: a scan finds the first).
+    ids: Vec<i32>,
+    /// Whether each place is its instance's first.
+    first: Vec<bool>,
+    last: Vec<Last>,
+    /// Where each instance is in the list (its first place): instances that come in
     /// another order than last time are found without a scan.
     pos: FastMap<i32, usize>,
     /// The place after the instance found last: when an instance has gone, the
     /// ones after it are found here, one place off, without the map.
     next: usize,
-    /// The place in `insts` of each value of the last record (by its position in
+    /// The place in the list of each value of the last record (by its position in
     /// the record): records with the same instances as the last one in another
     /// order than the list's are matched without the map.
     ks: Vec<usize>,
 }
 
 impl Tracked {
-    fn push(&mut self, mut i: Inst) {
-        let at = self.insts.len();
-        let place = *self.pos.entry(i.inst).or_insert(at);
-        i.first = place == at;
-        self.insts.push(i);
+    fn push(&mut self, inst: i32, last: Last) {
+        let at = self.ids.len();
+        let place = *self.pos.entry(inst).or_insert(at);
+        self.first.push(place == at);
+        self.ids.push(inst);
+        self.last.push(last);
     }
 
     /// Where a scan of the list finds `inst`, the `j`th value of a record (its
@@ -64,7 +69,7 @@ impl Tracked {
     /// had in the last record, then the place after the one found last.
     #[inline]
     fn find(&mut self, j: usize, inst: i32) -> Option<usize> {
-        let here = |k: usize| matches!(self.insts.get(k), Some(i) if i.inst == inst && i.first);
+        let here = |k: usize| self.ids.get(k) == Some(&inst) && self.first[k];
         let k = match self.ks.get(j) {
             Some(&c) if here(c) => c,
             _ if here(self.next) => self.next,
@@ -87,23 +92,34 @@ impl Tracked {
 
 #[derive(Debug)]
 enum State {
+    /// Another checker's metric (see `fanout`).
+    Elsewhere,
+    /// This checker's, not yet seen with values.
+    Unseen,
     Tracked(Tracked),
-    /// Not a numeric type: not checked.
+    /// Not a numeric type, or without a descriptor: not checked.
     Skip,
 }
 
 /// The value as a double, as `pmExtractValue(.., PM_TYPE_DOUBLE)` converts it.
 #[inline]
-pub fn to_double(ty: i32, v: &Value<'_>) -> Result<f64, i32> {
+pub fn to_double(ty: i32, v: Value<'_>) -> Result<f64, i32> {
+    use archive_format::atom::host_u64;
     match (ty, v) {
-        (vtype::I32, Value::Insitu(w)) => Ok(*w as i32 as f64),
-        (vtype::U32, Value::Insitu(w)) => Ok(*w as f64),
-        (vtype::FLOAT, Value::Insitu(w)) => Ok(f32::from_bits(*w) as f64),
+        (vtype::I32, Value::Insitu(w)) => Ok(w as i32 as f64),
+        (vtype::U32, Value::Insitu(w)) => Ok(w as f64),
+        (vtype::FLOAT, Value::Insitu(w)) => Ok(f32::from_bits(w) as f64),
         // blocks as libpcp reads them on a little-endian host, by the block's own
         // type byte (very old archives label 64-bit values otherwise)
-        (vtype::FLOAT, Value::Block { data, .. }) if data.len() == 4 => extract(ty, v),
-        (vtype::I64 | vtype::U64 | vtype::DOUBLE, Value::Block { data, .. }) if data.len() == 8 => {
-            extract(ty, v)
+        (vtype::FLOAT, Value::Block { data, .. }) if data.len() == 4 => extract(ty, &v),
+        (vtype::I64, Value::Block { vtype: bt, data }) if data.len() == 8 => {
+            Ok(host_u64(bt, data) as i64 as f64)
+        }
+        (vtype::U64, Value::Block { vtype: bt, data }) if data.len() == 8 => {
+            Ok(host_u64(bt, data) as f64)
+        }
+        (vtype::DOUBLE, Value::Block { vtype: bt, data }) if data.len() == 8 => {
+            Ok(f64::from_bits(host_u64(bt, data)))
         }
         _ => Err(PM_ERR_CONV),
     }
@@ -144,7 +160,12 @@ pub enum Verdict {
 /// The checks' state across records.
 #[derive(Default)]
 pub struct Checker {
-    metrics: FastMap<PmId, State>,
+    /// Each metric's state, found through `index`.
+    states: Vec<State>,
+    index: FastMap<PmId, usize>,
+    /// The metric of each place of the last record, and its state's place:
+    /// records laid out as the last one find their metrics without the map.
+    by_place: Vec<(PmId, usize)>,
     /// Suppress the counter-wrap reports (`-w`).
     pub nowrap: bool,
     /// PCP 7's matching: each value goes with the last of its own instance (6.0.3
@@ -157,28 +178,29 @@ pub struct Checker {
 impl Checker {
     /// A `<mark>`: no wrap check across it.
     pub fn mark(&mut self) {
-        for s in self.metrics.values_mut() {
+        for s in &mut self.states {
             if let State::Tracked(t) = s {
-                for i in &mut t.insts {
-                    i.at = None;
+                for l in &mut t.last {
+                    l.at = None;
                 }
             }
         }
     }
 
-    /// Checks one record. `prefix` is `archive.vol`; `stamp` formats a time.
+    /// Checks one record, its time and value sets. `prefix` is `archive.vol`;
+    /// `stamp` formats a time.
     pub fn record(
         &mut self,
-        rec: &ResultRecord<'_>,
+        rec: (Timestamp, &[RawValueSet<'_>]),
         prefix: &str,
         look: &dyn Lookup,
         stamp: &dyn Fn(Timestamp) -> String,
         out: &mut Vec<String>,
     ) -> Verdict {
-        let mut sets = Vec::new();
+        let mut places = Vec::new();
         let to = Findings {
             lines: out,
-            sets: &mut sets,
+            sets: &mut places,
         };
         match self.record_part(rec, &|_| true, (prefix, look, stamp), to) {
             Ok(()) => Verdict::Go,
@@ -187,13 +209,13 @@ impl Checker {
     }
 
     /// Checks the value sets of one record whose metrics `mine` takes (the others'
-    /// are another checker's: see `fanout`), told with the prefix (`archive.vol`),
-    /// the lookup and the time format. Each line found goes with the place of its
-    /// value set in the record; `Err` holds the place of the value set where
-    /// pmlogcheck gives up.
+    /// are another checker's: see `fanout`; `mine` is asked once per metric, the
+    /// first time it has values), told with the prefix (`archive.vol`), the lookup
+    /// and the time format. Each line found goes with the place of its value set in
+    /// the record; `Err` holds the place of the value set where pmlogcheck gives up.
     pub fn record_part(
         &mut self,
-        rec: &ResultRecord<'_>,
+        (now, sets): (Timestamp, &[RawValueSet<'_>]),
         mine: &dyn Fn(PmId) -> bool,
         (prefix, look, stamp): (&str, &dyn Lookup, &dyn Fn(Timestamp) -> String),
         to: Findings<'_>,
@@ -203,13 +225,14 @@ impl Checker {
             look,
             stamp,
             out: to.lines,
-            now: rec.stamp,
+            now,
         };
-        for (j, vs) in rec.vsets.iter().enumerate() {
-            if vs.numval <= 0 || !mine(vs.pmid) {
+        for (j, vs) in sets.iter().enumerate() {
+            if vs.numval <= 0 {
                 continue;
             }
-            let go = self.value_set(vs, &mut r);
+            let k = self.slot(j, vs.pmid, mine);
+            let go = self.value_set(k, vs, &mut r);
             to.sets.resize(r.out.len(), j);
             if !go {
                 return Err(j);
@@ -218,19 +241,56 @@ impl Checker {
         Ok(())
     }
 
-    /// One value set of a record; `false` to give up.
-    fn value_set(&mut self, vs: &ValueSet<'_>, r: &mut Report<'_>) -> bool {
-        let Some(state) = self.metrics.get_mut(&vs.pmid) else {
-            return match first_sight(vs, r) {
-                Some(state) => {
-                    self.metrics.insert(vs.pmid, state);
-                    true
-                }
-                None => false,
-            };
+    /// Where the state of `pmid`, met at place `j` of a record, is in `states`
+    /// (made, as `mine` says, the first time).
+    #[inline]
+    fn slot(&mut self, j: usize, pmid: PmId, mine: &dyn Fn(PmId) -> bool) -> usize {
+        if let Some(&(p, k)) = self.by_place.get(j) {
+            if p == pmid {
+                return k;
+            }
+        }
+        let k = match self.index.get(&pmid) {
+            Some(&k) => k,
+            None => {
+                let k = self.states.len();
+                let state = if mine(pmid) {
+                    State::Unseen
+                } else {
+                    State::Elsewhere
+                };
+                self.states.push(state);
+                self.index.insert(pmid, k);
+                k
+            }
         };
-        let State::Tracked(t) = state else {
+        // (every entry names a metric and its own state's place)
+        if j >= self.by_place.len() {
+            self.by_place.resize(j + 1, (pmid, k));
+        }
+        self.by_place[j] = (pmid, k);
+        k
+    }
+
+    /// One value set of a record, whose metric's state is at `k`; `false` to give
+    /// up.
+    fn value_set(&mut self, k: usize, vs: &RawValueSet<'_>, r: &mut Report<'_>) -> bool {
+        let how = (self.nowrap, self.by_instance, self.difference);
+        let Some(state) = self.states.get_mut(k) else {
             return true;
+        };
+        let t = match state {
+            State::Tracked(t) => t,
+            State::Unseen => {
+                return match first_sight(vs, r) {
+                    Some(s) => {
+                        *state = s;
+                        true
+                    }
+                    None => false,
+                };
+            }
+            State::Elsewhere | State::Skip => return true,
         };
         if t.valfmt != vs.valfmt {
             let what = format!(
@@ -240,7 +300,7 @@ impl Checker {
             r.about(vs.pmid, &what);
             return true;
         }
-        t.values(vs, (self.nowrap, self.by_instance, self.difference), r)
+        t.values(vs, how, r)
     }
 }
 
@@ -283,7 +343,7 @@ impl Report<'_> {
 
 /// A metric seen for the first time: its state, or `None` when one of its values
 /// does not convert (pmlogcheck gives up).
-fn first_sight(vs: &ValueSet<'_>, r: &mut Report<'_>) -> Option<State> {
+fn first_sight(vs: &RawValueSet<'_>, r: &mut Report<'_>) -> Option<State> {
     let Some(desc) = r.look.desc(vs.pmid) else {
         let what = format!(
             "pmLookupDesc failed: {}",
@@ -299,13 +359,15 @@ fn first_sight(vs: &ValueSet<'_>, r: &mut Report<'_>) -> Option<State> {
     let mut t = Tracked {
         desc,
         valfmt: vs.valfmt,
-        insts: Vec::with_capacity(vs.values.len()),
+        ids: Vec::with_capacity(vs.numval as usize),
+        first: Vec::with_capacity(vs.numval as usize),
+        last: Vec::with_capacity(vs.numval as usize),
         pos: FastMap::default(),
         next: 0,
         ks: Vec::new(),
     };
-    for (inst, v) in &vs.values {
-        if !t.add(*inst, v, vs.pmid, r) {
+    for (inst, v) in vs.checked_values() {
+        if !t.add(inst, v, vs.pmid, r) {
             return None;
         }
     }
@@ -315,17 +377,22 @@ fn first_sight(vs: &ValueSet<'_>, r: &mut Report<'_>) -> Option<State> {
 impl Tracked {
     /// The values of one record for this metric; `false` to give up.
     /// `how`: no wrap checks, match by instance, report the difference.
-    fn values(&mut self, vs: &ValueSet<'_>, how: (bool, bool, bool), r: &mut Report<'_>) -> bool {
+    fn values(
+        &mut self,
+        vs: &RawValueSet<'_>,
+        how: (bool, bool, bool),
+        r: &mut Report<'_>,
+    ) -> bool {
         let (nowrap, by_instance, difference) = how;
-        let many = vs.values.len() > 1 || !self.desc.indom.is_null();
-        for (j, (inst, v)) in vs.values.iter().enumerate() {
+        let many = vs.numval > 1 || !self.desc.indom.is_null();
+        for (j, (inst, v)) in vs.checked_values().enumerate() {
             let found = if by_instance {
-                self.pos.get(inst).copied()
+                self.pos.get(&inst).copied()
             } else {
-                self.place(j, *inst, many)
+                self.place(j, inst, many)
             };
             let Some(k) = found else {
-                if !self.add(*inst, v, vs.pmid, r) {
+                if !self.add(inst, v, vs.pmid, r) {
                     return false;
                 }
                 continue;
@@ -341,7 +408,7 @@ impl Tracked {
                 }
             };
             if self.desc.sem == sem::COUNTER {
-                let prev = &self.insts[k];
+                let prev = &self.last[k];
                 // no time between the two: not a rate, nothing kept
                 let elapsed = match prev.at {
                     Some(p) => r.now.sub_f64(p).max(0.0),
@@ -354,8 +421,10 @@ impl Tracked {
                     self.wrap(k, cur, vs.pmid, difference, r);
                 }
             }
-            self.insts[k].last = cur;
-            self.insts[k].at = Some(r.now);
+            self.last[k] = Last {
+                value: cur,
+                at: Some(r.now),
+            };
         }
         true
     }
@@ -365,11 +434,11 @@ impl Tracked {
     /// come in another order.
     #[inline]
     fn place(&mut self, j: usize, inst: i32, many: bool) -> Option<usize> {
-        let len = self.insts.len();
+        let len = self.ids.len();
         if j >= len {
             return None;
         }
-        if many && self.insts[j].inst != inst {
+        if many && self.ids[j] != inst {
             let k = self.find(j, inst);
             if k.is_none() {
                 self.remember(j, len);
@@ -381,17 +450,17 @@ impl Tracked {
 
     /// Reports an integer counter at place `k` that went down to `cur`.
     fn wrap(&self, k: usize, cur: f64, pmid: PmId, difference: bool, r: &mut Report<'_>) {
-        let prev = &self.insts[k];
+        let (prev, prev_inst) = (&self.last[k], self.ids[k]);
         let integer = matches!(
             self.desc.vtype,
             vtype::I32 | vtype::U32 | vtype::I64 | vtype::U64
         );
-        let down = cur - prev.last < 0.0;
+        let down = cur - prev.value < 0.0;
         if !(down && prev.at.is_some_and(|p| p.sec > 0) && integer) {
             return;
         }
         let name = r.look.metric(pmid);
-        let which = match r.look.inst_name(self.desc.indom, prev.inst) {
+        let which = match r.look.inst_name(self.desc.indom, prev_inst) {
             Some(n) => format!("{name}[{n}]"),
             None => name,
         };
@@ -400,26 +469,25 @@ impl Tracked {
             r.prefix,
             (r.stamp)(r.now),
             type_str(self.desc.vtype),
-            prev.last,
+            prev.value,
             (r.stamp)(prev.at.unwrap_or(r.now)),
             (r.stamp)(r.now)
         );
         if difference {
-            line.push_str(&format!("\n\tdifference {:.0}", cur - prev.last));
+            line.push_str(&format!("\n\tdifference {:.0}", cur - prev.value));
         }
         r.out.push(line);
     }
 
     /// A new instance; `false` when its value does not convert.
-    fn add(&mut self, inst: i32, v: &Value<'_>, pmid: PmId, r: &mut Report<'_>) -> bool {
+    fn add(&mut self, inst: i32, v: Value<'_>, pmid: PmId, r: &mut Report<'_>) -> bool {
         match to_double(self.desc.vtype, v) {
             Ok(x) => {
-                self.push(Inst {
-                    inst,
-                    last: x,
+                let last = Last {
+                    value: x,
                     at: Some(r.now),
-                    first: true,
-                });
+                };
+                self.push(inst, last);
                 true
             }
             Err(e) => {
@@ -433,6 +501,7 @@ impl Tracked {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use archive_format::codec::result::{encode_result, raw_result_into, ValueSet};
     use archive_format::Units;
 
     struct One(Desc);
@@ -448,16 +517,15 @@ mod tests {
         }
     }
 
-    fn rec(sec: i64, vals: &[(i32, u32)]) -> ResultRecord<'static> {
-        ResultRecord {
-            stamp: Timestamp::new(sec, 0),
-            vsets: vec![ValueSet {
-                pmid: PmId::new(1, 0, 1),
-                numval: vals.len() as i32,
-                valfmt: 0,
-                values: vals.iter().map(|&(i, v)| (i, Value::Insitu(v))).collect(),
-            }],
-        }
+    /// A record (its payload) of metric 1.0.1's values.
+    fn rec(sec: i64, vals: &[(i32, u32)]) -> Vec<u8> {
+        let vs = ValueSet {
+            pmid: PmId::new(1, 0, 1),
+            numval: vals.len() as i32,
+            valfmt: 0,
+            values: vals.iter().map(|&(i, v)| (i, Value::Insitu(v))).collect(),
+        };
+        encode_result(Timestamp::new(sec, 0), &[vs], 2)
     }
 
     fn counter() -> One {
@@ -470,10 +538,12 @@ mod tests {
         })
     }
 
-    fn run(c: &mut Checker, l: &One, r: &ResultRecord<'_>) -> Vec<String> {
+    fn run(c: &mut Checker, l: &One, payload: &[u8]) -> Vec<String> {
         let mut out = Vec::new();
         let st = |t: Timestamp| t.sec.to_string();
-        assert_eq!(c.record(r, "a.0", l, &st, &mut out), Verdict::Go);
+        let mut sets = Vec::new();
+        let now = raw_result_into(payload, 0, 2, &mut sets).unwrap();
+        assert_eq!(c.record((now, &sets), "a.0", l, &st, &mut out), Verdict::Go);
         out
     }
 
@@ -559,11 +629,11 @@ mod tests {
 
     #[test]
     fn conversions() {
-        assert_eq!(to_double(vtype::I32, &Value::Insitu(u32::MAX)), Ok(-1.0));
-        assert_eq!(to_double(vtype::U64, &Value::Insitu(1)), Err(PM_ERR_CONV));
+        assert_eq!(to_double(vtype::I32, Value::Insitu(u32::MAX)), Ok(-1.0));
+        assert_eq!(to_double(vtype::U64, Value::Insitu(1)), Err(PM_ERR_CONV));
         let b = 5u64.to_be_bytes();
         assert_eq!(
-            to_double(vtype::U64, &Value::Block { vtype: 3, data: &b }),
+            to_double(vtype::U64, Value::Block { vtype: 3, data: &b }),
             Ok(5.0)
         );
     }

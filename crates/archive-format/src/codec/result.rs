@@ -151,6 +151,18 @@ impl<'a> RawValueSet<'a> {
                 .all(|(p, i)| p[..4] == i.to_be_bytes())
     }
 
+    /// The values of a set [`raw_result_into`] read, which are all there, as
+    /// [`decode_result`] gives them, decoded one at a time. (A value of a set not
+    /// checked so whose block is not there comes as an empty block.)
+    #[inline]
+    pub fn checked_values(&self) -> CheckedValues<'a> {
+        CheckedValues {
+            pairs: self.pairs.chunks_exact(8),
+            payload: self.payload,
+            insitu: self.valfmt == VAL_INSITU,
+        }
+    }
+
     /// The values, as [`decode_result`] gives them (a block outside the record is
     /// an error).
     pub fn values(&self) -> impl Iterator<Item = Result<(i32, Value<'a>), DecodeError>> + 'a {
@@ -184,6 +196,46 @@ impl<'a> RawValueSet<'a> {
                 },
             ))
         })
+    }
+}
+
+/// The values of a checked [`RawValueSet`]: see [`RawValueSet::checked_values`].
+pub struct CheckedValues<'a> {
+    pairs: std::slice::ChunksExact<'a, u8>,
+    payload: &'a [u8],
+    insitu: bool,
+}
+
+impl<'a> Iterator for CheckedValues<'a> {
+    type Item = (i32, Value<'a>);
+
+    // (always: a value returned through memory costs more than reading it)
+    #[inline(always)]
+    fn next(&mut self) -> Option<(i32, Value<'a>)> {
+        let p = self.pairs.next()?;
+        let inst = i32::from_be_bytes([p[0], p[1], p[2], p[3]]);
+        let w = u32::from_be_bytes([p[4], p[5], p[6], p[7]]);
+        if self.insitu {
+            return Some((inst, Value::Insitu(w)));
+        }
+        // the block at byte `w * 4 - 12`: its `type | length` word, then its data
+        let at = (w as usize).wrapping_mul(4).wrapping_sub(12);
+        let (vtype, data) = match self
+            .payload
+            .get(at..)
+            .and_then(|b| b.split_first_chunk::<4>())
+        {
+            Some((hdr, rest)) => {
+                let len = (u32::from_be_bytes(*hdr) & 0x00ff_ffff) as usize;
+                (hdr[0], rest.get(..len.wrapping_sub(4)).unwrap_or_default())
+            }
+            None => (0, &[][..]),
+        };
+        Some((inst, Value::Block { vtype, data }))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.pairs.size_hint()
     }
 }
 
@@ -221,6 +273,59 @@ pub fn raw_value_sets_into<'a>(
     version: u32,
     out: &mut Vec<RawValueSet<'a>>,
 ) -> Result<(), DecodeError> {
+    raw_sets(payload, version, out).map(|_| ())
+}
+
+/// [`raw_value_sets_into`], checked as [`decode_result`] checks the record (the
+/// same errors; `base` is the file offset of `payload[0]`), with the record's
+/// time: for a reader that looks at each value once, in place, collecting none.
+/// The sets' [`RawValueSet::values`] are then all `Ok`.
+pub fn raw_result_into<'a>(
+    payload: &'a [u8],
+    base: u64,
+    version: u32,
+    out: &mut Vec<RawValueSet<'a>>,
+) -> Result<Timestamp, DecodeError> {
+    let stamp = decode_stamp(payload, base, version)?;
+    if let Ok(end) = raw_sets(payload, version, out) {
+        if blocks_fill(out, end, payload) {
+            return Ok(stamp);
+        }
+    }
+    // something is wrong: the careful pass names the first fault as libpcp does
+    decode_result_for(payload, base, version, |_| false)?;
+    raw_sets(payload, version, out)?;
+    Ok(stamp)
+}
+
+/// Whether the value blocks of `sets` lie after the value lists (which end at
+/// `vlist_end`) and fill the rest of `payload`, each padded to a word, as
+/// [`decode_result`] requires.
+fn blocks_fill(sets: &[RawValueSet<'_>], vlist_end: usize, payload: &[u8]) -> bool {
+    let mut first_block = payload.len();
+    let mut blocks = 0usize;
+    for s in sets
+        .iter()
+        .filter(|s| s.numval > 0 && s.valfmt != VAL_INSITU)
+    {
+        for pair in s.pairs.chunks_exact(8) {
+            let w = u32::from_be_bytes([pair[4], pair[5], pair[6], pair[7]]);
+            let Some((at, padded, _)) = block_at(payload, w, 12) else {
+                return false;
+            };
+            first_block = first_block.min(at);
+            blocks += padded;
+        }
+    }
+    first_block == vlist_end && vlist_end + blocks == payload.len()
+}
+
+/// [`raw_value_sets_into`], answering where the value lists end.
+fn raw_sets<'a>(
+    payload: &'a [u8],
+    version: u32,
+    out: &mut Vec<RawValueSet<'a>>,
+) -> Result<usize, DecodeError> {
     out.clear();
     let mut c = Cursor::new(payload, 0);
     c.skip(if version >= 3 { 12 } else { 8 })?;
@@ -247,7 +352,7 @@ pub fn raw_value_sets_into<'a>(
     for v in out.iter_mut() {
         v.vlist_end = end;
     }
-    Ok(())
+    Ok(end)
 }
 
 /// Whether a data record payload is exactly what [`encode_result`] makes of its
@@ -995,6 +1100,44 @@ mod tests {
             if let Some(f) = fast {
                 proptest::prop_assert_eq!(Some(f), careful.ok());
             }
+        }
+    }
+
+    proptest::proptest! {
+        /// A record read in place is the record decoded: its time, its sets and
+        /// each value, or (damaged) the same error.
+        #[test]
+        fn read_in_place_is_decoded(
+            sets in sets_strategy(),
+            v3 in proptest::prelude::any::<bool>(),
+            damage in proptest::collection::vec((0usize..400, proptest::prelude::any::<u8>()), 0..3),
+        ) {
+            let version = if v3 { 3 } else { 2 };
+            let mut p = encode_result(Timestamp::new(7, 5000), &sets, version);
+            for (at, b) in damage {
+                if let Some(x) = p.get_mut(at) {
+                    *x = b;
+                }
+            }
+            let mut raw = Vec::new();
+            let got = raw_result_into(&p, 100, version, &mut raw);
+            let want = decode_result(&p, 100, version);
+            match (got, want) {
+                (Ok(stamp), Ok(rec)) => {
+                    proptest::prop_assert_eq!(stamp, rec.stamp);
+                    proptest::prop_assert_eq!(raw.len(), rec.vsets.len());
+                    for (r, d) in raw.iter().zip(&rec.vsets) {
+                        proptest::prop_assert_eq!((r.pmid, r.numval), (d.pmid, d.numval));
+                        if d.numval > 0 {
+                            proptest::prop_assert_eq!(r.valfmt, d.valfmt);
+                        }
+                        let values: Vec<_> = r.checked_values().collect();
+                        proptest::prop_assert_eq!(&values[..], &d.values[..]);
+                    }
+                }
+                (Err(g), Err(w)) => proptest::prop_assert_eq!(g, w),
+                (g, w) => proptest::prop_assert!(false, "read in place {:?}, decoded {:?}", g, w),
+            };
         }
     }
 
