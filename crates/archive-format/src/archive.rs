@@ -42,6 +42,12 @@ pub struct OpenOptions {
     /// decompressed on a thread of its own while the metadata is read, and the
     /// next compressed volume while one is read.
     pub single_threaded: bool,
+    /// Decompress no compressed volume ahead of the reader (not the last, for the
+    /// archive's end, nor the next ones while one is read): each is decompressed
+    /// when first read. For a reader of one point of the archive (pminfo's values
+    /// at its start), which would otherwise share its cores with decodes it never
+    /// reads. The first volume still decompresses beside the metadata.
+    pub no_read_ahead: bool,
     /// Read only the label of a compressed first volume at open (libpcp
     /// decompresses the whole volume then): for a reader that streams the volumes
     /// itself ([`crate::stream`]). The volume is decompressed when first read

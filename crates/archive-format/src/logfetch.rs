@@ -114,6 +114,19 @@ impl RecordPlace {
         decode_result(payload, self.data_at, self.version).map_err(|e| decode_error(a, self.vol, e))
     }
 
+    /// [`RecordPlace::decode`] keeping only the value sets of the metrics `keep`
+    /// accepts, with how many sets the record holds (see
+    /// [`crate::codec::result::decode_result_kept`]).
+    pub fn decode_kept<'p>(
+        &self,
+        a: &Archive,
+        payload: &'p [u8],
+        keep: impl Fn(PmId) -> bool,
+    ) -> Result<(ResultRecord<'p>, usize)> {
+        crate::codec::result::decode_result_kept(payload, self.data_at, self.version, keep)
+            .map_err(|e| decode_error(a, self.vol, e))
+    }
+
     /// Checks `payload` as [`RecordPlace::decode`] would (the same errors) without
     /// collecting its values; its number of value sets.
     pub fn check(&self, a: &Archive, payload: &[u8]) -> Result<usize> {
@@ -398,22 +411,31 @@ impl<'a> LogCursor<'a> {
     /// `keep` takes (the others' value sets are there without values; see
     /// [`crate::codec::result::decode_result_for`]): the same records and errors.
     pub fn read_next_for(&mut self, keep: impl Fn(PmId) -> bool) -> Result<Option<ReadRecord<'_>>> {
+        let Some((volume, version, span)) = self.read_next_span()? else {
+            return Ok(None);
+        };
+        let (a, vol) = (self.a, self.cur.vol);
+        let payload = &self.win.buf[span.range];
+        decode_result_for(payload, span.data_at, version, keep)
+            .map(|record| {
+                Some(ReadRecord {
+                    volume,
+                    record,
+                    payload,
+                    version,
+                })
+            })
+            .map_err(|e| decode_error(a, vol, e))
+    }
+
+    /// The next record from the file position forward (see
+    /// [`LogCursor::read_next`]): its volume's number and format version, and
+    /// where its payload is; `None` at the end.
+    fn read_next_span(&mut self) -> Result<Option<(u32, u32, Span)>> {
         match self.read(Direction::Forward) {
             Step::Record(span) => {
-                let (a, vol) = (self.a, self.cur.vol);
-                let num = vol.map_or(0, |v| a.volume_number(v));
-                let version = self.version();
-                let payload = &self.win.buf[span.range];
-                decode_result_for(payload, span.data_at, version, keep)
-                    .map(|record| {
-                        Some(ReadRecord {
-                            volume: num,
-                            record,
-                            payload,
-                            version,
-                        })
-                    })
-                    .map_err(|e| decode_error(a, vol, e))
+                let num = self.cur.vol.map_or(0, |v| self.a.volume_number(v));
+                Ok(Some((num, self.version(), span)))
             }
             Step::End => Ok(None),
             Step::Bad(e) => Err(e),
@@ -424,28 +446,23 @@ impl<'a> LogCursor<'a> {
     /// (see [`crate::codec::result::raw_result_into`]), not decoded: the same
     /// records and errors.
     pub fn read_next_raw(&mut self) -> Result<Option<RawRecord<'_>>> {
-        match self.read(Direction::Forward) {
-            Step::Record(span) => {
-                let (a, vol) = (self.a, self.cur.vol);
-                let num = vol.map_or(0, |v| a.volume_number(v));
-                let version = self.version();
-                let payload = &self.win.buf[span.range];
-                let mut sets = Vec::new();
-                raw_result_into(payload, span.data_at, version, &mut sets)
-                    .map(|stamp| {
-                        Some(RawRecord {
-                            volume: num,
-                            stamp,
-                            sets,
-                            payload,
-                            version,
-                        })
-                    })
-                    .map_err(|e| decode_error(a, vol, e))
-            }
-            Step::End => Ok(None),
-            Step::Bad(e) => Err(e),
-        }
+        let Some((volume, version, span)) = self.read_next_span()? else {
+            return Ok(None);
+        };
+        let (a, vol) = (self.a, self.cur.vol);
+        let payload = &self.win.buf[span.range];
+        let mut sets = Vec::new();
+        raw_result_into(payload, span.data_at, version, &mut sets)
+            .map(|stamp| {
+                Some(RawRecord {
+                    volume,
+                    stamp,
+                    sets,
+                    payload,
+                    version,
+                })
+            })
+            .map_err(|e| decode_error(a, vol, e))
     }
 
     /// The format version of the volume the file position is in.

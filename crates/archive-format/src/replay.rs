@@ -120,6 +120,15 @@ pub struct FetchResult {
     pub sets: Vec<FetchedSet>,
 }
 
+/// Which records [`Replay::next_record`] returns, and what the others do: read
+/// past (pmFetch's, looking for its metrics), or fetched in turn
+/// (`pmFetchArchive` calls the caller makes until it gets one: each moves the
+/// origin).
+enum Skip<'k> {
+    Unread(&'k dyn Fn(&ResultRecord<'_>) -> bool),
+    Fetched(&'k dyn Fn(&ResultRecord<'_>) -> bool),
+}
+
 #[derive(Debug, Clone, PartialEq)]
 enum Bound {
     /// Nothing found (yet).
@@ -567,18 +576,61 @@ impl<'a> Replay<'a> {
                 "pmFetchArchive needs FORW or BACK mode",
             ));
         }
-        let rec = self.next_record(|_| true)?;
+        let rec = self.next_record(&|_| true, Skip::Unread(&|_| true))?;
         Ok(FetchResult {
             stamp: rec.stamp,
             sets: rec.vsets.iter().map(FetchedSet::from_set).collect(),
         })
     }
 
-    /// The next record (FORW/BACK) that `keep` accepts, updating origin and position.
+    /// [`Replay::fetch_archive`] for a reader of some metrics: the next record that
+    /// is a `<mark>` (no sets) or holds a set of a metric `keep` accepts, with those
+    /// sets only. The records between are read (the origin moves past them) as
+    /// `pmFetchArchive` calls in turn would read them, with the same errors; going
+    /// forward, their memory is let go as it goes.
+    pub fn fetch_archive_for(&mut self, keep: &dyn Fn(PmId) -> bool) -> Result<FetchResult> {
+        if self.mode == Mode::Interp {
+            return self.fetch_archive();
+        }
+        let wanted =
+            |rec: &ResultRecord<'_>| rec.is_mark() || rec.vsets.iter().any(|s| keep(s.pmid));
+        let rec = self.next_record(keep, Skip::Fetched(&wanted))?;
+        if let (Mode::Forw, Some(pos)) = (self.mode, self.pos) {
+            self.release_behind(pos);
+        }
+        Ok(FetchResult {
+            stamp: rec.stamp,
+            sets: rec
+                .vsets
+                .iter()
+                .filter(|s| keep(s.pmid))
+                .map(FetchedSet::from_set)
+                .collect(),
+        })
+    }
+
+    /// Lets the mapped data before `pos` go (nothing before it is read again going
+    /// forward), once the reader is a volume or 8 MB past where it last did.
+    fn release_behind(&mut self, pos: Position) {
+        if pos.vol != self.released.vol || pos.offset.saturating_sub(self.released.offset) > 8 << 20
+        {
+            self.a.release_before(pos);
+            self.released = pos;
+        }
+    }
+
+    /// The next record (FORW/BACK) that `skip`'s test accepts, updating origin and
+    /// position; going forward, with the values of the metrics `values` accepts
+    /// only.
     fn next_record(
         &mut self,
-        keep: impl Fn(&ResultRecord<'_>) -> bool,
+        values: &dyn Fn(PmId) -> bool,
+        skip: Skip<'_>,
     ) -> Result<ResultRecord<'a>> {
+        let (keep, fetched) = match skip {
+            Skip::Unread(k) => (k, false),
+            Skip::Fetched(k) => (k, true),
+        };
         let a = self.a;
         let eol = || Error::pcp(PM_ERR_EOL, "end of archive");
         match self.mode {
@@ -588,12 +640,18 @@ impl<'a> Replay<'a> {
                     None => self.seek(self.origin),
                 };
                 loop {
-                    let Some((_, rec, after)) = a.read_forward(pos)? else {
+                    let Some((_, rec, after)) = a.read_forward_for(pos, values)? else {
                         self.pos = Some(pos);
                         return Err(eol());
                     };
                     pos = after;
-                    if rec.stamp < self.origin || !keep(&rec) {
+                    if rec.stamp < self.origin {
+                        continue;
+                    }
+                    if !keep(&rec) {
+                        if fetched {
+                            self.origin = rec.stamp;
+                        }
                         continue;
                     }
                     self.pos = Some(pos);
@@ -612,7 +670,13 @@ impl<'a> Replay<'a> {
                         return Err(eol());
                     };
                     pos = start;
-                    if rec.stamp > self.origin || !keep(&rec) {
+                    if rec.stamp > self.origin {
+                        continue;
+                    }
+                    if !keep(&rec) {
+                        if fetched {
+                            self.origin = rec.stamp;
+                        }
                         continue;
                     }
                     self.pos = Some(pos);
@@ -674,9 +738,10 @@ impl<'a> Replay<'a> {
                 r
             }
             Mode::Forw | Mode::Back => {
-                let rec = self.next_record(|r| {
+                let wanted = |r: &ResultRecord<'_>| {
                     !r.is_mark() && r.vsets.iter().any(|vs| pmids.contains(&vs.pmid))
-                })?;
+                };
+                let rec = self.next_record(&|p| pmids.contains(&p), Skip::Unread(&wanted))?;
                 let sets = pmids
                     .iter()
                     .map(|&p| match rec.vsets.iter().find(|vs| vs.pmid == p) {

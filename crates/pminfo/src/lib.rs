@@ -63,7 +63,12 @@ fn main(o: &Opts, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<i32> {
     let Some(source) = &o.archive else {
         return live(o, &reg, out, err);
     };
-    let mut a = match cli_common::context::open(PROG, source, o.skip_damaged, err) {
+    // pminfo reads one point of the archive: no volume is decompressed ahead
+    let opts = archive_format::OpenOptions {
+        no_read_ahead: true,
+        ..Default::default()
+    };
+    let mut a = match cli_common::context::open_with(PROG, source, o.skip_damaged, opts, err) {
         Ok(a) => a,
         Err(e) => {
             out.flush()?;

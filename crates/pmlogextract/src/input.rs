@@ -184,8 +184,14 @@ impl Input {
     }
 
     /// The next record, `None` at the end; on a damaged record, the messages and
-    /// whether the damage is fatal.
-    pub(crate) fn read(&mut self, fast: bool) -> Result<Option<Rec>, (String, bool)> {
+    /// whether the damage is fatal. Not `fast`, only the values of the metrics
+    /// `keep` accepts are read (with the session's, which [`Input::note_session`]
+    /// looks at).
+    pub(crate) fn read(
+        &mut self,
+        fast: bool,
+        keep: &dyn Fn(PmId) -> bool,
+    ) -> Result<Option<Rec>, (String, bool)> {
         let (Some(_), Some(pos)) = (&self.arch, self.pos) else {
             return Ok(None);
         };
@@ -226,8 +232,9 @@ impl Input {
         let (Some(a), Some(pos)) = (&self.arch, self.pos) else {
             return Ok(None);
         };
+        let keep = |p: PmId| p == PMCD_PID || p == PMCD_SEQNUM || keep(p);
         let read = a
-            .read_forward_in(pos, &mut self.window)
+            .read_forward_in_for(pos, &mut self.window, &keep)
             .map(|r| r.map(|(at, rec, next)| (at, to_owned(&rec), next)));
         match read {
             Ok(Some((at, owned, next))) => {

@@ -676,8 +676,12 @@ impl<'e> Extract<'e> {
             if self.inputs[k].mark || self.inputs[k].pending.is_some() {
                 continue;
             }
+            // (the values filter keeps: every metric's without a selection)
+            let (sel, skipped) = (self.sel.as_ref(), &self.g.skipped);
+            let keep =
+                |p: PmId| sel.is_none_or(|s| s.metrics.contains_key(&p)) && !skipped.contains(&p);
             loop {
-                let got = self.inputs[k].read(fast);
+                let got = self.inputs[k].read(fast, &keep);
                 match got {
                     Ok(Some(rec)) => {
                         let i = &mut self.inputs[k];

@@ -18,8 +18,8 @@ pub use opts::TOOL;
 use archive_format::codec::label::{PM_LOG_MAGIC, VOL_INDEX, VOL_META};
 use archive_format::codec::rawlabel::RawLabel;
 use archive_format::types::Timestamp;
-use archive_format::volume::{self, ArchiveFiles, FileRef};
-use archive_format::Archive;
+use archive_format::volume::{self, ArchiveFiles, Decompressed, FileRef};
+use archive_format::{Archive, OpenOptions};
 use check::Check;
 use cli_common::timefmt::{ctime, stamp};
 use opts::Opts;
@@ -49,8 +49,22 @@ fn main(o: &Opts, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<i32> {
         }
     };
     journal::recover(&files.base, err)?;
+    // each compressed file is decompressed once, for its label and (-l) for the
+    // archive's end; the ones after the first on the other cores while the first is
+    // read
+    let cache = Decompressed::new();
+    let later: Vec<FileRef> = files
+        .volumes
+        .values()
+        .chain(&files.index)
+        .chain(&files.meta)
+        .filter(|f| f.compression.is_some())
+        .skip(1)
+        .cloned()
+        .collect();
+    let _prefetch = cache.prefetch(later);
     let mut c = Check::new(!o.write || o.verbose);
-    check_all(&files, &mut c, o.verbose, out, err)?;
+    check_all(&files, &cache, &mut c, o.verbose, out, err)?;
     let mut status = c.status;
     let mut golden = c.golden;
     if o.write {
@@ -70,7 +84,7 @@ fn main(o: &Opts, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<i32> {
         }
     }
     if o.label || o.long_label {
-        dump(&golden, o, out)?;
+        dump(&golden, o, &cache, out)?;
     }
     Ok(status)
 }
@@ -82,15 +96,17 @@ fn volume_range(files: &ArchiveFiles) -> impl Iterator<Item = u32> {
     first..=last
 }
 
-/// A file's bytes, or the error (libpcp's code) opening it gave.
-fn bytes_of(fr: Option<&FileRef>) -> Result<archive_format::volume::Bytes, i32> {
+/// A file's bytes (decompressed through `cache`), or the error (libpcp's code)
+/// opening it gave.
+fn bytes_of(fr: Option<&FileRef>, cache: &Decompressed) -> Result<volume::Bytes, i32> {
     let fr = fr.ok_or(archive_format::error::ENOENT)?;
-    volume::load(fr).map_err(|e| e.pm_err())
+    cache.load(fr).map_err(|e| e.pm_err())
 }
 
 /// Every file's label checked, in pmloglabel's order.
 fn check_all(
     files: &ArchiveFiles,
+    cache: &Decompressed,
     c: &mut Check,
     verbose: bool,
     out: &mut dyn Write,
@@ -101,7 +117,7 @@ fn check_all(
             writeln!(out, "Checking label on {name}")?;
             out.flush()?;
         }
-        let loaded = bytes_of(fr);
+        let loaded = bytes_of(fr, cache);
         c.file(loaded.as_deref().map_err(|e| *e), vol, bad, name, err)
     };
     for v in volume_range(files) {
@@ -136,7 +152,7 @@ fn change(golden: &mut RawLabel, o: &Opts) {
 }
 
 /// `-l`/`-L`: the golden label, and the archive's end as a new context finds it.
-fn dump(g: &RawLabel, o: &Opts, out: &mut dyn Write) -> io::Result<()> {
+fn dump(g: &RawLabel, o: &Opts, cache: &Decompressed, out: &mut dyn Write) -> io::Result<()> {
     let tz = cli_common::zone::local();
     let null = |s: &Option<String>| s.clone().unwrap_or_else(|| "(null)".into());
     let line = |t: Timestamp| {
@@ -148,7 +164,11 @@ fn dump(g: &RawLabel, o: &Opts, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out, "Performance metrics from host {}", null(&g.hostname))?;
     let nsec = g.nsec.clamp(0, 999_999_999) as u32;
     writeln!(out, "  commencing {}", line(Timestamp::new(g.sec, nsec)))?;
-    match Archive::open(&o.archive) {
+    let opts = OpenOptions {
+        decompressed: Some(cache.clone()),
+        ..OpenOptions::default()
+    };
+    match Archive::open_with(&o.archive, opts) {
         Err(e) => writeln!(
             out,
             "  ending     UNKNOWN (pmNewContext: {})",

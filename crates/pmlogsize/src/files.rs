@@ -51,13 +51,18 @@ pub fn named(arg: &str) -> Result<Vec<String>, String> {
         .collect())
 }
 
-/// The bytes of the file `name`, decompressed where its suffix says so.
-pub fn load(name: &str) -> Result<volume::Bytes, String> {
-    let fr = FileRef {
+/// The file `name`, compressed as its suffix says.
+pub fn file_ref(name: &str) -> FileRef {
+    FileRef {
         path: name.into(),
         compression: compress::strip_suffix(name).map(|(_, c)| c),
-    };
-    volume::load(&fr).map_err(|e| e.pm_message())
+    }
+}
+
+/// The bytes of the file `name`, decompressed (once, through `cache`) where its
+/// suffix says so.
+pub fn load(name: &str, cache: &volume::Decompressed) -> Result<volume::Bytes, String> {
+    cache.load(&file_ref(name)).map_err(|e| e.pm_message())
 }
 
 #[cfg(test)]

@@ -20,7 +20,10 @@ use archive_format::codec::label::{VOL_INDEX, VOL_META};
 use archive_format::codec::rawlabel::{self, RawLabel};
 use archive_format::error::pm_err_str;
 use archive_format::types::PmId;
+use archive_format::volume::{self, Decompressed};
+use archive_format::{Archive, OpenOptions};
 use opts::Opts;
+use std::collections::HashMap;
 use std::io::{self, Write};
 
 /// What the report asks for.
@@ -66,8 +69,15 @@ fn main(o: &Opts, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<i32> {
                 return Ok(1);
             }
         };
+        // each compressed file decompressed once (the archive's, for the names of
+        // its metrics, too), the ones after the first on the other cores while the
+        // first is read
+        let cache = Decompressed::new();
+        let later = names.iter().skip(1).map(|n| files::file_ref(n)).collect();
+        let _prefetch = cache.prefetch(later);
+        let mut archives = Archives::default();
         for name in names {
-            if !one(&name, &want, out, err)? {
+            if !one(&name, &want, (&cache, &mut archives), out, err)? {
                 return Ok(1);
             }
         }
@@ -75,8 +85,17 @@ fn main(o: &Opts, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<i32> {
     Ok(0)
 }
 
+/// The archives data volumes open as (by base name), each opened once.
+type Archives = HashMap<String, Option<Archive>>;
+
 /// One file's report; false where pmlogsize stops.
-fn one(name: &str, want: &Want, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<bool> {
+fn one(
+    name: &str,
+    want: &Want,
+    (cache, archives): (&Decompressed, &mut Archives),
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> io::Result<bool> {
     let external = match std::fs::metadata(name) {
         Ok(m) => m.len() as i64,
         Err(e) => {
@@ -86,7 +105,7 @@ fn one(name: &str, want: &Want, out: &mut dyn Write, err: &mut dyn Write) -> io:
             return Ok(false);
         }
     };
-    let bytes = match files::load(name) {
+    let bytes = match files::load(name, cache) {
         Ok(b) => b,
         Err(msg) => {
             out.flush()?;
@@ -111,7 +130,18 @@ fn one(name: &str, want: &Want, out: &mut dyn Write, err: &mut dyn Write) -> io:
     let report = match label.vol {
         VOL_INDEX => index::report(&bytes, start, label.version()),
         VOL_META => meta::report(&bytes, start, want),
-        _ => volume_report(name, &bytes, start, label.version(), want),
+        _ => {
+            // (as pmNewContext of the volume's name opens it: its metrics' names)
+            let archive = archives.entry(volume::base_name(name)).or_insert_with(|| {
+                let opts = OpenOptions {
+                    decompressed: Some(cache.clone()),
+                    no_read_ahead: true,
+                    ..OpenOptions::default()
+                };
+                Archive::open_with(name, opts).ok()
+            });
+            volume_report(&bytes, start, label.version(), want, archive.as_ref())
+        }
     };
     write!(out, "{}", report.out)?;
     if let Some(e) = report.err {
@@ -147,25 +177,21 @@ pub fn report_of(bytes: &[u8], want: &Want) -> Option<Report> {
 /// A data volume's report, its metrics named where the volume opens as an
 /// archive.
 fn volume_report(
-    name: &str,
     bytes: &archive_format::volume::Bytes,
     start: usize,
     version: u32,
     want: &Want,
+    archive: Option<&Archive>,
 ) -> Report {
-    let archive = archive_format::Archive::open(name).ok();
     let names = |p: PmId| -> Vec<String> {
         archive
-            .as_ref()
             .map(|a| a.metadata().names(p).to_vec())
             .unwrap_or_default()
     };
     let release = |s: usize, e: usize| bytes.release(s, e);
     let vol = data::Volume {
         version,
-        names: archive
-            .as_ref()
-            .map(|_| &names as &dyn Fn(PmId) -> Vec<String>),
+        names: archive.map(|_| &names as &dyn Fn(PmId) -> Vec<String>),
         release: Some(&release),
     };
     data::report(bytes, start, &vol, want)

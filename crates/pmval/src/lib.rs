@@ -275,8 +275,9 @@ impl<'a> Pmval<'a> {
         reporting: &mut bool,
     ) -> io::Result<Result<Option<FetchResult>, i32>> {
         let res = if self.o.nointerp || self.events {
+            let pmid = self.desc.pmid;
             loop {
-                match r.fetch_archive() {
+                match r.fetch_archive_for(&|p| p == pmid) {
                     Ok(res) if res.sets.is_empty() => {
                         if self.o.format == Format::Text {
                             writeln!(out, "{}  Archive logging suspended", self.stamp(res.stamp))?;

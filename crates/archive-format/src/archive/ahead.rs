@@ -52,7 +52,7 @@ type Loaded = Result<(Bytes, Label)>;
 
 impl Ahead {
     pub(super) fn new(loader: Loader, volumes: &[Volume]) -> Ahead {
-        let threads = if loader.threads {
+        let threads = if loader.ahead {
             crate::cores::threads()
         } else {
             0

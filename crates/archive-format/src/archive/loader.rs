@@ -12,6 +12,9 @@ use crate::volume::{self, Bytes, FileRef};
 pub(super) struct Loader {
     pub(super) cache: Option<volume::Decompressed>,
     pub(super) threads: bool,
+    /// Threads may decompress volumes ahead of the reader
+    /// ([`OpenOptions::no_read_ahead`] says not).
+    pub(super) ahead: bool,
     /// Data volumes are read while they decode ([`OpenOptions::while_decoding`]).
     pub(super) growing: bool,
     /// Compressed data volumes are cut down to some metrics as they decode
@@ -32,6 +35,7 @@ impl Loader {
         Loader {
             cache: opts.decompressed.clone(),
             threads,
+            ahead: threads && !opts.no_read_ahead,
             growing: opts.while_decoding && threads && opts.decompressed.is_none(),
             keep: keep.then(Default::default),
         }

@@ -142,12 +142,23 @@ impl Archive {
         pos: Position,
         w: &'w mut ReadWindow,
     ) -> Result<Option<(Position, ResultRecord<'w>, Position)>> {
+        self.read_forward_in_for(pos, w, &|_| true)
+    }
+
+    /// [`Archive::read_forward_in`], collecting only the values of the metrics
+    /// `keep` accepts (see [`crate::codec::result::decode_result_for`]).
+    pub fn read_forward_in_for<'w>(
+        &self,
+        pos: Position,
+        w: &'w mut ReadWindow,
+        keep: &dyn Fn(crate::types::PmId) -> bool,
+    ) -> Result<Option<(Position, ResultRecord<'w>, Position)>> {
         Ok(match self.locate_forward_in(pos, w)? {
             LocatedIn::End => None,
             LocatedIn::Mark(at, stamp, next) => Some((at, mark_record(stamp), next)),
             LocatedIn::Frame(at, range, next) => {
                 let base = at.offset + 4;
-                let rec = decode_result(&w.buf[range], base, self.vol_version(at.vol))
+                let rec = decode_result_for(&w.buf[range], base, self.vol_version(at.vol), keep)
                     .map_err(|e| Error::decode(self.vol_path(at.vol), e))?;
                 Some((at, rec, next))
             }

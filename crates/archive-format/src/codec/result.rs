@@ -552,6 +552,40 @@ pub fn decode_result_for<'a>(
     version: u32,
     keep: impl Fn(PmId) -> bool,
 ) -> Result<ResultRecord<'a>, DecodeError> {
+    let (stamp, vlist_at, numpmid) = result_head(payload, base, version)?;
+    // block word indices count from 8 bytes before the record's length word
+    let vsets = decode_value_sets(payload, vlist_at, numpmid, 12, base, keep)?;
+    Ok(ResultRecord { stamp, vsets })
+}
+
+/// The time of a data record and the value sets of the metrics `keep` accepts,
+/// with their values, the others left out; and how many sets the record holds (0
+/// for a `<mark>`). Checked as [`decode_result`] checks it, with its errors. For a
+/// reader of a few metrics of records of many: nothing is collected for the
+/// others.
+pub fn decode_result_kept<'a>(
+    payload: &'a [u8],
+    base: u64,
+    version: u32,
+    keep: impl Fn(PmId) -> bool,
+) -> Result<(ResultRecord<'a>, usize), DecodeError> {
+    let (stamp, vlist_at, numpmid) = result_head(payload, base, version)?;
+    let vsets = match value_sets_in_one_pass(payload, vlist_at, numpmid, 12, &keep, true) {
+        Some(vsets) => vsets,
+        None => {
+            let all = value_sets_checked(payload, vlist_at, numpmid, 12, base, &keep)?;
+            all.into_iter().filter(|s| keep(s.pmid)).collect()
+        }
+    };
+    Ok((ResultRecord { stamp, vsets }, numpmid as usize))
+}
+
+/// A data record's time, where its value lists start and how many there are.
+fn result_head(
+    payload: &[u8],
+    base: u64,
+    version: u32,
+) -> Result<(Timestamp, usize, i32), DecodeError> {
     let stamp = decode_stamp(payload, base, version)?;
     let mut c = Cursor::new(payload, base);
     c.skip(if version >= 3 { 12 } else { 8 })?;
@@ -562,9 +596,7 @@ pub fn decode_result_for<'a>(
             "illegal number of metrics in record",
         ));
     }
-    // block word indices count from 8 bytes before the record's length word
-    let vsets = decode_value_sets(payload, c.pos(), numpmid, 12, base, keep)?;
-    Ok(ResultRecord { stamp, vsets })
+    Ok((stamp, c.pos(), numpmid))
 }
 
 /// Decodes `numpmid` value sets starting at `vlist_at` in `buf`, with their value
@@ -580,7 +612,7 @@ pub fn decode_value_sets<'a>(
     base: u64,
     keep: impl Fn(PmId) -> bool,
 ) -> Result<Vec<ValueSet<'a>>, DecodeError> {
-    match value_sets_in_one_pass(buf, vlist_at, numpmid, shift, &keep) {
+    match value_sets_in_one_pass(buf, vlist_at, numpmid, shift, &keep, false) {
         Some(vsets) => Ok(vsets),
         // something is wrong: the careful pass names the first fault as libpcp does
         None => value_sets_checked(buf, vlist_at, numpmid, shift, base, keep),
@@ -590,20 +622,21 @@ pub fn decode_value_sets<'a>(
 /// [`decode_value_sets`] of a sound record in one pass: each value block is
 /// checked where its pointer is met (the end of the value lists, which a block
 /// must start after, is checked at the end). `None` at the first sign of damage,
-/// without saying what it is.
+/// without saying what it is. `only_kept`: the sets `keep` rejects are left out.
 fn value_sets_in_one_pass<'a>(
     payload: &'a [u8],
     vlist_at: usize,
     numpmid: i32,
     shift: i64,
     keep: &impl Fn(PmId) -> bool,
+    only_kept: bool,
 ) -> Option<Vec<ValueSet<'a>>> {
     let mut c = Cursor::new(payload, 0);
     c.skip(vlist_at).ok()?;
     if numpmid < 0 || numpmid as usize > c.remaining() / 8 {
         return None;
     }
-    let mut vsets = Vec::with_capacity(numpmid as usize);
+    let mut vsets = Vec::with_capacity(if only_kept { 0 } else { numpmid as usize });
     let mut first_block = payload.len();
     let mut blocks = 0usize;
     for _ in 0..numpmid {
@@ -628,12 +661,14 @@ fn value_sets_in_one_pass<'a>(
                 values.push((inst, v));
             }
         }
-        vsets.push(ValueSet {
-            pmid,
-            numval,
-            valfmt,
-            values,
-        });
+        if kept || !only_kept {
+            vsets.push(ValueSet {
+                pmid,
+                numval,
+                valfmt,
+                values,
+            });
+        }
     }
     // every block after the value lists, and together they fill the rest
     let vlist_end = c.pos();
@@ -1092,7 +1127,7 @@ mod tests {
             }
             let numpmid = i32::from_be_bytes([p[at - 4], p[at - 3], p[at - 2], p[at - 1]]);
             let keep = |pmid: PmId| !keep_odd || pmid.0 % 2 == 1;
-            let fast = value_sets_in_one_pass(&p, at, numpmid, 12, &keep);
+            let fast = value_sets_in_one_pass(&p, at, numpmid, 12, &keep, false);
             let careful = value_sets_checked(&p, at, numpmid, 12, 0, keep);
             if sound {
                 proptest::prop_assert!(fast.is_some());
@@ -1137,6 +1172,36 @@ mod tests {
                 }
                 (Err(g), Err(w)) => proptest::prop_assert_eq!(g, w),
                 (g, w) => proptest::prop_assert!(false, "read in place {:?}, decoded {:?}", g, w),
+            };
+        }
+    }
+
+    proptest::proptest! {
+        /// A record decoded for some metrics is the record decoded, less the other
+        /// metrics' sets, with the count of all; or (damaged) the same error.
+        #[test]
+        fn kept_sets_are_those_of_the_whole(
+            sets in sets_strategy(),
+            v3 in proptest::prelude::any::<bool>(),
+            damage in proptest::collection::vec((0usize..400, proptest::prelude::any::<u8>()), 0..3),
+        ) {
+            let version = if v3 { 3 } else { 2 };
+            let mut p = encode_result(Timestamp::new(7, 5000), &sets, version);
+            for (at, b) in damage {
+                if let Some(x) = p.get_mut(at) {
+                    *x = b;
+                }
+            }
+            let keep = |pmid: PmId| pmid.0 % 3 == 1;
+            match (decode_result_kept(&p, 100, version, keep), decode_result(&p, 100, version)) {
+                (Ok((kept, n)), Ok(whole)) => {
+                    proptest::prop_assert_eq!(kept.stamp, whole.stamp);
+                    proptest::prop_assert_eq!(n, whole.vsets.len());
+                    let want: Vec<_> = whole.vsets.iter().filter(|s| keep(s.pmid)).cloned().collect();
+                    proptest::prop_assert_eq!(kept.vsets, want);
+                }
+                (Err(g), Err(w)) => proptest::prop_assert_eq!(g, w),
+                (g, w) => proptest::prop_assert!(false, "kept {:?}, whole {:?}", g, w),
             };
         }
     }

@@ -194,12 +194,7 @@ impl<'a> Replay<'a> {
         let seen_mark = !reset && span.iter().any(|s| s.2);
         if let Some(&(first, _, _)) = span.first() {
             // nothing before this roll is read again while moving forward
-            if first.vol != self.released.vol
-                || first.offset.saturating_sub(self.released.offset) > 8 << 20
-            {
-                self.a.release_before(first);
-                self.released = first;
-            }
+            self.release_behind(first);
         }
         self.gen += 1;
         let gen = self.gen;

@@ -47,9 +47,13 @@ pub(super) fn dump_values(
             out.write_all(&line)?;
             line.clear();
         }
-        let rec = match cur.fetch() {
-            Ok(Some(rec)) => rec,
+        let fetched = match cur.fetch_raw() {
+            Ok(Some(f)) => decoded(a, &f.place, f.payload, wanted),
             Ok(None) => return out.write_all(&line).map(|_| 0),
+            Err(e) => Err(e),
+        };
+        let (rec, sets) = match fetched {
+            Ok(f) => f,
             Err(e) => {
                 out.write_all(&line)?;
                 out.flush()?;
@@ -57,7 +61,7 @@ pub(super) fn dump_values(
                 return Ok(1);
             }
         };
-        if !picked(o, wanted, &rec) {
+        if !picked(o, wanted, &rec, sets) {
             continue;
         }
         if first {
@@ -268,7 +272,7 @@ impl Formatter<'_, '_> {
         }
         let mut from = 0;
         for &(end, place) in &job.recs {
-            let rec = match place.decode(a, &job.payloads[from..end]) {
+            let (rec, sets) = match decoded(a, &place, &job.payloads[from..end], wanted) {
                 Ok(r) => r,
                 Err(e) => {
                     fail = Some(e);
@@ -276,7 +280,7 @@ impl Formatter<'_, '_> {
                 }
             };
             from = end;
-            if picked(o, wanted, &rec) {
+            if picked(o, wanted, &rec, sets) {
                 // writing to a Vec does not fail
                 let _ = dump_record(a, &rec, None, o, wanted, c, cache, text);
             }
@@ -439,11 +443,28 @@ impl Pool {
     }
 }
 
-/// Whether a record is dumped: every record without metric arguments; with them,
-/// a record holding one of them, and a `<mark>` when asked for.
-pub(super) fn picked(o: &Opts, wanted: &[PmId], rec: &ResultRecord<'_>) -> bool {
+/// A record as the dump decodes it: whole without metric arguments, with only
+/// the wanted metrics' sets with them; and how many sets it holds.
+fn decoded<'p>(
+    a: &Archive,
+    place: &RecordPlace,
+    payload: &'p [u8],
+    wanted: &[PmId],
+) -> archive_format::Result<(ResultRecord<'p>, usize)> {
+    if wanted.is_empty() {
+        let rec = place.decode(a, payload)?;
+        let sets = rec.vsets.len();
+        return Ok((rec, sets));
+    }
+    place.decode_kept(a, payload, |p| wanted.contains(&p))
+}
+
+/// Whether a record is dumped: every one without metric arguments; with them, a
+/// `<mark>` with `-m`, and a record holding a wanted metric. `rec` holds the sets
+/// of the wanted metrics, of the `sets` the record holds.
+pub(super) fn picked(o: &Opts, wanted: &[PmId], rec: &ResultRecord<'_>, sets: usize) -> bool {
     wanted.is_empty()
-        || if rec.is_mark() {
+        || if sets == 0 {
             o.marks
         } else {
             rec.vsets.iter().any(|vs| wanted.contains(&vs.pmid))
