@@ -218,20 +218,14 @@ impl<'a> Iterator for CheckedValues<'a> {
         if self.insitu {
             return Some((inst, Value::Insitu(w)));
         }
-        // the block at byte `w * 4 - 12`: its `type | length` word, then its data
-        let at = (w as usize).wrapping_mul(4).wrapping_sub(12);
-        let (vtype, data) = match self
-            .payload
-            .get(at..)
-            .and_then(|b| b.split_first_chunk::<4>())
-        {
-            Some((hdr, rest)) => {
-                let len = (u32::from_be_bytes(*hdr) & 0x00ff_ffff) as usize;
-                (hdr[0], rest.get(..len.wrapping_sub(4)).unwrap_or_default())
-            }
-            None => (0, &[][..]),
+        let empty = Value::Block {
+            vtype: 0,
+            data: &[],
         };
-        Some((inst, Value::Block { vtype, data }))
+        match block_at(self.payload, w, 12) {
+            Some((_, _, v)) => Some((inst, v)),
+            None => Some((inst, empty)),
+        }
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
@@ -678,6 +672,7 @@ fn value_sets_in_one_pass<'a>(
 /// The value block a pointer value names (`w` counts words; the block is at byte
 /// `w * 4 - shift` of `payload`): where it starts, its length padded to a word,
 /// and the value. `None` unless it lies whole inside `payload`.
+#[inline(always)]
 fn block_at(payload: &[u8], w: u32, shift: i64) -> Option<(usize, usize, Value<'_>)> {
     let at = usize::try_from(w as i64 * 4 - shift).ok()?;
     let hdr = payload.get(at..at.checked_add(4)?)?;
