@@ -1,7 +1,8 @@
 //! What the PCP-compatible command-line tools share: time zones as glibc's `tzset`
 //! reads them ([`zone`]), the archive clock of `-z`/`-Z`/`-S`/`-T` ([`clock`]), PCP's timestamp text ([`timefmt`]), the PCPIntro(1) time
 //! window and interval syntax ([`window`]), `tool: message` exits ([`exit`]), work
-//! spread over the cores with its output kept in order ([`parallel`]), one
+//! spread over the cores with its output kept in order ([`parallel`]), standard
+//! output written at a place where it is a file ([`placed`]), one
 //! definition of each tool's options ([`spec`]) and the run shell around a tool
 //! ([`shell`]).
 
@@ -17,6 +18,7 @@ pub mod metricspec;
 pub mod notify;
 pub mod parallel;
 pub mod pcpconf;
+pub mod placed;
 pub mod pmns;
 pub mod shell;
 pub mod spec;

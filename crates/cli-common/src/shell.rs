@@ -21,6 +21,7 @@ pub enum Parse<O> {
 /// The process around `run`: its arguments, locked standard streams, its status.
 pub fn main(run: fn(&[String], &mut dyn Write, &mut dyn Write) -> i32) -> ! {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    crate::placed::out_is_stdout();
     let code = run(&args, &mut io::stdout().lock(), &mut io::stderr().lock());
     std::process::exit(code)
 }

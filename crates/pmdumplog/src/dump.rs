@@ -20,6 +20,7 @@ use cli_common::timefmt::{ctime, stamp};
 use cli_common::TimeZone;
 use std::io::{self, Write};
 
+mod placed;
 mod spool;
 mod texts;
 mod values;
@@ -194,10 +195,15 @@ pub fn dump(o: &Opts, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<i3
     drop(ctx);
     if streamed && a.decoding() {
         // (the spool restores the raw bytes itself, as its text is made)
-        if let Some(code) = spool::dump(&a, o, &name, &wanted, &mut out.0, err)? {
+        let done = match cli_common::placed::stdout(&mut out.0)? {
+            Some(p) => placed::dump(&a, o, &name, &wanted, p, &mut out.0, err)?,
+            None => spool::dump(&a, o, &name, &wanted, &mut out.0, err)?,
+        };
+        if let Some(code) = done {
             return Ok(code);
         }
-        // a volume failed to decode part way: nothing was written; all again,
+        // a volume failed to decode part way (or the head did not fit the room
+        // left for it): nothing was written, or it was taken back; all again,
         // each volume decoded before it is read, as libpcp reads them
         drop(a);
         a = match open(prog, &name, false, ignored, err)? {
@@ -259,8 +265,19 @@ fn head_start(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> io::Result<Result<(Clock, Timestamp, Timestamp), i32>> {
+    let end = cli_common::clock::archive_end(o.prog, a, name, out, err)?;
+    head_ended(a, o, end, out, err)
+}
+
+/// [`head_start`] once the archive's end is found.
+fn head_ended(
+    a: &Archive,
+    o: &Opts,
+    end: Option<Timestamp>,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> io::Result<Result<(Clock, Timestamp, Timestamp), i32>> {
     let prog = o.prog;
-    let end = cli_common::clock::archive_end(prog, a, name, out, err)?;
     let (clock, note) = clock_of(a, o);
     if let Some(n) = note {
         write!(out, "{n}")?;

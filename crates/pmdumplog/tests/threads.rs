@@ -310,3 +310,126 @@ fn a_compressed_volume_dumped_while_it_decodes() {
     let (_, err, status) = same_on_every_thread_count(&["-a", b]);
     assert_ne!(status, Some(0), "{}", String::from_utf8_lossy(&err));
 }
+
+/// Where [`run_to_file`] sends standard output.
+#[derive(Clone, Copy, Debug)]
+enum Into {
+    /// A new file.
+    New,
+    /// A file holding a line, opened to append.
+    Appended,
+    /// A file holding a line, opened to write after it (not to append).
+    After,
+    /// A new file, standard error going into it too (`>f 2>&1`).
+    Shared,
+}
+
+const BEFORE: &[u8] = b"a line before the report\n";
+
+/// Our pmdumplog on `threads` threads with its standard output a regular file:
+/// what the file holds after the line put there before, what standard error
+/// said (unless it went into the file), the status.
+fn run_to_file(threads: usize, into: Into, args: &[&str]) -> (Vec<u8>, Vec<u8>, Option<i32>) {
+    use std::fs::OpenOptions;
+    use std::io::{Seek, SeekFrom, Write};
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("out");
+    let mut file = match into {
+        Into::New | Into::Shared => std::fs::File::create(&path).expect("create"),
+        Into::Appended | Into::After => {
+            std::fs::write(&path, BEFORE).expect("write");
+            let mut o = OpenOptions::new();
+            o.read(true).write(true);
+            if let Into::Appended = into {
+                o.append(true);
+            }
+            let mut f = o.open(&path).expect("open");
+            f.seek(SeekFrom::End(0)).expect("seek");
+            f
+        }
+    };
+    file.flush().expect("flush");
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_pmdumplog"));
+    cmd.args(args)
+        .env("PCPRS_THREADS", threads.to_string())
+        .env("TZ", "UTC");
+    if let Into::Shared = into {
+        cmd.stderr(file.try_clone().expect("dup"));
+    }
+    let out = cmd.stdout(file).output().expect("run pmdumplog");
+    let mut written = std::fs::read(&path).expect("read");
+    if matches!(into, Into::Appended | Into::After) {
+        assert!(
+            written.starts_with(BEFORE),
+            "{into:?}: the line before is gone"
+        );
+        written.drain(..BEFORE.len());
+    }
+    (written, out.stderr, out.status.code())
+}
+
+/// To a regular file, the report's head (which needs the archive's end) is
+/// written last into room left for it and nothing is spooled: the file holds what
+/// a pipe gets, wherever the report starts in it, also where the dump stops with
+/// an error, where the compressed volume is damaged part way (what was written is
+/// taken back and the report made again) and with standard error going into the
+/// same file; a file opened to append is written in order instead.
+#[test]
+fn a_compressed_volume_dumped_into_a_file() {
+    use archive_format::compress::{compress, Compression};
+    let (dir, starts, b) = archive_named("f");
+    let b = b.as_str();
+    let vol = dir.path().join("f.0");
+    let good = std::fs::read(&vol).expect("volume");
+    std::fs::remove_file(&vol).expect("remove plain volume");
+    let xz = dir.path().join("f.0.xz");
+    let write = |bytes: &[u8]| {
+        let z = compress(Compression::Xz, bytes).expect("xz");
+        std::fs::write(&xz, z).expect("write");
+    };
+    let mut bad = good.clone();
+    let at = starts[1700] as usize + 4 + 8;
+    bad[at..at + 4].copy_from_slice(&0x00ff_ffffu32.to_be_bytes());
+    let check = |args: &[&str]| {
+        let piped = run(1, args);
+        for into in [Into::New, Into::Appended, Into::After] {
+            for t in [1, 2, 3] {
+                assert!(
+                    run_to_file(t, into, args) == piped,
+                    "{args:?}, {into:?}, {t} threads: not what a pipe gets"
+                );
+            }
+        }
+        // standard error into the file too: as one thread (which spools nothing)
+        // leaves it
+        let one = run_to_file(1, Into::Shared, args);
+        assert_eq!(one.0.len(), piped.0.len() + piped.1.len(), "{args:?}");
+        for t in [2, 3] {
+            assert!(
+                run_to_file(t, Into::Shared, args) == one,
+                "{args:?}, {t} threads, 2>&1"
+            );
+        }
+        piped
+    };
+    write(&good);
+    for args in [vec!["-a", b], vec!["-m", "-x", b]] {
+        let (out, _, status) = check(&args);
+        assert_eq!(status, Some(0), "{args:?}");
+        assert!(out.len() > 1 << 20, "a small dump: {} bytes", out.len());
+    }
+    write(&bad);
+    let (out, err, status) = check(&["-a", b]);
+    assert_eq!(status, Some(1));
+    assert!(String::from_utf8_lossy(&err).contains("pmFetch"));
+    assert_eq!(out.windows(9).filter(|w| w == b" metrics\n").count(), 1700);
+    write(&good);
+    let mut z = std::fs::read(&xz).expect("xz");
+    let at = z.len() / 2;
+    for byte in &mut z[at..at + 32] {
+        *byte ^= 0xa5;
+    }
+    std::fs::write(&xz, &z).expect("damage");
+    let (_, err, status) = check(&["-a", b]);
+    assert_ne!(status, Some(0), "{}", String::from_utf8_lossy(&err));
+}
