@@ -216,10 +216,7 @@ fn output_does_not_depend_on_the_number_of_threads() {
     // with pmFetch's error, after every record before it
     let vol = dir.path().join("a.0");
     let good = std::fs::read(&vol).expect("volume");
-    let mut bad = good.clone();
-    let at = starts[1700] as usize + 4 + 8;
-    bad[at..at + 4].copy_from_slice(&0x00ff_ffffu32.to_be_bytes());
-    std::fs::write(&vol, &bad).expect("damage");
+    std::fs::write(&vol, damaged_record(&good, &starts)).expect("damage");
     let (out, err, status) = same_on_every_thread_count(&["-m", b]);
     assert_eq!(status, Some(1));
     assert!(
@@ -257,6 +254,52 @@ fn output_does_not_depend_on_the_number_of_threads() {
     assert_eq!(records, 2200);
 }
 
+/// [`write_archive`]'s archive as `name` with its volume xz-compressed: the
+/// directory, each record's offset, the archive's path, the plain volume's bytes
+/// and the compressed volume's path (which [`write_xz`] writes).
+fn compressed_archive(
+    name: &str,
+) -> (
+    tempfile::TempDir,
+    Vec<u64>,
+    String,
+    Vec<u8>,
+    std::path::PathBuf,
+) {
+    let (dir, starts, b) = archive_named(name);
+    let vol = dir.path().join(format!("{name}.0"));
+    let good = std::fs::read(&vol).expect("volume");
+    std::fs::remove_file(&vol).expect("remove plain volume");
+    let xz = dir.path().join(format!("{name}.0.xz"));
+    write_xz(&xz, &good);
+    (dir, starts, b, good, xz)
+}
+
+/// `bytes` xz-compressed into `path`.
+fn write_xz(path: &Path, bytes: &[u8]) {
+    use archive_format::compress::{compress, Compression};
+    let z = compress(Compression::Xz, bytes).expect("xz");
+    std::fs::write(path, z).expect("write");
+}
+
+/// The volume `good` with record 1700's value lists damaged (the dump stops there).
+fn damaged_record(good: &[u8], starts: &[u64]) -> Vec<u8> {
+    let mut bad = good.to_vec();
+    let at = starts[1700] as usize + 4 + 8;
+    bad[at..at + 4].copy_from_slice(&0x00ff_ffffu32.to_be_bytes());
+    bad
+}
+
+/// The compressed file `xz` damaged after the label, its index intact.
+fn damage_compressed(xz: &Path) {
+    let mut z = std::fs::read(xz).expect("xz");
+    let at = z.len() / 2;
+    for byte in &mut z[at..at + 32] {
+        *byte ^= 0xa5;
+    }
+    std::fs::write(xz, &z).expect("damage");
+}
+
 /// The one volume xz-compressed: on more than one thread its values are
 /// formatted while it decodes and spooled until the report's head (which needs
 /// the archive's end) is out. The output is the one thread's, which decodes the
@@ -264,18 +307,8 @@ fn output_does_not_depend_on_the_number_of_threads() {
 /// whose compressed data is damaged part way (dumped again the usual way).
 #[test]
 fn a_compressed_volume_dumped_while_it_decodes() {
-    use archive_format::compress::{compress, Compression};
-    let (dir, starts, b) = archive_named("z");
+    let (_dir, starts, b, good, xz) = compressed_archive("z");
     let b = b.as_str();
-    let vol = dir.path().join("z.0");
-    let good = std::fs::read(&vol).expect("volume");
-    std::fs::remove_file(&vol).expect("remove plain volume");
-    let xz = dir.path().join("z.0.xz");
-    let write = |bytes: &[u8]| {
-        let z = compress(Compression::Xz, bytes).expect("xz");
-        std::fs::write(&xz, z).expect("write");
-    };
-    write(&good);
     for args in [
         vec!["-a", b],
         vec!["-m", "-x", b],
@@ -292,21 +325,12 @@ fn a_compressed_volume_dumped_while_it_decodes() {
             assert!(out.windows(2).any(|w| w == b"\xe9\""), "{args:?}");
         }
     }
-    let mut bad = good.clone();
-    let at = starts[1700] as usize + 4 + 8;
-    bad[at..at + 4].copy_from_slice(&0x00ff_ffffu32.to_be_bytes());
-    write(&bad);
+    write_xz(&xz, &damaged_record(&good, &starts));
     let (out, _, status) = same_on_every_thread_count(&["-a", b]);
     assert_eq!(status, Some(1));
     assert_eq!(out.windows(9).filter(|w| w == b" metrics\n").count(), 1700);
-    // the compressed data damaged after the label, its index intact
-    write(&good);
-    let mut z = std::fs::read(&xz).expect("xz");
-    let at = z.len() / 2;
-    for byte in &mut z[at..at + 32] {
-        *byte ^= 0xa5;
-    }
-    std::fs::write(&xz, &z).expect("damage");
+    write_xz(&xz, &good);
+    damage_compressed(&xz);
     let (_, err, status) = same_on_every_thread_count(&["-a", b]);
     assert_ne!(status, Some(0), "{}", String::from_utf8_lossy(&err));
 }
@@ -376,20 +400,8 @@ fn run_to_file(threads: usize, into: Into, args: &[&str]) -> (Vec<u8>, Vec<u8>, 
 /// same file; a file opened to append is written in order instead.
 #[test]
 fn a_compressed_volume_dumped_into_a_file() {
-    use archive_format::compress::{compress, Compression};
-    let (dir, starts, b) = archive_named("f");
+    let (_dir, starts, b, good, xz) = compressed_archive("f");
     let b = b.as_str();
-    let vol = dir.path().join("f.0");
-    let good = std::fs::read(&vol).expect("volume");
-    std::fs::remove_file(&vol).expect("remove plain volume");
-    let xz = dir.path().join("f.0.xz");
-    let write = |bytes: &[u8]| {
-        let z = compress(Compression::Xz, bytes).expect("xz");
-        std::fs::write(&xz, z).expect("write");
-    };
-    let mut bad = good.clone();
-    let at = starts[1700] as usize + 4 + 8;
-    bad[at..at + 4].copy_from_slice(&0x00ff_ffffu32.to_be_bytes());
     let check = |args: &[&str]| {
         let piped = run(1, args);
         for into in [Into::New, Into::Appended, Into::After] {
@@ -412,24 +424,18 @@ fn a_compressed_volume_dumped_into_a_file() {
         }
         piped
     };
-    write(&good);
     for args in [vec!["-a", b], vec!["-m", "-x", b]] {
         let (out, _, status) = check(&args);
         assert_eq!(status, Some(0), "{args:?}");
         assert!(out.len() > 1 << 20, "a small dump: {} bytes", out.len());
     }
-    write(&bad);
+    write_xz(&xz, &damaged_record(&good, &starts));
     let (out, err, status) = check(&["-a", b]);
     assert_eq!(status, Some(1));
     assert!(String::from_utf8_lossy(&err).contains("pmFetch"));
     assert_eq!(out.windows(9).filter(|w| w == b" metrics\n").count(), 1700);
-    write(&good);
-    let mut z = std::fs::read(&xz).expect("xz");
-    let at = z.len() / 2;
-    for byte in &mut z[at..at + 32] {
-        *byte ^= 0xa5;
-    }
-    std::fs::write(&xz, &z).expect("damage");
+    write_xz(&xz, &good);
+    damage_compressed(&xz);
     let (_, err, status) = check(&["-a", b]);
     assert_ne!(status, Some(0), "{}", String::from_utf8_lossy(&err));
 }

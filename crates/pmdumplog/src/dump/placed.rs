@@ -29,8 +29,7 @@ pub(super) fn dump(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> io::Result<Option<i32>> {
-    let (clock, _) = clock_of(a, o);
-    let Ok((wstart, _)) = o.clock.window(clock::bounds(a.label(), None), &clock.tz) else {
+    let Some((clock, wstart)) = super::spool::start_unended(a, o) else {
         return Ok(None);
     };
     let mut room = Vec::new();

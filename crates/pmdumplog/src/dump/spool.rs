@@ -40,6 +40,17 @@ struct Head {
     sections: Vec<u8>,
 }
 
+/// The clock and where the values start, before the archive's end is known (`None`:
+/// no window without it; the dump is made the usual way).
+pub(super) fn start_unended(a: &Archive, o: &Opts) -> Option<(Clock, Timestamp)> {
+    let (clock, _) = clock_of(a, o);
+    let (wstart, _) = o
+        .clock
+        .window(clock::bounds(a.label(), None), &clock.tz)
+        .ok()?;
+    Some((clock, wstart))
+}
+
 /// Dumps `a` (opened to read its volume while it decodes): the exit status, or
 /// `None`, having written nothing, where the volume failed to decode part way.
 pub(super) fn dump(
@@ -50,8 +61,7 @@ pub(super) fn dump(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> io::Result<Option<i32>> {
-    let (clock, _) = clock_of(a, o);
-    let Ok((wstart, _)) = o.clock.window(clock::bounds(a.label(), None), &clock.tz) else {
+    let Some((clock, wstart)) = start_unended(a, o) else {
         return Ok(None);
     };
     std::thread::scope(|s| {
