@@ -417,52 +417,74 @@ fn check(
             })
             .collect(),
     );
-    let p0 = pass0_files(o, &names, &files, &cache, carry.states, out, err, rep)?;
-    carry.states = [p0.index, p0.meta, p0.log];
-    if rep.abort {
-        return Ok(1);
-    }
-    if o.repair {
-        return repair::repair(o, &names.archname, &p0.damaged, out, err, rep);
-    }
-    if p0.fatal && (!o.full || p0.missing) {
-        if o.verbose > 0 {
-            rep.verbose(err, "Due to earlier errors, cannot continue ... bye\n")?;
-        }
-        return Ok(1);
-    }
-    let Ok(pmns) = cli_common::pmns::load_option(PROG, o.namespace.as_deref(), err)? else {
-        return Ok(1);
-    };
-    // a file cut in pass 0 is read again as it is now
-    let cache = if p0.truncated {
-        Decompressed::new()
-    } else {
-        cache
-    };
-    let opts = OpenOptions {
+    let opts = |cache: &Decompressed| OpenOptions {
         decompressed: Some(cache.clone()),
         ..OpenOptions::default()
     };
-    let mut a = match Archive::open_with(&names.arg, opts) {
-        Ok(a) => a,
-        Err(e) => {
-            let mut why = e.pm_message();
-            if o.pcp7() {
-                why = archive_format::error::in_pcp7_words(&why);
-            }
-            let msg = format!(
-                "{PROG}: cannot open archive \"{}\": {why}\nChecking abandoned.",
-                names.arg,
-            );
-            rep.line(err, "pass0", &msg)?;
+    std::thread::scope(|s| {
+        // the archive is opened (its metadata read) on a thread of its own while
+        // pass 0 goes through the files, unless pass 0 may change them; it is
+        // used unless pass 0 cut a file (below)
+        let early = (!o.repair && o.truncate.is_none())
+            .then(|| s.spawn(|| Archive::open_with(&names.arg, opts(&cache))));
+        let p0 = pass0_files(o, &names, &files, &cache, carry.states, out, err, rep)?;
+        carry.states = [p0.index, p0.meta, p0.log];
+        if rep.abort {
             return Ok(1);
         }
-    };
-    if let Some(p) = pmns {
-        a.set_pmns(p);
+        if o.repair {
+            return repair::repair(o, &names.archname, &p0.damaged, out, err, rep);
+        }
+        if p0.fatal && (!o.full || p0.missing) {
+            if o.verbose > 0 {
+                rep.verbose(err, "Due to earlier errors, cannot continue ... bye\n")?;
+            }
+            return Ok(1);
+        }
+        let Ok(pmns) = cli_common::pmns::load_option(PROG, o.namespace.as_deref(), err)? else {
+            return Ok(1);
+        };
+        // a file cut in pass 0 is read again as it is now
+        let (cache, opened) = if p0.truncated {
+            let cache = Decompressed::new();
+            let opened = Archive::open_with(&names.arg, opts(&cache));
+            (cache, opened)
+        } else {
+            let opened = match early {
+                Some(h) => h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)),
+                None => Archive::open_with(&names.arg, opts(&cache)),
+            };
+            (cache.clone(), opened)
+        };
+        let mut a = match opened {
+            Ok(a) => a,
+            Err(e) => return cannot_open(o, &names, &e, err, rep),
+        };
+        if let Some(p) = pmns {
+            a.set_pmns(p);
+        }
+        check_archive(o, &names, &a, (&p0, &cache, carry), out, err, rep)
+    })
+}
+
+/// The archive could not be opened after pass 0: checking ends, with status 1.
+fn cannot_open(
+    o: &opts::Opts,
+    names: &Names,
+    e: &archive_format::Error,
+    err: &mut dyn Write,
+    rep: &mut Report,
+) -> io::Result<i32> {
+    let mut why = e.pm_message();
+    if o.pcp7() {
+        why = archive_format::error::in_pcp7_words(&why);
     }
-    check_archive(o, &names, &a, (&p0, &cache, carry), out, err, rep)
+    let msg = format!(
+        "{PROG}: cannot open archive \"{}\": {why}\nChecking abandoned.",
+        names.arg,
+    );
+    rep.line(err, "pass0", &msg)?;
+    Ok(1)
 }
 
 /// Pass 0: each file's label and records, in directory order (PCP 7's order and
