@@ -47,8 +47,10 @@ pub fn stdout(out: &mut dyn Write) -> io::Result<Option<Placed>> {
     if !(regular || is_null_device(&meta)) {
         return Ok(None);
     }
-    if rustix::fs::fcntl_getfl(&file).is_ok_and(|f| f.contains(rustix::fs::OFlags::APPEND)) {
-        return Ok(None);
+    // (opened to append, every write goes to the end, wherever it is asked for)
+    match rustix::fs::fcntl_getfl(&file) {
+        Ok(flags) if !flags.contains(rustix::fs::OFlags::APPEND) => {}
+        _ => return Ok(None),
     }
     let Ok(base) = file.stream_position() else {
         return Ok(None);
