@@ -564,13 +564,7 @@ pub fn decode_result_kept<'a>(
     keep: impl Fn(PmId) -> bool,
 ) -> Result<(ResultRecord<'a>, usize), DecodeError> {
     let (stamp, vlist_at, numpmid) = result_head(payload, base, version)?;
-    let vsets = match value_sets_in_one_pass(payload, vlist_at, numpmid, 12, &keep, true) {
-        Some(vsets) => vsets,
-        None => {
-            let all = value_sets_checked(payload, vlist_at, numpmid, 12, base, &keep)?;
-            all.into_iter().filter(|s| keep(s.pmid)).collect()
-        }
-    };
+    let vsets = value_sets(payload, (vlist_at, numpmid), 12, base, keep, true)?;
     Ok((ResultRecord { stamp, vsets }, numpmid as usize))
 }
 
@@ -606,11 +600,27 @@ pub fn decode_value_sets<'a>(
     base: u64,
     keep: impl Fn(PmId) -> bool,
 ) -> Result<Vec<ValueSet<'a>>, DecodeError> {
-    match value_sets_in_one_pass(buf, vlist_at, numpmid, shift, &keep, false) {
-        Some(vsets) => Ok(vsets),
-        // something is wrong: the careful pass names the first fault as libpcp does
-        None => value_sets_checked(buf, vlist_at, numpmid, shift, base, keep),
+    value_sets(buf, (vlist_at, numpmid), shift, base, keep, false)
+}
+
+/// [`decode_value_sets`]; with `only_kept`, the sets `keep` rejects left out.
+fn value_sets<'a>(
+    buf: &'a [u8],
+    (vlist_at, numpmid): (usize, i32),
+    shift: i64,
+    base: u64,
+    keep: impl Fn(PmId) -> bool,
+    only_kept: bool,
+) -> Result<Vec<ValueSet<'a>>, DecodeError> {
+    if let Some(vsets) = value_sets_in_one_pass(buf, vlist_at, numpmid, shift, &keep, only_kept) {
+        return Ok(vsets);
     }
+    // something is wrong: the careful pass names the first fault as libpcp does
+    let all = value_sets_checked(buf, vlist_at, numpmid, shift, base, &keep)?;
+    Ok(match only_kept {
+        true => all.into_iter().filter(|s| keep(s.pmid)).collect(),
+        false => all,
+    })
 }
 
 /// [`decode_value_sets`] of a sound record in one pass: each value block is
