@@ -42,6 +42,10 @@ struct Tracked {
     ids: Vec<i32>,
     /// Whether each place is its instance's first.
     first: Vec<bool>,
+    /// The instances of the last record, in its order.
+    seq: Vec<i32>,
+    /// The last time from a value's last to now: (its last, now, the time).
+    since: Option<(Option<Timestamp>, Timestamp, f64)>,
     last: Vec<Last>,
     /// Where each instance is in the list (its first place): instances that come in
     /// another order than last time are found without a scan.
@@ -96,13 +100,13 @@ enum State {
     Elsewhere,
     /// This checker's, not yet seen with values.
     Unseen,
-    Tracked(Tracked),
+    Tracked(Box<Tracked>),
     /// Not a numeric type, or without a descriptor: not checked.
     Skip,
 }
 
 /// The value as a double, as `pmExtractValue(.., PM_TYPE_DOUBLE)` converts it.
-#[inline]
+#[inline(always)]
 pub fn to_double(ty: i32, v: Value<'_>) -> Result<f64, i32> {
     use archive_format::atom::host_u64;
     match (ty, v) {
@@ -146,6 +150,16 @@ fn numeric(ty: i32) -> bool {
         ty,
         vtype::I32 | vtype::U32 | vtype::I64 | vtype::U64 | vtype::FLOAT | vtype::DOUBLE
     )
+}
+
+/// The time from a value's last (`None`: after a `<mark>`, from the epoch) to
+/// `now`, as a rate would take it (none when the last is later).
+#[inline]
+fn elapsed(now: Timestamp, at: Option<Timestamp>) -> f64 {
+    match at {
+        Some(p) => now.sub_f64(p).max(0.0),
+        None => now.sub_f64(Timestamp::new(0, 0)),
+    }
 }
 
 /// The outcome of one record.
@@ -361,17 +375,22 @@ fn first_sight(vs: &RawValueSet<'_>, r: &mut Report<'_>) -> Option<State> {
         valfmt: vs.valfmt,
         ids: Vec::with_capacity(vs.numval as usize),
         first: Vec::with_capacity(vs.numval as usize),
+        seq: Vec::with_capacity(vs.numval as usize),
+        since: None,
         last: Vec::with_capacity(vs.numval as usize),
         pos: FastMap::default(),
         next: 0,
         ks: Vec::new(),
     };
-    for (inst, v) in vs.checked_values() {
+    for (j, (inst, v)) in vs.checked_values().enumerate() {
+        // (each at a place of its own, the `j`th)
+        t.seq.push(inst);
+        t.remember(j, j);
         if !t.add(inst, v, vs.pmid, r) {
             return None;
         }
     }
-    Some(State::Tracked(t))
+    Some(State::Tracked(Box::new(t)))
 }
 
 impl Tracked {
@@ -384,49 +403,112 @@ impl Tracked {
         r: &mut Report<'_>,
     ) -> bool {
         let (nowrap, by_instance, difference) = how;
+        if vs.insts_eq(&self.seq) {
+            self.values_again(vs, (nowrap, difference), r);
+            return true;
+        }
         let many = vs.numval > 1 || !self.desc.indom.is_null();
+        self.seq.clear();
         for (j, (inst, v)) in vs.checked_values().enumerate() {
+            self.seq.push(inst);
             let found = if by_instance {
                 self.pos.get(&inst).copied()
             } else {
                 self.place(j, inst, many)
             };
             let Some(k) = found else {
+                self.remember(j, self.ids.len());
                 if !self.add(inst, v, vs.pmid, r) {
                     return false;
                 }
                 continue;
             };
-            let cur = match to_double(self.desc.vtype, v) {
-                Ok(x) => x,
-                Err(e) => {
-                    r.about(
-                        vs.pmid,
-                        &format!("pmExtractValue failed: {}", pm_err_str(e)),
-                    );
-                    continue;
-                }
+            self.remember(j, k);
+            let Some(cur) = self.convert(v, vs.pmid, r) else {
+                continue;
             };
-            if self.desc.sem == sem::COUNTER {
-                let prev = &self.last[k];
-                // no time between the two: not a rate, nothing kept
-                let elapsed = match prev.at {
-                    Some(p) => r.now.sub_f64(p).max(0.0),
-                    None => r.now.sub_f64(Timestamp::new(0, 0)),
-                };
-                if elapsed == 0.0 {
-                    continue;
-                }
-                if !nowrap {
-                    self.wrap(k, cur, vs.pmid, difference, r);
-                }
-            }
-            self.last[k] = Last {
-                value: cur,
-                at: Some(r.now),
-            };
+            self.next_value(k, cur, (nowrap, difference), vs.pmid, r);
         }
         true
+    }
+
+    /// The values of a record whose instances are those of this metric's last
+    /// record, in the same order: each goes where the same value of the last
+    /// one went, and nothing is new. (The list only grows at its end and an
+    /// instance's first place stays, so the loop of [`Tracked::values`] would
+    /// find the same places.) A metric that is not a counter keeps nothing: only
+    /// its values that may not convert are looked at.
+    fn values_again(&mut self, vs: &RawValueSet<'_>, how: (bool, bool), r: &mut Report<'_>) {
+        let counter = self.desc.sem == sem::COUNTER;
+        let words = vs.valfmt == archive_format::codec::result::VAL_INSITU
+            && matches!(self.desc.vtype, vtype::I32 | vtype::U32 | vtype::FLOAT);
+        if !counter && words {
+            return;
+        }
+        // (counted by hand: an enumerating iterator was not inlined here, which
+        // cost a call a value)
+        let mut j = 0;
+        #[allow(clippy::explicit_counter_loop)]
+        for (_, v) in vs.checked_values() {
+            let k = self.ks.get(j).copied();
+            j += 1;
+            let Some(cur) = self.convert(v, vs.pmid, r) else {
+                continue;
+            };
+            if let Some(k) = k {
+                self.next_value(k, cur, how, vs.pmid, r);
+            }
+        }
+    }
+
+    /// A value as a double, or `None` when it does not convert (said).
+    #[inline(always)]
+    fn convert(&self, v: Value<'_>, pmid: PmId, r: &mut Report<'_>) -> Option<f64> {
+        match to_double(self.desc.vtype, v) {
+            Ok(x) => Some(x),
+            Err(e) => {
+                r.about(pmid, &format!("pmExtractValue failed: {}", pm_err_str(e)));
+                None
+            }
+        }
+    }
+
+    /// The next value `cur` at place `k`: a counter's is checked against the last
+    /// and kept, unless no time passed. (Other metrics' last values are not read.)
+    #[inline(always)]
+    fn next_value(
+        &mut self,
+        k: usize,
+        cur: f64,
+        (nowrap, difference): (bool, bool),
+        pmid: PmId,
+        r: &mut Report<'_>,
+    ) {
+        if self.desc.sem != sem::COUNTER {
+            return;
+        }
+        let Some(&prev) = self.last.get(k) else {
+            return;
+        };
+        // no time between the two: not a rate, nothing kept
+        let elapsed = match self.since {
+            Some((at, now, e)) if at == prev.at && now == r.now => e,
+            _ => {
+                let e = elapsed(r.now, prev.at);
+                self.since = Some((prev.at, r.now, e));
+                e
+            }
+        };
+        if elapsed == 0.0 {
+            return;
+        }
+        if !nowrap && cur < prev.value {
+            self.wrap(k, cur, pmid, difference, r);
+        }
+        self.last[k] = Last {
+            value: cur,
+            at: Some(r.now),
+        };
     }
 
     /// Where the `j`th value of a record, of instance `inst`, was last time; `None`
@@ -439,11 +521,7 @@ impl Tracked {
             return None;
         }
         if many && self.ids[j] != inst {
-            let k = self.find(j, inst);
-            if k.is_none() {
-                self.remember(j, len);
-            }
-            return k;
+            return self.find(j, inst);
         }
         Some(j)
     }
@@ -545,6 +623,36 @@ mod tests {
         let now = raw_result_into(payload, 0, 2, &mut sets).unwrap();
         assert_eq!(c.record((now, &sets), "a.0", l, &st, &mut out), Verdict::Go);
         out
+    }
+
+    #[test]
+    fn a_record_with_the_last_ones_instances_goes_where_the_last_went() {
+        let l = counter();
+        let mut c = Checker::default();
+        assert!(run(&mut c, &l, &rec(10, &[(1, 100), (2, 5)])).is_empty());
+        // another order: found by instance, then the same order again, each value
+        // against its own instance's last
+        assert_eq!(
+            run(&mut c, &l, &rec(11, &[(2, 7), (1, 150)])),
+            Vec::<String>::new()
+        );
+        let out = run(&mut c, &l, &rec(12, &[(2, 9), (1, 140)]));
+        assert_eq!(
+            out,
+            ["a.0:[12]: m[i1]: unsigned 32-bit wrap\n\tvalue 150 at 11\n\tvalue 140 at 12"]
+        );
+        let out = run(&mut c, &l, &rec(13, &[(2, 3), (1, 141)]));
+        assert_eq!(
+            out,
+            ["a.0:[13]: m[i2]: unsigned 32-bit wrap\n\tvalue 9 at 12\n\tvalue 3 at 13"]
+        );
+        // no time between two records: nothing checked, nothing kept
+        assert!(run(&mut c, &l, &rec(13, &[(2, 1), (1, 1)])).is_empty());
+        let out = run(&mut c, &l, &rec(14, &[(2, 2), (1, 142)]));
+        assert_eq!(
+            out,
+            ["a.0:[14]: m[i2]: unsigned 32-bit wrap\n\tvalue 3 at 13\n\tvalue 2 at 14"]
+        );
     }
 
     #[test]
