@@ -53,9 +53,9 @@ struct Tracked {
     /// The place after the instance found last: when an instance has gone, the
     /// ones after it are found here, one place off, without the map.
     next: usize,
-    /// The place in the list of each value of the last record (by its position in
-    /// the record): records with the same instances as the last one in another
-    /// order than the list's are matched without the map.
+    /// The place in the list of every value of the last record (by its position
+    /// in the record): a record with the same instances in the same order goes
+    /// there whole, and one with another order tries it before the map.
     ks: Vec<usize>,
 }
 
@@ -80,7 +80,6 @@ impl Tracked {
             _ => *self.pos.get(&inst)?,
         };
         self.next = k + 1;
-        self.remember(j, k);
         Some(k)
     }
 
