@@ -106,5 +106,5 @@ bench_ours_of[one]=$t1
 echo
 echo "one archive: ours $t1 s, floor $tf1 s"
 bench_bound_header
-bench_bound one "for f in $one/*.xz; do xz -dc \$f; done >/dev/null" \
+bench_bound one "for f in $one/*.xz; do $bench_xz -dc \$f; done >/dev/null" \
   "rm -rf $out/pq; PCPRS_THREADS=1 $bin/pcp2parquet -j 1 -o $out/pq $out/plain"

@@ -36,6 +36,20 @@ bench_have7=0
 if [ -x "${PCP7_ROOT:-/opt/pcp7}/usr/bin/pmlogdump" ] && mountpoint -q "${PCP7_ROOT:-/opt/pcp7}/host"; then
   bench_have7=1
 fi
+# the decompressors of the floors: the newest on the machine, PCP 7.2's system's
+# (xz 5.8 and its liblzma, as ours; run with its own loader and libraries) where
+# that is installed, else the host's
+bench_newest() { # tool -> a command line that runs it
+  local r=${PCP7_ROOT:-/opt/pcp7} l=${PCP7_ROOT:-/opt/pcp7}/usr/lib/x86_64-linux-gnu
+  if [ -x "$r/usr/bin/$1" ] && [ -x "$l/ld-linux-x86-64.so.2" ] &&
+    "$l/ld-linux-x86-64.so.2" --library-path "$l" "$r/usr/bin/$1" --version >/dev/null 2>&1; then
+    echo "$l/ld-linux-x86-64.so.2 --library-path $l $r/usr/bin/$1"
+  else
+    echo "$1"
+  fi
+}
+bench_xz=$(bench_newest xz)
+bench_zstd=$(bench_newest zstd)
 bench_tfile=$(mktemp)
 # each job's floor and our time, by name (for bench_bound)
 declare -A bench_floor_of bench_ours_of
@@ -66,16 +80,17 @@ bench_over() { # a b -> a / b as "1.23", or "-"
 }
 
 # the floor of reading an archive (or any files): every file read, decompressed
-# as it is stored, several at a time on every core (xz's multi-block volumes on
-# every core too); an argument is a base name (its files) or a file
+# as it is stored (by the newest xz and zstd), several at a time on every core
+# (xz's multi-block volumes on every core too); an argument is a base name (its
+# files) or a file
 bench_read_floor() {
   local f files=()
   for f in "$@"; do
     if [ -f "$f" ]; then files+=("$f"); else files+=("$f".*); fi
   done
   echo "printf '%s\\n' $(printf '%q ' "${files[@]}") | xargs -P $bench_cores -n 1 sh -c '
-    case \$0 in *.xz) xz -dc -T$bench_cores \$0;; *.bz2) bzip2 -dc \$0;; *.gz) gzip -dc \$0;;
-      *.zst) zstd -dc \$0;; *) cat \$0;; esac >/dev/null'"
+    case \$0 in *.xz) $bench_xz -dc -T$bench_cores \$0;; *.bz2) bzip2 -dc \$0;; *.gz) gzip -dc \$0;;
+      *.zst) $bench_zstd -dc \$0;; *) cat \$0;; esac >/dev/null'"
 }
 
 # whether OURS prints what 6.0.3's C6 prints, by hash (stdout; with `all`, stdout

@@ -76,13 +76,13 @@ x4=20180416.10.00
 bench_plain_copy plain bozo-20170904.* $x4.*
 bench_header
 job "pmdumplog -a bozo-20170904 (xz, one block)" stdout "pmdumplog -a bozo-20170904" \
-  "$p7 pmlogdump -a bozo-20170904" "$bin/pmdumplog -a bozo-20170904" "xz -dc bozo-20170904.0.xz"
+  "$p7 pmlogdump -a bozo-20170904" "$bin/pmdumplog -a bozo-20170904" "$bench_xz -dc bozo-20170904.0.xz"
 job "pmdumplog -a wide (plain, 196 MB)" stdout "pmdumplog -a $wname" "$p7 pmlogdump -a $wname" \
   "$bin/pmdumplog -a $wname" "$(bench_read_floor "$wname")"
 job "pmdumplog -a wide, volume .zst" stdout - "$p7 pmlogdump -a wide-zst" "$bin/pmdumplog -a wide-zst" \
-  "zstd -dc wide-zst.0.zst"
+  "$bench_zstd -dc wide-zst.0.zst"
 job "pmdumplog -a wide, volume multi-block xz" stdout "pmdumplog -a wide-xzmb" \
-  "$p7 pmlogdump -a wide-xzmb" "$bin/pmdumplog -a wide-xzmb" "xz -dc -T$cores wide-xzmb.0.xz"
+  "$p7 pmlogdump -a wide-xzmb" "$bin/pmdumplog -a wide-xzmb" "$bench_xz -dc -T$cores wide-xzmb.0.xz"
 job "pmlogcheck $x4 (4 xz volumes)" stderr "pmlogcheck $x4" "$p7 pmlogcheck $x4" "$bin/pmlogcheck $x4" \
   "$(bench_read_floor $x4)"
 BENCH_BEFORE='rm -rf out; mkdir out' job "pmlogextract copy of wide" none "pmlogextract $wname out/r6" \
@@ -100,12 +100,12 @@ echo
 echo "Each job's work bound:"
 bench_bound_header
 one="PCPRS_THREADS=1"
-bench_bound "pmdumplog -a bozo-20170904 (xz, one block)" "xz -dc bozo-20170904.0.xz" \
+bench_bound "pmdumplog -a bozo-20170904 (xz, one block)" "$bench_xz -dc bozo-20170904.0.xz" \
   "$one $bin/pmdumplog -a plain/bozo-20170904"
-bench_bound "pmdumplog -a wide, volume .zst" "zstd -dc wide-zst.0.zst" "$one $bin/pmdumplog -a $wname"
-bench_bound "pmdumplog -a wide, volume multi-block xz" "xz -dc -T1 wide-xzmb.0.xz" \
+bench_bound "pmdumplog -a wide, volume .zst" "$bench_zstd -dc wide-zst.0.zst" "$one $bin/pmdumplog -a $wname"
+bench_bound "pmdumplog -a wide, volume multi-block xz" "$bench_xz -dc -T1 wide-xzmb.0.xz" \
   "$one $bin/pmdumplog -a $wname"
-bench_bound "pmlogcheck $x4 (4 xz volumes)" "for f in $x4.[0-3].xz $x4.meta.xz; do xz -dc \$f; done" \
+bench_bound "pmlogcheck $x4 (4 xz volumes)" "for f in $x4.[0-3].xz $x4.meta.xz; do $bench_xz -dc \$f; done" \
   "$one $bin/pmlogcheck plain/$x4"
-bench_bound "pmval -t 10 kernel.percpu.cpu.user, $x4" "for f in $x4.[0-3].xz $x4.meta.xz; do xz -dc \$f; done" \
+bench_bound "pmval -t 10 kernel.percpu.cpu.user, $x4" "for f in $x4.[0-3].xz $x4.meta.xz; do $bench_xz -dc \$f; done" \
   "$one $bin/pmval -z -t 10 -a plain/$x4 kernel.percpu.cpu.user"

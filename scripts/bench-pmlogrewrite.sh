@@ -37,8 +37,8 @@ for a in "$@"; do
   cat "$a".* >/dev/null 2>&1 || true
   # (7.2 with its own rules, as a 7.2 site runs it: the path is given inside a
   # command line, which scripts/pcp7 does not map to the host's)
-  floor="for f in $a.*; do case \$f in *.xz) xz -dc \$f;; *.bz2) bzip2 -dc \$f;; *.gz) gzip -dc \$f;;
-    *.zst) zstd -dc \$f;; *) cat \$f;; esac; done >$tmp/floor; sync -f $tmp/floor"
+  floor="for f in $a.*; do case \$f in *.xz) $bench_xz -dc \$f;; *.bz2) bzip2 -dc \$f;; *.gz) gzip -dc \$f;;
+    *.zst) $bench_zstd -dc \$f;; *) cat \$f;; esac; done >$tmp/floor; sync -f $tmp/floor"
   bench_job "pmlogrewrite -c (PCP's rules) $a" "$ref -c $rules $a $tmp/ref" \
     "$bench_pcp7 /bin/sh -c 'exec /usr/lib/pcp/bin/pmlogrewrite -c $rules $a /host$tmp/ref7'" \
     "$ours -c $rules $a $tmp/ours" \
