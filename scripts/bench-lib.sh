@@ -32,18 +32,19 @@ BENCH_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 bench_rounds=${ROUNDS:-3}
 bench_cores=$(nproc)
 bench_pcp7="$BENCH_ROOT/scripts/pcp7"
+bench_root7=${PCP7_ROOT:-/opt/pcp7}
 bench_have7=0
-if [ -x "${PCP7_ROOT:-/opt/pcp7}/usr/bin/pmlogdump" ] && mountpoint -q "${PCP7_ROOT:-/opt/pcp7}/host"; then
+if [ -x "$bench_root7/usr/bin/pmlogdump" ] && mountpoint -q "$bench_root7/host"; then
   bench_have7=1
 fi
 # the decompressors of the floors: the newest on the machine, PCP 7.2's system's
 # (xz 5.8 and its liblzma, as ours; run with its own loader and libraries) where
 # that is installed, else the host's
 bench_newest() { # tool -> a command line that runs it
-  local r=${PCP7_ROOT:-/opt/pcp7} l=${PCP7_ROOT:-/opt/pcp7}/usr/lib/x86_64-linux-gnu
-  if [ -x "$r/usr/bin/$1" ] && [ -x "$l/ld-linux-x86-64.so.2" ] &&
-    "$l/ld-linux-x86-64.so.2" --library-path "$l" "$r/usr/bin/$1" --version >/dev/null 2>&1; then
-    echo "$l/ld-linux-x86-64.so.2 --library-path $l $r/usr/bin/$1"
+  local l=$bench_root7/usr/lib/x86_64-linux-gnu
+  local run="$l/ld-linux-x86-64.so.2 --library-path $l $bench_root7/usr/bin/$1"
+  if [ -x "$bench_root7/usr/bin/$1" ] && $run --version >/dev/null 2>&1; then
+    echo "$run"
   else
     echo "$1"
   fi
