@@ -1,10 +1,12 @@
 #![no_main]
 //! pmlogcheck's checks on arbitrary input: pass 0 over the bytes as each kind of
-//! file, and pass 3's checker over the records the bytes decode to, for every type
+//! file (and as a data volume fed piece by piece, whose answer must be pass 0's
+//! when it gives one), and pass 3's checker over the records the bytes decode to, for every type
 //! and semantics a descriptor can give them.
 use archive_format::codec::result::raw_result_into;
 use archive_format::{Desc, InDom, PmId, Timestamp, Units};
 use libfuzzer_sys::fuzz_target;
+use pmlogcheck::framer::Framer;
 use pmlogcheck::pass0::{scan, Kind};
 use pmlogcheck::pass3::{Checker, Lookup};
 
@@ -31,6 +33,13 @@ fuzz_target!(|data: &[u8]| {
     for kind in [Kind::Index, Kind::Meta, Kind::Data] {
         let r = scan("f", data, kind);
         assert!(r.last_good <= data.len() as u64);
+    }
+    let mut f = Framer::default();
+    for piece in data.chunks(1 + data.first().copied().unwrap_or(0) as usize) {
+        f.feed(piece);
+    }
+    if let Some(r) = f.report("f", data.len() as u64) {
+        assert_eq!(r, scan("f", data, Kind::Data));
     }
     let stamp = |t: Timestamp| format!("{}.{}", t.sec, t.nsec);
     for v in [2, 3] {

@@ -72,6 +72,13 @@ pub struct OpenOptions {
     /// archive whose first volume is compressed, with threads; a volume that is
     /// not all sound records is loaded whole, as without it.
     pub keep_only: Option<KeepOnly>,
+    /// Read each compressed data volume once, front to back, as it decodes, its
+    /// decoded bytes passing through memory (no temporary file) and shown, piece by
+    /// piece, to the observer made for it: for a reader that goes through the
+    /// records from the start, once. No volume is decompressed ahead. A read out of
+    /// that order fails; [`Archive::finish_streams`] says whether one did. Takes
+    /// precedence over [`OpenOptions::while_decoding`] and `keep_only`.
+    pub streamed: Option<volume::Observe>,
 }
 
 /// Bytes of a volume [`OpenOptions::label_only`] reads: a label (v2 132 bytes, v3
@@ -932,27 +939,6 @@ impl Archive {
     /// [`Archive::vol_bytes`]); a volume still decoding is not waited for.
     pub(crate) fn vol_size(&self, i: usize) -> Option<u64> {
         self.vol_bytes(i).map(Bytes::size)
-    }
-
-    /// Whether a volume loaded so far is being read while it decodes
-    /// ([`OpenOptions::while_decoding`]; the first is loaded when the archive
-    /// opens).
-    pub fn decoding(&self) -> bool {
-        self.loaded().any(Bytes::decoding)
-    }
-
-    /// Whether every volume read so far was read whole: `false` when one opened
-    /// [`OpenOptions::while_decoding`] failed to decode part way (libpcp could not
-    /// have used it). Waits for the volumes still decoding.
-    pub fn decoded_whole(&self) -> bool {
-        self.loaded().all(Bytes::whole)
-    }
-
-    /// The bytes of the volumes loaded so far (and usable).
-    fn loaded(&self) -> impl Iterator<Item = &Bytes> {
-        self.volumes
-            .iter()
-            .filter_map(|v| v.bytes.get().and_then(Option::as_ref))
     }
 
     /// Whether volume `i`'s label says it is the volume its file name says

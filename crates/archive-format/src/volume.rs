@@ -7,8 +7,10 @@
 
 mod growing;
 mod kept;
+mod stream;
 
 pub(crate) use kept::{load_cut, Keep, KeepSet, TellOnDrop};
+pub use stream::{Observe, Observer};
 
 use crate::compress::{self, Compression};
 use crate::error::{Error, Result, ENOENT, PM_ERR_LOGFILE};
@@ -173,6 +175,9 @@ enum Inner {
     Growing(std::sync::Arc<growing::Growing>),
     /// A compressed volume cut down to some metrics as it decoded (see [`kept`]).
     Cut(kept::Cut),
+    /// A compressed volume read front to back as it decodes (see [`stream`]): its
+    /// bytes are read with [`Bytes::read_at`] only.
+    Stream(std::sync::Arc<stream::Stream>),
 }
 
 impl Deref for Bytes {
@@ -183,14 +188,21 @@ impl Deref for Bytes {
             Inner::Vec(v) => v,
             Inner::Growing(g) => g.bytes(),
             Inner::Cut(c) => &c.bytes,
+            Inner::Stream(s) => {
+                // (nothing of a stream is had whole: the reader is told, at its end)
+                s.miss();
+                &[]
+            }
         }
     }
 }
 
 impl Drop for Bytes {
     fn drop(&mut self) {
-        if let Inner::Growing(g) = &self.inner {
-            g.stop();
+        match &self.inner {
+            Inner::Growing(g) => g.stop(),
+            Inner::Stream(s) => s.stop(),
+            _ => {}
         }
     }
 }
@@ -207,7 +219,7 @@ impl Bytes {
     pub fn file(&self) -> Option<&File> {
         match &self.inner {
             Inner::Map(_, f) => Some(f),
-            Inner::Vec(_) | Inner::Cut(_) => None,
+            Inner::Vec(_) | Inner::Cut(_) | Inner::Stream(_) => None,
             Inner::Growing(g) => Some(g.file()),
         }
     }
@@ -217,6 +229,7 @@ impl Bytes {
     pub fn size(&self) -> u64 {
         match &self.inner {
             Inner::Growing(g) => g.len(),
+            Inner::Stream(s) => s.len(),
             _ => self.len() as u64,
         }
     }
@@ -232,7 +245,7 @@ impl Bytes {
 
     /// Whether these are a compressed file's bytes read while it decodes.
     pub fn decoding(&self) -> bool {
-        matches!(self.inner, Inner::Growing(_))
+        matches!(self.inner, Inner::Growing(_) | Inner::Stream(_))
     }
 
     /// The first `n` bytes (fewer when there are fewer), waiting only for those
@@ -253,6 +266,7 @@ impl Bytes {
         match &self.inner {
             Inner::Map(_, f) => std::os::unix::fs::FileExt::read_exact_at(f, dst, off),
             Inner::Growing(g) => g.read_at(off, dst),
+            Inner::Stream(s) => s.read_at(off, dst),
             Inner::Vec(_) | Inner::Cut(_) => {
                 let v: &[u8] = self;
                 let src = usize::try_from(off)
@@ -275,6 +289,16 @@ impl Bytes {
         }
     }
 
+    /// For a volume read as it decodes ([`load_streamed`]): the reader is done;
+    /// the decoding is let run to its end and waited for. Whether it decoded whole
+    /// and every read of it was served (`true` for other bytes).
+    pub fn finish_stream(&self) -> bool {
+        match &self.inner {
+            Inner::Stream(s) => s.finish(),
+            _ => true,
+        }
+    }
+
     pub fn from_vec(v: Vec<u8>) -> Self {
         Bytes {
             inner: Inner::Vec(v),
@@ -293,7 +317,7 @@ impl Bytes {
                 Some(m) => m,
                 None => return,
             },
-            Inner::Vec(_) | Inner::Cut(_) => return,
+            Inner::Vec(_) | Inner::Cut(_) | Inner::Stream(_) => return,
         };
         let span = release_span(start, end, m.len());
         if !span.is_empty() {
@@ -538,6 +562,23 @@ pub fn load_while_decoding(fr: &FileRef) -> Result<Bytes> {
     match fr.compression.and_then(|c| growing::start_for(c, &file)) {
         Some(g) => Ok(Bytes {
             inner: Inner::Growing(g),
+        }),
+        None => load_uncached(fr, &file),
+    }
+}
+
+/// Opens `fr` and returns its bytes to be read once, front to back, while they
+/// decode on a thread of their own, each piece shown to `observe` as it is
+/// decoded (see [`Bytes::finish_stream`]): when `fr` is compressed and declares
+/// its decoded size; otherwise as [`load`].
+pub fn load_streamed(fr: &FileRef, observe: Observer) -> Result<Bytes> {
+    let file = File::open(&fr.path).map_err(|e| Error::io(&fr.path, &e))?;
+    match fr
+        .compression
+        .and_then(|c| stream::start_for(c, &file, observe))
+    {
+        Some(s) => Ok(Bytes {
+            inner: Inner::Stream(s),
         }),
         None => load_uncached(fr, &file),
     }

@@ -7,12 +7,14 @@
 //! [`run`] takes the arguments and both output streams, so tests run it in-process.
 
 mod fanout;
+pub mod framer;
 pub mod pass0;
 pub mod pass1;
 pub mod pass2;
 pub mod pass3;
 pub mod pcp7;
 pub mod repair;
+mod streamed;
 
 mod opts;
 
@@ -401,6 +403,9 @@ fn check(
         writeln!(err, "{PROG}: no PCP archive files match \"{}\"", names.arg)?;
         return Ok(1);
     }
+    if let Some(status) = streamed::check(o, &names, &files, carry, out, err)? {
+        return Ok(status);
+    }
     // pass 0 reads every file whole and pass 3 the archive: compressed files are
     // decompressed once
     let cache = Decompressed::new();
@@ -674,9 +679,8 @@ fn check_archive(
     if o.label {
         rep.verbose(err, &label_text(&label, wend, &tz))?;
     }
-    let span_sec = wend.sec - wstart.sec - i64::from(wend.nsec < wstart.nsec);
     // (PCP 7 dates the times of every archive after one that needed it)
-    carry.dated = span_sec > 86400 || (o.pcp7() && carry.dated);
+    carry.dated = long_window(wstart, wend) || (o.pcp7() && carry.dated);
     let stamps = Stamps {
         tz,
         dated: carry.dated,
@@ -696,7 +700,23 @@ fn check_archive(
         cur.ignore_index();
     }
     cur.set_mode(archive_format::logfetch::Direction::Forward, wstart);
-    pass3_records(o, names, a, &mut cur, (wstart, wend), &stamps, err, rep)
+    let mut latest = None;
+    let window = (wstart, wend);
+    pass3_records(
+        o,
+        names,
+        a,
+        (&mut cur, window, &mut latest),
+        &stamps,
+        err,
+        rep,
+    )
+}
+
+/// Whether a window is longer than a day (its times are then printed with their
+/// dates).
+fn long_window(wstart: Timestamp, wend: Timestamp) -> bool {
+    wend.sec - wstart.sec - i64::from(wend.nsec < wstart.nsec) > 86400
 }
 
 /// `-l`: the label as pmlogcheck prints it, with the end of the window.
@@ -789,14 +809,17 @@ fn descriptors(
     Ok(())
 }
 
-/// Pass 3: the records of the window in turn, each value against the last.
-#[allow(clippy::too_many_arguments)]
+/// Pass 3: the records of the window in turn, each value against the last;
+/// `latest` is left with the latest time read.
 fn pass3_records(
     o: &opts::Opts,
     names: &Names,
     a: &Archive,
-    cur: &mut LogCursor,
-    (wstart, wend): (Timestamp, Timestamp),
+    (cur, (wstart, wend), latest): (
+        &mut LogCursor,
+        (Timestamp, Timestamp),
+        &mut Option<Timestamp>,
+    ),
     stamps: &Stamps,
     err: &mut dyn Write,
     rep: &mut Report,
@@ -819,7 +842,9 @@ fn pass3_records(
         stamp: &fmt,
         checker: &checker,
     };
-    let threads = archive_format::cores::threads();
+    // (a volume read as it decodes has a core decoding it: one checker fewer,
+    // which also spares the copies of the records the other checkers need)
+    let threads = archive_format::cores::threads().saturating_sub(usize::from(a.decoding()));
     std::thread::scope(|scope| {
         let mut fan = fanout::Fanout::start(scope, threads, &setup);
         let mut emit = |l: &str| {
@@ -829,9 +854,10 @@ fn pass3_records(
                 rep.line(err, "pass3", l)
             }
         };
-        let mut counts = (0usize, 0usize);
+        let mut counts = Tally::default();
         let (failed, go) =
             records_checked(o, a, cur, (wstart, wend), &mut fan, &mut emit, &mut counts)?;
+        *latest = counts.latest;
         let go = match go {
             Go::On => fan.finish(&mut emit)?,
             go => go,
@@ -845,7 +871,7 @@ fn pass3_records(
         if go == Go::GiveUp {
             return Ok(1);
         }
-        let (results, marks) = counts;
+        let (results, marks) = (counts.results, counts.marks);
         if o.verbose > 0 && results > 0 {
             rep.verbose(err, &format!("Processed {results} pmResult records\n"))?;
         }
@@ -856,8 +882,16 @@ fn pass3_records(
     })
 }
 
+/// What pass 3 read: records, `<mark>`s, and the latest time.
+#[derive(Default)]
+struct Tally {
+    results: usize,
+    marks: usize,
+    latest: Option<Timestamp>,
+}
+
 /// Pass 3's reading: each record from the start of the window to the first past
-/// its end checked through `fan`, counted in `counts` (records, marks). The
+/// its end checked through `fan`, counted in `counts`. The
 /// message of a failed read, if one failed, and whether a checker gave up.
 fn records_checked(
     o: &opts::Opts,
@@ -866,7 +900,7 @@ fn records_checked(
     (wstart, wend): (Timestamp, Timestamp),
     fan: &mut fanout::Fanout,
     emit: &mut dyn FnMut(&str) -> io::Result<()>,
-    counts: &mut (usize, usize),
+    counts: &mut Tally,
 ) -> io::Result<(Option<String>, Go)> {
     let setup = fan.setup();
     // the first record is checked against -S's start when one was given
@@ -887,8 +921,9 @@ fn records_checked(
                 ));
             }
         };
-        counts.0 += 1;
+        counts.results += 1;
         let stamp = rr.stamp;
+        counts.latest = counts.latest.max(Some(stamp));
         fan.time_lines(stamp_findings(
             setup.prefix,
             stamp,
@@ -900,7 +935,7 @@ fn records_checked(
         if stamp > wend {
             return Ok((None, Go::On));
         }
-        counts.1 += usize::from(rr.sets.is_empty());
+        counts.marks += usize::from(rr.sets.is_empty());
         if fan.record((stamp, &rr.sets), (rr.payload, rr.version), emit)? == Go::GiveUp {
             return Ok((None, Go::GiveUp));
         }

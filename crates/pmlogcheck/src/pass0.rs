@@ -76,7 +76,7 @@ fn be32(b: &[u8], at: usize) -> Option<u32> {
 /// The label checks: the magic number and version as read, then loading the label
 /// as libpcp does (which looks at the version and length, not the magic). Returns
 /// the label's status and, when it loaded, its magic and start.
-fn check_label(
+pub(crate) fn check_label(
     fname: &str,
     file: &[u8],
     body_len: usize,

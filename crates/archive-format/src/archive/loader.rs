@@ -20,6 +20,9 @@ pub(super) struct Loader {
     /// Compressed data volumes are cut down to some metrics as they decode
     /// ([`OpenOptions::keep_only`]), once told which.
     pub(super) keep: Option<std::sync::Arc<volume::Keep>>,
+    /// Compressed data volumes are read once as they decode
+    /// ([`OpenOptions::streamed`]).
+    pub(super) stream: Option<volume::Observe>,
 }
 
 impl Loader {
@@ -27,7 +30,9 @@ impl Loader {
     /// compressed or not (volumes are cut down only where it is).
     pub(super) fn of(opts: &OpenOptions, first_compressed: bool) -> Loader {
         let threads = !opts.single_threaded;
+        let stream = opts.streamed.clone().filter(|_| threads);
         let keep = opts.keep_only.is_some()
+            && stream.is_none()
             && first_compressed
             && threads
             && !opts.label_only
@@ -35,9 +40,10 @@ impl Loader {
         Loader {
             cache: opts.decompressed.clone(),
             threads,
-            ahead: threads && !opts.no_read_ahead,
+            ahead: threads && !opts.no_read_ahead && stream.is_none(),
             growing: opts.while_decoding && threads && opts.decompressed.is_none(),
             keep: keep.then(Default::default),
+            stream,
         }
     }
 
@@ -47,6 +53,9 @@ impl Loader {
             if let Some(b) = volume::load_cut(fref, role, k) {
                 return Ok(b);
             }
+        }
+        if let Some(o) = self.stream.as_ref().filter(|_| role >= 0) {
+            return volume::load_streamed(fref, (o.0)(fref));
         }
         if self.growing && role >= 0 {
             return volume::load_while_decoding(fref);
@@ -112,5 +121,39 @@ impl Loader {
             ));
         }
         Ok((bytes, label))
+    }
+}
+
+impl super::Archive {
+    /// For an archive opened [`OpenOptions::streamed`]: every volume's decoding let
+    /// run to its end and waited for. Whether every volume loaded so far decoded
+    /// whole and every read of it was served.
+    pub fn finish_streams(&self) -> bool {
+        let mut all = true;
+        for b in self.loaded() {
+            all &= b.finish_stream();
+        }
+        all
+    }
+
+    /// Whether a volume loaded so far is being read while it decodes
+    /// ([`OpenOptions::while_decoding`]; the first is loaded when the archive
+    /// opens).
+    pub fn decoding(&self) -> bool {
+        self.loaded().any(Bytes::decoding)
+    }
+
+    /// Whether every volume read so far was read whole: `false` when one opened
+    /// [`OpenOptions::while_decoding`] failed to decode part way (libpcp could not
+    /// have used it). Waits for the volumes still decoding.
+    pub fn decoded_whole(&self) -> bool {
+        self.loaded().all(Bytes::whole)
+    }
+
+    /// The bytes of the volumes loaded so far (and usable).
+    pub(super) fn loaded(&self) -> impl Iterator<Item = &Bytes> {
+        self.volumes
+            .iter()
+            .filter_map(|v| v.bytes.get().and_then(Option::as_ref))
     }
 }

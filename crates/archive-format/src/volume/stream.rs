@@ -1,0 +1,341 @@
+//! A compressed volume read once, front to back, while a thread decodes it: the
+//! decoded bytes pass through a ring of fixed size in memory (no temporary file),
+//! and a caller's observer sees every byte as it is decoded. For a reader that goes
+//! through the volume from its start (pmlogcheck's pass over the records, fed from
+//! the same decoding as its look at each file's framing).
+//!
+//! The ring holds the bytes from `low` on, `low` following the reader: a read at
+//! an offset lets go of what lies more than [`BEHIND`] bytes before it. A read of
+//! bytes already let go, or of more than the ring holds, fails and is remembered
+//! ([`Stream::finish`] says so): the caller then reads the volume another way. A
+//! read far ahead moves `low` up to it, and the decoder decodes on to there.
+
+use std::fs::File;
+use std::io;
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use std::sync::{Arc, Condvar, Mutex};
+
+use crate::compress::Compression;
+
+/// What a stream's decoder shows each piece of the decoded bytes to, in order.
+pub type Observer = Box<dyn FnMut(&[u8]) + Send>;
+
+/// Makes the observer of each volume streamed ([`crate::OpenOptions::streamed`]).
+#[derive(Clone)]
+pub struct Observe(pub Arc<dyn Fn(&super::FileRef) -> Observer + Send + Sync>);
+
+impl std::fmt::Debug for Observe {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Observe")
+    }
+}
+
+/// The ring's size.
+const CAP: u64 = 8 << 20;
+/// What a read keeps before it (for a reader that steps back a little).
+const BEHIND: u64 = 2 << 20;
+/// Bytes decoded at a time.
+const STEP: usize = 256 * 1024;
+
+pub(crate) struct Stream {
+    /// What the file declares it decodes to.
+    len: u64,
+    ring: Mutex<Vec<u8>>,
+    progress: Mutex<Progress>,
+    /// Signalled when bytes are decoded, the decoding ends, or `low` moves.
+    moved: Condvar,
+    /// Set when the reader is gone: the decoding stops.
+    cancel: AtomicBool,
+}
+
+#[derive(Debug, Default)]
+struct Progress {
+    /// Bytes decoded, from the start.
+    written: u64,
+    /// The first offset the ring still holds (or will: it can be ahead of
+    /// `written`).
+    low: u64,
+    /// A read was refused.
+    missed: bool,
+    /// How the decoding ended, once it has.
+    end: Option<Result<(), String>>,
+}
+
+/// The end of the decoding told to the reader, also when the thread unwinds.
+struct Ending<'s>(&'s Stream);
+
+impl Drop for Ending<'_> {
+    fn drop(&mut self) {
+        self.0
+            .lock()
+            .end
+            .get_or_insert_with(|| Err("the decoding thread failed".into()));
+        self.0.moved.notify_all();
+    }
+}
+
+impl Stream {
+    /// Starts decoding `file` (compressed as `c`, declaring `len` bytes) on a
+    /// thread of its own, showing the bytes to `observe`.
+    pub(crate) fn start(
+        c: Compression,
+        file: File,
+        len: u64,
+        observe: Observer,
+    ) -> io::Result<Arc<Stream>> {
+        let s = Arc::new(Stream {
+            len,
+            ring: Mutex::new(vec![0; CAP.min(len) as usize]),
+            progress: Mutex::default(),
+            moved: Condvar::new(),
+            cancel: AtomicBool::new(false),
+        });
+        let me = s.clone();
+        std::thread::Builder::new()
+            .name("decompress".into())
+            .spawn(move || {
+                let ending = Ending(&me);
+                let end = me.decode(c, file, observe).map_err(|e| e.to_string());
+                me.lock().end = Some(end);
+                drop(ending);
+            })?;
+        Ok(s)
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Progress> {
+        self.progress.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn cap(&self) -> u64 {
+        CAP.min(self.len)
+    }
+
+    /// The decoding thread's work: each step shown to the observer, then put in
+    /// the ring once the reader has let go of its place there.
+    fn decode(&self, c: Compression, file: File, mut observe: Observer) -> io::Result<()> {
+        let input = io::BufReader::with_capacity(256 * 1024, file);
+        let mut dec = super::xz_on_every_core(c, input)?;
+        let mut buf = vec![0u8; STEP];
+        let mut n = 0u64;
+        loop {
+            if self.cancel.load(Relaxed) {
+                return Err(io::Error::other("no reader is left"));
+            }
+            let got = super::read_up_to(&mut dec, &mut buf)?;
+            if got == 0 {
+                break;
+            }
+            if n + got as u64 > self.len {
+                return Err(io::Error::other("decodes to more than the file declares"));
+            }
+            observe(&buf[..got]);
+            self.put(n, &buf[..got]);
+            n += got as u64;
+        }
+        if n < self.len {
+            return Err(io::Error::other("decodes to less than the file declares"));
+        }
+        Ok(())
+    }
+
+    /// Puts the bytes decoded at `at` in the ring, once there is room (the part the
+    /// reader has let go of already is not put).
+    fn put(&self, at: u64, bytes: &[u8]) {
+        let end = at + bytes.len() as u64;
+        let mut p = self.lock();
+        while end > p.low.saturating_add(self.cap()) && !self.cancel.load(Relaxed) {
+            p = self.moved.wait(p).unwrap_or_else(|e| e.into_inner());
+        }
+        let from = p.low.max(at);
+        drop(p);
+        if from < end {
+            let mut ring = self.ring.lock().unwrap_or_else(|e| e.into_inner());
+            copy_in(&mut ring, from, &bytes[(from - at) as usize..]);
+        }
+        self.lock().written = end;
+        self.moved.notify_all();
+    }
+
+    /// The size the file declares.
+    pub(crate) fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Copies the decoded bytes at `off` into `dst`, once they are decoded; lets go
+    /// of what lies more than [`BEHIND`] before them.
+    pub(crate) fn read_at(&self, off: u64, dst: &mut [u8]) -> io::Result<()> {
+        let need = off
+            .checked_add(dst.len() as u64)
+            .ok_or(io::ErrorKind::UnexpectedEof)?;
+        let mut p = self.lock();
+        if off < p.low || need - off > self.cap() {
+            p.missed = true;
+            return Err(io::Error::other("a streamed volume read out of its order"));
+        }
+        let low = off
+            .saturating_sub(BEHIND)
+            .max(need.saturating_sub(self.cap()));
+        if low > p.low {
+            p.low = low;
+            self.moved.notify_all();
+        }
+        while p.written < need && p.end.is_none() {
+            p = self.moved.wait(p).unwrap_or_else(|e| e.into_inner());
+        }
+        if p.written < need {
+            return match &p.end {
+                Some(Err(why)) => Err(io::Error::other(format!("cannot decompress: {why}"))),
+                _ => Err(io::ErrorKind::UnexpectedEof.into()),
+            };
+        }
+        drop(p);
+        let ring = self.ring.lock().unwrap_or_else(|e| e.into_inner());
+        copy_out(&ring, off, dst);
+        Ok(())
+    }
+
+    /// The reader is done: the decoding goes on to the end (for the observer) and
+    /// is waited for. Whether the file decoded whole to the size it declares and
+    /// every read was served.
+    pub(crate) fn finish(&self) -> bool {
+        let mut p = self.lock();
+        p.low = u64::MAX;
+        self.moved.notify_all();
+        while p.end.is_none() {
+            p = self.moved.wait(p).unwrap_or_else(|e| e.into_inner());
+        }
+        matches!(p.end, Some(Ok(()))) && !p.missed
+    }
+
+    /// A read that cannot be served (a whole slice of the volume was asked for).
+    pub(crate) fn miss(&self) {
+        self.lock().missed = true;
+    }
+
+    /// The reader is gone: the decoding stops at its next step.
+    pub(crate) fn stop(&self) {
+        self.cancel.store(true, Relaxed);
+        let _p = self.lock();
+        self.moved.notify_all();
+    }
+}
+
+/// Copies `bytes`, which belong at offset `at` of the volume, into the ring.
+fn copy_in(ring: &mut [u8], at: u64, bytes: &[u8]) {
+    let cap = ring.len();
+    let mut pos = (at % cap as u64) as usize;
+    let mut rest = bytes;
+    while !rest.is_empty() {
+        let n = rest.len().min(cap - pos);
+        ring[pos..pos + n].copy_from_slice(&rest[..n]);
+        rest = &rest[n..];
+        pos = 0;
+    }
+}
+
+/// Copies the ring's bytes at offset `at` of the volume into `dst`.
+fn copy_out(ring: &[u8], at: u64, dst: &mut [u8]) {
+    let cap = ring.len();
+    let mut pos = (at % cap as u64) as usize;
+    let mut done = 0;
+    while done < dst.len() {
+        let n = (dst.len() - done).min(cap - pos);
+        dst[done..done + n].copy_from_slice(&ring[pos..pos + n]);
+        done += n;
+        pos = 0;
+    }
+}
+
+/// `file`'s decoded bytes read as they decode, shown to `observe`, when its
+/// container declares their size; `None` otherwise and when no thread can be
+/// started.
+pub(crate) fn start_for(c: Compression, file: &File, observe: Observer) -> Option<Arc<Stream>> {
+    let size = crate::compress::sized::declared_size(c, file)?;
+    if size == 0 {
+        return None;
+    }
+    Stream::start(c, file.try_clone().ok()?, size, observe).ok()
+}
+
+#[cfg(all(test, feature = "xz"))]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    /// `data` xz-compressed into a file, streamed declaring `len` bytes, and
+    /// what its observer saw.
+    fn streamed(data: &[u8], len: u64) -> (Arc<Stream>, Arc<Mutex<Vec<u8>>>) {
+        let z = crate::compress::compress(Compression::Xz, data).expect("xz");
+        let mut f = tempfile::tempfile().expect("temporary file");
+        f.write_all(&z).expect("write");
+        io::Seek::rewind(&mut f).expect("rewind");
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let s2 = seen.clone();
+        let observe: Observer = Box::new(move |b| s2.lock().expect("seen").extend_from_slice(b));
+        (
+            Stream::start(Compression::Xz, f, len, observe).expect("start"),
+            seen,
+        )
+    }
+
+    fn data(n: u32) -> Vec<u8> {
+        (0..n)
+            .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+            .collect()
+    }
+
+    #[test]
+    fn a_reader_going_forward_reads_every_byte_and_the_observer_sees_them() {
+        let d = data(12_000_000);
+        let (s, seen) = streamed(&d, d.len() as u64);
+        let mut off = 0usize;
+        let mut buf = vec![0u8; 100_003];
+        while off < d.len() {
+            let n = buf.len().min(d.len() - off);
+            s.read_at(off as u64, &mut buf[..n]).expect("read");
+            assert_eq!(&buf[..n], &d[off..off + n]);
+            // a step back within what is kept
+            if off > 1000 {
+                let mut back = [0u8; 10];
+                s.read_at(off as u64 - 1000, &mut back).expect("back");
+                assert_eq!(&back[..], &d[off - 1000..off - 990]);
+            }
+            off += n;
+        }
+        assert!(s.finish());
+        assert_eq!(*seen.lock().expect("seen"), d);
+    }
+
+    #[test]
+    fn a_read_behind_what_is_kept_fails_and_is_remembered() {
+        let d = data(12_000_000);
+        let (s, seen) = streamed(&d, d.len() as u64);
+        // the end first: the decoding goes on to it, letting the start go
+        let mut tail = [0u8; 8];
+        s.read_at(d.len() as u64 - 8, &mut tail).expect("tail");
+        assert_eq!(&tail[..], &d[d.len() - 8..]);
+        assert!(s.read_at(0, &mut [0u8; 4]).is_err());
+        assert!(!s.finish());
+        // the observer saw it all the same
+        assert_eq!(seen.lock().expect("seen").len(), d.len());
+    }
+
+    #[test]
+    fn a_file_that_decodes_to_another_size_does_not_finish_whole() {
+        let d = data(3_000_000);
+        let (s, _) = streamed(&d, d.len() as u64 + 10);
+        let err = s.read_at(d.len() as u64, &mut [0u8; 4]).unwrap_err();
+        assert!(err.to_string().contains("less than"), "{err}");
+        assert!(!s.finish());
+        let (s, _) = streamed(&d, d.len() as u64 - 10);
+        assert!(!s.finish());
+    }
+
+    #[test]
+    fn a_stream_stopped_ends_for_its_reader() {
+        let d = data(12_000_000);
+        let (s, _) = streamed(&d, d.len() as u64);
+        s.stop();
+        assert!(!s.finish());
+    }
+}
