@@ -367,6 +367,48 @@ pub(crate) fn read_up_to(r: &mut impl io::Read, buf: &mut [u8]) -> io::Result<us
     Ok(n)
 }
 
+/// Decodes `file` (compressed as `c`, declaring `len` bytes) `step` bytes at a
+/// time, handing each piece to `put` with its offset, until the end or until
+/// `cancel` is set; an error where it decodes to another size than `len`.
+pub(crate) fn decode_declared(
+    (c, file, len): (compress::Compression, File, u64),
+    step: usize,
+    cancel: &std::sync::atomic::AtomicBool,
+    put: &mut dyn FnMut(u64, &[u8]) -> io::Result<()>,
+) -> io::Result<()> {
+    let input = io::BufReader::with_capacity(256 * 1024, file);
+    let mut dec = xz_on_every_core(c, input)?;
+    let mut buf = vec![0u8; step];
+    let mut n = 0u64;
+    loop {
+        if cancel.load(std::sync::atomic::Ordering::Relaxed) {
+            return Err(io::Error::other("no reader is left"));
+        }
+        let got = read_up_to(&mut dec, &mut buf)?;
+        if got == 0 {
+            break;
+        }
+        if n + got as u64 > len {
+            return Err(io::Error::other("decodes to more than the file declares"));
+        }
+        put(n, &buf[..got])?;
+        n += got as u64;
+    }
+    if n < len {
+        return Err(io::Error::other("decodes to less than the file declares"));
+    }
+    Ok(())
+}
+
+/// The error of a read of bytes that a decoding ending as `end` did not give:
+/// its failure, or the end of the file.
+pub(crate) fn not_decoded(end: Option<&Result<(), String>>) -> io::Error {
+    match end {
+        Some(Err(why)) => io::Error::other(format!("cannot decompress: {why}")),
+        _ => io::ErrorKind::UnexpectedEof.into(),
+    }
+}
+
 /// The whole 64 KB blocks (a multiple of every page size in use) that
 /// [`Bytes::release`] of `start..end` lets go in a map of `len` bytes: from the
 /// block holding `start`, to the last block that ends by `end`.

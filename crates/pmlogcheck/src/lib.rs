@@ -505,18 +505,7 @@ fn pass0_files(
     err: &mut dyn Write,
     rep: &mut Report,
 ) -> io::Result<Pass0> {
-    let mut p0 = Pass0 {
-        index: states[0],
-        meta: states[1],
-        log: states[2],
-        fatal: false,
-        missing: false,
-        golden_start: None,
-        sizes: HashMap::new(),
-        damaged: Vec::new(),
-        meta_file: None,
-        truncated: false,
-    };
+    let mut p0 = Pass0::new(states);
     for (name, kind, comp) in files {
         let fname = names.shown(name);
         let fr = FileRef {
@@ -595,6 +584,23 @@ fn pass0_lines(
 }
 
 impl Pass0 {
+    /// Nothing found yet, the files' states as `states` (index, metadata, data
+    /// volumes) say.
+    fn new(states: [State; 3]) -> Pass0 {
+        Pass0 {
+            index: states[0],
+            meta: states[1],
+            log: states[2],
+            fatal: false,
+            missing: false,
+            golden_start: None,
+            sizes: HashMap::new(),
+            damaged: Vec::new(),
+            meta_file: None,
+            truncated: false,
+        }
+    }
+
     /// A file of `kind` was framed whole (`ok`) or not: the index and the metadata
     /// are as their file is, the data volumes bad once one is.
     fn note(&mut self, kind: Kind, ok: bool) {

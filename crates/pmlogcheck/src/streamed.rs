@@ -150,18 +150,7 @@ fn pass0_side(
     err: &mut dyn Write,
     rep: &mut Report,
 ) -> io::Result<Option<Pass0>> {
-    let mut p0 = Pass0 {
-        index: State::Missing,
-        meta: State::Missing,
-        log: State::Ok,
-        fatal: false,
-        missing: false,
-        golden_start: None,
-        sizes: HashMap::new(),
-        damaged: Vec::new(),
-        meta_file: None,
-        truncated: false,
-    };
+    let mut p0 = Pass0::new([State::Missing, State::Missing, State::Ok]);
     let mut vols = vols.iter();
     for (name, kind, comp) in files {
         let fname = names.shown(name);

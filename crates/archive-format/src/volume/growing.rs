@@ -94,30 +94,12 @@ impl Growing {
     /// The decoding thread's work: the file decoded into the temporary file,
     /// readers told as it goes.
     fn decode(&self, c: Compression, file: File) -> io::Result<()> {
-        let input = io::BufReader::with_capacity(256 * 1024, file);
-        let mut dec = super::xz_on_every_core(c, input)?;
-        let mut buf = vec![0u8; STEP];
-        let mut n = 0u64;
-        loop {
-            if self.cancel.load(Relaxed) {
-                return Err(io::Error::other("no reader is left"));
-            }
-            let got = super::read_up_to(&mut dec, &mut buf)?;
-            if got == 0 {
-                break;
-            }
-            if n + got as u64 > self.len {
-                return Err(io::Error::other("decodes to more than the file declares"));
-            }
-            self.tmp.write_all_at(&buf[..got], n)?;
-            n += got as u64;
-            self.lock().written = n;
+        super::decode_declared((c, file, self.len), STEP, &self.cancel, &mut |at, b| {
+            self.tmp.write_all_at(b, at)?;
+            self.lock().written = at + b.len() as u64;
             self.more.notify_all();
-        }
-        if n < self.len {
-            return Err(io::Error::other("decodes to less than the file declares"));
-        }
-        Ok(())
+            Ok(())
+        })
     }
 
     /// Waits until `need` bytes are decoded or the decoding has ended.
@@ -143,10 +125,7 @@ impl Growing {
         if p.written >= need {
             return self.tmp.read_exact_at(dst, off);
         }
-        match p.end {
-            Some(Err(why)) => Err(io::Error::other(format!("cannot decompress: {why}"))),
-            _ => Err(io::ErrorKind::UnexpectedEof.into()),
-        }
+        Err(super::not_decoded(p.end.as_ref()))
     }
 
     /// Whether the whole file decoded to the size it declares (waits for the end

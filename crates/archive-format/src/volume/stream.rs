@@ -113,29 +113,11 @@ impl Stream {
     /// The decoding thread's work: each step shown to the observer, then put in
     /// the ring once the reader has let go of its place there.
     fn decode(&self, c: Compression, file: File, mut observe: Observer) -> io::Result<()> {
-        let input = io::BufReader::with_capacity(256 * 1024, file);
-        let mut dec = super::xz_on_every_core(c, input)?;
-        let mut buf = vec![0u8; STEP];
-        let mut n = 0u64;
-        loop {
-            if self.cancel.load(Relaxed) {
-                return Err(io::Error::other("no reader is left"));
-            }
-            let got = super::read_up_to(&mut dec, &mut buf)?;
-            if got == 0 {
-                break;
-            }
-            if n + got as u64 > self.len {
-                return Err(io::Error::other("decodes to more than the file declares"));
-            }
-            observe(&buf[..got]);
-            self.put(n, &buf[..got]);
-            n += got as u64;
-        }
-        if n < self.len {
-            return Err(io::Error::other("decodes to less than the file declares"));
-        }
-        Ok(())
+        super::decode_declared((c, file, self.len), STEP, &self.cancel, &mut |at, b| {
+            observe(b);
+            self.put(at, b);
+            Ok(())
+        })
     }
 
     /// Puts the bytes decoded at `at` in the ring, once there is room (the part the
@@ -183,10 +165,7 @@ impl Stream {
             p = self.moved.wait(p).unwrap_or_else(|e| e.into_inner());
         }
         if p.written < need {
-            return match &p.end {
-                Some(Err(why)) => Err(io::Error::other(format!("cannot decompress: {why}"))),
-                _ => Err(io::ErrorKind::UnexpectedEof.into()),
-            };
+            return Err(super::not_decoded(p.end.as_ref()));
         }
         drop(p);
         let ring = self.ring.lock().unwrap_or_else(|e| e.into_inner());
