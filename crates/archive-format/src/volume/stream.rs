@@ -120,22 +120,35 @@ impl Stream {
         })
     }
 
-    /// Puts the bytes decoded at `at` in the ring, once there is room (the part the
-    /// reader has let go of already is not put).
-    fn put(&self, at: u64, bytes: &[u8]) {
-        let end = at + bytes.len() as u64;
-        let mut p = self.lock();
-        while end > p.low.saturating_add(self.cap()) && !self.cancel.load(Relaxed) {
-            p = self.moved.wait(p).unwrap_or_else(|e| e.into_inner());
+    /// Puts the bytes decoded at `at` in the ring, each part once there is room
+    /// for it (a reader waiting for the start of them makes room for that much;
+    /// the part the reader has let go of already is not put).
+    fn put(&self, mut at: u64, mut bytes: &[u8]) {
+        while !bytes.is_empty() {
+            let mut p = self.lock();
+            while at >= p.low.saturating_add(self.cap()) && !self.cancel.load(Relaxed) {
+                p = self.moved.wait(p).unwrap_or_else(|e| e.into_inner());
+            }
+            let end = at + bytes.len() as u64;
+            let upto = match self.cancel.load(Relaxed) {
+                true => end,
+                false => end.min(p.low.saturating_add(self.cap())),
+            };
+            let from = p.low.max(at);
+            drop(p);
+            if from < upto {
+                let mut ring = self.ring.lock().unwrap_or_else(|e| e.into_inner());
+                copy_in(
+                    &mut ring,
+                    from,
+                    &bytes[(from - at) as usize..(upto - at) as usize],
+                );
+            }
+            self.lock().written = upto;
+            self.moved.notify_all();
+            bytes = &bytes[(upto - at) as usize..];
+            at = upto;
         }
-        let from = p.low.max(at);
-        drop(p);
-        if from < end {
-            let mut ring = self.ring.lock().unwrap_or_else(|e| e.into_inner());
-            copy_in(&mut ring, from, &bytes[(from - at) as usize..]);
-        }
-        self.lock().written = end;
-        self.moved.notify_all();
     }
 
     /// The size the file declares.
@@ -283,6 +296,19 @@ mod tests {
         }
         assert!(s.finish());
         assert_eq!(*seen.lock().expect("seen"), d);
+    }
+
+    #[test]
+    fn a_read_of_most_of_the_ring_is_served() {
+        // (the decoder's step that would end past the room the read makes is
+        // put in parts)
+        let d = data(12_000_000);
+        let (s, _) = streamed(&d, d.len() as u64);
+        let (off, n) = (3_000_001usize, CAP as usize - BEHIND as usize + 3);
+        let mut buf = vec![0u8; n];
+        s.read_at(off as u64, &mut buf).expect("read");
+        assert!(buf == d[off..off + n]);
+        assert!(s.finish());
     }
 
     #[test]
