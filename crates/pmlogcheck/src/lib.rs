@@ -701,11 +701,7 @@ fn check_archive(
     }
     // pmSetMode(PM_MODE_FORW, start): positioned by the index unless it is bad,
     // and read from there record by record
-    let mut cur = LogCursor::new(a);
-    if index_bad || p0.index == State::Bad {
-        cur.ignore_index();
-    }
-    cur.set_mode(archive_format::logfetch::Direction::Forward, wstart);
+    let mut cur = pass3_cursor(a, index_bad || p0.index == State::Bad, wstart);
     let mut latest = None;
     let window = (wstart, wend);
     pass3_records(
@@ -717,6 +713,17 @@ fn check_archive(
         err,
         rep,
     )
+}
+
+/// Pass 3's cursor: `pmSetMode(PM_MODE_FORW, wstart)`, positioned by the index
+/// unless it is bad.
+fn pass3_cursor(a: &Archive, index_bad: bool, wstart: Timestamp) -> LogCursor<'_> {
+    let mut cur = LogCursor::new(a);
+    if index_bad {
+        cur.ignore_index();
+    }
+    cur.set_mode(archive_format::logfetch::Direction::Forward, wstart);
+    cur
 }
 
 /// Whether a window is longer than a day (its times are then printed with their

@@ -15,7 +15,6 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use archive_format::compress::{self, Compression};
-use archive_format::logfetch::{Direction, LogCursor};
 use archive_format::volume::{Decompressed, FileRef, Observe, Observer};
 use archive_format::{Archive, OpenOptions, Timestamp};
 use cli_common::clock;
@@ -244,11 +243,7 @@ fn passes(
     };
     let nsec = |t: Timestamp| stamps.fmt_nsec(t);
     let index_bad = crate::pass1_and_2(o, names, a, (p0, cache), &nsec, out, err, rep)?;
-    let mut cur = LogCursor::new(a);
-    if index_bad || p0.index == State::Bad {
-        cur.ignore_index();
-    }
-    cur.set_mode(Direction::Forward, wstart);
+    let mut cur = crate::pass3_cursor(a, index_bad || p0.index == State::Bad, wstart);
     let mut latest = None;
     let window = (wstart, Timestamp::new(i64::MAX, 0));
     let status = crate::pass3_records(
