@@ -88,10 +88,12 @@ PUSH_USER_REFUSED = [
 ]
 PASSWORD = "secret"
 
-# recording servers that fail: GET /logger/ping, POST /logger/label, then writes
+# recording servers that fail: GET /logger/ping, POST /logger/label, then writes;
+# and one that answers the label and a write only after 1.5 s ("slow": libpcp
+# times out connecting, never waiting for a reply)
 FAILING = ["ping404", "pingtype", "pingbad", "label409", "label422", "label500",
            "labeltype", "labelbad", "write400", "write410", "write500", "writetype",
-           "writeshort", "die"]
+           "writeshort", "die", "slow"]
 
 PUSH_MISTAKES = [
     ["-x", "A"], [], ["-U", "bob", "A"], ["-U", "bob", "-s", "/tmp/none.sock", "A"],
@@ -225,6 +227,7 @@ class Fake:
     def __init__(self):
         fake = self
         self.mode, self.requests, self.posts, self.volumes = "ok", [], 0, 0
+        self.slept = False
 
         class Handler(http.server.BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
@@ -267,6 +270,8 @@ class Fake:
                         return self.reply('{"archive":7,"success":true}\r\n', 200, "text/html")
                     if m == "labelbad":
                         return self.reply('{"success":true}\r\n')
+                    if m == "slow":
+                        time.sleep(1.5)
                     return self.reply('{"archive":7,"success":true}\r\n')
                 # writes fail from the third data record on: by then both
                 # loggers have sent the prologue's metadata and index entry
@@ -279,6 +284,9 @@ class Fake:
                     return self.reply('{"success":true}\r\n', 200, "text/plain")
                 if late and m == "writeshort":
                     return self.reply('{"ok":1}\r\n')
+                if late and m == "slow" and not fake.slept:
+                    fake.slept = True
+                    time.sleep(1.5)
                 if late and m == "die":
                     self.close_connection = True
                     fake.server.socket.close()
@@ -299,6 +307,7 @@ class Fake:
 
     def reset(self, mode):
         self.mode, self.requests, self.posts, self.volumes = mode, [], 0, 0
+        self.slept = False
         if mode == "die" or self.server.socket.fileno() < 0:
             self.close()
             self.__init__()

@@ -2,8 +2,9 @@
 //! `pmhttpClientGet`/`pmhttpClientPost` send: one persistent connection (TCP, or a
 //! Unix socket for `unix:/PATH`, TLS for `https://`), requests with `Host`,
 //! `User-Agent`, for a POST `content-type` and `content-length`, and
-//! `Authorization` when credentials are set; a one-second timeout, and the request
-//! sent again on a new connection when the server had closed the kept one.
+//! `Authorization` when credentials are set; a one-second timeout to connect (a
+//! reply is waited for as long as it takes, as libpcp's blocking `recv`), and the
+//! request sent again on a new connection when the server had closed the kept one.
 //! Responses are parsed by `httparse`; bodies are read by length, chunks, or to the
 //! end of the connection.
 
@@ -12,7 +13,7 @@ use std::net::{TcpStream, ToSocketAddrs};
 use std::os::unix::net::UnixStream;
 use std::time::Duration;
 
-/// libpcp's client timeout, for connecting and for each read.
+/// libpcp's client timeout, for connecting only.
 const TIMEOUT: Duration = Duration::from_secs(1);
 /// Header lines a response may have.
 const MAX_HEADERS: usize = 64;
@@ -216,7 +217,6 @@ fn connect(target: &Target) -> std::io::Result<Plain> {
     match target {
         Target::Unix(path) => {
             let s = UnixStream::connect(path)?;
-            s.set_read_timeout(Some(TIMEOUT))?;
             Ok(Plain::Unix(s))
         }
         Target::Tcp { host, port, .. } => {
@@ -224,7 +224,6 @@ fn connect(target: &Target) -> std::io::Result<Plain> {
             for addr in (host.as_str(), *port).to_socket_addrs()? {
                 match TcpStream::connect_timeout(&addr, TIMEOUT) {
                     Ok(s) => {
-                        s.set_read_timeout(Some(TIMEOUT))?;
                         s.set_nodelay(true)?;
                         return Ok(Plain::Tcp(s));
                     }

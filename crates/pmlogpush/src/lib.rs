@@ -16,14 +16,17 @@ pub use opts::TOOL;
 
 use archive_format::codec::label::{decode_label, encode_label};
 use archive_format::error::pm_err_str;
-use archive_format::volume::{load, FileRef};
+use archive_format::volume::{load_streamed, Bytes, FileRef};
 use archive_format::writer::Part;
+use archive_format::OpenOptions;
 use logger::{status_text, Failure, Logger};
 use opts::Opts;
 use std::io::{self, Write};
 
 /// The pieces a file goes in (libpcp's `BUFSIZ`).
 const PIECE: usize = 8192;
+/// Enough of a data volume for its label (v2 132 bytes, v3 808).
+const LABEL_ROOM: usize = 1024;
 
 /// Runs pmlogpush; returns the exit status.
 pub fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
@@ -46,8 +49,15 @@ fn main(o: &Opts, err: &mut dyn Write) -> io::Result<i32> {
 }
 
 fn push(o: &Opts, err: &mut dyn Write) -> Result<(), Stop> {
-    // PCP 7's libpcp leaves damaged archives out of a list
-    let archive = cli_common::context::open(TOOL.name, &o.archive, true, err)
+    // PCP 7's libpcp leaves damaged archives out of a list. Each file is read
+    // once, front to back, as it is sent: a compressed one as it decodes, nothing
+    // decoded ahead (the server may share the cores)
+    let opts = OpenOptions {
+        label_only: true,
+        no_read_ahead: true,
+        ..OpenOptions::default()
+    };
+    let archive = cli_common::context::open_with(TOOL.name, &o.archive, true, opts, err)
         .map_err(|e| Stop(format!("Cannot open archive \"{}\": {e}", o.archive)))?;
     if archive.is_multi() {
         return Err(Stop("multi-archive contexts not supported".into()));
@@ -117,15 +127,25 @@ fn credentials(o: &Opts) -> Result<Option<(String, String)>, Stop> {
     }
 }
 
+/// A file's bytes, to be read once from the start: a compressed file's as they
+/// decode, through a ring in memory, where it declares its decoded size.
+fn open_file(fr: &FileRef) -> archive_format::Result<Bytes> {
+    load_streamed(fr, Box::new(|_: &[u8]| {}))
+}
+
 /// The label of a data volume, encoded again as libpcp encodes it.
 fn read_label(fr: &FileRef) -> Result<Vec<u8>, Stop> {
-    let bytes = load(fr).map_err(|e| {
+    let failed = |e: archive_format::Error| {
         Stop(format!(
             "Cannot get archive label record: {}",
             pm_err_str(e.pm_err())
         ))
-    })?;
-    let label = decode_label(&bytes).map_err(|e| {
+    };
+    let bytes = open_file(fr).map_err(failed)?;
+    let head = bytes
+        .head(LABEL_ROOM)
+        .map_err(|e| failed(archive_format::Error::io(&fr.path, &e)))?;
+    let label = decode_label(&head).map_err(|e| {
         Stop(format!(
             "Cannot get archive label record: {}",
             pm_err_str(e.kind.pm_err())
@@ -198,16 +218,27 @@ struct Sender<'a> {
 impl Sender<'_> {
     /// The bytes of one file from `start`, in pieces.
     fn file(&mut self, endpoint: &str, part: Part, fr: &FileRef, start: usize) -> Result<(), Stop> {
-        let bytes = load(fr).map_err(|e| {
+        let failed = |e: archive_format::Error| {
             Stop(format!(
                 "{endpoint} read failed: {}",
                 pm_err_str(e.pm_err())
             ))
-        })?;
+        };
+        let bytes = open_file(fr).map_err(failed)?;
         let path = logger::path(self.id, part);
         let conn = self.logger.conn.clone();
-        let rest = bytes.get(start..).unwrap_or_default();
-        for (n, piece) in rest.chunks(PIECE).enumerate() {
+        let mut buf = [0u8; PIECE];
+        let (mut at, end) = (start as u64, bytes.size());
+        for n in 0.. {
+            if at >= end {
+                break;
+            }
+            let piece = &mut buf[..(end - at).min(PIECE as u64) as usize];
+            bytes
+                .read_at(at, piece)
+                .map_err(|e| failed(archive_format::Error::io(&fr.path, &e)))?;
+            at += piece.len() as u64;
+            let piece = &*piece;
             if self.verbose {
                 let (id, len) = (self.id, piece.len());
                 let _ = writeln!(self.err, "HTTP {endpoint} POST (archive={id}, {len} bytes)");

@@ -29,7 +29,7 @@ impl Failure {
     /// The error text of a connection that failed, as libpcp's `pmErrStr` words it.
     pub fn io_text(e: &std::io::Error) -> String {
         use std::io::ErrorKind::*;
-        // a read that timed out is libpcp's ETIMEDOUT
+        // a connection that timed out is libpcp's ETIMEDOUT
         let code = match e.kind() {
             WouldBlock | TimedOut => Some(110),
             _ => e.raw_os_error(),
