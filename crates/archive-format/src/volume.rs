@@ -369,12 +369,13 @@ pub(crate) fn read_up_to(r: &mut impl io::Read, buf: &mut [u8]) -> io::Result<us
 
 /// Decodes `file` (compressed as `c`, declaring `len` bytes) `step` bytes at a
 /// time, handing each piece to `put` with its offset, until the end or until
-/// `cancel` is set; an error where it decodes to another size than `len`.
+/// `cancel` is set; an error where it decodes to another size than `len`. `put`
+/// gives back the buffer to decode the next piece into (the same, or another).
 pub(crate) fn decode_declared(
     (c, file, len): (compress::Compression, File, u64),
     step: usize,
     cancel: &std::sync::atomic::AtomicBool,
-    put: &mut dyn FnMut(u64, &[u8]) -> io::Result<()>,
+    put: &mut dyn FnMut(u64, Vec<u8>) -> io::Result<Vec<u8>>,
 ) -> io::Result<()> {
     let input = io::BufReader::with_capacity(256 * 1024, file);
     let mut dec = xz_on_every_core(c, input)?;
@@ -384,6 +385,7 @@ pub(crate) fn decode_declared(
         if cancel.load(std::sync::atomic::Ordering::Relaxed) {
             return Err(io::Error::other("no reader is left"));
         }
+        buf.resize(step, 0);
         let got = read_up_to(&mut dec, &mut buf)?;
         if got == 0 {
             break;
@@ -391,7 +393,8 @@ pub(crate) fn decode_declared(
         if n + got as u64 > len {
             return Err(io::Error::other("decodes to more than the file declares"));
         }
-        put(n, &buf[..got])?;
+        buf.truncate(got);
+        buf = put(n, buf)?;
         n += got as u64;
     }
     if n < len {

@@ -95,10 +95,10 @@ impl Growing {
     /// readers told as it goes.
     fn decode(&self, c: Compression, file: File) -> io::Result<()> {
         super::decode_declared((c, file, self.len), STEP, &self.cancel, &mut |at, b| {
-            self.tmp.write_all_at(b, at)?;
+            self.tmp.write_all_at(&b, at)?;
             self.lock().written = at + b.len() as u64;
             self.more.notify_all();
-            Ok(())
+            Ok(b)
         })
     }
 

@@ -1,15 +1,19 @@
 //! A compressed volume read once, front to back, while a thread decodes it: the
-//! decoded bytes pass through a ring of fixed size in memory (no temporary file),
-//! and a caller's observer sees every byte as it is decoded. For a reader that goes
-//! through the volume from its start (pmlogcheck's pass over the records, fed from
-//! the same decoding as its look at each file's framing).
+//! decoded bytes are held in memory a piece at a time, at most [`CAP`] bytes of
+//! them (no temporary file), and a caller's observer sees every byte as it is
+//! decoded. For a reader that goes through the volume from its start (pmlogcheck's
+//! pass over the records, fed from the same decoding as its look at each file's
+//! framing; pmlogpush sending the file).
 //!
-//! The ring holds the bytes from `low` on, `low` following the reader: a read at
+//! The pieces held are those from `low` on, `low` following the reader: a read at
 //! an offset lets go of what lies more than [`BEHIND`] bytes before it. A read of
-//! bytes already let go, or of more than the ring holds, fails and is remembered
+//! bytes already let go, or of more than is held, fails and is remembered
 //! ([`Stream::finish`] says so): the caller then reads the volume another way. A
-//! read far ahead moves `low` up to it, and the decoder decodes on to there.
+//! read far ahead moves `low` up to it, and the decoder decodes on to there. Each
+//! piece is decoded into a buffer of its own and handed over whole (not copied);
+//! the buffers let go are decoded into again.
 
+use std::collections::VecDeque;
 use std::fs::File;
 use std::io;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
@@ -30,17 +34,16 @@ impl std::fmt::Debug for Observe {
     }
 }
 
-/// The ring's size.
+/// The bytes held after `low`, at most (and one piece more).
 const CAP: u64 = 8 << 20;
 /// What a read keeps before it (for a reader that steps back a little).
 const BEHIND: u64 = 2 << 20;
-/// Bytes decoded at a time.
+/// Bytes decoded at a time: a piece.
 const STEP: usize = 256 * 1024;
 
 pub(crate) struct Stream {
     /// What the file declares it decodes to.
     len: u64,
-    ring: Mutex<Vec<u8>>,
     progress: Mutex<Progress>,
     /// Signalled when bytes are decoded, the decoding ends, or `low` moves.
     moved: Condvar,
@@ -48,17 +51,48 @@ pub(crate) struct Stream {
     cancel: AtomicBool,
 }
 
+/// A decoded piece: where it starts in the volume, and its bytes.
+type Piece = (u64, Arc<Vec<u8>>);
+
 #[derive(Debug, Default)]
 struct Progress {
     /// Bytes decoded, from the start.
     written: u64,
-    /// The first offset the ring still holds (or will: it can be ahead of
-    /// `written`).
+    /// The first offset still held (or to be: it can be ahead of `written`).
     low: u64,
+    /// The pieces held, in order, the last ending at `written`.
+    pieces: VecDeque<Piece>,
+    /// Pieces let go, whose buffers the decoder fills again once no read holds
+    /// them.
+    spare: Vec<Arc<Vec<u8>>>,
     /// A read was refused.
     missed: bool,
     /// How the decoding ended, once it has.
     end: Option<Result<(), String>>,
+}
+
+impl Progress {
+    /// Lets go of the pieces that end by `low`.
+    fn let_go(&mut self) {
+        while let Some((at, b)) = self.pieces.front() {
+            if at + b.len() as u64 > self.low {
+                break;
+            }
+            if let Some((_, b)) = self.pieces.pop_front() {
+                self.spare.push(b);
+            }
+        }
+    }
+
+    /// A buffer for the next piece: a spare one no read holds, else a new one.
+    fn buffer(&mut self) -> Vec<u8> {
+        while let Some(b) = self.spare.pop() {
+            if let Ok(v) = Arc::try_unwrap(b) {
+                return v;
+            }
+        }
+        Vec::with_capacity(STEP)
+    }
 }
 
 /// The end of the decoding told to the reader, also when the thread unwinds.
@@ -85,7 +119,6 @@ impl Stream {
     ) -> io::Result<Arc<Stream>> {
         let s = Arc::new(Stream {
             len,
-            ring: Mutex::new(vec![0; CAP.min(len) as usize]),
             progress: Mutex::default(),
             moved: Condvar::new(),
             cancel: AtomicBool::new(false),
@@ -110,45 +143,34 @@ impl Stream {
         CAP.min(self.len)
     }
 
-    /// The decoding thread's work: each step shown to the observer, then put in
-    /// the ring once the reader has let go of its place there.
+    /// The decoding thread's work: each piece shown to the observer, then held
+    /// once the reader has let go of enough before it.
     fn decode(&self, c: Compression, file: File, mut observe: Observer) -> io::Result<()> {
         super::decode_declared((c, file, self.len), STEP, &self.cancel, &mut |at, b| {
-            observe(b);
-            self.put(at, b);
-            Ok(())
+            observe(&b);
+            Ok(self.put(at, b))
         })
     }
 
-    /// Puts the bytes decoded at `at` in the ring, each part once there is room
-    /// for it (a reader waiting for the start of them makes room for that much;
-    /// the part the reader has let go of already is not put).
-    fn put(&self, mut at: u64, mut bytes: &[u8]) {
-        while !bytes.is_empty() {
-            let mut p = self.lock();
-            while at >= p.low.saturating_add(self.cap()) && !self.cancel.load(Relaxed) {
-                p = self.moved.wait(p).unwrap_or_else(|e| e.into_inner());
-            }
-            let end = at + bytes.len() as u64;
-            let upto = match self.cancel.load(Relaxed) {
-                true => end,
-                false => end.min(p.low.saturating_add(self.cap())),
-            };
-            let from = p.low.max(at);
-            drop(p);
-            if from < upto {
-                let mut ring = self.ring.lock().unwrap_or_else(|e| e.into_inner());
-                copy_in(
-                    &mut ring,
-                    from,
-                    &bytes[(from - at) as usize..(upto - at) as usize],
-                );
-            }
-            self.lock().written = upto;
-            self.moved.notify_all();
-            bytes = &bytes[(upto - at) as usize..];
-            at = upto;
+    /// Holds the piece decoded at `at` once there is room for it (a reader
+    /// waiting for its start makes room for it; a piece the reader has let go of
+    /// already is not held); the buffer to decode the next piece into.
+    fn put(&self, at: u64, piece: Vec<u8>) -> Vec<u8> {
+        let end = at + piece.len() as u64;
+        let mut p = self.lock();
+        while at >= p.low.saturating_add(self.cap()) && !self.cancel.load(Relaxed) {
+            p = self.moved.wait(p).unwrap_or_else(|e| e.into_inner());
         }
+        p.written = end;
+        let next = if end > p.low && !self.cancel.load(Relaxed) {
+            p.pieces.push_back((at, Arc::new(piece)));
+            p.buffer()
+        } else {
+            piece
+        };
+        drop(p);
+        self.moved.notify_all();
+        next
     }
 
     /// The size the file declares.
@@ -172,6 +194,7 @@ impl Stream {
             .max(need.saturating_sub(self.cap()));
         if low > p.low {
             p.low = low;
+            p.let_go();
             self.moved.notify_all();
         }
         while p.written < need && p.end.is_none() {
@@ -180,9 +203,12 @@ impl Stream {
         if p.written < need {
             return Err(super::not_decoded(p.end.as_ref()));
         }
+        let held: Vec<Piece> = (p.pieces.iter())
+            .filter(|(at, b)| *at < need && at + b.len() as u64 > off)
+            .cloned()
+            .collect();
         drop(p);
-        let ring = self.ring.lock().unwrap_or_else(|e| e.into_inner());
-        copy_out(&ring, off, dst);
+        copy_out(&held, off, dst);
         Ok(())
     }
 
@@ -192,6 +218,8 @@ impl Stream {
     pub(crate) fn finish(&self) -> bool {
         let mut p = self.lock();
         p.low = u64::MAX;
+        p.let_go();
+        p.spare.clear();
         self.moved.notify_all();
         while p.end.is_none() {
             p = self.moved.wait(p).unwrap_or_else(|e| e.into_inner());
@@ -212,29 +240,15 @@ impl Stream {
     }
 }
 
-/// Copies `bytes`, which belong at offset `at` of the volume, into the ring.
-fn copy_in(ring: &mut [u8], at: u64, bytes: &[u8]) {
-    let cap = ring.len();
-    let mut pos = (at % cap as u64) as usize;
-    let mut rest = bytes;
-    while !rest.is_empty() {
-        let n = rest.len().min(cap - pos);
-        ring[pos..pos + n].copy_from_slice(&rest[..n]);
-        rest = &rest[n..];
-        pos = 0;
-    }
-}
-
-/// Copies the ring's bytes at offset `at` of the volume into `dst`.
-fn copy_out(ring: &[u8], at: u64, dst: &mut [u8]) {
-    let cap = ring.len();
-    let mut pos = (at % cap as u64) as usize;
+/// Copies the bytes at offset `at` of the volume into `dst` from `pieces`, which
+/// cover them in order.
+fn copy_out(pieces: &[Piece], at: u64, dst: &mut [u8]) {
     let mut done = 0;
-    while done < dst.len() {
-        let n = (dst.len() - done).min(cap - pos);
-        dst[done..done + n].copy_from_slice(&ring[pos..pos + n]);
+    for (start, b) in pieces {
+        let from = (at + done as u64 - start) as usize;
+        let n = (dst.len() - done).min(b.len() - from);
+        dst[done..done + n].copy_from_slice(&b[from..from + n]);
         done += n;
-        pos = 0;
     }
 }
 
