@@ -128,7 +128,7 @@ fn credentials(o: &Opts) -> Result<Option<(String, String)>, Stop> {
 }
 
 /// A file's bytes, to be read once from the start: a compressed file's as they
-/// decode, through a ring in memory, where it declares its decoded size.
+/// decode, a piece at a time in memory, where it declares its decoded size.
 fn open_file(fr: &FileRef) -> archive_format::Result<Bytes> {
     load_streamed(fr, Box::new(|_: &[u8]| {}))
 }
@@ -229,15 +229,14 @@ impl Sender<'_> {
         let conn = self.logger.conn.clone();
         let mut buf = [0u8; PIECE];
         let (mut at, end) = (start as u64, bytes.size());
-        for n in 0.. {
-            if at >= end {
-                break;
-            }
+        let mut n = 0;
+        while at < end {
             let piece = &mut buf[..(end - at).min(PIECE as u64) as usize];
             bytes
                 .read_at(at, piece)
                 .map_err(|e| failed(archive_format::Error::io(&fr.path, &e)))?;
             at += piece.len() as u64;
+            n += 1;
             let piece = &*piece;
             if self.verbose {
                 let (id, len) = (self.id, piece.len());
@@ -263,11 +262,7 @@ impl Sender<'_> {
                     }
                 })?;
             if self.verbose {
-                let _ = writeln!(
-                    self.err,
-                    "pushFile: {endpoint} POST [{}] result: {body}",
-                    n + 1
-                );
+                let _ = writeln!(self.err, "pushFile: {endpoint} POST [{n}] result: {body}");
             }
         }
         Ok(())
