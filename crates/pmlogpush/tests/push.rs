@@ -39,6 +39,17 @@ fn the_stored_files_are_the_archives() {
 }
 
 #[test]
+fn a_late_reply_is_waited_for() {
+    // libpcp times out connecting, never waiting for a reply (a loaded pmproxy
+    // may take seconds to answer)
+    let r = Receiver::start(Mode::LateLabel(std::time::Duration::from_millis(1500)));
+    let base = root().join("testdata/archives/sample_v3");
+    let (code, err) = push(&["-p", &port(&r), base.to_str().expect("path")]);
+    assert_eq!((code, err.as_str()), (0, ""));
+    assert_eq!(r.files().len(), 3);
+}
+
+#[test]
 fn refusals_are_said_as_pcp_says_them() {
     let base = root().join("testdata/archives/sample_v3");
     let base = base.to_str().expect("path");

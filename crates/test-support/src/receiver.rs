@@ -1,7 +1,8 @@
 //! A stand-in for pmproxy's `/logger` servlet in tests of the push: it stores each
 //! pushed archive as pmproxy does (the labels of `.meta` and `.index` written from
 //! the label posted, a data volume's label when its first bytes come, then the bytes
-//! as they come), and can be told to refuse the label or a write.
+//! as they come), and can be told to refuse the label or a write, or to answer the
+//! label late.
 
 use archive_format::codec::label::{decode_label, encode_label, VOL_INDEX, VOL_META};
 use std::collections::BTreeMap;
@@ -18,6 +19,8 @@ pub enum Mode {
     RefuseLabel(u16),
     /// Answers writes with this status from the Nth data-volume write on.
     RefuseWrite(u16, usize),
+    /// Stores what comes, answering the label only after this long.
+    LateLabel(std::time::Duration),
 }
 
 /// The files of the archives stored, by name (`ID.meta`, `ID.index`, `ID.N`), and
@@ -104,6 +107,11 @@ fn serve(conn: TcpStream, mode: Mode, stored: &Mutex<Stored>) {
 }
 
 fn answer(mode: Mode, method: &str, path: &str, body: &[u8], s: &Mutex<Stored>) -> (u16, String) {
+    if let Mode::LateLabel(after) = mode {
+        if path.ends_with("/label") {
+            std::thread::sleep(after);
+        }
+    }
     let ok = "{\"success\":true}\r\n".to_string();
     let mut s = s.lock().expect("lock");
     s.requests.push(format!("{method} {path}"));
