@@ -25,8 +25,6 @@ use std::io::{self, Write};
 
 /// The pieces a file goes in (libpcp's `BUFSIZ`).
 const PIECE: usize = 8192;
-/// Enough of a data volume for its label (v2 132 bytes, v3 808).
-const LABEL_ROOM: usize = 1024;
 
 /// Runs pmlogpush; returns the exit status.
 pub fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
@@ -64,11 +62,9 @@ fn push(o: &Opts, err: &mut dyn Write) -> Result<(), Stop> {
     }
     let credentials = credentials(o)?;
     let files = archive.files();
-    let first = files.volumes.iter().next();
-    let label = first
-        .map(|(_, fr)| read_label(fr))
-        .transpose()?
-        .ok_or_else(|| Stop("Cannot get archive label record: no data volume".into()))?;
+    // the first data volume's label, as the archive read it, encoded again as
+    // libpcp encodes it
+    let label = encode_label(archive.label());
     let mut logger = Logger::new(
         &o.conn(),
         &format!("{}/{}", TOOL.name, cli_common::about::PCP7_VERSION),
@@ -131,27 +127,6 @@ fn credentials(o: &Opts) -> Result<Option<(String, String)>, Stop> {
 /// decode, a piece at a time in memory, where it declares its decoded size.
 fn open_file(fr: &FileRef) -> archive_format::Result<Bytes> {
     load_streamed(fr, Box::new(|_: &[u8]| {}))
-}
-
-/// The label of a data volume, encoded again as libpcp encodes it.
-fn read_label(fr: &FileRef) -> Result<Vec<u8>, Stop> {
-    let failed = |e: archive_format::Error| {
-        Stop(format!(
-            "Cannot get archive label record: {}",
-            pm_err_str(e.pm_err())
-        ))
-    };
-    let bytes = open_file(fr).map_err(failed)?;
-    let head = bytes
-        .head(LABEL_ROOM)
-        .map_err(|e| failed(archive_format::Error::io(&fr.path, &e)))?;
-    let label = decode_label(&head).map_err(|e| {
-        Stop(format!(
-            "Cannot get archive label record: {}",
-            pm_err_str(e.kind.pm_err())
-        ))
-    })?;
-    Ok(encode_label(&label))
 }
 
 /// `POST /logger/label`; the archive's id.
