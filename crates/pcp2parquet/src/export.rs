@@ -590,16 +590,19 @@ impl<'a> Exporter<'a> {
                     continue;
                 };
                 self.inst_names(m.desc.indom, &vs.values, rec.stamp, &mut inames);
+                let indom = !m.desc.indom.is_null();
+                if !matches!(m.desc.vtype, vtype::EVENT | vtype::HIGHRES_EVENT) {
+                    let rows = vs.values.iter().zip(&inames).map(|((inst, v), &iname)| {
+                        let (value, text) = convert(m.desc.vtype, v);
+                        value_row(t, &m, (indom.then_some(*inst), iname), (value, text))
+                    });
+                    values.push_all(self.dates.of(t), rows, &mut self.names)?;
+                    continue;
+                }
                 for ((inst, v), &iname) in vs.values.iter().zip(&inames) {
-                    let inst = (!m.desc.indom.is_null()).then_some(*inst);
-                    let (value, txt) =
-                        if matches!(m.desc.vtype, vtype::EVENT | vtype::HIGHRES_EVENT) {
-                            let n = self.events(&m, inst, iname, t, vs.valfmt, v, events)?;
-                            (Some(n as f64), None)
-                        } else {
-                            convert(m.desc.vtype, v)
-                        };
-                    self.push_value(values, t, &m, (inst, iname), (value, txt))?;
+                    let inst = indom.then_some(*inst);
+                    let n = self.events(&m, inst, iname, t, vs.valfmt, v, events)?;
+                    self.push_value(values, t, &m, (inst, iname), (Some(n as f64), None))?;
                 }
             }
             self.inames = inames;
@@ -805,18 +808,28 @@ impl Exporter<'_> {
         (inst, iname): (Option<i32>, u32),
         (value, text): (Option<f64>, Option<Cow<'_, str>>),
     ) -> io::Result<()> {
-        let row = ValueRow {
-            time,
-            metric: m.name,
-            pmid: m.pmid,
-            inst,
-            iname,
-            value,
-            text,
-            mark: false,
-        };
+        let row = value_row(time, m, (inst, iname), (value, text));
         let date = self.dates.of(time);
         values.push(date, row, &mut self.names)
+    }
+}
+
+/// A value's row (number or text).
+fn value_row<'a>(
+    time: i64,
+    m: &Metric,
+    (inst, iname): (Option<i32>, u32),
+    (value, text): (Option<f64>, Option<Cow<'a, str>>),
+) -> ValueRow<'a> {
+    ValueRow {
+        time,
+        metric: m.name,
+        pmid: m.pmid,
+        inst,
+        iname,
+        value,
+        text,
+        mark: false,
     }
 }
 

@@ -238,10 +238,44 @@ impl<B: Buffer> Sink<B> {
     }
 
     pub fn push(&mut self, date: &str, row: B::Row<'_>, names: &mut Names) -> io::Result<()> {
-        let k = match self.open.iter().position(|(d, _, _)| d == date) {
-            Some(k) => k,
-            None => self.open_part(date, names)?,
-        };
+        let k = self.slot(date, names)?;
+        self.push_at(k, row, names)
+    }
+
+    /// Pushes rows of one date (a record's value set): where they all fit in
+    /// the row group being filled, with one look at the memory held after
+    /// them, not one a row.
+    pub fn push_all<'r>(
+        &mut self,
+        date: &str,
+        rows: impl ExactSizeIterator<Item = B::Row<'r>>,
+        names: &mut Names,
+    ) -> io::Result<()> {
+        let k = self.slot(date, names)?;
+        let n = rows.len();
+        let buf = &mut self.open[k].2;
+        if buf.rows() + n >= self.row_group {
+            for r in rows {
+                self.push_at(k, r, names)?;
+            }
+            return Ok(());
+        }
+        for r in rows {
+            buf.push(r);
+        }
+        self.rows += n as u64;
+        self.bound(names)
+    }
+
+    /// The open part of `date` (opened if it is not).
+    fn slot(&mut self, date: &str, names: &mut Names) -> io::Result<usize> {
+        match self.open.iter().position(|(d, _, _)| d == date) {
+            Some(k) => Ok(k),
+            None => self.open_part(date, names),
+        }
+    }
+
+    fn push_at(&mut self, k: usize, row: B::Row<'_>, names: &mut Names) -> io::Result<()> {
         let buf = &mut self.open[k].2;
         buf.push(row);
         self.rows += 1;
@@ -252,6 +286,12 @@ impl<B: Buffer> Sink<B> {
             let (_, part, buf) = &mut self.open[k];
             return buf.write(part, names, self.row_group, false);
         }
+        self.bound(names)
+    }
+
+    /// Writes out the largest buffer when the buffers hold more than the
+    /// budget.
+    fn bound(&mut self, names: &mut Names) -> io::Result<()> {
         let mut held = 0;
         let mut most = (0, 0);
         for (k, (_, _, b)) in self.open.iter().enumerate() {
@@ -368,12 +408,12 @@ impl Cell {
 /// Series known from one write to the next, at most (about 4 MB).
 pub const SERIES_KEPT: usize = 1 << 15;
 
-/// Memory a known series takes at most: its key in the list (twice over as
-/// the list doubles) and in the map (whose table is between 7/16 and 7/8 full,
+/// Memory a known series takes at most: its key and the series that follows
+/// it in the lists (twice over as they double) and its key in the map (whose table is between 7/16 and 7/8 full,
 /// a control byte a slot). The series new since the last write are counted
 /// with the values held: where processes come and go, a series may have a
 /// value or two.
-const SERIES_BYTES: usize = 2 * size_of::<Series>() + (size_of::<Series>() + 4 + 1) * 16 / 7;
+const SERIES_BYTES: usize = 2 * (size_of::<Series>() + 4) + (size_of::<Series>() + 4 + 1) * 16 / 7;
 
 /// Memory a distinct text takes besides its two copies: their headers and
 /// allocations, the list's entry (twice over as it doubles) and the map's.
@@ -410,11 +450,13 @@ pub struct ValueBuffer {
     /// The memory of the last write's cells in the order of writing (16
     /// bytes a row, as many rows as a write holds).
     spare: Vec<Cell>,
-    /// The series of the last value pushed: records repeat their layouts,
-    /// and a series is given its id as it first comes, so the next value's
-    /// series is most often the next id (found without a lookup in the map,
-    /// whose table outgrows the caches).
+    /// The series of the last value pushed, and for each series the one that
+    /// came after it last time: records repeat their layouts, so the next
+    /// value's series is most often the one that followed last time (found
+    /// without a lookup in the map, whose table outgrows the caches; an
+    /// instance that comes or goes is a lookup or two, once).
     last: u32,
+    follows: Vec<u32>,
 }
 
 impl Buffer for ValueBuffer {
@@ -431,11 +473,16 @@ impl Buffer for ValueBuffer {
         if self.times.last() != Some(&r.time) {
             self.times.push(r.time);
         }
-        let next = self.last.wrapping_add(1);
-        let s = if self.series.get(next as usize) == Some(&key) {
-            next
-        } else {
-            self.series_id(key)
+        let guess = self.follows.get(self.last as usize).copied();
+        let s = match guess {
+            Some(g) if self.series.get(g as usize) == Some(&key) => g,
+            _ => {
+                let s = self.series_id(key);
+                if let Some(f) = self.follows.get_mut(self.last as usize) {
+                    *f = s;
+                }
+                s
+            }
         };
         self.last = s;
         let t = (self.times.len() - 1) as u32;
@@ -466,6 +513,7 @@ impl Buffer for ValueBuffer {
         // address space only: the pages are the system's until rows fill them
         // (and when there is not as much, the vector grows as it must)
         let _ = self.cells.try_reserve_exact(n);
+        crate::memory::huge_pages(&self.cells);
     }
 
     fn rows(&self) -> usize {
@@ -482,6 +530,7 @@ impl Buffer for ValueBuffer {
     fn forget_names(&mut self) {
         self.ids = FastMap::default();
         self.series = Vec::new();
+        self.follows = Vec::new();
         self.series_kept = 0;
     }
 
@@ -548,6 +597,8 @@ impl ValueBuffer {
         let s = self.series.len() as u32;
         self.ids.insert(key, s);
         self.series.push(key);
+        // (guessed as the next new series until another follows it)
+        self.follows.push(s + 1);
         s
     }
 
@@ -693,13 +744,28 @@ fn series_sorted(
     out.clear();
     // exactly (a vector doubling would outgrow what is kept for the next)
     out.reserve_exact(at);
-    out.resize(at, Cell { s: 0, t: 0, v: 0 });
+    crate::memory::huge_pages(out);
+    // each cell to its place, in memory not written first (zeroing it would
+    // cost as much again)
+    let places = &mut out.spare_capacity_mut()[..at];
+    let mut placed = 0;
     for c in cells {
         if let Some(n) = next.get_mut(c.s as usize) {
-            out[*n] = *c;
+            places[*n].write(*c);
             *n += 1;
+            placed += 1;
         }
     }
+    assert_eq!(placed, at, "every cell counted is placed");
+    set_len(out, at);
+}
+
+/// The length of `v` set to `n`, its first `n` places written.
+#[allow(unsafe_code)]
+fn set_len(v: &mut Vec<Cell>, n: usize) {
+    // SAFETY: the caller wrote the first n places (as many as the capacity
+    // reserved); a Cell is plain data.
+    unsafe { v.set_len(n) }
 }
 
 /// `events` rows held in the order they come (there are few).
