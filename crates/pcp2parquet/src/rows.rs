@@ -696,10 +696,6 @@ fn zstds() -> parquet::errors::Result<[Zstd; 2]> {
     Ok([Zstd::new(table::ZSTD)?, Zstd::new(table::ZSTD)?])
 }
 
-/// `cells` in the order of writing, into `out`: runs of one series each, the
-/// series in the order `cmp` gives and each run in the order its cells came (a
-/// counting sort: each cell is stored at its place, and the stores do not wait
-/// for one another).
 /// The names of `series` (their metrics' and their instances') ranked in the
 /// order of their texts, equal texts equal ranks: series are sorted by their
 /// names' ranks, each text compared with a few others, not once for every pair
@@ -720,6 +716,10 @@ fn name_ranks(series: &[Series], names: &Names) -> FastMap<u32, u32> {
     ranks
 }
 
+/// `cells` in the order of writing, into `out`: runs of one series each, the
+/// series in the order `cmp` gives and each run in the order its cells came (a
+/// counting sort: each cell is stored at its place, and the stores do not wait
+/// for one another).
 fn series_sorted(
     cells: &[Cell],
     nseries: usize,
