@@ -409,10 +409,10 @@ impl Cell {
 pub const SERIES_KEPT: usize = 1 << 15;
 
 /// Memory a known series takes at most: its key and the series that follows
-/// it in the lists (twice over as they double) and its key in the map (whose table is between 7/16 and 7/8 full,
-/// a control byte a slot). The series new since the last write are counted
-/// with the values held: where processes come and go, a series may have a
-/// value or two.
+/// it in the lists (twice over as they double) and its key in the map (whose
+/// table is between 7/16 and 7/8 full, a control byte a slot). The series new
+/// since the last write are counted with the values held: where processes come
+/// and go, a series may have a value or two.
 const SERIES_BYTES: usize = 2 * (size_of::<Series>() + 4) + (size_of::<Series>() + 4 + 1) * 16 / 7;
 
 /// Memory a distinct text takes besides its two copies: their headers and
