@@ -408,12 +408,12 @@ impl Cell {
 /// Series known from one write to the next, at most (about 4 MB).
 pub const SERIES_KEPT: usize = 1 << 15;
 
-/// Memory a known series takes at most: its key and the series that follows
-/// it in the lists (twice over as they double) and its key in the map (whose
-/// table is between 7/16 and 7/8 full, a control byte a slot). The series new
-/// since the last write are counted with the values held: where processes come
-/// and go, a series may have a value or two.
-const SERIES_BYTES: usize = 2 * (size_of::<Series>() + 4) + (size_of::<Series>() + 4 + 1) * 16 / 7;
+/// Memory a known series takes at most: its key, the series that follows it
+/// and its last text in the lists (twice over as they double) and its key in
+/// the map (whose table is between 7/16 and 7/8 full, a control byte a slot).
+/// The series new since the last write are counted with the values held: where
+/// processes come and go, a series may have a value or two.
+const SERIES_BYTES: usize = 2 * (size_of::<Series>() + 8) + (size_of::<Series>() + 4 + 1) * 16 / 7;
 
 /// Memory a distinct text takes besides its two copies: their headers and
 /// allocations, the list's entry (twice over as it doubles) and the map's.
@@ -457,6 +457,9 @@ pub struct ValueBuffer {
     /// instance that comes or goes is a lookup or two, once).
     last: u32,
     follows: Vec<u32>,
+    /// Each series' last text, as its index in `texts` (a text metric mostly
+    /// repeats its value: found again without hashing it).
+    last_text: Vec<u32>,
 }
 
 impl Buffer for ValueBuffer {
@@ -487,20 +490,7 @@ impl Buffer for ValueBuffer {
         self.last = s;
         let t = (self.times.len() - 1) as u32;
         let (t, v) = match (r.value, r.text) {
-            (_, Some(txt)) => {
-                let k = match self.text_ids.get(&*txt) {
-                    Some(&k) => k,
-                    None => {
-                        let k = self.texts.len() as u32;
-                        self.text_bytes += 2 * txt.len() + TEXT_OVERHEAD;
-                        let txt: Box<str> = txt.into();
-                        self.texts.push(txt.clone());
-                        self.text_ids.insert(txt, k);
-                        k
-                    }
-                };
-                (t | NOT_NUMBER, u64::from(k))
-            }
+            (_, Some(txt)) => (t | NOT_NUMBER, u64::from(self.text_id(s, txt))),
             (Some(v), None) => (t, v.to_bits()),
             (None, None) => (t | NOT_NUMBER, NO_VALUE),
         };
@@ -531,6 +521,7 @@ impl Buffer for ValueBuffer {
         self.ids = FastMap::default();
         self.series = Vec::new();
         self.follows = Vec::new();
+        self.last_text = Vec::new();
         self.series_kept = 0;
     }
 
@@ -589,6 +580,30 @@ impl Buffer for ValueBuffer {
 }
 
 impl ValueBuffer {
+    /// The index of text `txt` of series `s` in the texts held (held when it
+    /// is new).
+    fn text_id(&mut self, s: u32, txt: Cow<'_, str>) -> u32 {
+        let last = self.last_text.get(s as usize).copied();
+        if let Some(k) = last.filter(|&k| self.texts.get(k as usize).is_some_and(|x| **x == *txt)) {
+            return k;
+        }
+        let k = match self.text_ids.get(&*txt) {
+            Some(&k) => k,
+            None => {
+                let k = self.texts.len() as u32;
+                self.text_bytes += 2 * txt.len() + TEXT_OVERHEAD;
+                let txt: Box<str> = txt.into();
+                self.texts.push(txt.clone());
+                self.text_ids.insert(txt, k);
+                k
+            }
+        };
+        if let Some(e) = self.last_text.get_mut(s as usize) {
+            *e = k;
+        }
+        k
+    }
+
     /// The id of a series, given to it when it is new.
     fn series_id(&mut self, key: Series) -> u32 {
         if let Some(&s) = self.ids.get(&key) {
@@ -599,6 +614,7 @@ impl ValueBuffer {
         self.series.push(key);
         // (guessed as the next new series until another follows it)
         self.follows.push(s + 1);
+        self.last_text.push(u32::MAX);
         s
     }
 
