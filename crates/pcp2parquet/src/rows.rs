@@ -1006,9 +1006,15 @@ mod tests {
     }
 
     /// Pushes `rows` through a sink of `budget` bytes and row groups of
-    /// `row_group` rows; what the files hold, file by file in the order
-    /// written (each row group's statistics checked).
-    fn export(rows: &[In], budget: usize, row_group: usize) -> (Vec<Back>, Vec<Back>) {
+    /// `row_group` rows, `at_once` rows at a time (one by one for 1); what the
+    /// files hold, file by file in the order written (each row group's
+    /// statistics checked).
+    fn export(
+        rows: &[In],
+        budget: usize,
+        row_group: usize,
+        at_once: usize,
+    ) -> (Vec<Back>, Vec<Back>) {
         let d = tempfile::tempdir().unwrap();
         let mut names = Names::default();
         let mut sink: Sink<ValueBuffer> = Sink::new(
@@ -1019,11 +1025,20 @@ mod tests {
             budget,
         );
         let (mut time, mut want) = (0, Vec::new());
-        for r in rows {
-            time += r.0;
-            want.push(expected(time, r));
-            let row = row_of(time, r, &mut names);
-            sink.push("2020-01-01", row, &mut names).unwrap();
+        for chunk in rows.chunks(at_once.max(1)) {
+            let mut held = Vec::new();
+            for r in chunk {
+                time += r.0;
+                want.push(expected(time, r));
+                held.push(row_of(time, r, &mut names));
+            }
+            if at_once == 1 {
+                let row = held.pop().unwrap();
+                sink.push("2020-01-01", row, &mut names).unwrap();
+            } else {
+                sink.push_all("2020-01-01", held.into_iter(), &mut names)
+                    .unwrap();
+            }
         }
         let (files, n) = sink.finish(&mut names).unwrap();
         assert_eq!(n, rows.len() as u64);
@@ -1125,8 +1140,8 @@ mod tests {
 
         /// Whatever the budget: every row once, and a series' rows in time order.
         #[test]
-        fn every_row_once_in_time_order(rows in rows(), budget in 0..4000usize, rg in 1..50usize) {
-            let (back, mut want) = export(&rows, budget, rg);
+        fn every_row_once_in_time_order(rows in rows(), budget in 0..4000usize, rg in 1..50usize, at_once in 1..8usize) {
+            let (back, mut want) = export(&rows, budget, rg, at_once);
             let mut got = back.clone();
             want.sort();
             got.sort();
@@ -1143,7 +1158,7 @@ mod tests {
         /// in time order.
         #[test]
         fn held_at_once_series_by_series(rows in rows()) {
-            let (back, _) = export(&rows, usize::MAX, 1 << 20);
+            let (back, _) = export(&rows, usize::MAX, 1 << 20, 1);
             let key = |b: &Back| (!b.6, b.1.clone(), b.2.clone());
             prop_assert!(back.windows(2).all(|w| key(&w[0]) < key(&w[1]) || (key(&w[0]) == key(&w[1]) && w[0].0 <= w[1].0)));
         }
