@@ -543,15 +543,9 @@ impl Buffer for ValueBuffer {
         // record's time index grows as records come), in the memory of the
         // last write's (fresh memory would be faulted in page by page)
         let mut sorted = std::mem::take(&mut self.spare);
-        let threads = cores::threads() > 1;
-        let halves = threads && self.cells.len() >= HALVES_FROM;
-        series_sorted(
-            &self.cells,
-            self.series.len(),
-            &mut sorted,
-            halves,
-            |a, b| keys[a].cmp(&keys[b]),
-        );
+        series_sorted(&self.cells, self.series.len(), &mut sorted, |a, b| {
+            keys[a].cmp(&keys[b])
+        });
         let rg = row_group.max(1);
         let held = Held {
             series: self.series.clone(),
@@ -564,6 +558,7 @@ impl Buffer for ValueBuffer {
             Some(z) => z,
             None => Box::new(zstds().map_err(|e| io::Error::other(e.to_string()))?),
         };
+        let threads = cores::threads() > 1;
         if threads && !last {
             // encoded on another thread while the next rows come
             self.pending = Some(std::thread::spawn(move || {
@@ -740,14 +735,11 @@ fn name_ranks(series: &[Series], names: &Names) -> FastMap<u32, u32> {
 /// `cells` in the order of writing, into `out`: runs of one series each, the
 /// series in the order `cmp` gives and each run in the order its cells came (a
 /// counting sort: each cell is stored at its place, and the stores do not wait
-/// for one another). With `halves`, on two threads, each placing the cells of
-/// one half of `out` (each goes through all the cells, but the scattered stores,
-/// which are the cost, are shared).
+/// for one another).
 fn series_sorted(
     cells: &[Cell],
     nseries: usize,
     out: &mut Vec<Cell>,
-    halves: bool,
     cmp: impl Fn(usize, usize) -> std::cmp::Ordering,
 ) {
     let mut count = vec![0usize; nseries];
@@ -772,43 +764,16 @@ fn series_sorted(
     // each cell to its place, in memory not written first (zeroing it would
     // cost as much again)
     let places = &mut out.spare_capacity_mut()[..at];
-    let placed = if halves {
-        let (low, high) = places.split_at_mut(at / 2);
-        let mut next_high = next.clone();
-        std::thread::scope(|sc| {
-            let h = sc.spawn(|| place(cells, &mut next_high, high, at / 2));
-            let n = place(cells, &mut next, low, 0);
-            n + h.join().unwrap_or(0)
-        })
-    } else {
-        place(cells, &mut next, places, 0)
-    };
-    assert_eq!(placed, at, "every cell counted is placed");
-    set_len(out, at);
-}
-
-/// Cells sorted on one thread, at most, when there are more.
-const HALVES_FROM: usize = 1 << 16;
-
-/// Places the cells whose places (`next`, each series' next place) lie in
-/// `dst`, which starts at place `base`; how many it placed.
-fn place(
-    cells: &[Cell],
-    next: &mut [usize],
-    dst: &mut [std::mem::MaybeUninit<Cell>],
-    base: usize,
-) -> usize {
     let mut placed = 0;
     for c in cells {
         if let Some(n) = next.get_mut(c.s as usize) {
-            if let Some(d) = n.checked_sub(base).and_then(|k| dst.get_mut(k)) {
-                d.write(*c);
-                placed += 1;
-            }
+            places[*n].write(*c);
             *n += 1;
+            placed += 1;
         }
     }
-    placed
+    assert_eq!(placed, at, "every cell counted is placed");
+    set_len(out, at);
 }
 
 /// The length of `v` set to `n`, its first `n` places written.
@@ -1185,26 +1150,6 @@ mod tests {
             for b in back {
                 let prev = last.insert((b.1, b.2), b.0).unwrap_or(i64::MIN);
                 prop_assert!(prev <= b.0, "a series went back in time");
-            }
-        }
-
-        /// The cells sorted by series on one thread or two: the same, each
-        /// series' cells in the order they came.
-        #[test]
-        fn sorted_alike_in_halves(series in prop::collection::vec(0..40u32, 0..600)) {
-            let cells: Vec<Cell> = (series.iter().enumerate())
-                .map(|(k, &s)| Cell { s, t: k as u32, v: u64::from(s) << 32 | k as u64 })
-                .collect();
-            // series in an order of their own: odd ones first
-            let rank = |s: usize| (s.is_multiple_of(2), s);
-            let mut want = cells.clone();
-            want.sort_by_key(|c| rank(c.s as usize));
-            for halves in [false, true] {
-                let mut out = Vec::new();
-                series_sorted(&cells, 40, &mut out, halves, |a, b| rank(a).cmp(&rank(b)));
-                let got: Vec<(u32, u32, u64)> = out.iter().map(|c| (c.s, c.t, c.v)).collect();
-                let want: Vec<(u32, u32, u64)> = want.iter().map(|c| (c.s, c.t, c.v)).collect();
-                prop_assert_eq!(got, want, "halves {}", halves);
             }
         }
 
