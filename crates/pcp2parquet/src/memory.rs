@@ -202,7 +202,7 @@ pub fn configure_allocator() {}
 /// where the system allows them: a values buffer is filled once and then read
 /// in an order of its own, and 4 KB pages would each be faulted in, and miss in
 /// the TLB as the cells are scattered to their series.
-#[cfg(target_os = "linux")]
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
 #[allow(unsafe_code)]
 pub fn huge_pages<T>(v: &Vec<T>) {
     const PAGE: usize = 4096;
@@ -218,7 +218,7 @@ pub fn huge_pages<T>(v: &Vec<T>) {
     }
 }
 
-#[cfg(not(target_os = "linux"))]
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
 pub fn huge_pages<T>(_: &Vec<T>) {}
 
 #[cfg(test)]
