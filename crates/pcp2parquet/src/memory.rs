@@ -162,64 +162,66 @@ impl Drop for Grant<'_> {
     }
 }
 
-/// Returns the memory freed by an archive's export to the system: glibc keeps
-/// what a thread freed for that thread, where the next archive, on another
-/// thread, does not find it. Also after instance names are forgotten: their many
-/// small blocks would leave the heap in pieces the next names do not fill.
+pub use sys::{configure_allocator, give_back, huge_pages};
+
+/// What the export asks of glibc and Linux (libc is a dependency there only).
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
-#[allow(unsafe_code)]
-pub fn give_back() {
-    // SAFETY: malloc_trim only releases free memory of the allocator's own
-    // arenas (taking their locks); it touches no memory the program holds.
-    unsafe {
-        libc::malloc_trim(0);
-    }
-}
-
-#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
-pub fn give_back() {}
-
-/// Sets the allocator up for a run (a program's first step): allocations of a
-/// megabyte or more get their own mappings, unmapped when freed. Otherwise glibc
-/// raises that threshold as large blocks are freed, and the column pages and
-/// row buffers of one archive stay in its thread's heap while the next archive
-/// fills another thread's (85 MB instead of 118 MB for two of the corpus's
-/// largest archives one after the other).
-#[cfg(all(target_os = "linux", target_env = "gnu"))]
-#[allow(unsafe_code)]
-pub fn configure_allocator() {
-    // SAFETY: mallopt changes a tuning parameter of glibc's allocator; it is
-    // called before the run's threads start.
-    unsafe {
-        libc::mallopt(libc::M_MMAP_THRESHOLD, 1 << 20);
-    }
-}
-
-#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
-pub fn configure_allocator() {}
-
-/// Asks that the memory of `v` (all it has room for) be backed by huge pages
-/// where the system allows them: a values buffer is filled once and then read
-/// in an order of its own, and 4 KB pages would each be faulted in, and miss in
-/// the TLB as the cells are scattered to their series.
-#[cfg(all(target_os = "linux", target_env = "gnu"))]
-#[allow(unsafe_code)]
-pub fn huge_pages<T>(v: &Vec<T>) {
-    const PAGE: usize = 4096;
-    let start = v.as_ptr() as usize;
-    let end = start + v.capacity() * size_of::<T>();
-    let (a, b) = (start.next_multiple_of(PAGE), end & !(PAGE - 1));
-    if b > a {
-        // SAFETY: the range lies within the vector's allocation; the advice
-        // changes how its pages are backed, not what they hold.
+mod sys {
+    /// Returns the memory freed by an archive's export to the system: glibc keeps
+    /// what a thread freed for that thread, where the next archive, on another
+    /// thread, does not find it. Also after instance names are forgotten: their many
+    /// small blocks would leave the heap in pieces the next names do not fill.
+    #[allow(unsafe_code)]
+    pub fn give_back() {
+        // SAFETY: malloc_trim only releases free memory of the allocator's own
+        // arenas (taking their locks); it touches no memory the program holds.
         unsafe {
-            libc::madvise(a as *mut libc::c_void, b - a, libc::MADV_HUGEPAGE);
+            libc::malloc_trim(0);
+        }
+    }
+
+    /// Sets the allocator up for a run (a program's first step): allocations of a
+    /// megabyte or more get their own mappings, unmapped when freed. Otherwise glibc
+    /// raises that threshold as large blocks are freed, and the column pages and
+    /// row buffers of one archive stay in its thread's heap while the next archive
+    /// fills another thread's (85 MB instead of 118 MB for two of the corpus's
+    /// largest archives one after the other).
+    #[allow(unsafe_code)]
+    pub fn configure_allocator() {
+        // SAFETY: mallopt changes a tuning parameter of glibc's allocator; it is
+        // called before the run's threads start.
+        unsafe {
+            libc::mallopt(libc::M_MMAP_THRESHOLD, 1 << 20);
+        }
+    }
+
+    /// Asks that the memory of `v` (all it has room for) be backed by huge pages
+    /// where the system allows them: a values buffer is filled once and then read
+    /// in an order of its own, and 4 KB pages would each be faulted in, and miss in
+    /// the TLB as the cells are scattered to their series.
+    #[allow(unsafe_code)]
+    pub fn huge_pages<T>(v: &Vec<T>) {
+        const PAGE: usize = 4096;
+        let start = v.as_ptr() as usize;
+        let end = start + v.capacity() * size_of::<T>();
+        let (a, b) = (start.next_multiple_of(PAGE), end & !(PAGE - 1));
+        if b > a {
+            // SAFETY: the range lies within the vector's allocation; the advice
+            // changes how its pages are backed, not what they hold.
+            unsafe {
+                libc::madvise(a as *mut libc::c_void, b - a, libc::MADV_HUGEPAGE);
+            }
         }
     }
 }
 
+/// Elsewhere the allocator and the pages are left as they are.
 #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
-pub fn huge_pages<T>(_: &Vec<T>) {}
+mod sys {
+    pub fn give_back() {}
+    pub fn configure_allocator() {}
+    pub fn huge_pages<T>(_: &Vec<T>) {}
+}
 
 #[cfg(test)]
 mod tests {
