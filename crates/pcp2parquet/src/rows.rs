@@ -460,6 +460,9 @@ pub struct ValueBuffer {
     /// Each series' last text, as its index in `texts` (a text metric mostly
     /// repeats its value: found again without hashing it).
     last_text: Vec<u32>,
+    /// Each series' cells held (counted as they come: the sort places them
+    /// without reading them all once more to count them).
+    counts: Vec<usize>,
 }
 
 impl Buffer for ValueBuffer {
@@ -488,6 +491,9 @@ impl Buffer for ValueBuffer {
             }
         };
         self.last = s;
+        if let Some(n) = self.counts.get_mut(s as usize) {
+            *n += 1;
+        }
         let t = (self.times.len() - 1) as u32;
         let (t, v) = match (r.value, r.text) {
             (_, Some(txt)) => (t | NOT_NUMBER, u64::from(self.text_id(s, txt))),
@@ -522,6 +528,7 @@ impl Buffer for ValueBuffer {
         self.series = Vec::new();
         self.follows = Vec::new();
         self.last_text = Vec::new();
+        self.counts = Vec::new();
         self.series_kept = 0;
     }
 
@@ -543,7 +550,7 @@ impl Buffer for ValueBuffer {
         // record's time index grows as records come), in the memory of the
         // last write's (fresh memory would be faulted in page by page)
         let mut sorted = std::mem::take(&mut self.spare);
-        series_sorted(&self.cells, self.series.len(), &mut sorted, |a, b| {
+        series_sorted(&self.cells, &self.counts, &mut sorted, |a, b| {
             keys[a].cmp(&keys[b])
         });
         let rg = row_group.max(1);
@@ -615,6 +622,7 @@ impl ValueBuffer {
         // (guessed as the next new series until another follows it)
         self.follows.push(s + 1);
         self.last_text.push(u32::MAX);
+        self.counts.push(0);
         s
     }
 
@@ -642,6 +650,7 @@ impl ValueBuffer {
             self.forget_names();
         }
         self.series_kept = self.series.len();
+        self.counts.fill(0);
         self.cells.clear();
         self.times.clear();
         self.texts = Vec::new();
@@ -734,28 +743,25 @@ fn name_ranks(series: &[Series], names: &Names) -> FastMap<u32, u32> {
 
 /// `cells` in the order of writing, into `out`: runs of one series each, the
 /// series in the order `cmp` gives and each run in the order its cells came (a
-/// counting sort: each cell is stored at its place, and the stores do not wait
-/// for one another).
+/// counting sort, `count` holding each series' cells: each cell is stored at
+/// its place, and the stores do not wait for one another).
 fn series_sorted(
     cells: &[Cell],
-    nseries: usize,
+    count: &[usize],
     out: &mut Vec<Cell>,
     cmp: impl Fn(usize, usize) -> std::cmp::Ordering,
 ) {
-    let mut count = vec![0usize; nseries];
-    for c in cells {
-        if let Some(n) = count.get_mut(c.s as usize) {
-            *n += 1;
-        }
-    }
+    let nseries = count.len();
     let mut series: Vec<usize> = (0..nseries).filter(|&s| count[s] > 0).collect();
     series.sort_unstable_by(|&a, &b| cmp(a, b));
-    // where each series' run starts, then how far it is filled
+    // where each series' run starts, then how far it is filled; and where it ends
     let mut next = vec![0usize; nseries];
+    let mut end = vec![0usize; nseries];
     let mut at = 0;
     for &s in &series {
         next[s] = at;
         at += count[s];
+        end[s] = at;
     }
     out.clear();
     // exactly (a vector doubling would outgrow what is kept for the next)
@@ -764,15 +770,14 @@ fn series_sorted(
     // each cell to its place, in memory not written first (zeroing it would
     // cost as much again)
     let places = &mut out.spare_capacity_mut()[..at];
-    let mut placed = 0;
     for c in cells {
         if let Some(n) = next.get_mut(c.s as usize) {
             places[*n].write(*c);
             *n += 1;
-            placed += 1;
         }
     }
-    assert_eq!(placed, at, "every cell counted is placed");
+    // every run filled to its end and no further: each place written once
+    assert!(next == end, "each series holds the cells counted");
     set_len(out, at);
 }
 
