@@ -872,6 +872,7 @@ impl Rates {
 /// columns hold it.
 /// A text is borrowed from the value where it can be (most are, and most repeat
 /// a text the rows held already have).
+#[inline]
 fn convert<'a>(ty: i32, v: &Value<'a>) -> (Option<f64>, Option<Cow<'a, str>>) {
     if ty == vtype::STRING {
         return (None, archive_format::atom::extract_text(v));

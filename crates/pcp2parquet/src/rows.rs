@@ -468,6 +468,7 @@ pub struct ValueBuffer {
 impl Buffer for ValueBuffer {
     type Row<'a> = ValueRow<'a>;
 
+    #[inline]
     fn push(&mut self, r: ValueRow<'_>) {
         let key = Series {
             metric: r.metric,
