@@ -54,9 +54,9 @@ pub struct OpenOptions {
     /// through the archive.
     pub label_only: bool,
     /// Read a compressed volume while it is being decoded (on a thread of its
-    /// own), when its container declares the decoded size and it decodes on one
-    /// thread (an xz stream of one block; zstd, when its writer recorded the
-    /// size): a reader going through it from its start waits only for the bytes
+    /// own, or on every core for an xz volume of many blocks), when its
+    /// container declares the decoded size (xz; zstd, when its writer recorded
+    /// the size): a reader going through it from its start waits only for the bytes
     /// it reads, not for the whole volume ([`Archive::decoding`] says whether
     /// one is). Where a decoding
     /// fails part way, what was read of that volume is not what libpcp reads

@@ -12,9 +12,15 @@ use archive_format::types::{vtype, PmId, Timestamp};
 use std::path::Path;
 
 /// An archive of `count` records in volumes of `per_volume`, each volume then
-/// xz-compressed (the plain volumes removed): its base name, and the records'
-/// times and values as the plain archive gives them.
-fn archive(dir: &Path, count: u32, per_volume: u32) -> (String, Vec<(Timestamp, String)>) {
+/// xz-compressed (the plain volumes removed), in one block or in blocks of
+/// `block` bytes: its base name, and the records' times and values as the plain
+/// archive gives them.
+fn archive(
+    dir: &Path,
+    count: u32,
+    per_volume: u32,
+    block: Option<u64>,
+) -> (String, Vec<(Timestamp, String)>) {
     let base = dir.join("a");
     common::write_one_metric(
         &base,
@@ -28,8 +34,29 @@ fn archive(dir: &Path, count: u32, per_volume: u32) -> (String, Vec<(Timestamp, 
     );
     let name = base.to_string_lossy().into_owned();
     let want = forward(&Archive::open(&name).expect("plain"));
-    common::xz_volumes(&name);
+    match block {
+        None => common::xz_volumes(&name),
+        Some(b) => xz_blocks(&name, b),
+    }
     (name, want)
+}
+
+/// Each volume of `base` as xz in blocks of `block` bytes whose headers give
+/// their sizes (as `xz -T2 --block-size` writes them, and PCP 7.2's
+/// pmlogcompress): blocks that decode on every core.
+fn xz_blocks(base: &str, block: u64) {
+    use std::io::Write;
+    for v in 0.. {
+        let f = format!("{base}.{v}");
+        let Ok(bytes) = std::fs::read(&f) else { break };
+        let mut b = liblzma::stream::MtStreamBuilder::new();
+        b.threads(2).preset(0).block_size(block);
+        let enc = b.encoder().expect("encoder");
+        let mut e = liblzma::write::XzEncoder::new_stream(Vec::new(), enc);
+        e.write_all(&bytes).expect("compress");
+        std::fs::write(format!("{f}.xz"), e.finish().expect("finish")).expect("write");
+        std::fs::remove_file(&f).expect("remove the plain volume");
+    }
 }
 
 fn forward(a: &Archive) -> Vec<(Timestamp, String)> {
@@ -53,14 +80,24 @@ fn open_while_decoding(name: &str) -> archive_format::Result<Archive> {
 #[test]
 fn volumes_read_while_decoding_give_the_plain_records() {
     let dir = tempfile::tempdir().expect("tempdir");
-    for (count, per_volume) in [(20_000, 20_000), (9_000, 3_000)] {
-        let (name, want) = archive(dir.path(), count, per_volume);
+    // single-block xz volumes (each decodes on one thread, and is read as it
+    // does), and volumes of many blocks (decoded on every core, and read as
+    // they are)
+    for (count, per_volume, block) in [
+        (20_000, 20_000, None),
+        (9_000, 3_000, None),
+        (20_000, 20_000, Some(64 * 1024)),
+    ] {
+        let (name, want) = archive(dir.path(), count, per_volume, block);
         assert_eq!(want.len(), count as usize);
         let a = open_while_decoding(&name).expect("open");
-        // (single-block xz volumes: each decodes on one thread, and is read as it does)
         assert!(a.decoding());
         assert!(!Archive::open(&name).expect("open").decoding());
-        assert_eq!(forward(&a), want, "{count} in volumes of {per_volume}");
+        assert_eq!(
+            forward(&a),
+            want,
+            "{count} in volumes of {per_volume}, {block:?}"
+        );
         assert!(a.decoded_whole());
         // backward, and the end, read the volumes whole
         let a = open_while_decoding(&name).expect("open");
@@ -82,27 +119,34 @@ fn volumes_read_while_decoding_give_the_plain_records() {
 
 #[test]
 fn a_volume_that_fails_to_decode_part_way_is_found_out() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let (name, want) = archive(dir.path(), 20_000, 20_000);
-    let vol = format!("{name}.0.xz");
-    let mut z = std::fs::read(&vol).expect("volume");
-    // the compressed data damaged well after the label (the index, which
-    // declares the size, is left as it was)
-    let at = z.len() * 3 / 5;
-    for b in &mut z[at..at + 64] {
-        *b ^= 0x5a;
+    // in one block, and in many decoded on every core
+    for block in [None, Some(64 * 1024)] {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (name, want) = archive(dir.path(), 20_000, 20_000, block);
+        let vol = format!("{name}.0.xz");
+        let mut z = std::fs::read(&vol).expect("volume");
+        // the compressed data damaged well after the label (the index, which
+        // declares the size, is left as it was)
+        let at = z.len() * 3 / 5;
+        for b in &mut z[at..at + 64] {
+            *b ^= 0x5a;
+        }
+        std::fs::write(&vol, &z).expect("write");
+        let a = open_while_decoding(&name).expect("the label decodes");
+        assert!(a.decoding());
+        let mut c = LogCursor::new(&a);
+        c.set_mode(Direction::Forward, a.label().start);
+        let mut read = 0;
+        while let Ok(Some(_)) = c.fetch() {
+            read += 1;
+        }
+        assert!(
+            read < want.len(),
+            "{read} records of a damaged volume, {block:?}"
+        );
+        assert!(!a.decoded_whole());
+        // read as libpcp reads it, the volume cannot be used at all
+        let plain = Archive::open(&name);
+        assert!(plain.is_err() || forward(&plain.expect("open")).is_empty());
     }
-    std::fs::write(&vol, &z).expect("write");
-    let a = open_while_decoding(&name).expect("the label decodes");
-    let mut c = LogCursor::new(&a);
-    c.set_mode(Direction::Forward, a.label().start);
-    let mut read = 0;
-    while let Ok(Some(_)) = c.fetch() {
-        read += 1;
-    }
-    assert!(read < want.len(), "{read} records of a damaged volume");
-    assert!(!a.decoded_whole());
-    // read as libpcp reads it, the volume cannot be used at all
-    let plain = Archive::open(&name);
-    assert!(plain.is_err() || forward(&plain.expect("open")).is_empty());
 }

@@ -68,37 +68,17 @@ pub fn xz_size(f: &(impl At + ?Sized)) -> Option<u64> {
 pub struct XzShape {
     /// Their blocks.
     pub blocks: u64,
-    /// The blocks whose headers give both their sizes: those liblzma's
-    /// multi-threaded decoder hands to threads of their own (it decodes the
-    /// others on the caller's, in turn). `xz -T1` leaves the sizes out.
-    pub threaded: u64,
     /// What they decode to.
     pub size: u64,
 }
 
-impl XzShape {
-    /// Whether the file decodes on one thread whatever the threads given.
-    pub fn one_thread(&self) -> bool {
-        self.threaded < 2
-    }
-}
-
-/// Block headers read to learn whether they give their sizes; a file of more
-/// blocks counts them all as [`XzShape::threaded`] (without reading millions).
-const XZ_HEADERS_READ: u64 = 4096;
-
 /// How many blocks the streams of an `.xz` file hold, and what they decode to:
 /// walking from its end, past the stream padding (zero bytes, in fours), the
 /// footer gives the index's size, the index each block's sizes, and the blocks'
-/// sizes where the stream starts, before which the previous stream ends. Each
-/// block's header (its size and flags) says whether it gives its sizes.
+/// sizes where the stream starts, before which the previous stream ends.
 pub fn xz_streams(f: &(impl At + ?Sized)) -> Option<XzShape> {
     let mut end = f.size();
-    let mut shape = XzShape {
-        blocks: 0,
-        threaded: 0,
-        size: 0,
-    };
+    let mut shape = XzShape { blocks: 0, size: 0 };
     loop {
         let mut word = [0u8; 4];
         while end >= 4 && f.at(end - 4, &mut word) && word == [0; 4] {
@@ -110,13 +90,9 @@ pub fn xz_streams(f: &(impl At + ?Sized)) -> Option<XzShape> {
         }
         let (start, s) = xz_stream(f, end)?;
         shape.blocks = shape.blocks.checked_add(s.blocks)?;
-        shape.threaded = shape.threaded.checked_add(s.threaded)?;
         shape.size = shape.size.checked_add(s.size)?;
         end = start;
         if end == 0 {
-            if shape.blocks > XZ_HEADERS_READ {
-                shape.threaded = shape.blocks;
-            }
             return Some(shape);
         }
     }
@@ -139,40 +115,25 @@ fn xz_stream(f: &(impl At + ?Sized), end: u64) -> Option<(u64, XzShape)> {
     if !f.at(index_start, &mut index) {
         return None;
     }
-    let (count, blocks, size) = xz_index(&index, |_| ())?;
+    let (count, blocks, size) = xz_index(&index)?;
     let start = index_start.checked_sub(blocks)?.checked_sub(XZ_FRAME)?;
     let mut magic = [0u8; 6];
     if !f.at(start, &mut magic) || magic != *b"\xfd7zXZ\0" {
         return None;
     }
-    let mut threaded = 0u64;
-    if count <= XZ_HEADERS_READ {
-        let mut at = start + XZ_FRAME;
-        xz_index(&index, |padded| {
-            threaded += u64::from(sizes_in_header(f, at));
-            at += padded;
-        })?;
-    }
-    let shape = XzShape {
-        blocks: count,
-        threaded,
-        size,
-    };
-    Some((start, shape))
-}
-
-/// Whether the block header at `at` gives both the block's sizes (its flags
-/// byte, after the header's size byte).
-fn sizes_in_header(f: &(impl At + ?Sized), at: u64) -> bool {
-    const BOTH: u8 = 0x40 | 0x80;
-    let mut head = [0u8; 2];
-    f.at(at, &mut head) && head[0] != 0 && head[1] & BOTH == BOTH
+    Some((
+        start,
+        XzShape {
+            blocks: count,
+            size,
+        },
+    ))
 }
 
 /// An xz index (its indicator byte to its CRC): how many blocks it lists, the
 /// bytes they take in the stream (each padded to four) and the bytes they decode
-/// to. `each` is given each block's bytes in the stream, in order.
-fn xz_index(index: &[u8], mut each: impl FnMut(u64)) -> Option<(u64, u64, u64)> {
+/// to.
+fn xz_index(index: &[u8]) -> Option<(u64, u64, u64)> {
     let (&indicator, mut rest) = index.split_first()?;
     if indicator != 0 {
         return None;
@@ -183,7 +144,6 @@ fn xz_index(index: &[u8], mut each: impl FnMut(u64)) -> Option<(u64, u64, u64)> 
         let unpadded = varint(&mut rest)?;
         let uncompressed = varint(&mut rest)?;
         let padded = unpadded.checked_add(3)? / 4 * 4;
-        each(padded);
         blocks = blocks.checked_add(padded)?;
         size = size.checked_add(uncompressed)?;
     }
@@ -348,26 +308,21 @@ mod tests {
                 Some(b) => (p.len() as u64).div_ceil(b),
                 None => u64::from(!p.is_empty()),
             }).sum();
-            // liblzma's multi-threaded encoder gives every block's sizes
-            let shape = XzShape { blocks, threaded: blocks, size: want as u64 };
+            let shape = XzShape { blocks, size: want as u64 };
             prop_assert_eq!(xz_streams(&file[..]), Some(shape));
         }
 
-        /// Blocks whose headers leave their sizes out decode on one thread,
-        /// however many they are; one that gives them beside them does too.
+        /// Blocks whose headers leave their sizes out (as `xz -T1` writes
+        /// them), alone and with a stream of one block after them: the index
+        /// still gives what they decode to.
         #[test]
-        fn xz_blocks_without_their_sizes_are_told(data in proptest::collection::vec(0u8..4, 1..6000), block in 64usize..2000) {
+        fn xz_blocks_without_their_sizes_are_counted(data in proptest::collection::vec(0u8..4, 1..6000), block in 64usize..2000) {
             let mut file = xz_unsized(&data, block);
             let blocks = data.len().div_ceil(block) as u64;
-            let shape = XzShape { blocks, threaded: 0, size: data.len() as u64 };
-            prop_assert_eq!(xz_streams(&file[..]), Some(shape));
-            prop_assert!(shape.one_thread());
+            let size = data.len() as u64;
+            prop_assert_eq!(xz_streams(&file[..]), Some(XzShape { blocks, size }));
             file.extend(xz(&data, None));
-            let two = xz_streams(&file[..]).expect("two streams");
-            prop_assert_eq!((two.blocks, two.threaded), (blocks + 1, 1));
-            prop_assert!(two.one_thread());
-            file.extend(xz(&data, None));
-            prop_assert!(!xz_streams(&file[..]).expect("three streams").one_thread());
+            prop_assert_eq!(xz_streams(&file[..]), Some(XzShape { blocks: blocks + 1, size: 2 * size }));
         }
 
         /// Frames that record their size, one after another, with a skippable

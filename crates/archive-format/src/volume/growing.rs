@@ -162,21 +162,12 @@ impl Growing {
 }
 
 /// `file`'s decoded bytes while they decode, when its container declares their
-/// size and it decodes on one thread (zstd; xz of one block, or of blocks whose
-/// headers do not give their sizes, as `xz -T1` writes them); `None` otherwise,
-/// and when no thread can be started. An xz file of blocks that give their sizes
-/// is decoded on every core ([`super::xz_on_every_core`]): reading beside it
-/// would only take cores from it.
+/// size (zstd; xz, whose blocks decode on every core where their headers give
+/// their sizes: [`super::xz_on_every_core`]); `None` otherwise, and when no
+/// thread can be started. A reader beside a decoding on every core takes a
+/// share of the cores, and gives back what it would wait for the whole.
 pub(crate) fn start_for(c: Compression, file: &File) -> Option<Arc<Growing>> {
-    use crate::compress::sized;
-    let size = match c {
-        Compression::Xz => {
-            sized::xz_streams(file)
-                .filter(sized::XzShape::one_thread)?
-                .size
-        }
-        _ => sized::declared_size(c, file)?,
-    };
+    let size = crate::compress::sized::declared_size(c, file)?;
     if size == 0 {
         return None;
     }
