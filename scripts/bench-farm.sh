@@ -10,8 +10,8 @@
 # The floor, measured in the same run: decompressing every archive's files on every
 # core; and what reading every value through our library costs (the read_values
 # example, every archive on every core). Peak memory of each run. Then one archive
-# alone: ours, its floor, and its work bound (decoding its files and ours on their
-# decompressed copy, as CPU time, over the cores).
+# alone (best of ROUNDS, at least 11): ours, its floor, and its work bound (decoding
+# its files and ours on their decompressed copy, as CPU time, over the cores).
 # Usage: [HOSTS=200] [ARCHIVE=20201109] scripts/bench-farm.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -97,6 +97,9 @@ for j in $(seq "$bench_cores"); do row "$j" ""; done
 # as CPU time, spread over the cores with nothing lost)
 one=$farm/host$(printf "%0${#hosts}d" 1)
 bench_plain_copy "$out/plain" "$one"/*
+# (a fraction of a second each: at least 11 rounds, so that one slow round of the
+# machine's does not stand for the archive)
+bench_rounds=$((bench_rounds > 11 ? bench_rounds : 11))
 before=
 read -r tf1 _ < <(best_of "$(bench_read_floor "$one"/*)")
 before='rm -rf "$out/pq"'
