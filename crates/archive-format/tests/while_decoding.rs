@@ -34,29 +34,8 @@ fn archive(
     );
     let name = base.to_string_lossy().into_owned();
     let want = forward(&Archive::open(&name).expect("plain"));
-    match block {
-        None => common::xz_volumes(&name),
-        Some(b) => xz_blocks(&name, b),
-    }
+    common::xz_volumes_in(&name, block);
     (name, want)
-}
-
-/// Each volume of `base` as xz in blocks of `block` bytes whose headers give
-/// their sizes (as `xz -T2 --block-size` writes them, and PCP 7.2's
-/// pmlogcompress): blocks that decode on every core.
-fn xz_blocks(base: &str, block: u64) {
-    use std::io::Write;
-    for v in 0.. {
-        let f = format!("{base}.{v}");
-        let Ok(bytes) = std::fs::read(&f) else { break };
-        let mut b = liblzma::stream::MtStreamBuilder::new();
-        b.threads(2).preset(0).block_size(block);
-        let enc = b.encoder().expect("encoder");
-        let mut e = liblzma::write::XzEncoder::new_stream(Vec::new(), enc);
-        e.write_all(&bytes).expect("compress");
-        std::fs::write(format!("{f}.xz"), e.finish().expect("finish")).expect("write");
-        std::fs::remove_file(&f).expect("remove the plain volume");
-    }
 }
 
 fn forward(a: &Archive) -> Vec<(Timestamp, String)> {

@@ -54,12 +54,33 @@ pub fn v3_writer(base: &Path) -> ArchiveWriter {
 /// Compresses each data volume of the archive `base` (`base.0`, `base.1`, ...)
 /// with xz, removing the plain ones.
 pub fn xz_volumes(base: &str) {
+    xz_volumes_in(base, None);
+}
+
+/// [`xz_volumes`], in one block, or in blocks of `block` bytes whose headers
+/// give their sizes (as `xz -T2 --block-size` and PCP 7.2's pmlogcompress write
+/// them: blocks that decode on every core).
+pub fn xz_volumes_in(base: &str, block: Option<u64>) {
     use archive_format::compress::{compress, Compression};
     for v in 0.. {
         let f = format!("{base}.{v}");
         let Ok(bytes) = std::fs::read(&f) else { break };
-        let z = compress(Compression::Xz, &bytes).expect("xz");
+        let z = match block {
+            None => compress(Compression::Xz, &bytes).expect("xz"),
+            Some(b) => xz_blocks(&bytes, b),
+        };
         std::fs::write(format!("{f}.xz"), z).expect("write");
         std::fs::remove_file(&f).expect("remove the plain volume");
     }
+}
+
+/// `data` as xz in blocks of `block` bytes that give their sizes.
+fn xz_blocks(data: &[u8], block: u64) -> Vec<u8> {
+    use std::io::Write;
+    let mut b = liblzma::stream::MtStreamBuilder::new();
+    b.threads(2).preset(0).block_size(block);
+    let enc = b.encoder().expect("encoder");
+    let mut e = liblzma::write::XzEncoder::new_stream(Vec::new(), enc);
+    e.write_all(data).expect("compress");
+    e.finish().expect("finish")
 }
