@@ -36,7 +36,9 @@ pub struct OpenOptions {
     /// each domain holds, not its history.
     pub without_instances: bool,
     /// Load compressed files through these decompressed copies (shared with the
-    /// caller, who may have loaded the same files through them already).
+    /// caller, who may have loaded the same files through them already, as
+    /// [`meta_profile_with`] does); volumes read while they decode
+    /// ([`OpenOptions::while_decoding`]) are not copied.
     pub decompressed: Option<volume::Decompressed>,
     /// Start no thread. By default a compressed archive's first volume is
     /// decompressed on a thread of its own while the metadata is read, and the
@@ -61,7 +63,8 @@ pub struct OpenOptions {
     /// one is). Where a decoding
     /// fails part way, what was read of that volume is not what libpcp reads
     /// (it could not use the volume at all): check [`Archive::decoded_whole`]
-    /// before trusting it. Not with [`OpenOptions::decompressed`].
+    /// before trusting it. With [`OpenOptions::decompressed`], the metadata and
+    /// index come through those copies and the volumes are read as they decode.
     pub while_decoding: bool,
     /// Keep only the value sets of the metrics this names once the metadata is
     /// read (`None` from it: all). Each compressed volume is then cut down to them
@@ -282,11 +285,23 @@ fn load_metadata(
 /// archive's metadata costs before it opens it, and whether its instance
 /// domains can be read as a stream ([`OpenOptions::without_instances`]).
 pub fn meta_profile(name: &str) -> Result<MetaProfile> {
+    meta_profile_with(name, None)
+}
+
+/// [`meta_profile`], a compressed `.meta` decompressed once into `copies`
+/// when given: an archive then opened through them
+/// ([`OpenOptions::decompressed`]) reads it from there, not decompressing it
+/// again.
+pub fn meta_profile_with(name: &str, copies: Option<&volume::Decompressed>) -> Result<MetaProfile> {
     let files = volume::find_archive(name)?;
     let meta = files
         .meta
         .as_ref()
         .ok_or_else(|| Error::pcp(crate::error::PM_ERR_LOGFILE, "no .meta"))?;
+    if let Some(c) = copies.filter(|_| meta.compression.is_some()) {
+        let bytes = c.load(meta)?;
+        return profile_records(&mut &bytes[..]).map_err(|e| Error::io(&meta.path, &e));
+    }
     let read = || -> std::io::Result<MetaProfile> {
         let f = std::fs::File::open(&meta.path)?;
         let r: Box<dyn std::io::Read> = match meta.compression {

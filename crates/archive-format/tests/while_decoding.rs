@@ -129,3 +129,31 @@ fn a_volume_that_fails_to_decode_part_way_is_found_out() {
         assert!(plain.is_err() || forward(&plain.expect("open")).is_empty());
     }
 }
+
+#[test]
+fn through_the_profiles_copies_the_metadata_is_decoded_once_and_the_volumes_as_read() {
+    use archive_format::archive::{meta_profile, meta_profile_with};
+    use archive_format::compress::{compress, Compression};
+    use archive_format::volume::Decompressed;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (name, want) = archive(dir.path(), 9_000, 3_000, None);
+    let meta = format!("{name}.meta");
+    let z = compress(Compression::Xz, &std::fs::read(&meta).expect("meta")).expect("xz");
+    std::fs::write(format!("{meta}.xz"), z).expect("write");
+    std::fs::remove_file(&meta).expect("remove the plain .meta");
+    let copies = Decompressed::new();
+    let p = meta_profile_with(&name, Some(&copies)).expect("profile");
+    assert_eq!(p, meta_profile(&name).expect("profile"));
+    assert_eq!(format!("{copies:?}"), "Decompressed { files: 1 }");
+    let opts = OpenOptions {
+        while_decoding: true,
+        decompressed: Some(copies.clone()),
+        ..OpenOptions::default()
+    };
+    let a = Archive::open_with(&name, opts).expect("open");
+    assert!(a.decoding(), "the volumes are read as they decode");
+    assert_eq!(forward(&a), want);
+    assert!(a.decoded_whole());
+    // the .meta's copy, and none of a volume
+    assert_eq!(format!("{copies:?}"), "Decompressed { files: 1 }");
+}

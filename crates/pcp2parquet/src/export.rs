@@ -367,7 +367,9 @@ fn open_in_memory<'m>(
     mem: &'m Memory,
     while_decoding: bool,
 ) -> io::Result<(crate::memory::Grant<'m>, Archive, bool)> {
-    let profile = archive_format::archive::meta_profile(name).ok();
+    // (a compressed .meta decompressed once: the archive reads it from there)
+    let copies = archive_format::volume::Decompressed::new();
+    let profile = archive_format::archive::meta_profile_with(name, Some(&copies)).ok();
     let stream = profile.is_some_and(|p| p.streamable());
     let held = profile.map_or(0, |p| if stream { p.streamed_bytes() } else { p.bytes });
     let _opening = mem.opening();
@@ -383,6 +385,7 @@ fn open_in_memory<'m>(
     let opts = archive_format::OpenOptions {
         without_instances: stream,
         while_decoding,
+        decompressed: Some(copies),
         ..Default::default()
     };
     let a = Archive::open_with(name, opts).map_err(|e| io::Error::other(e.to_string()))?;

@@ -41,7 +41,7 @@ impl Loader {
             cache: opts.decompressed.clone(),
             threads,
             ahead: threads && !opts.no_read_ahead && stream.is_none(),
-            growing: opts.while_decoding && threads && opts.decompressed.is_none(),
+            growing: opts.while_decoding && threads,
             keep: keep.then(Default::default),
             stream,
         }
