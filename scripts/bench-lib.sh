@@ -10,12 +10,12 @@
 # current directory, its stdout to /dev/null; `-` where a reference has no such
 # tool. C7 counts as `-` where PCP 7.2 is not installed (bench_have7=0). Runs
 # alternate between the four, ROUNDS times (default 3), each command twice in a row
-# (bench_pair); the best wall time of each is kept, and the CPU time of that run. The peak memory is that of all of a job's
-# processes together (bench-tree-peak.py, in one more run, untimed: PCP 7.2 decodes
-# a .zst volume in a zstd process beside the tool), or the largest one process's
-# peak in the best timed run where that is larger. bench_job prints one
-# Markdown row: the three times, ours as a multiple of each reference's speed, the
-# floor, ours over the floor, our CPU time (user and system) over the cores (the
+# (bench_pair); the best wall time of each is kept, and the CPU time of that run.
+# The peak memory is that of all of a job's processes together (bench-tree-peak.py,
+# in one more run, untimed: PCP 7.2 decodes a .zst volume in a zstd process beside
+# the tool), or the largest one process's peak in the best timed run where that is
+# larger. bench_job prints one Markdown row: the three times, ours as a multiple of
+# each reference's speed, the floor, ours over the floor, our CPU time (user and system) over the cores (the
 # least our work could take spread on every core, so what ours over it leaves is
 # waiting), the peak memory of each reference and ours, and SAME (what the script
 # found of the outputs; `-` if not given).
