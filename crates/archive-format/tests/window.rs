@@ -1,5 +1,6 @@
 //! Reading records through a `pread` window (`Archive::read_raw_forward_in`,
-//! `read_forward_in`) gives what reading through the memory map gives: the same
+//! `read_forward_in`, and `read_sets_forward_in`, which reads the value sets in
+//! place) gives what reading through the memory map gives: the same
 //! records, payloads, positions and errors, across window refills, volumes, a record
 //! larger than the window, and a volume cut short in the middle of a record.
 
@@ -49,6 +50,7 @@ fn write(base: &Path) {
 fn compare_from(a: &Archive, from: Position) -> (usize, Option<String>) {
     let mut w = ReadWindow::new();
     let mut w2 = ReadWindow::new();
+    let mut w3 = ReadWindow::new();
     let mut pos = from;
     let mut n = 0;
     loop {
@@ -69,11 +71,25 @@ fn compare_from(a: &Archive, from: Position) -> (usize, Option<String>) {
                     format!("{:?}", dec2.1),
                     "record {n}"
                 );
+                let (at3, sets, next3) = a
+                    .read_sets_forward_in(pos, &mut w3)
+                    .expect("decodes")
+                    .expect("record");
+                assert_eq!((at, next), (at3, next3), "record {n}");
+                assert_eq!(sets.stamp, dec.1.stamp, "record {n}");
+                assert_eq!(sets.sets.len(), dec.1.vsets.len(), "record {n}");
+                for (r, d) in sets.sets.iter().zip(&dec.1.vsets) {
+                    assert_eq!((r.pmid, r.numval), (d.pmid, d.numval), "record {n}");
+                    let values: Vec<_> = r.checked_values().collect();
+                    assert_eq!(&values[..], &d.values[..], "record {n}");
+                }
                 pos = next;
                 n += 1;
             }
             (Err(e), Err(e2)) => {
                 assert_eq!(e.to_string(), e2.to_string());
+                let e3 = a.read_sets_forward_in(pos, &mut w3).expect_err("an error");
+                assert_eq!(e.to_string(), e3.to_string());
                 return (n, Some(e.to_string()));
             }
             (m, w) => panic!("record {n}: map {m:?} window {w:?}"),

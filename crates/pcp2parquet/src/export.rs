@@ -7,7 +7,7 @@ use crate::state::{ArchiveState, Resume};
 use crate::table::{self, text, TimeUnit};
 use archive_format::atom::{extract, Atom};
 use archive_format::codec::event::{decode_events, FLAG_MISSED};
-use archive_format::codec::result::{Value, VAL_INSITU};
+use archive_format::codec::result::{decode_result, Value, VAL_INSITU};
 use archive_format::instances::InDomStream;
 use archive_format::replay::{Delta, FetchedSet, Mode, Replay};
 use archive_format::types::{sem, vtype};
@@ -550,8 +550,8 @@ impl<'a> Exporter<'a> {
         // the volume is held, and none is let go as reading goes on
         let mut window = ReadWindow::default();
         loop {
-            let (rec, next) = match a.read_forward_in(pos, &mut window) {
-                Ok(Some((_, rec, next))) => (rec, next),
+            let (at, rec, next) = match a.read_sets_forward_in(pos, &mut window) {
+                Ok(Some(r)) => r,
                 Ok(None) => break,
                 Err(e) => {
                     warning = Some(e.to_string());
@@ -572,7 +572,7 @@ impl<'a> Exporter<'a> {
             }
             self.bound_names(values, events)?;
             let t = ns(rec.stamp);
-            if rec.is_mark() {
+            if rec.sets.is_empty() {
                 let row = ValueRow {
                     time: t,
                     metric: NONE,
@@ -588,28 +588,33 @@ impl<'a> Exporter<'a> {
                 continue;
             }
             let mut inames = std::mem::take(&mut self.inames);
-            for vs in &rec.vsets {
+            for vs in &rec.sets {
                 let Some(&m) = self.metrics.get(&vs.pmid) else {
                     continue;
                 };
-                self.inst_names(m.desc.indom, &vs.values, rec.stamp, &mut inames);
+                self.inst_names(m.desc.indom, vs, rec.stamp, &mut inames);
                 let indom = !m.desc.indom.is_null();
                 if !matches!(m.desc.vtype, vtype::EVENT | vtype::HIGHRES_EVENT) {
-                    let rows = vs.values.iter().zip(&inames).map(|((inst, v), &iname)| {
-                        let (value, text) = convert(m.desc.vtype, v);
-                        value_row(t, &m, (indom.then_some(*inst), iname), (value, text))
+                    let rows = vs.checked_values().zip(&inames).map(|((inst, v), &iname)| {
+                        let (value, text) = convert(m.desc.vtype, &v);
+                        value_row(t, &m, (indom.then_some(inst), iname), (value, text))
                     });
                     values.push_all(self.dates.of(t), rows, &mut self.names)?;
                     continue;
                 }
-                for ((inst, v), &iname) in vs.values.iter().zip(&inames) {
-                    let inst = indom.then_some(*inst);
-                    let n = self.events(&m, inst, iname, t, vs.valfmt, v, events)?;
+                for ((inst, v), &iname) in vs.checked_values().zip(&inames) {
+                    let inst = indom.then_some(inst);
+                    let n = self.events(&m, inst, iname, t, vs.valfmt, &v, events)?;
                     self.push_value(values, t, &m, (inst, iname), (Some(n as f64), None))?;
                 }
             }
             self.inames = inames;
-            self.derived_at_record(&rec, values)?;
+            if !self.derived.is_empty() {
+                // (the record as a whole, for the derived metrics' expressions)
+                let whole = decode_result(rec.payload, at.offset + 4, rec.version)
+                    .map_err(|e| io::Error::other(e.to_string()))?;
+                self.derived_at_record(&whole, values)?;
+            }
         }
         self.latest = last;
         let resume = vols.get(pos.vol).map(|&volume| Resume::Raw {

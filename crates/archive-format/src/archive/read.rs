@@ -165,6 +165,45 @@ impl Archive {
         })
     }
 
+    /// [`Archive::read_forward_in`] with the record's value sets read in place
+    /// (see [`crate::codec::result::raw_result_into`]), their values decoded
+    /// only as they are asked for: the same records and errors, and no
+    /// allocation for the values of a set. A `<mark>` has no sets.
+    pub fn read_sets_forward_in<'w>(
+        &self,
+        pos: Position,
+        w: &'w mut ReadWindow,
+    ) -> Result<Option<(Position, crate::logfetch::RawRecord<'w>, Position)>> {
+        use crate::logfetch::RawRecord;
+        let (at, range, next) = match self.locate_forward_in(pos, w)? {
+            LocatedIn::End => return Ok(None),
+            LocatedIn::Mark(at, stamp, next) => {
+                let rec = RawRecord {
+                    volume: self.volumes.get(at.vol).map_or(0, |v| v.num),
+                    stamp,
+                    sets: Vec::new(),
+                    payload: &[],
+                    version: self.vol_version(at.vol),
+                };
+                return Ok(Some((at, rec, next)));
+            }
+            LocatedIn::Frame(at, range, next) => (at, range, next),
+        };
+        let (payload, version) = (&w.buf[range], self.vol_version(at.vol));
+        let mut sets = Vec::new();
+        let stamp =
+            crate::codec::result::raw_result_into(payload, at.offset + 4, version, &mut sets)
+                .map_err(|e| Error::decode(self.vol_path(at.vol), e))?;
+        let rec = RawRecord {
+            volume: self.volumes.get(at.vol).map_or(0, |v| v.num),
+            stamp,
+            sets,
+            payload,
+            version,
+        };
+        Ok(Some((at, rec, next)))
+    }
+
     /// [`Archive::locate_forward`] through a window: the payload as a range of
     /// `w`'s buffer.
     pub(super) fn locate_forward_in(

@@ -4,7 +4,7 @@
 
 use super::{Exporter, FastMap, NONE};
 use crate::rows::Names;
-use archive_format::codec::result::Values;
+use archive_format::codec::result::RawValueSet;
 use archive_format::{Archive, InDom, Timestamp};
 use std::cell::RefCell;
 use std::io;
@@ -205,28 +205,28 @@ impl Exporter<'_> {
     pub(super) fn inst_names(
         &mut self,
         indom: InDom,
-        vals: &Values<'_>,
+        vals: &RawValueSet<'_>,
         t: Timestamp,
         out: &mut Vec<u32>,
     ) {
         out.clear();
         if indom.is_null() {
-            out.resize(vals.len(), NONE);
+            out.resize(vals.insts().len(), NONE);
             return;
         }
         let ids = match self.stream.is_some() {
             true => Some(&*self.live_ids(indom)),
             false => self.snapshot_ids(indom, t).map(|e| &e.ids),
         };
-        for (inst, _) in vals {
-            match ids.and_then(|ids| ids.get(inst)) {
+        for inst in vals.insts() {
+            match ids.and_then(|ids| ids.get(&inst)) {
                 Some(&id) => out.push(id),
                 None => break,
             }
         }
         // from the first not found yet, one by one
-        for (inst, _) in &vals[out.len()..] {
-            let id = self.inst_name(indom, *inst, t, || false);
+        for inst in vals.insts().skip(out.len()) {
+            let id = self.inst_name(indom, inst, t, || false);
             out.push(id);
         }
     }
