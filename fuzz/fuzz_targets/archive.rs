@@ -1,7 +1,8 @@
 #![no_main]
 //! A whole archive from one input: the first two big-endian words are the
 //! lengths of the .meta and .index files, the rest after them is the data
-//! volume. Opened, read forward and backward, streamed (`archive_format::stream`),
+//! volume. Opened, read forward and backward (also through a window with the
+//! value sets read in place), streamed (`archive_format::stream`),
 //! and replayed (interpolated at a step taken from the input) for every metric:
 //! the library must answer with an error or a result, never panic, and never
 //! loop without end.
@@ -39,6 +40,18 @@ fuzz_target!(|data: &[u8]| {
         if r.is_err() {
             break;
         }
+    }
+    let (mut w, mut pos) = (archive_format::ReadWindow::default(), a.start());
+    for _ in 0..10_000 {
+        let Ok(Some((_, rec, next))) = a.read_sets_forward_in(pos, &mut w) else {
+            break;
+        };
+        for s in &rec.sets {
+            s.insts().zip(s.checked_values()).for_each(|x| {
+                std::hint::black_box(x);
+            });
+        }
+        pos = next;
     }
     if let Some(mut s) = archive_format::stream::RecordStream::open(&a) {
         for _ in 0..10_000 {
