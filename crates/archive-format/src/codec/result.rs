@@ -369,6 +369,17 @@ fn result_head(
     version: u32,
 ) -> Result<(Timestamp, usize, i32), DecodeError> {
     let stamp = decode_stamp(payload, base, version)?;
+    let (vlist_at, numpmid) = sets_head(payload, base, version)?;
+    Ok((stamp, vlist_at, numpmid))
+}
+
+/// Where a data record's value lists start and how many there are (`base`: the
+/// file offset of `payload[0]`, for errors).
+pub(super) fn sets_head(
+    payload: &[u8],
+    base: u64,
+    version: u32,
+) -> Result<(usize, i32), DecodeError> {
     let mut c = Cursor::new(payload, base);
     c.skip(if version >= 3 { 12 } else { 8 })?;
     let numpmid = c.i32()?;
@@ -378,7 +389,7 @@ fn result_head(
             "illegal number of metrics in record",
         ));
     }
-    Ok((stamp, c.pos(), numpmid))
+    Ok((c.pos(), numpmid))
 }
 
 /// Decodes `numpmid` value sets starting at `vlist_at` in `buf`, with their value
@@ -490,6 +501,40 @@ fn block_at(payload: &[u8], w: u32, shift: i64) -> Option<(usize, usize, Value<'
     Some((at, vlen.div_ceil(4) * 4, Value::Block { vtype, data }))
 }
 
+/// The value block pointer word `w` names (at byte `w*4 - shift` of `payload`),
+/// checked as libpcp checks it: after the value lists (which end at
+/// `vlist_end`), its header and data within the record. Its offset, length and
+/// value; an error names its offset counted from `base`.
+pub(super) fn checked_block(
+    payload: &[u8],
+    w: u32,
+    shift: i64,
+    vlist_end: usize,
+    base: u64,
+) -> Result<(usize, usize, Value<'_>), DecodeError> {
+    let at = (w as i64) * 4 - shift;
+    if at < vlist_end as i64 || at as usize + 4 > payload.len() {
+        return Err(logrec(
+            base + vlist_end as u64,
+            "value block outside its record",
+        ));
+    }
+    let at = at as usize;
+    let hdr = u32::from_be_bytes([
+        payload[at],
+        payload[at + 1],
+        payload[at + 2],
+        payload[at + 3],
+    ]);
+    let vlen = (hdr & 0x00ff_ffff) as usize;
+    if vlen < 4 || at + vlen > payload.len() {
+        return Err(logrec(base + at as u64, "illegal value block length"));
+    }
+    let data = &payload[at + 4..at + vlen];
+    let vtype = (hdr >> 24) as u8;
+    Ok((at, vlen, Value::Block { vtype, data }))
+}
+
 /// [`decode_value_sets`] checking each thing in libpcp's order, for its error.
 fn value_sets_checked<'a>(
     buf: &'a [u8],
@@ -542,32 +587,11 @@ fn value_sets_checked<'a>(
     let mut blocks = 0usize;
     for (i, j, w, kept) in ptrs {
         // byte offset within the record = w*4 - 8; within the payload 4 less
-        let at = (w as i64) * 4 - shift;
-        if at < vlist_end as i64 || at as usize + 4 > payload.len() {
-            return Err(logrec(
-                base + vlist_end as u64,
-                "value block outside its record",
-            ));
-        }
-        let at = at as usize;
-        let hdr = u32::from_be_bytes([
-            payload[at],
-            payload[at + 1],
-            payload[at + 2],
-            payload[at + 3],
-        ]);
-        let vtype = (hdr >> 24) as u8;
-        let vlen = (hdr & 0x00ff_ffff) as usize;
-        if vlen < 4 || at + vlen > payload.len() {
-            return Err(logrec(base + at as u64, "illegal value block length"));
-        }
+        let (at, vlen, v) = checked_block(payload, w, shift, vlist_end, base)?;
         first_block = first_block.min(at);
         blocks += vlen.div_ceil(4) * 4;
         if kept {
-            vsets[i].values[j].1 = Value::Block {
-                vtype,
-                data: &payload[at + 4..at + vlen],
-            };
+            vsets[i].values[j].1 = v;
         }
     }
     if first_block != vlist_end || vlist_end + blocks != payload.len() {

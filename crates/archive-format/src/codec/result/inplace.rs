@@ -2,7 +2,10 @@
 //! decoded only as they are asked for, checked as [`super::decode_result`]
 //! checks the record (the same errors).
 
-use super::{block_at, decode_result_for, decode_stamp, logrec, value_list, Value, VAL_INSITU};
+use super::{
+    block_at, checked_block, decode_result_for, decode_stamp, sets_head, value_list, Value,
+    VAL_INSITU,
+};
 use crate::codec::cursor::Cursor;
 use crate::error::DecodeError;
 use crate::types::{PmId, Timestamp};
@@ -61,28 +64,7 @@ impl<'a> RawValueSet<'a> {
             if valfmt == VAL_INSITU {
                 return Ok((inst, Value::Insitu(w)));
             }
-            let at = (w as i64) * 4 - 12;
-            if at < vlist_end as i64 || at as usize + 4 > payload.len() {
-                return Err(logrec(vlist_end as u64, "value block outside its record"));
-            }
-            let at = at as usize;
-            let hdr = u32::from_be_bytes([
-                payload[at],
-                payload[at + 1],
-                payload[at + 2],
-                payload[at + 3],
-            ]);
-            let vlen = (hdr & 0x00ff_ffff) as usize;
-            if vlen < 4 || at + vlen > payload.len() {
-                return Err(logrec(at as u64, "illegal value block length"));
-            }
-            Ok((
-                inst,
-                Value::Block {
-                    vtype: (hdr >> 24) as u8,
-                    data: &payload[at + 4..at + vlen],
-                },
-            ))
+            checked_block(payload, w, 12, vlist_end, 0).map(|(_, _, v)| (inst, v))
         })
     }
 }
@@ -192,15 +174,9 @@ fn raw_sets<'a>(
     out: &mut Vec<RawValueSet<'a>>,
 ) -> Result<usize, DecodeError> {
     out.clear();
+    let (vlist_at, numpmid) = sets_head(payload, 0, version)?;
     let mut c = Cursor::new(payload, 0);
-    c.skip(if version >= 3 { 12 } else { 8 })?;
-    let numpmid = c.i32()?;
-    if numpmid < 0 || numpmid as usize > c.remaining() / 8 {
-        return Err(logrec(
-            c.offset() - 4,
-            "illegal number of metrics in record",
-        ));
-    }
+    c.skip(vlist_at)?;
     out.reserve(numpmid as usize);
     for _ in 0..numpmid {
         let (pmid, numval, valfmt, pairs) = value_list(&mut c)?;
