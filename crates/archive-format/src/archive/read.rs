@@ -174,32 +174,29 @@ impl Archive {
         pos: Position,
         w: &'w mut ReadWindow,
     ) -> Result<Option<(Position, crate::logfetch::RawRecord<'w>, Position)>> {
-        use crate::logfetch::RawRecord;
-        let (at, range, next) = match self.locate_forward_in(pos, w)? {
+        let (at, next, stamp, sets, payload) = match self.locate_forward_in(pos, w)? {
             LocatedIn::End => return Ok(None),
-            LocatedIn::Mark(at, stamp, next) => {
-                let rec = RawRecord {
-                    volume: self.volumes.get(at.vol).map_or(0, |v| v.num),
-                    stamp,
-                    sets: Vec::new(),
-                    payload: &[],
-                    version: self.vol_version(at.vol),
-                };
-                return Ok(Some((at, rec, next)));
-            }
-            LocatedIn::Frame(at, range, next) => (at, range, next),
-        };
-        let (payload, version) = (&w.buf[range], self.vol_version(at.vol));
-        let mut sets = Vec::new();
-        let stamp =
-            crate::codec::result::raw_result_into(payload, at.offset + 4, version, &mut sets)
+            LocatedIn::Mark(at, stamp, next) => (at, next, stamp, Vec::new(), &[][..]),
+            LocatedIn::Frame(at, range, next) => {
+                let payload = &w.buf[range];
+                let mut sets = Vec::new();
+                let version = self.vol_version(at.vol);
+                let stamp = crate::codec::result::raw_result_into(
+                    payload,
+                    at.offset + 4,
+                    version,
+                    &mut sets,
+                )
                 .map_err(|e| Error::decode(self.vol_path(at.vol), e))?;
-        let rec = RawRecord {
+                (at, next, stamp, sets, payload)
+            }
+        };
+        let rec = crate::logfetch::RawRecord {
             volume: self.volumes.get(at.vol).map_or(0, |v| v.num),
             stamp,
             sets,
             payload,
-            version,
+            version: self.vol_version(at.vol),
         };
         Ok(Some((at, rec, next)))
     }
