@@ -63,13 +63,14 @@ pub(crate) fn host_bytes(block_type: u8, data: &[u8]) -> Vec<u8> {
 /// the copy); 0 when short.
 #[inline]
 pub fn host_u64(block_type: u8, data: &[u8]) -> u64 {
-    let Some(mut a) = data.get(..8).and_then(|b| <[u8; 8]>::try_from(b).ok()) else {
+    let Some(mut a) = data.first_chunk::<8>().copied() else {
         return 0;
     };
     let bt = block_type as i32;
     if matches!(bt, vtype::I64 | vtype::U64 | vtype::DOUBLE) {
-        a.reverse();
-    } else if bt == vtype::FLOAT {
+        return u64::from_be_bytes(a);
+    }
+    if bt == vtype::FLOAT {
         a[..4].reverse();
     }
     u64::from_le_bytes(a)

@@ -38,7 +38,19 @@ impl Hybrid {
     }
 
     /// Appends one value.
+    #[inline]
     pub fn put(&mut self, v: u32) {
+        if self.run_len == 1 && self.run != v {
+            // the value in hand stands alone: a literal (no repeat of 8
+            // starts with it), as `end_run` would make it
+            self.lit.push(self.run);
+            if self.lit.len() >= LIT_HELD {
+                let whole = self.lit.len() / 8 * 8;
+                self.pack(whole);
+            }
+            self.run = v;
+            return;
+        }
         self.put_run(v, 1);
     }
 
@@ -96,18 +108,28 @@ impl Hybrid {
             return;
         }
         varint(&mut self.out, ((n / 8) as u64) << 1 | 1);
-        let w = u32::from(self.width);
-        let (mut acc, mut bits) = (0u64, 0u32);
-        for &v in &self.lit[..n] {
-            acc |= u64::from(v) << bits;
-            bits += w;
-            while bits >= 8 {
-                self.out.push(acc as u8);
-                acc >>= 8;
-                bits -= 8;
+        let w = usize::from(self.width);
+        if w <= 16 {
+            // 8 values of `w` bits are `w` whole bytes: a group at a time
+            for group in self.lit[..n].chunks_exact(8) {
+                let mut acc = 0u128;
+                for (i, &v) in group.iter().enumerate() {
+                    acc |= u128::from(v) << (i * w);
+                }
+                self.out.extend_from_slice(&acc.to_le_bytes()[..w]);
+            }
+        } else {
+            let (mut acc, mut bits) = (0u64, 0);
+            for &v in &self.lit[..n] {
+                acc |= u64::from(v) << bits;
+                bits += w;
+                while bits >= 8 {
+                    self.out.push(acc as u8);
+                    acc >>= 8;
+                    bits -= 8;
+                }
             }
         }
-        // 8 values of `w` bits are `w` whole bytes: nothing is left over
         self.lit.drain(..n);
     }
 
@@ -191,10 +213,14 @@ pub fn byte_stream_split(values: &[f64], out: &mut Vec<u8>) {
     let n = values.len();
     let at = out.len();
     out.resize(at + n * 8, 0);
-    let streams = &mut out[at..];
-    for (i, v) in values.iter().enumerate() {
-        for (k, b) in v.to_le_bytes().into_iter().enumerate() {
-            streams[k * n + i] = b;
+    if n == 0 {
+        return;
+    }
+    // a stream at a time (a loop the compiler turns into vector shifts)
+    for (k, stream) in out[at..].chunks_exact_mut(n).enumerate() {
+        let shift = 8 * k;
+        for (b, v) in stream.iter_mut().zip(values) {
+            *b = (v.to_bits() >> shift) as u8;
         }
     }
 }
@@ -444,6 +470,24 @@ mod tests {
             let want: Vec<u32> = runs.iter().flat_map(|&(v, n)| std::iter::repeat_n(v, n)).collect();
             let b = encode(width, &runs);
             prop_assert_eq!(unhybrid(&b, width, want.len()), want);
+        }
+
+        #[test]
+        fn one_at_a_time_as_runs(width in 1u8..=32, vals in prop::collection::vec(0u32..4, 0..1500)) {
+            // values put one at a time are encoded as their runs put at once
+            let vals: Vec<u32> = vals.into_iter().map(|v| v & ((1 << width.min(31)) - 1)).collect();
+            let mut one = Hybrid::new(width);
+            let mut runs: Vec<(u32, usize)> = Vec::new();
+            for &v in &vals {
+                one.put(v);
+                match runs.last_mut() {
+                    Some((x, n)) if *x == v => *n += 1,
+                    _ => runs.push((v, 1)),
+                }
+            }
+            let b = one.finish();
+            prop_assert_eq!(&b, &encode(width, &runs));
+            prop_assert_eq!(unhybrid(&b, width, vals.len()), vals);
         }
 
         #[test]

@@ -595,10 +595,13 @@ impl<'a> Exporter<'a> {
                 self.inst_names(m.desc.indom, vs, rec.stamp, &mut inames);
                 let indom = !m.desc.indom.is_null();
                 if !matches!(m.desc.vtype, vtype::EVENT | vtype::HIGHRES_EVENT) {
-                    let rows = vs.checked_values().zip(&inames).map(|((inst, v), &iname)| {
-                        let (value, text) = convert(m.desc.vtype, &v);
-                        value_row(t, &m, (indom.then_some(inst), iname), (value, text))
-                    });
+                    let rows = SetRows {
+                        values: vs.checked_values(),
+                        inames: inames.iter(),
+                        t,
+                        m: &m,
+                        indom,
+                    };
                     values.push_all(self.dates.of(t), rows, &mut self.names)?;
                     continue;
                 }
@@ -822,6 +825,40 @@ impl Exporter<'_> {
     }
 }
 
+/// A raw value set's rows, made one at a time as they are held (inlined into
+/// the loop that holds them, not handed through memory).
+struct SetRows<'a, 'm> {
+    values: archive_format::codec::result::CheckedValues<'a>,
+    inames: std::slice::Iter<'m, u32>,
+    t: i64,
+    m: &'m Metric,
+    indom: bool,
+}
+
+impl<'a> Iterator for SetRows<'a, '_> {
+    type Item = ValueRow<'a>;
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<ValueRow<'a>> {
+        let (inst, v) = self.values.next()?;
+        let &iname = self.inames.next()?;
+        let inst = self.indom.then_some(inst);
+        Some(value_row(
+            self.t,
+            self.m,
+            (inst, iname),
+            convert(self.m.desc.vtype, &v),
+        ))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.values.len().min(self.inames.len());
+        (n, Some(n))
+    }
+}
+
+impl ExactSizeIterator for SetRows<'_, '_> {}
+
 /// A value's row (number or text).
 fn value_row<'a>(
     time: i64,
@@ -880,8 +917,33 @@ impl Rates {
 /// columns hold it.
 /// A text is borrowed from the value where it can be (most are, and most repeat
 /// a text the rows held already have).
-#[inline]
+///
+/// The integers and doubles most values are, read as [`extract`] reads them
+/// (inlined into the loop over a set's values, no [`Atom`] made); the other
+/// types through it.
+#[inline(always)]
 fn convert<'a>(ty: i32, v: &Value<'a>) -> (Option<f64>, Option<Cow<'a, str>>) {
+    use archive_format::atom::host_u64;
+    let x = match (ty, *v) {
+        (vtype::U32, Value::Insitu(w)) => w as f64,
+        (vtype::I32, Value::Insitu(w)) => w as i32 as f64,
+        (vtype::U64, Value::Block { vtype: bt, data }) if data.len() >= 8 => {
+            host_u64(bt, data) as f64
+        }
+        (vtype::I64, Value::Block { vtype: bt, data }) if data.len() >= 8 => {
+            host_u64(bt, data) as i64 as f64
+        }
+        (vtype::DOUBLE, Value::Block { vtype: bt, data }) if data.len() >= 8 => {
+            f64::from_bits(host_u64(bt, data))
+        }
+        _ => return convert_other(ty, v),
+    };
+    (Some(x), None)
+}
+
+/// [`convert`] of the types it does not read itself.
+#[inline(never)]
+fn convert_other<'a>(ty: i32, v: &Value<'a>) -> (Option<f64>, Option<Cow<'a, str>>) {
     if ty == vtype::STRING {
         return (None, archive_format::atom::extract_text(v));
     }

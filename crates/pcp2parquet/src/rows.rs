@@ -176,6 +176,14 @@ pub struct EventRow {
 pub trait Buffer: Default {
     type Row<'a>;
     fn push(&mut self, row: Self::Row<'_>);
+    /// Pushes rows one after the other (in one loop, where the rows are
+    /// made and held together).
+    #[inline]
+    fn push_each<'r>(&mut self, rows: impl Iterator<Item = Self::Row<'r>>) {
+        for r in rows {
+            self.push(r);
+        }
+    }
     /// Makes room for `bytes` of rows at once (growing a vector a row at a
     /// time would hold the old and the new memory at the moment it doubles).
     fn reserve(&mut self, _bytes: usize) {}
@@ -260,9 +268,7 @@ impl<B: Buffer> Sink<B> {
             }
             return Ok(());
         }
-        for r in rows {
-            buf.push(r);
-        }
+        buf.push_each(rows);
         self.rows += n as u64;
         self.bound(names)
     }
@@ -470,38 +476,14 @@ impl Buffer for ValueBuffer {
 
     #[inline]
     fn push(&mut self, r: ValueRow<'_>) {
-        let key = Series {
-            metric: r.metric,
-            pmid: r.pmid,
-            inst: r.inst,
-            iname: r.iname,
-            mark: r.mark,
-        };
-        if self.times.last() != Some(&r.time) {
-            self.times.push(r.time);
+        self.hold(r);
+    }
+
+    #[inline]
+    fn push_each<'r>(&mut self, rows: impl Iterator<Item = ValueRow<'r>>) {
+        for r in rows {
+            self.hold(r);
         }
-        let guess = self.follows.get(self.last as usize).copied();
-        let s = match guess {
-            Some(g) if self.series.get(g as usize) == Some(&key) => g,
-            _ => {
-                let s = self.series_id(key);
-                if let Some(f) = self.follows.get_mut(self.last as usize) {
-                    *f = s;
-                }
-                s
-            }
-        };
-        self.last = s;
-        if let Some(n) = self.counts.get_mut(s as usize) {
-            *n += 1;
-        }
-        let t = (self.times.len() - 1) as u32;
-        let (t, v) = match (r.value, r.text) {
-            (_, Some(txt)) => (t | NOT_NUMBER, u64::from(self.text_id(s, txt))),
-            (Some(v), None) => (t, v.to_bits()),
-            (None, None) => (t | NOT_NUMBER, NO_VALUE),
-        };
-        self.cells.push(Cell { s, t, v });
     }
 
     fn reserve(&mut self, bytes: usize) {
@@ -588,8 +570,47 @@ impl Buffer for ValueBuffer {
 }
 
 impl ValueBuffer {
+    /// Holds a row (inlined into the loop of [`Buffer::push_each`], with the
+    /// making of the rows).
+    #[inline(always)]
+    fn hold(&mut self, r: ValueRow<'_>) {
+        let key = Series {
+            metric: r.metric,
+            pmid: r.pmid,
+            inst: r.inst,
+            iname: r.iname,
+            mark: r.mark,
+        };
+        if self.times.last() != Some(&r.time) {
+            self.times.push(r.time);
+        }
+        let guess = self.follows.get(self.last as usize).copied();
+        let s = match guess {
+            Some(g) if self.series.get(g as usize) == Some(&key) => g,
+            _ => {
+                let s = self.series_id(key);
+                if let Some(f) = self.follows.get_mut(self.last as usize) {
+                    *f = s;
+                }
+                s
+            }
+        };
+        self.last = s;
+        if let Some(n) = self.counts.get_mut(s as usize) {
+            *n += 1;
+        }
+        let t = (self.times.len() - 1) as u32;
+        let (t, v) = match (r.value, r.text) {
+            (_, Some(txt)) => (t | NOT_NUMBER, u64::from(self.text_id(s, txt))),
+            (Some(v), None) => (t, v.to_bits()),
+            (None, None) => (t | NOT_NUMBER, NO_VALUE),
+        };
+        self.cells.push(Cell { s, t, v });
+    }
+
     /// The index of text `txt` of series `s` in the texts held (held when it
     /// is new).
+    #[inline(never)]
     fn text_id(&mut self, s: u32, txt: Cow<'_, str>) -> u32 {
         let last = self.last_text.get(s as usize).copied();
         if let Some(k) = last.filter(|&k| self.texts.get(k as usize).is_some_and(|x| **x == *txt)) {
@@ -613,6 +634,8 @@ impl ValueBuffer {
     }
 
     /// The id of a series, given to it when it is new.
+    #[cold]
+    #[inline(never)]
     fn series_id(&mut self, key: Series) -> u32 {
         if let Some(&s) = self.ids.get(&key) {
             return s;

@@ -27,17 +27,16 @@ pub struct RawValueSet<'a> {
 impl<'a> RawValueSet<'a> {
     /// The instances of the values, in order.
     pub fn insts(&self) -> impl ExactSizeIterator<Item = i32> + 'a {
-        self.pairs
-            .chunks_exact(8)
+        pairs(self.pairs)
+            .iter()
             .map(|p| i32::from_be_bytes([p[0], p[1], p[2], p[3]]))
     }
 
     /// Whether the instances are `prev`, in that order (without decoding them).
     pub fn insts_eq(&self, prev: &[i32]) -> bool {
         self.pairs.len() == prev.len() * 8
-            && self
-                .pairs
-                .chunks_exact(8)
+            && pairs(self.pairs)
+                .iter()
                 .zip(prev)
                 .all(|(p, i)| p[..4] == i.to_be_bytes())
     }
@@ -48,7 +47,7 @@ impl<'a> RawValueSet<'a> {
     #[inline]
     pub fn checked_values(&self) -> CheckedValues<'a> {
         CheckedValues {
-            pairs: self.pairs.chunks_exact(8),
+            pairs: pairs(self.pairs).iter(),
             payload: self.payload,
             insitu: self.valfmt == VAL_INSITU,
         }
@@ -69,9 +68,14 @@ impl<'a> RawValueSet<'a> {
     }
 }
 
+/// A set's (instance, value) pairs, 8 bytes each.
+fn pairs(b: &[u8]) -> &[[u8; 8]] {
+    b.as_chunks::<8>().0
+}
+
 /// The values of a checked [`RawValueSet`]: see [`RawValueSet::checked_values`].
 pub struct CheckedValues<'a> {
-    pairs: std::slice::ChunksExact<'a, u8>,
+    pairs: std::slice::Iter<'a, [u8; 8]>,
     payload: &'a [u8],
     insitu: bool,
 }
