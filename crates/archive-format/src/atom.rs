@@ -132,11 +132,17 @@ pub fn extract<'a>(ty: i32, v: &Value<'a>) -> Option<Atom<'a>> {
 /// [`crate::text::from_bytes`] does), borrowed from `v` where it can be; `None`
 /// for a value stored in situ.
 pub fn extract_text<'a>(v: &Value<'a>) -> Option<std::borrow::Cow<'a, str>> {
-    let Value::Block { data, .. } = v else {
+    text_bytes(v).map(crate::text::from_bytes_cow)
+}
+
+/// A `PM_TYPE_STRING` value's bytes, up to its first NUL (`None` for a value
+/// stored in situ): [`extract_text`] before they are decoded.
+pub fn text_bytes<'a>(v: &Value<'a>) -> Option<&'a [u8]> {
+    let Value::Block { data, .. } = *v else {
         return None;
     };
     let end = memchr::memchr(0, data).unwrap_or(data.len());
-    Some(crate::text::from_bytes_cow(&data[..end]))
+    Some(&data[..end])
 }
 
 /// `pmExtractValue(valfmt, v, ty, &out, PM_TYPE_DOUBLE)`: a numeric value as a

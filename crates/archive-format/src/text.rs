@@ -16,6 +16,13 @@ use std::io::{self, Write};
 /// First character of the range that stands for raw bytes.
 const BASE: u32 = 0x10_FF00;
 
+/// Whether bytes that are valid UTF-8 decode ([`from_bytes`]) to themselves:
+/// they hold no character of the range that stands for raw bytes (all of which
+/// start with the byte 0xf4).
+pub fn decodes_to_itself(valid: &[u8]) -> bool {
+    memchr::memchr(0xf4, valid).is_none()
+}
+
 /// Decodes bytes as UTF-8, keeping every invalid byte as `U+10FF00 + byte`.
 pub fn from_bytes(mut b: &[u8]) -> String {
     let mut s = String::with_capacity(b.len());
@@ -43,7 +50,7 @@ pub fn from_bytes(mut b: &[u8]) -> String {
 /// no character of the range that stands for raw bytes: most strings).
 pub fn from_bytes_cow(b: &[u8]) -> Cow<'_, str> {
     match std::str::from_utf8(b) {
-        Ok(t) if memchr::memchr(0xf4, b).is_none() => Cow::Borrowed(t),
+        Ok(t) if decodes_to_itself(b) => Cow::Borrowed(t),
         _ => Cow::Owned(from_bytes(b)),
     }
 }
@@ -52,7 +59,7 @@ pub fn from_bytes_cow(b: &[u8]) -> Cow<'_, str> {
 /// string holding one has its bytes kept as raw bytes, so that [`to_bytes`]
 /// gives them back.
 fn push_valid(s: &mut String, t: &str) {
-    if memchr::memchr(0xf4, t.as_bytes()).is_none() {
+    if decodes_to_itself(t.as_bytes()) {
         s.push_str(t);
         return;
     }

@@ -210,18 +210,10 @@ pub fn plain_bools(runs: impl IntoIterator<Item = (bool, usize)>) -> Vec<u8> {
 /// BYTE_STREAM_SPLIT doubles, appended to `out`: the first bytes of every
 /// value, then the second bytes, and so on.
 pub fn byte_stream_split(values: &[f64], out: &mut Vec<u8>) {
-    let n = values.len();
-    let at = out.len();
-    out.resize(at + n * 8, 0);
-    if n == 0 {
-        return;
-    }
+    out.reserve(values.len() * 8);
     // a stream at a time (a loop the compiler turns into vector shifts)
-    for (k, stream) in out[at..].chunks_exact_mut(n).enumerate() {
-        let shift = 8 * k;
-        for (b, v) in stream.iter_mut().zip(values) {
-            *b = (v.to_bits() >> shift) as u8;
-        }
+    for k in 0..8 {
+        out.extend(values.iter().map(|v| (v.to_bits() >> (8 * k)) as u8));
     }
 }
 

@@ -2,7 +2,7 @@
 //! its event records to `events`, each partitioned by host and UTC date.
 
 use crate::memory::Memory;
-use crate::rows::{EventBuffer, EventRow, Names, Sink, ValueBuffer, ValueRow, NONE};
+use crate::rows::{EventBuffer, EventRow, Names, Sink, Text, ValueBuffer, ValueRow, NONE};
 use crate::state::{ArchiveState, Resume};
 use crate::table::{self, text, TimeUnit};
 use archive_format::atom::{extract, Atom};
@@ -819,7 +819,7 @@ impl Exporter<'_> {
         (inst, iname): (Option<i32>, u32),
         (value, text): (Option<f64>, Option<Cow<'_, str>>),
     ) -> io::Result<()> {
-        let row = value_row(time, m, (inst, iname), (value, text));
+        let row = value_row(time, m, (inst, iname), (value, text.map(Text::Made)));
         let date = self.dates.of(time);
         values.push(date, row, &mut self.names)
     }
@@ -843,12 +843,8 @@ impl<'a> Iterator for SetRows<'a, '_> {
         let (inst, v) = self.values.next()?;
         let &iname = self.inames.next()?;
         let inst = self.indom.then_some(inst);
-        Some(value_row(
-            self.t,
-            self.m,
-            (inst, iname),
-            convert(self.m.desc.vtype, &v),
-        ))
+        let value = convert_stored(self.m.desc.vtype, &v);
+        Some(value_row(self.t, self.m, (inst, iname), value))
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
@@ -864,7 +860,7 @@ fn value_row<'a>(
     time: i64,
     m: &Metric,
     (inst, iname): (Option<i32>, u32),
-    (value, text): (Option<f64>, Option<Cow<'a, str>>),
+    (value, text): (Option<f64>, Option<Text<'a>>),
 ) -> ValueRow<'a> {
     ValueRow {
         time,
@@ -911,6 +907,17 @@ impl Rates {
         std::mem::swap(&mut self.last, &mut self.now);
         self.now.clear();
     }
+}
+
+/// [`convert`] for the raw export: a string value's bytes as the record holds
+/// them (decoded only where they are not the series' last text again).
+#[inline(always)]
+fn convert_stored<'a>(ty: i32, v: &Value<'a>) -> (Option<f64>, Option<Text<'a>>) {
+    if ty == vtype::STRING {
+        return (None, archive_format::atom::text_bytes(v).map(Text::Stored));
+    }
+    let (value, text) = convert(ty, v);
+    (value, text.map(Text::Made))
 }
 
 /// A value as the `value` (numbers) and `value_text` (strings; aggregates as hex)

@@ -153,8 +153,34 @@ pub struct ValueRow<'a> {
     pub inst: Option<i32>,
     pub iname: u32,
     pub value: Option<f64>,
-    pub text: Option<Cow<'a, str>>,
+    pub text: Option<Text<'a>>,
     pub mark: bool,
+}
+
+/// A row's text: a string value's bytes as the record holds them (decoded only
+/// when they are not its series' last text again: a text metric mostly repeats
+/// its value), or a text made.
+pub enum Text<'a> {
+    Stored(&'a [u8]),
+    Made(Cow<'a, str>),
+}
+
+impl<'a> Text<'a> {
+    /// Whether it is `held` (a text decoded from bytes that hold no character
+    /// of the range standing for raw bytes is those bytes).
+    fn is(&self, held: &str) -> bool {
+        match self {
+            Text::Stored(b) => *b == held.as_bytes() && archive_format::text::decodes_to_itself(b),
+            Text::Made(t) => **t == *held,
+        }
+    }
+
+    fn decoded(self) -> Cow<'a, str> {
+        match self {
+            Text::Stored(b) => archive_format::text::from_bytes_cow(b),
+            Text::Made(t) => t,
+        }
+    }
 }
 
 /// One row of `events`.
@@ -611,11 +637,12 @@ impl ValueBuffer {
     /// The index of text `txt` of series `s` in the texts held (held when it
     /// is new).
     #[inline(never)]
-    fn text_id(&mut self, s: u32, txt: Cow<'_, str>) -> u32 {
+    fn text_id(&mut self, s: u32, txt: Text<'_>) -> u32 {
         let last = self.last_text.get(s as usize).copied();
-        if let Some(k) = last.filter(|&k| self.texts.get(k as usize).is_some_and(|x| **x == *txt)) {
+        if let Some(k) = last.filter(|&k| self.texts.get(k as usize).is_some_and(|x| txt.is(x))) {
             return k;
         }
+        let txt = txt.decoded();
         let k = match self.text_ids.get(&*txt) {
             Some(&k) => k,
             None => {
@@ -902,6 +929,7 @@ mod tests {
 
     const METRICS: [&str; 3] = ["b.m", "a.m", "c"];
     const INSTS: [Option<&str>; 3] = [None, Some("cpu1"), Some("cpu0")];
+    const STORED: [&[u8]; 5] = [b"t0", b"t1", b"t2", b"t3", b"t4"];
 
     fn row_of(time: i64, &(_, m, i, v, kind): &In, names: &mut Names) -> ValueRow<'static> {
         let (inst, iname) = match INSTS[i] {
@@ -920,7 +948,9 @@ mod tests {
         };
         match kind {
             0 => row.value = Some(f64::from(v) - 2.0),
-            1 => row.text = Some(format!("t{v}").into()),
+            // texts as the records hold them, and made
+            1 if v % 2 == 1 => row.text = Some(Text::Stored(STORED[v as usize])),
+            1 => row.text = Some(Text::Made(format!("t{v}").into())),
             2 => row.value = Some(f64::NAN),
             3 => {}
             _ => {
@@ -1092,6 +1122,33 @@ mod tests {
             }
         }
         (back, want)
+    }
+
+    #[test]
+    fn stored_texts_are_the_texts_they_decode_to() {
+        let mut b = ValueBuffer::default();
+        let s = b.series_id(Series {
+            metric: 1,
+            pmid: 1,
+            inst: None,
+            iname: NONE,
+            mark: false,
+        });
+        let raw: &[u8] = b"a\xffb";
+        let k = b.text_id(s, Text::Stored(raw));
+        assert_eq!(b.text_id(s, Text::Stored(raw)), k, "the same bytes again");
+        let made = archive_format::text::from_bytes(raw);
+        assert_eq!(
+            b.text_id(s, Text::Made(made.into())),
+            k,
+            "what they decode to"
+        );
+        // a text holding a character that stands for a raw byte is not the
+        // bytes it is written in: those decode to another text
+        let odd = archive_format::text::from_bytes(b"\xff");
+        let j = b.text_id(s, Text::Made(odd.clone().into()));
+        assert_ne!(b.text_id(s, Text::Stored(odd.as_bytes())), j);
+        assert_eq!(b.texts.len(), 3);
     }
 
     fn rows() -> impl Strategy<Value = Vec<In>> {

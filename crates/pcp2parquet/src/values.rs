@@ -219,15 +219,27 @@ impl Group<'_> {
         }
         c.dictionary(z, &dict, times.len())?;
         let width = width_of(times.len().saturating_sub(1) as u64).max(1);
+        // times in order (records as they mostly come): a page's bounds are
+        // those of its first and last time index
+        let ordered = times.is_sorted();
+        let at = |k: u32| times.get(k as usize).copied().unwrap_or_default();
         for page in self.pages {
             let mut h = Hybrid::new(width);
             let (mut min, mut max) = (i64::MAX, i64::MIN);
+            let (mut kmin, mut kmax) = (u32::MAX, 0);
             for cell in &self.cells[page.clone()] {
                 let k = cell.time();
-                let t = times.get(k as usize).copied().unwrap_or_default();
-                min = min.min(t);
-                max = max.max(t);
+                if ordered {
+                    kmin = kmin.min(k);
+                    kmax = kmax.max(k);
+                } else {
+                    min = min.min(at(k));
+                    max = max.max(at(k));
+                }
                 h.put(k);
+            }
+            if ordered && !page.is_empty() {
+                (min, max) = (at(kmin), at(kmax));
             }
             let mut b = Bounds::default();
             if !page.is_empty() {
@@ -381,22 +393,21 @@ fn value_chunk(cells: &[Cell], pages: &[Range<usize>], mut c: Chunk, z: &mut Zst
     let mut page_bytes = (body, Encoding::BYTE_STREAM_SPLIT);
     for page in pages {
         v.clear();
-        // the levels a run at a time; the bounds kept as numbers (NaN aside)
+        // the levels a run at a time
         let mut runs: Vec<(bool, usize)> = Vec::new();
-        let (mut min, mut max, mut nans) = (f64::INFINITY, f64::NEG_INFINITY, 0u64);
         for cell in &cells[page.clone()] {
             let present = cell.t & NOT_NUMBER == 0;
             add_to_runs(&mut runs, present);
             if present {
-                let x = f64::from_bits(cell.v);
-                if x.is_nan() {
-                    nans += 1;
-                } else {
-                    min = min.min(x);
-                    max = max.max(x);
-                }
-                v.push(x);
+                v.push(f64::from_bits(cell.v));
             }
+        }
+        // the bounds kept as numbers, NaN aside (`min` and `max` pass it by)
+        let (mut min, mut max, mut nans) = (f64::INFINITY, f64::NEG_INFINITY, 0u64);
+        for &x in &v {
+            min = min.min(x);
+            max = max.max(x);
+            nans += u64::from(x.is_nan());
         }
         let mut b = Bounds {
             nulls: (page.len() - v.len()) as u64,
