@@ -156,9 +156,17 @@ fn varint(out: &mut Vec<u8>, mut v: u64) {
 
 /// Counts one more value `b` into `runs` (of [`levels`] or [`plain_bools`]).
 pub fn add_to_runs(runs: &mut Vec<(bool, usize)>, b: bool) {
+    add_run(runs, b, 1);
+}
+
+/// Counts `k` more values `b` into `runs`.
+pub fn add_run(runs: &mut Vec<(bool, usize)>, b: bool, k: usize) {
+    if k == 0 {
+        return;
+    }
     match runs.last_mut() {
-        Some((x, n)) if *x == b => *n += 1,
-        _ => runs.push((b, 1)),
+        Some((x, n)) if *x == b => *n += k,
+        _ => runs.push((b, k)),
     }
 }
 

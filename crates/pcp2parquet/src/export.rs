@@ -925,7 +925,7 @@ fn convert_stored<'a>(ty: i32, v: &Value<'a>) -> (Option<f64>, Option<Text<'a>>)
 /// A text is borrowed from the value where it can be (most are, and most repeat
 /// a text the rows held already have).
 ///
-/// The integers and doubles most values are, read as [`extract`] reads them
+/// The numbers most values are, read as [`extract`] reads them
 /// (inlined into the loop over a set's values, no [`Atom`] made); the other
 /// types through it.
 #[inline(always)]
@@ -934,6 +934,7 @@ fn convert<'a>(ty: i32, v: &Value<'a>) -> (Option<f64>, Option<Cow<'a, str>>) {
     let x = match (ty, *v) {
         (vtype::U32, Value::Insitu(w)) => w as f64,
         (vtype::I32, Value::Insitu(w)) => w as i32 as f64,
+        (vtype::FLOAT, Value::Insitu(w)) => f32::from_bits(w) as f64,
         (vtype::U64, Value::Block { vtype: bt, data }) if data.len() >= 8 => {
             host_u64(bt, data) as f64
         }

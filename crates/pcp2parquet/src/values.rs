@@ -9,8 +9,8 @@
 
 use crate::chunk::{Chunk, Zstd};
 use crate::encode::{
-    add_to_runs, byte_stream_split, levels, plain_bools, plain_bytes, width_of, Bound, Bounds,
-    Hybrid,
+    add_run, add_to_runs, byte_stream_split, levels, plain_bools, plain_bytes, width_of, Bound,
+    Bounds, Hybrid,
 };
 use crate::rows::{Cell, Series, NOT_NUMBER, NO_VALUE};
 use crate::table::{Part, PAGE_ROWS};
@@ -337,7 +337,17 @@ impl Group<'_> {
         let mut seen = vec![0u32; self.held.texts.len()];
         for (p, page) in self.pages.iter().enumerate() {
             let (mut b, mut defs, mut h) = (Bounds::default(), Vec::new(), Hybrid::new(width));
-            for cell in &self.cells[page.clone()] {
+            let mut rest = &self.cells[page.clone()];
+            while let Some(cell) = rest.first() {
+                // a stretch of numbers: nulls all
+                let n = rest.iter().take_while(|c| c.t & NOT_NUMBER == 0).count();
+                if n > 0 {
+                    add_run(&mut defs, false, n);
+                    b.nulls += n as u64;
+                    rest = &rest[n..];
+                    continue;
+                }
+                rest = &rest[1..];
                 let k = self.text_of(cell);
                 add_to_runs(&mut defs, k.is_some());
                 let Some(k) = k else {
@@ -395,12 +405,18 @@ fn value_chunk(cells: &[Cell], pages: &[Range<usize>], mut c: Chunk, z: &mut Zst
         v.clear();
         // the levels a run at a time
         let mut runs: Vec<(bool, usize)> = Vec::new();
-        for cell in &cells[page.clone()] {
-            let present = cell.t & NOT_NUMBER == 0;
-            add_to_runs(&mut runs, present);
-            if present {
-                v.push(f64::from_bits(cell.v));
-            }
+        let mut rest = &cells[page.clone()];
+        while !rest.is_empty() {
+            // a stretch of numbers, then one of the rest
+            let n = rest.iter().take_while(|c| c.t & NOT_NUMBER == 0).count();
+            let m = rest[n..]
+                .iter()
+                .take_while(|c| c.t & NOT_NUMBER != 0)
+                .count();
+            v.extend(rest[..n].iter().map(|c| f64::from_bits(c.v)));
+            add_run(&mut runs, true, n);
+            add_run(&mut runs, false, m);
+            rest = &rest[n + m..];
         }
         // the bounds kept as numbers, NaN aside (`min` and `max` pass it by)
         let (mut min, mut max, mut nans) = (f64::INFINITY, f64::NEG_INFINITY, 0u64);
