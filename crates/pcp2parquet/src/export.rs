@@ -18,7 +18,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 mod instances;
-use instances::{names_for, InstCache, Missing, MissingKey};
+use instances::{names_for, InstCache, Missing, MissingKey, SetNames};
 
 type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 
@@ -465,6 +465,8 @@ struct Exporter<'a> {
     derived: Vec<crate::derived::Chosen>,
     /// The instance names of the value set in hand (kept for its memory).
     inames: Vec<u32>,
+    /// Each metric's last value set's instance names.
+    set_names: FastMap<PmId, SetNames>,
     /// The time of the last record `raw` read.
     latest: Option<Timestamp>,
 }
@@ -505,6 +507,7 @@ impl<'a> Exporter<'a> {
             placeholders: FastMap::default(),
             derived,
             inames: Vec::new(),
+            set_names: FastMap::default(),
             latest: None,
         })
     }
@@ -525,6 +528,7 @@ impl<'a> Exporter<'a> {
         self.insts.clear();
         self.live.clear();
         self.placeholders.clear();
+        self.set_names.clear();
         crate::memory::give_back();
         Ok(())
     }

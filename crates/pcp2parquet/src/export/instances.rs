@@ -71,6 +71,15 @@ fn missing_names(a: &Archive, keys: &[MissingKey]) -> io::Result<Vec<Option<Stri
         .collect())
 }
 
+/// The instance names of a metric's last value set, with the instances and
+/// what names were in force (the stream's set's changes, or the snapshot).
+#[derive(Default)]
+pub(super) struct SetNames {
+    in_force: u64,
+    insts: Vec<i32>,
+    names: Vec<u32>,
+}
+
 /// The names of one instance domain's snapshot in force from `from` until `until`.
 pub(super) struct InstCache {
     from: Timestamp,
@@ -118,6 +127,13 @@ impl Exporter<'_> {
         };
         self.live_ids(indom).insert(inst, id);
         id
+    }
+
+    /// The number of changes of the domain's set in force in the stream, which
+    /// its names found so far are of.
+    fn live_ids_changes(&mut self, indom: InDom) -> u64 {
+        self.live_ids(indom);
+        self.live.get(&indom).map_or(0, |c| c.0)
     }
 
     /// The names of the instances of the domain's set in force in the stream,
@@ -214,6 +230,36 @@ impl Exporter<'_> {
             out.resize(vals.insts().len(), NONE);
             return;
         }
+        // the names of the metric's last set, where its instances are the
+        // same and so are the names in force (one comparison, no lookups)
+        let names_in_force = match self.stream.is_some() {
+            true => self.live_ids_changes(indom),
+            false => self
+                .snapshot_ids(indom, t)
+                .map_or(u64::MAX, |e| e.snap as u64),
+        };
+        let last = self.set_names.get(&vals.pmid);
+        if let Some(c) = last.filter(|c| c.in_force == names_in_force && vals.insts_eq(&c.insts)) {
+            out.extend_from_slice(&c.names);
+            return;
+        }
+        self.inst_names_looked_up(indom, vals, t, out);
+        let c = self.set_names.entry(vals.pmid).or_default();
+        c.in_force = names_in_force;
+        c.insts.clear();
+        c.insts.extend(vals.insts());
+        c.names.clear();
+        c.names.extend_from_slice(out);
+    }
+
+    /// [`Self::inst_names`], each instance looked up.
+    fn inst_names_looked_up(
+        &mut self,
+        indom: InDom,
+        vals: &RawValueSet<'_>,
+        t: Timestamp,
+        out: &mut Vec<u32>,
+    ) {
         let ids = match self.stream.is_some() {
             true => Some(&*self.live_ids(indom)),
             false => self.snapshot_ids(indom, t).map(|e| &e.ids),
