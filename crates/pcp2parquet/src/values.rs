@@ -283,13 +283,18 @@ impl Group<'_> {
             let mut b = Bounds::default();
             let mut h = Hybrid::new(width);
             let mut defs = Vec::new();
+            // (an entry counted into the bounds once where runs repeat it)
+            let mut last = None;
             for (k, run) in self.runs_in(page) {
                 let n = run.rows.len();
                 let entry = of_run.get(k).copied().flatten();
                 defs.push((entry.is_some(), n));
                 match entry.and_then(|e| Some((e, entries.get(e as usize)?))) {
                     Some((e, bound)) => {
-                        b.add(bound);
+                        if last != Some(e) {
+                            b.add(bound);
+                            last = Some(e);
+                        }
                         h.put_run(e, n);
                     }
                     None => b.nulls += n as u64,
