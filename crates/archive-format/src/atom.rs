@@ -128,6 +128,29 @@ pub fn extract<'a>(ty: i32, v: &Value<'a>) -> Option<Atom<'a>> {
     })
 }
 
+/// `extract(ty, v)` as a number (`Atom::as_f64`), for the types most values
+/// are (32-bit integers and floats in situ, 64-bit integers and doubles in
+/// blocks), without an [`Atom`] made; `None` for the other types and forms,
+/// which [`extract`] takes. (Inlined into a caller's loop over values.)
+#[inline(always)]
+pub fn extract_number(ty: i32, v: &Value<'_>) -> Option<f64> {
+    Some(match (ty, *v) {
+        (vtype::U32, Value::Insitu(w)) => w as f64,
+        (vtype::I32, Value::Insitu(w)) => w as i32 as f64,
+        (vtype::FLOAT, Value::Insitu(w)) => f32::from_bits(w) as f64,
+        (vtype::U64, Value::Block { vtype: bt, data }) if data.len() >= 8 => {
+            host_u64(bt, data) as f64
+        }
+        (vtype::I64, Value::Block { vtype: bt, data }) if data.len() >= 8 => {
+            host_u64(bt, data) as i64 as f64
+        }
+        (vtype::DOUBLE, Value::Block { vtype: bt, data }) if data.len() >= 8 => {
+            f64::from_bits(host_u64(bt, data))
+        }
+        _ => return None,
+    })
+}
+
 /// A `PM_TYPE_STRING` value's text (up to its first NUL, decoded as
 /// [`crate::text::from_bytes`] does), borrowed from `v` where it can be; `None`
 /// for a value stored in situ.
@@ -382,6 +405,21 @@ mod tests {
             let want32 = h.get(..4).map_or(0, |b| u32::from_le_bytes(b.try_into().unwrap_or([0; 4])));
             proptest::prop_assert_eq!(host_u64(bt, &data), want64);
             proptest::prop_assert_eq!(host_u32(bt, &data), want32);
+        }
+
+        #[test]
+        fn numbers_are_what_extract_gives(
+            ty in -1i32..12,
+            bt in 0u8..12,
+            word in proptest::prelude::any::<u32>(),
+            insitu in proptest::prelude::any::<bool>(),
+            data in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..12),
+        ) {
+            let v = if insitu { Value::Insitu(word) } else { Value::Block { vtype: bt, data: &data } };
+            let want = extract(ty, &v).and_then(|a| a.as_f64());
+            if let Some(x) = extract_number(ty, &v) {
+                proptest::prop_assert_eq!(Some(x.to_bits()), want.map(f64::to_bits));
+            }
         }
     }
 

@@ -929,28 +929,15 @@ fn convert_stored<'a>(ty: i32, v: &Value<'a>) -> (Option<f64>, Option<Text<'a>>)
 /// A text is borrowed from the value where it can be (most are, and most repeat
 /// a text the rows held already have).
 ///
-/// The numbers most values are, read as [`extract`] reads them
-/// (inlined into the loop over a set's values, no [`Atom`] made); the other
-/// types through it.
+/// The numbers most values are read in line
+/// ([`extract_number`](archive_format::atom::extract_number)), the other
+/// types through [`extract`].
 #[inline(always)]
 fn convert<'a>(ty: i32, v: &Value<'a>) -> (Option<f64>, Option<Cow<'a, str>>) {
-    use archive_format::atom::host_u64;
-    let x = match (ty, *v) {
-        (vtype::U32, Value::Insitu(w)) => w as f64,
-        (vtype::I32, Value::Insitu(w)) => w as i32 as f64,
-        (vtype::FLOAT, Value::Insitu(w)) => f32::from_bits(w) as f64,
-        (vtype::U64, Value::Block { vtype: bt, data }) if data.len() >= 8 => {
-            host_u64(bt, data) as f64
-        }
-        (vtype::I64, Value::Block { vtype: bt, data }) if data.len() >= 8 => {
-            host_u64(bt, data) as i64 as f64
-        }
-        (vtype::DOUBLE, Value::Block { vtype: bt, data }) if data.len() >= 8 => {
-            f64::from_bits(host_u64(bt, data))
-        }
-        _ => return convert_other(ty, v),
-    };
-    (Some(x), None)
+    match archive_format::atom::extract_number(ty, v) {
+        Some(x) => (Some(x), None),
+        None => convert_other(ty, v),
+    }
 }
 
 /// [`convert`] of the types it does not read itself.
