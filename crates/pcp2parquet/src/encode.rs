@@ -43,11 +43,7 @@ impl Hybrid {
         if self.run_len == 1 && self.run != v {
             // the value in hand stands alone: a literal (no repeat of 8
             // starts with it), as `end_run` would make it
-            self.lit.push(self.run);
-            if self.lit.len() >= LIT_HELD {
-                let whole = self.lit.len() / 8 * 8;
-                self.pack(whole);
-            }
+            self.literals(self.run, 1);
             self.run = v;
             return;
         }
@@ -94,11 +90,18 @@ impl Hybrid {
             self.pack(all);
             self.rle(v, n - lend);
         } else {
-            self.lit.extend(std::iter::repeat_n(v, n));
-            if self.lit.len() >= LIT_HELD {
-                let whole = self.lit.len() / 8 * 8;
-                self.pack(whole);
-            }
+            self.literals(v, n);
+        }
+    }
+
+    /// Holds `n` literals `v`, writing the whole groups held once they are
+    /// [`LIT_HELD`].
+    #[inline]
+    fn literals(&mut self, v: u32, n: usize) {
+        self.lit.extend(std::iter::repeat_n(v, n));
+        if self.lit.len() >= LIT_HELD {
+            let whole = self.lit.len() / 8 * 8;
+            self.pack(whole);
         }
     }
 

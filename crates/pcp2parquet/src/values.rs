@@ -12,7 +12,7 @@ use crate::encode::{
     add_run, add_to_runs, byte_stream_split, levels, plain_bools, plain_bytes, width_of, Bound,
     Bounds, Hybrid,
 };
-use crate::rows::{Cell, Series, NOT_NUMBER, NO_VALUE};
+use crate::rows::{leading_numbers, Cell, Series, NO_VALUE};
 use crate::table::{Part, PAGE_ROWS};
 use parquet::basic::Encoding;
 use parquet::data_type::ByteArray;
@@ -345,7 +345,7 @@ impl Group<'_> {
             let mut rest = &self.cells[page.clone()];
             while let Some(cell) = rest.first() {
                 // a stretch of numbers: nulls all
-                let n = rest.iter().take_while(|c| c.t & NOT_NUMBER == 0).count();
+                let n = leading_numbers(rest);
                 if n > 0 {
                     add_run(&mut defs, false, n);
                     b.nulls += n as u64;
@@ -377,7 +377,7 @@ impl Group<'_> {
 
     /// A cell's text: its index among the buffer's texts.
     fn text_of(&self, cell: &Cell) -> Option<u32> {
-        if cell.t & NOT_NUMBER == 0 || cell.v == NO_VALUE {
+        if cell.is_number() || cell.v == NO_VALUE {
             return None;
         }
         u32::try_from(cell.v)
@@ -413,11 +413,8 @@ fn value_chunk(cells: &[Cell], pages: &[Range<usize>], mut c: Chunk, z: &mut Zst
         let mut rest = &cells[page.clone()];
         while !rest.is_empty() {
             // a stretch of numbers, then one of the rest
-            let n = rest.iter().take_while(|c| c.t & NOT_NUMBER == 0).count();
-            let m = rest[n..]
-                .iter()
-                .take_while(|c| c.t & NOT_NUMBER != 0)
-                .count();
+            let n = leading_numbers(rest);
+            let m = rest[n..].iter().take_while(|c| !c.is_number()).count();
             v.extend(rest[..n].iter().map(|c| f64::from_bits(c.v)));
             add_run(&mut runs, true, n);
             add_run(&mut runs, false, m);
