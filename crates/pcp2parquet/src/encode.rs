@@ -37,6 +37,16 @@ impl Hybrid {
         }
     }
 
+    /// An encoder of values below 2^`width` whose bytes follow `prefix` (its
+    /// room kept: a buffer used again saves fresh memory, faulted in page by
+    /// page).
+    pub fn after(prefix: Vec<u8>, width: u8) -> Self {
+        Hybrid {
+            out: prefix,
+            ..Hybrid::new(width)
+        }
+    }
+
     /// Appends one value.
     #[inline]
     pub fn put(&mut self, v: u32) {
@@ -531,7 +541,18 @@ mod tests {
             }
             let b = one.finish();
             prop_assert_eq!(&b, &encode(width, &runs));
-            prop_assert_eq!(unhybrid(&b, width, vals.len()), vals);
+            prop_assert_eq!(&unhybrid(&b, width, vals.len()), &vals);
+            // after a prefix (in a buffer used before): the prefix, then the same
+            let mut kept = Vec::with_capacity(4096);
+            kept.extend_from_slice(&[9, 9, 9]);
+            kept.truncate(1);
+            let mut after = Hybrid::after(kept, width);
+            for &v in &vals {
+                after.put(v);
+            }
+            let a = after.finish();
+            prop_assert_eq!(a[0], 9);
+            prop_assert_eq!(&a[1..], &b[..]);
         }
 
         #[test]

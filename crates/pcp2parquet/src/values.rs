@@ -223,8 +223,14 @@ impl Group<'_> {
         // those of its first and last time index
         let ordered = times.is_sorted();
         let at = |k: u32| times.get(k as usize).copied().unwrap_or_default();
+        // one buffer for every page, each the width and its indices (as
+        // `indices` makes them), with room for a page's bits
+        let mut buf = Vec::new();
         for page in self.pages {
-            let mut h = Hybrid::new(width);
+            buf.clear();
+            buf.reserve(page.len() * usize::from(width) / 8 + 64);
+            buf.push(width);
+            let mut h = Hybrid::after(buf, width);
             let (mut min, mut max) = (i64::MAX, i64::MIN);
             let (mut kmin, mut kmax) = (u32::MAX, 0);
             for cell in &self.cells[page.clone()] {
@@ -246,7 +252,9 @@ impl Group<'_> {
                 b.add(&Bound::I64(min));
                 b.add(&Bound::I64(max));
             }
-            c.page(z, &indices(Vec::new(), true, width, h), page.len(), b)?;
+            let bytes = (h.finish(), Encoding::RLE_DICTIONARY);
+            c.page(z, &bytes, page.len(), b)?;
+            buf = bytes.0;
         }
         c.close(z)
     }
