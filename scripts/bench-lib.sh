@@ -96,16 +96,19 @@ bench_over() { # a b -> a / b as "1.23", or "-"
 }
 
 # the floor of reading an archive (or any files): every file read, decompressed
-# as it is stored (by the newest xz and zstd), several at a time on every core
-# (xz's multi-block volumes on every core too); an argument is a base name (its
-# files) or a file
+# as it is stored (by the newest xz and zstd), several at a time on every core;
+# an xz file of several blocks has its blocks decoded on every core, found by its
+# index where their headers do not give their sizes (as `xz -T1 --block-size`
+# writes them, which xz decodes on one core): the unxz example, liblzma as xz's;
+# an argument is a base name (its files) or a file
+bench_unxz=$PWD/target/release/examples/unxz
 bench_read_floor() {
   local f files=()
   for f in "$@"; do
     if [ -f "$f" ]; then files+=("$f"); else files+=("$f".*); fi
   done
   echo "printf '%s\\n' $(printf '%q ' "${files[@]}") | xargs -P $bench_cores -n 1 sh -c '
-    case \$0 in *.xz) $bench_xz -dc -T$bench_cores \$0;; *.bz2) bzip2 -dc \$0;; *.gz) gzip -dc \$0;;
+    case \$0 in *.xz) $bench_unxz \$0 2>/dev/null || $bench_xz -dc -T$bench_cores \$0;; *.bz2) bzip2 -dc \$0;; *.gz) gzip -dc \$0;;
       *.zst) $bench_zstd -dc \$0;; *) cat \$0;; esac >/dev/null'"
 }
 

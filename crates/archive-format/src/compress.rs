@@ -53,6 +53,27 @@ fn unsupported(what: &str) -> io::Error {
 /// How much of a compressed file [`decoder`] reads at a time.
 const READ_AHEAD: usize = 128 * 1024;
 
+/// Decodes `file`, an `.xz` file of several blocks, on the job's threads
+/// ([`crate::cores::threads`]), each block where its stream's index places it,
+/// handing each piece to `put` with its offset in the decoded whole (a block's
+/// pieces in order, the blocks in any order). `Ok(false)`, with nothing
+/// decoded, where `file` is not such a file or the job has one thread.
+#[cfg(feature = "xz")]
+pub fn xz_by_blocks(
+    file: &std::fs::File,
+    put: &(dyn Fn(u64, &[u8]) -> io::Result<()> + Sync),
+) -> io::Result<bool> {
+    let threads = crate::cores::threads();
+    let Some(blocks) = crate::xzblocks::worth_it(Compression::Xz, file, threads) else {
+        return Ok(false);
+    };
+    let never = std::sync::atomic::AtomicBool::new(false);
+    crate::xzblocks::decode(file, &blocks, threads, 1 << 20, &never, &|_, at, b| {
+        put(at, b)
+    })?;
+    Ok(true)
+}
+
 /// A reader that decompresses `inner`.
 pub fn decoder<'a, R: Read + 'a>(c: Compression, inner: R) -> io::Result<Box<dyn Read + 'a>> {
     buffered_decoder(c, io::BufReader::with_capacity(READ_AHEAD, inner))

@@ -112,6 +112,8 @@ pub mod unitstr;
 pub mod volume;
 pub mod writer;
 #[cfg(feature = "xz")]
+mod xzblocks;
+#[cfg(feature = "xz")]
 mod xzmt;
 
 pub use archive::{Archive, KeepOnly, OpenOptions, Position, ReadWindow, Records};

@@ -653,6 +653,29 @@ fn xz_on_every_core<'a, R: io::BufRead + 'a>(
     compress::buffered_decoder(c, input)
 }
 
+/// An `.xz` file of several blocks decoded on the job's threads into a
+/// temporary file ([`crate::xzblocks`]); `None` where it is not such a file or
+/// fails to decode that way (the caller decodes it again on one decoder, whose
+/// error is the one to tell).
+#[cfg(feature = "xz")]
+fn xz_by_blocks(c: compress::Compression, file: &File) -> Option<Bytes> {
+    let threads = crate::cores::threads();
+    let blocks = crate::xzblocks::worth_it(c, file, threads)?;
+    let len = blocks.last().map_or(0, |b| b.out + b.size);
+    let tmp = tempfile::tempfile().ok()?;
+    tmp.set_len(len).ok()?;
+    let put = |_: usize, at: u64, b: &[u8]| std::os::unix::fs::FileExt::write_all_at(&tmp, b, at);
+    let never = std::sync::atomic::AtomicBool::new(false);
+    crate::xzblocks::decode(file, &blocks, threads, 1 << 20, &never, &put).ok()?;
+    if len == 0 {
+        return Some(Bytes::from_vec(Vec::new()));
+    }
+    let m = map_file(&tmp).ok()?;
+    Some(Bytes {
+        inner: Inner::Map(m, tmp),
+    })
+}
+
 fn load_uncached(fr: &FileRef, file: &File) -> Result<Bytes> {
     let file = file.try_clone().map_err(|e| Error::io(&fr.path, &e))?;
     match fr.compression {
@@ -677,6 +700,10 @@ fn load_uncached(fr: &FileRef, file: &File) -> Result<Bytes> {
                 )
                 .at(&fr.path, None)
             };
+            #[cfg(feature = "xz")]
+            if let Some(bytes) = xz_by_blocks(c, &file) {
+                return Ok(bytes);
+            }
             let input = io::BufReader::with_capacity(256 * 1024, file);
             let mut dec = xz_on_every_core(c, input).map_err(logrec)?;
             let mut tmp =

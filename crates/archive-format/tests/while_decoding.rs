@@ -9,6 +9,7 @@ use archive_format::archive::{Archive, OpenOptions};
 use archive_format::codec::result::OwnedValueSet;
 use archive_format::logfetch::{Direction, LogCursor};
 use archive_format::types::{vtype, PmId, Timestamp};
+use common::Xz;
 use std::path::Path;
 
 /// An archive of `count` records in volumes of `per_volume`, each volume then
@@ -19,7 +20,7 @@ fn archive(
     dir: &Path,
     count: u32,
     per_volume: u32,
-    block: Option<u64>,
+    block: Xz,
 ) -> (String, Vec<(Timestamp, String)>) {
     let base = dir.join("a");
     common::write_one_metric(
@@ -58,14 +59,17 @@ fn open_while_decoding(name: &str) -> archive_format::Result<Archive> {
 
 #[test]
 fn volumes_read_while_decoding_give_the_plain_records() {
+    // blocks decoded on two threads beside the reader's
+    archive_format::cores::set_default(3);
     let dir = tempfile::tempdir().expect("tempdir");
     // single-block xz volumes (each decodes on one thread, and is read as it
     // does), and volumes of many blocks (decoded on every core, and read as
     // they are)
     for (count, per_volume, block) in [
-        (20_000, 20_000, None),
-        (9_000, 3_000, None),
-        (20_000, 20_000, Some(64 * 1024)),
+        (20_000, 20_000, Xz::OneBlock),
+        (9_000, 3_000, Xz::OneBlock),
+        (20_000, 20_000, Xz::Blocks(64 * 1024)),
+        (20_000, 20_000, Xz::BlocksUnsized(64 * 1024)),
     ] {
         let (name, want) = archive(dir.path(), count, per_volume, block);
         assert_eq!(want.len(), count as usize);
@@ -98,8 +102,13 @@ fn volumes_read_while_decoding_give_the_plain_records() {
 
 #[test]
 fn a_volume_that_fails_to_decode_part_way_is_found_out() {
+    archive_format::cores::set_default(3);
     // in one block, and in many decoded on every core
-    for block in [None, Some(64 * 1024)] {
+    for block in [
+        Xz::OneBlock,
+        Xz::Blocks(64 * 1024),
+        Xz::BlocksUnsized(64 * 1024),
+    ] {
         let dir = tempfile::tempdir().expect("tempdir");
         let (name, want) = archive(dir.path(), 20_000, 20_000, block);
         let vol = format!("{name}.0.xz");
@@ -136,7 +145,7 @@ fn through_the_profiles_copies_the_metadata_is_decoded_once_and_the_volumes_as_r
     use archive_format::compress::{compress, Compression};
     use archive_format::volume::Decompressed;
     let dir = tempfile::tempdir().expect("tempdir");
-    let (name, want) = archive(dir.path(), 9_000, 3_000, None);
+    let (name, want) = archive(dir.path(), 9_000, 3_000, Xz::OneBlock);
     let meta = format!("{name}.meta");
     let z = compress(Compression::Xz, &std::fs::read(&meta).expect("meta")).expect("xz");
     std::fs::write(format!("{meta}.xz"), z).expect("write");

@@ -72,13 +72,41 @@ pub struct XzShape {
     pub size: u64,
 }
 
-/// How many blocks the streams of an `.xz` file hold, and what they decode to:
-/// walking from its end, past the stream padding (zero bytes, in fours), the
-/// footer gives the index's size, the index each block's sizes, and the blocks'
-/// sizes where the stream starts, before which the previous stream ends.
+/// How many blocks the streams of an `.xz` file hold, and what they decode to
+/// ([`xz_blocks`]).
 pub fn xz_streams(f: &(impl At + ?Sized)) -> Option<XzShape> {
+    let blocks = xz_blocks(f)?;
+    Some(XzShape {
+        blocks: blocks.len() as u64,
+        size: blocks.last().map_or(0, |b| b.out + b.size),
+    })
+}
+
+/// A block of an `.xz` file, where its stream's index places it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct XzBlock {
+    /// Where its stream starts (the stream header, which gives the check).
+    pub stream: u64,
+    /// Where the block starts (its header), and the bytes it takes up to the
+    /// end of its check (its padding included).
+    pub start: u64,
+    pub len: u64,
+    /// Its size as the index gives it (header, data and check: no padding).
+    pub unpadded: u64,
+    /// Where its bytes start among what the file decodes to, and how many.
+    pub out: u64,
+    pub size: u64,
+}
+
+/// Every block of every stream of an `.xz` file, in the file's order: walking
+/// from its end, past the stream padding (zero bytes, in fours), the footer
+/// gives the index's size, the index each block's sizes, and the blocks' sizes
+/// where the stream starts, before which the previous stream ends. The footer's
+/// and the index's CRC32 are checked, and the footer's flags against the
+/// header's; `None` where any of it is missing or wrong.
+pub fn xz_blocks(f: &(impl At + ?Sized)) -> Option<Vec<XzBlock>> {
     let mut end = f.size();
-    let mut shape = XzShape { blocks: 0, size: 0 };
+    let mut streams = Vec::new();
     loop {
         let mut word = [0u8; 4];
         while end >= 4 && f.at(end - 4, &mut word) && word == [0; 4] {
@@ -88,21 +116,42 @@ pub fn xz_streams(f: &(impl At + ?Sized)) -> Option<XzShape> {
             // no stream, or padding before the first: not a file xz reads
             return None;
         }
-        let (start, s) = xz_stream(f, end)?;
-        shape.blocks = shape.blocks.checked_add(s.blocks)?;
-        shape.size = shape.size.checked_add(s.size)?;
+        let (start, records) = xz_stream(f, end)?;
+        streams.push((start, records));
         end = start;
         if end == 0 {
-            return Some(shape);
+            break;
         }
     }
+    let (mut blocks, mut out) = (Vec::new(), 0u64);
+    for (stream, records) in streams.into_iter().rev() {
+        let mut start = stream + XZ_FRAME;
+        for (unpadded, size) in records {
+            let padded = unpadded.checked_add(3)? / 4 * 4;
+            blocks.push(XzBlock {
+                stream,
+                start,
+                len: padded,
+                unpadded,
+                out,
+                size,
+            });
+            start += padded;
+            out = out.checked_add(size)?;
+        }
+    }
+    Some(blocks)
 }
 
-/// The stream of `f` that ends (with its footer) at `end`: where it starts, and
-/// what it holds.
-fn xz_stream(f: &(impl At + ?Sized), end: u64) -> Option<(u64, XzShape)> {
+/// The stream of `f` that ends (with its footer) at `end`: where it starts,
+/// and its blocks' sizes (in the stream, without their padding, and what they
+/// decode to).
+fn xz_stream(f: &(impl At + ?Sized), end: u64) -> Option<(u64, Vec<(u64, u64)>)> {
     let mut footer = [0u8; XZ_FRAME as usize];
-    if !f.at(end.checked_sub(XZ_FRAME)?, &mut footer) || footer[10..12] != *b"YZ" {
+    if !f.at(end.checked_sub(XZ_FRAME)?, &mut footer)
+        || footer[10..12] != *b"YZ"
+        || crc32fast::hash(&footer[4..10]).to_le_bytes() != footer[..4]
+    {
         return None;
     }
     let backward = u32::from_le_bytes(footer[4..8].try_into().ok()?);
@@ -115,40 +164,42 @@ fn xz_stream(f: &(impl At + ?Sized), end: u64) -> Option<(u64, XzShape)> {
     if !f.at(index_start, &mut index) {
         return None;
     }
-    let (count, blocks, size) = xz_index(&index)?;
+    let records = xz_index(&index)?;
+    let blocks = records.iter().try_fold(0u64, |sum, &(unpadded, _)| {
+        sum.checked_add(unpadded.checked_add(3)? / 4 * 4)
+    })?;
     let start = index_start.checked_sub(blocks)?.checked_sub(XZ_FRAME)?;
-    let mut magic = [0u8; 6];
-    if !f.at(start, &mut magic) || magic != *b"\xfd7zXZ\0" {
+    let mut header = [0u8; 8];
+    if !f.at(start, &mut header) || header[..6] != *b"\xfd7zXZ\0" || header[6..8] != footer[8..10] {
         return None;
     }
-    Some((
-        start,
-        XzShape {
-            blocks: count,
-            size,
-        },
-    ))
+    Some((start, records))
 }
 
-/// An xz index (its indicator byte to its CRC): how many blocks it lists, the
-/// bytes they take in the stream (each padded to four) and the bytes they decode
-/// to.
-fn xz_index(index: &[u8]) -> Option<(u64, u64, u64)> {
-    let (&indicator, mut rest) = index.split_first()?;
+/// An xz index (its indicator byte to its CRC, which is checked): each block's
+/// size in the stream (without its padding) and what it decodes to.
+fn xz_index(index: &[u8]) -> Option<Vec<(u64, u64)>> {
+    let (body, crc) = index.split_at(index.len().checked_sub(4)?);
+    if crc32fast::hash(body).to_le_bytes() != crc {
+        return None;
+    }
+    let (&indicator, mut rest) = body.split_first()?;
     if indicator != 0 {
         return None;
     }
     let count = varint(&mut rest)?;
-    let (mut blocks, mut size) = (0u64, 0u64);
+    // each record takes two bytes at least: a damaged count is not believed
+    if count > rest.len() as u64 / 2 {
+        return None;
+    }
+    let mut records = Vec::with_capacity(count as usize);
     for _ in 0..count {
         let unpadded = varint(&mut rest)?;
         let uncompressed = varint(&mut rest)?;
-        let padded = unpadded.checked_add(3)? / 4 * 4;
-        blocks = blocks.checked_add(padded)?;
-        size = size.checked_add(uncompressed)?;
+        records.push((unpadded, uncompressed));
     }
-    // what is left is the padding to four and the CRC32
-    (rest.len() >= 4 && rest.len() < 8).then_some((count, blocks, size))
+    // what is left is the padding to four
+    (rest.len() < 4 && rest.iter().all(|&b| b == 0)).then_some(records)
 }
 
 /// An xz multibyte integer (7 bits a byte, least significant first, at most 9
@@ -381,6 +432,20 @@ mod tests {
             f.write_all(&z).expect("write");
             assert_eq!(declared_size(c, &f), Some(data.len() as u64), "{c:?}");
             assert_eq!(declared_size(c, &z[..]), Some(data.len() as u64), "{c:?}");
+        }
+    }
+
+    /// An index or footer whose CRC32 does not hold is not believed.
+    #[test]
+    fn a_wrong_crc_declares_nothing() {
+        let z = xz(&[5u8; 10_000], Some(1000));
+        assert_eq!(xz_blocks(&z[..]).map(|b| b.len()), Some(10));
+        for back in [13, 10] {
+            // the index's CRC32, and the footer's
+            let mut bad = z.clone();
+            let at = bad.len() - back;
+            bad[at] ^= 1;
+            assert_eq!(xz_blocks(&bad[..]), None, "{back} bytes from the end");
         }
     }
 

@@ -94,12 +94,42 @@ impl Growing {
     /// The decoding thread's work: the file decoded into the temporary file,
     /// readers told as it goes.
     fn decode(&self, c: Compression, file: File) -> io::Result<()> {
+        #[cfg(feature = "xz")]
+        if let Some(by_blocks) = self.decode_by_blocks(c, &file) {
+            return by_blocks;
+        }
         super::decode_declared((c, file, self.len), STEP, &self.cancel, &mut |at, b| {
             self.tmp.write_all_at(&b, at)?;
-            self.lock().written = at + b.len() as u64;
-            self.more.notify_all();
+            self.told(at + b.len() as u64);
             Ok(b)
         })
+    }
+
+    /// An `.xz` file of several blocks decoded on the job's threads but the
+    /// reader's ([`crate::xzblocks`]); `None` where it is not such a file, or
+    /// has failed that way (it is then decoded again on one decoder, whose
+    /// failure is the one told).
+    #[cfg(feature = "xz")]
+    fn decode_by_blocks(&self, c: Compression, file: &File) -> Option<io::Result<()>> {
+        let threads = crate::cores::threads().saturating_sub(1);
+        let blocks = crate::xzblocks::worth_it(c, file, threads)?;
+        let front = Mutex::new(crate::xzblocks::Front::new(&blocks));
+        let put = |i: usize, at: u64, b: &[u8]| {
+            self.tmp.write_all_at(b, at)?;
+            let mut front = front.lock().unwrap_or_else(|e| e.into_inner());
+            self.told(front.advance(i, at + b.len() as u64));
+            Ok(())
+        };
+        let r = crate::xzblocks::decode(file, &blocks, threads, STEP, &self.cancel, &put);
+        (r.is_ok() || self.cancel.load(Relaxed)).then_some(r)
+    }
+
+    /// The bytes from the start to `whole` are decoded: readers are told.
+    fn told(&self, whole: u64) {
+        let mut p = self.lock();
+        p.written = p.written.max(whole);
+        drop(p);
+        self.more.notify_all();
     }
 
     /// Waits until `need` bytes are decoded or the decoding has ended.
@@ -162,10 +192,9 @@ impl Growing {
 }
 
 /// `file`'s decoded bytes while they decode, when its container declares their
-/// size (zstd; xz, whose blocks decode on every core where their headers give
-/// their sizes: [`super::xz_on_every_core`]); `None` otherwise, and when no
-/// thread can be started. A reader beside a decoding on every core takes a
-/// share of the cores, and gives back what it would wait for the whole.
+/// size (zstd; xz, whose blocks, where it has several, decode on every core but
+/// the reader's, each found by its stream's index: [`Growing::decode_by_blocks`]);
+/// `None` otherwise, and when no thread can be started.
 pub(crate) fn start_for(c: Compression, file: &File) -> Option<Arc<Growing>> {
     let size = crate::compress::sized::declared_size(c, file)?;
     if size == 0 {

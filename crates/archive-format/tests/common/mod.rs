@@ -54,24 +54,36 @@ pub fn v3_writer(base: &Path) -> ArchiveWriter {
 /// Compresses each data volume of the archive `base` (`base.0`, `base.1`, ...)
 /// with xz, removing the plain ones.
 pub fn xz_volumes(base: &str) {
-    xz_volumes_in(base, None);
+    xz_volumes_in(base, Xz::OneBlock);
 }
 
 /// [`xz_volumes`], in one block, or in blocks of `block` bytes whose headers
 /// give their sizes (as `xz -T2 --block-size` and PCP 7.2's pmlogcompress write
 /// them: blocks that decode on every core).
-pub fn xz_volumes_in(base: &str, block: Option<u64>) {
+pub fn xz_volumes_in(base: &str, shape: Xz) {
     use archive_format::compress::{compress, Compression};
     for v in 0.. {
         let f = format!("{base}.{v}");
         let Ok(bytes) = std::fs::read(&f) else { break };
-        let z = match block {
-            None => compress(Compression::Xz, &bytes).expect("xz"),
-            Some(b) => xz_blocks(&bytes, b),
+        let z = match shape {
+            Xz::OneBlock => compress(Compression::Xz, &bytes).expect("xz"),
+            Xz::Blocks(b) => xz_blocks(&bytes, b),
+            Xz::BlocksUnsized(b) => xz_blocks_unsized(&bytes, b),
         };
         std::fs::write(format!("{f}.xz"), z).expect("write");
         std::fs::remove_file(&f).expect("remove the plain volume");
     }
+}
+
+/// How [`xz_volumes_in`] compresses a volume: in one block, or in blocks of
+/// so many bytes whose headers give their sizes (as `xz -T2` writes them) or
+/// leave them out (as `xz -T1 --block-size`).
+#[allow(dead_code)]
+#[derive(Debug, Clone, Copy)]
+pub enum Xz {
+    OneBlock,
+    Blocks(u64),
+    BlocksUnsized(u64),
 }
 
 /// `data` as xz in blocks of `block` bytes that give their sizes.
@@ -83,4 +95,28 @@ fn xz_blocks(data: &[u8], block: u64) -> Vec<u8> {
     let mut e = liblzma::write::XzEncoder::new_stream(Vec::new(), enc);
     e.write_all(data).expect("compress");
     e.finish().expect("finish")
+}
+
+/// `data` as xz in blocks of `block` bytes whose headers leave out their sizes
+/// (a full flush ends each block).
+fn xz_blocks_unsized(data: &[u8], block: u64) -> Vec<u8> {
+    use liblzma::stream::{Action, Check, Status, Stream};
+    let mut s = Stream::new_easy_encoder(0, Check::Crc64).expect("encoder");
+    let mut out = Vec::with_capacity(data.len() + 4096);
+    for piece in data.chunks(block as usize) {
+        s.process_vec(piece, &mut out, Action::Run).expect("run");
+        while !matches!(
+            s.process_vec(&[], &mut out, Action::FullFlush),
+            Ok(Status::StreamEnd)
+        ) {
+            out.reserve(4096);
+        }
+    }
+    while !matches!(
+        s.process_vec(&[], &mut out, Action::Finish),
+        Ok(Status::StreamEnd)
+    ) {
+        out.reserve(4096);
+    }
+    out
 }
