@@ -24,13 +24,18 @@ fuzz_target!(|data: &[u8]| {
     if data.len() < 8 {
         return;
     }
-    let word = |o: usize| u32::from_be_bytes([data[o], data[o + 1], data[o + 2], data[o + 3]]) as usize;
+    let word =
+        |o: usize| u32::from_be_bytes([data[o], data[o + 1], data[o + 2], data[o + 3]]) as usize;
     let rest = &data[8..];
     let m = word(0).min(rest.len());
     let i = word(4).min(rest.len() - m);
     let base = dir().join("a");
-    let put = |suffix: &str, bytes: &[u8]| std::fs::write(format!("{}.{suffix}", base.display()), bytes);
-    if put("meta", &rest[..m]).is_err() || put("index", &rest[m..m + i]).is_err() || put("0", &rest[m + i..]).is_err() {
+    let put =
+        |suffix: &str, bytes: &[u8]| std::fs::write(format!("{}.{suffix}", base.display()), bytes);
+    if put("meta", &rest[..m]).is_err()
+        || put("index", &rest[m..m + i]).is_err()
+        || put("0", &rest[m + i..]).is_err()
+    {
         return;
     }
     let Ok(a) = Archive::open(base.to_string_lossy()) else {
@@ -65,7 +70,11 @@ fuzz_target!(|data: &[u8]| {
     let pmids: Vec<_> = a.metadata().descs().iter().map(|d| d.pmid).collect();
     let mut r = Replay::new(&a);
     let step = 1 + (data.len() as i64 % 5_000);
-    r.set_mode(Mode::Interp, Some(a.label().start), Delta::from_millis(step));
+    r.set_mode(
+        Mode::Interp,
+        Some(a.label().start),
+        Delta::from_millis(step),
+    );
     for _ in 0..200 {
         if r.fetch(&pmids).is_err() {
             break;

@@ -16,7 +16,11 @@ impl Lookup for Any {
         (pmid.0 % 7 != 0).then_some(Desc {
             pmid,
             vtype: self.0,
-            indom: if pmid.0 % 2 == 0 { InDom::NULL } else { InDom::new(1, 1) },
+            indom: if pmid.0 % 2 == 0 {
+                InDom::NULL
+            } else {
+                InDom::new(1, 1)
+            },
             sem: self.1,
             units: Units(pmid.0),
         })
