@@ -4,6 +4,8 @@
 //! memory-mapped, so a compressed archive never sits whole in memory.
 
 pub mod sized;
+#[cfg(all(test, feature = "xz"))]
+pub(crate) mod xz_shapes;
 
 use std::io::{self, Read};
 

@@ -214,44 +214,9 @@ impl Front {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::compress::xz_shapes::{xz, xz_unsized};
     use std::io::Write;
     use std::sync::Mutex;
-
-    /// `data` as `xz -T1 --block-size` writes it: blocks of `block` bytes whose
-    /// headers leave their sizes out.
-    fn unsized_blocks(data: &[u8], block: usize) -> Vec<u8> {
-        let mut s = Stream::new_easy_encoder(0, liblzma::stream::Check::Crc64).expect("encoder");
-        let mut out = Vec::with_capacity(data.len() + 4096);
-        for piece in data.chunks(block) {
-            s.process_vec(piece, &mut out, Action::Run).expect("run");
-            while !matches!(
-                s.process_vec(&[], &mut out, Action::FullFlush),
-                Ok(liblzma::stream::Status::StreamEnd)
-            ) {
-                out.reserve(4096);
-            }
-        }
-        while !matches!(
-            s.process_vec(&[], &mut out, Action::Finish),
-            Ok(liblzma::stream::Status::StreamEnd)
-        ) {
-            out.reserve(4096);
-        }
-        out
-    }
-
-    /// `data` as `xz -T2 --block-size` writes it: block headers with sizes.
-    fn sized_blocks(data: &[u8], block: u64) -> Vec<u8> {
-        let stream = liblzma::stream::MtStreamBuilder::new()
-            .threads(2)
-            .block_size(block)
-            .preset(0)
-            .encoder()
-            .expect("encoder");
-        let mut e = liblzma::write::XzEncoder::new_stream(Vec::new(), stream);
-        e.write_all(data).expect("write");
-        e.finish().expect("finish")
-    }
 
     fn file_of(bytes: &[u8]) -> File {
         let mut f = tempfile::tempfile().expect("temporary file");
@@ -302,13 +267,13 @@ mod tests {
         #[test]
         fn blocks_decode_to_what_one_decoder_gives(n in 1u32..20_000, block in 500usize..20_000, step in 1usize..70_000, two in proptest::bool::ANY) {
             let d = data(n);
-            let mut z = unsized_blocks(&d, block);
+            let mut z = xz_unsized(&d, block);
             let mut want = d.clone();
             if two {
                 // a stream of one block, then one whose block headers give their sizes
                 z.extend([0u8; 4]);
                 z.extend(crate::compress::compress(Compression::Xz, &d).expect("xz"));
-                z.extend(sized_blocks(&d, block as u64));
+                z.extend(xz(&d, Some(block as u64)));
                 want.extend(&d);
                 want.extend(&d);
             }
@@ -319,7 +284,7 @@ mod tests {
     #[test]
     fn a_damaged_block_is_an_error() {
         let d = data(30_000);
-        let z = unsized_blocks(&d, 20_000);
+        let z = xz_unsized(&d, 20_000);
         let blocks = xz_blocks(&z[..]).expect("blocks");
         assert!(blocks.len() > 3);
         // a byte of the third block's compressed data, and its last check byte
@@ -333,7 +298,7 @@ mod tests {
     #[test]
     fn an_index_that_misplaces_a_block_is_an_error() {
         let d = data(30_000);
-        let z = unsized_blocks(&d, 20_000);
+        let z = xz_unsized(&d, 20_000);
         let f = file_of(&z);
         let mut blocks = xz_blocks(&f).expect("blocks");
         blocks[1].size -= 1;
@@ -357,7 +322,7 @@ mod tests {
 
     #[test]
     fn a_cancelled_decoding_stops() {
-        let z = unsized_blocks(&data(30_000), 20_000);
+        let z = xz_unsized(&data(30_000), 20_000);
         let f = file_of(&z);
         let blocks = xz_blocks(&f).expect("blocks");
         let r = decode(&f, &blocks, 2, 4096, &AtomicBool::new(true), &|_, _, _| {

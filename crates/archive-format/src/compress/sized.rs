@@ -298,45 +298,9 @@ fn zstd_frame(f: &(impl At + ?Sized), mut at: u64) -> Option<(u64, u64)> {
 #[cfg(all(test, feature = "xz", feature = "zstd"))]
 mod tests {
     use super::*;
+    use crate::compress::xz_shapes::{xz, xz_unsized};
     use proptest::prelude::*;
     use std::io::Write;
-
-    /// `data` as xz writes it: one block, or blocks of `block` bytes.
-    fn xz(data: &[u8], block: Option<u64>) -> Vec<u8> {
-        let mut b = liblzma::stream::MtStreamBuilder::new();
-        b.threads(1).preset(0);
-        if let Some(block) = block {
-            b.block_size(block);
-        }
-        let mut e =
-            liblzma::write::XzEncoder::new_stream(Vec::new(), b.encoder().expect("encoder"));
-        e.write_all(data).expect("write");
-        e.finish().expect("finish")
-    }
-
-    /// `data` as `xz -T1 --block-size` writes it: blocks of `block` bytes
-    /// whose headers do not give their sizes.
-    fn xz_unsized(data: &[u8], block: usize) -> Vec<u8> {
-        use liblzma::stream::{Action, Check, Stream};
-        let mut s = Stream::new_easy_encoder(0, Check::Crc64).expect("encoder");
-        let mut out = Vec::with_capacity(data.len() + 4096);
-        for piece in data.chunks(block) {
-            s.process_vec(piece, &mut out, Action::Run).expect("run");
-            while !matches!(
-                s.process_vec(&[], &mut out, Action::FullFlush),
-                Ok(liblzma::stream::Status::StreamEnd)
-            ) {
-                out.reserve(4096);
-            }
-        }
-        while !matches!(
-            s.process_vec(&[], &mut out, Action::Finish),
-            Ok(liblzma::stream::Status::StreamEnd)
-        ) {
-            out.reserve(4096);
-        }
-        out
-    }
 
     fn pieces() -> impl Strategy<Value = Vec<Vec<u8>>> {
         proptest::collection::vec(proptest::collection::vec(0u8..4, 0..3000), 1..4)
