@@ -66,6 +66,11 @@ pub struct OpenOptions {
     /// before trusting it. With [`OpenOptions::decompressed`], the metadata and
     /// index come through those copies and the volumes are read as they decode.
     pub while_decoding: bool,
+    /// The threads a volume read while it decodes may decode on (an xz volume
+    /// of several blocks); `None`: every thread the job has
+    /// ([`crate::cores::threads`]). A reader that keeps another core busy with
+    /// work of its own leaves that core to it.
+    pub decoding_threads: Option<usize>,
     /// Keep only the value sets of the metrics this names once the metadata is
     /// read (`None` from it: all). Each compressed volume is then cut down to them
     /// as it decodes ([`crate::codec::strip`]) and held so, in memory, instead of

@@ -599,12 +599,16 @@ pub fn load(fr: &FileRef) -> Result<Bytes> {
 }
 
 /// Opens `fr` and returns its bytes: a compressed file's while they are being
-/// decoded on a thread of their own, when it declares their size and decodes on
-/// one thread (see [`Bytes::whole`] for a decoding that fails part way);
-/// otherwise as [`load`].
-pub fn load_while_decoding(fr: &FileRef) -> Result<Bytes> {
+/// decoded, when it declares their size, on a thread of their own (an xz file
+/// of several blocks: on `threads`, `None` for every thread the job has); see
+/// [`Bytes::whole`] for a decoding that fails part way; otherwise as [`load`].
+pub fn load_while_decoding(fr: &FileRef, threads: Option<usize>) -> Result<Bytes> {
     let file = File::open(&fr.path).map_err(|e| Error::io(&fr.path, &e))?;
-    match fr.compression.and_then(|c| growing::start_for(c, &file)) {
+    let threads = threads.unwrap_or_else(crate::cores::threads);
+    match fr
+        .compression
+        .and_then(|c| growing::start_for(c, &file, threads))
+    {
         Some(g) => Ok(Bytes {
             inner: Inner::Growing(g),
         }),

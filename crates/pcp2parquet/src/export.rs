@@ -385,6 +385,8 @@ fn open_in_memory<'m>(
     let opts = archive_format::OpenOptions {
         without_instances: stream,
         while_decoding,
+        // the row groups are encoded on a core of their own while rows are read
+        decoding_threads: Some(archive_format::cores::threads().saturating_sub(1)),
         decompressed: Some(copies),
         ..Default::default()
     };

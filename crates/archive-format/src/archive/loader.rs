@@ -17,6 +17,8 @@ pub(super) struct Loader {
     pub(super) ahead: bool,
     /// Data volumes are read while they decode ([`OpenOptions::while_decoding`]).
     pub(super) growing: bool,
+    /// The threads such a volume decodes on ([`OpenOptions::decoding_threads`]).
+    decoding_threads: Option<usize>,
     /// Compressed data volumes are cut down to some metrics as they decode
     /// ([`OpenOptions::keep_only`]), once told which.
     pub(super) keep: Option<std::sync::Arc<volume::Keep>>,
@@ -42,6 +44,7 @@ impl Loader {
             threads,
             ahead: threads && !opts.no_read_ahead && stream.is_none(),
             growing: opts.while_decoding && threads,
+            decoding_threads: opts.decoding_threads,
             keep: keep.then(Default::default),
             stream,
         }
@@ -58,7 +61,7 @@ impl Loader {
             return volume::load_streamed(fref, (o.0)(fref));
         }
         if self.growing && role >= 0 {
-            return volume::load_while_decoding(fref);
+            return volume::load_while_decoding(fref, self.decoding_threads);
         }
         volume::load_with(fref, self.cache.as_ref())
     }

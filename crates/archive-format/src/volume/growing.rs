@@ -32,6 +32,8 @@ pub(crate) struct Growing {
     map: OnceLock<Option<memmap2::Mmap>>,
     /// Set when the reader is gone: the decoding stops.
     cancel: AtomicBool,
+    /// The threads an xz file of several blocks decodes on.
+    threads: usize,
 }
 
 /// The end of the decoding told to the readers, also when the decoding thread
@@ -65,7 +67,12 @@ struct Progress {
 impl Growing {
     /// Starts decoding `file` (compressed as `c`, declaring `len` bytes) on a
     /// thread of its own.
-    pub(crate) fn start(c: Compression, file: File, len: u64) -> io::Result<Arc<Growing>> {
+    pub(crate) fn start(
+        c: Compression,
+        file: File,
+        len: u64,
+        threads: usize,
+    ) -> io::Result<Arc<Growing>> {
         let tmp = tempfile::tempfile()?;
         tmp.set_len(len)?;
         let g = Arc::new(Growing {
@@ -75,6 +82,7 @@ impl Growing {
             more: Condvar::new(),
             map: OnceLock::new(),
             cancel: AtomicBool::new(false),
+            threads,
         });
         let me = g.clone();
         std::thread::Builder::new()
@@ -105,13 +113,13 @@ impl Growing {
         })
     }
 
-    /// An `.xz` file of several blocks decoded on the job's threads but the
-    /// reader's ([`crate::xzblocks`]); `None` where it is not such a file, or
+    /// An `.xz` file of several blocks decoded on the threads it was given
+    /// ([`crate::xzblocks`]); `None` where it is not such a file, or
     /// has failed that way (it is then decoded again on one decoder, whose
     /// failure is the one told).
     #[cfg(feature = "xz")]
     fn decode_by_blocks(&self, c: Compression, file: &File) -> Option<io::Result<()>> {
-        let threads = crate::cores::threads().saturating_sub(1);
+        let threads = self.threads;
         let blocks = crate::xzblocks::worth_it(c, file, threads)?;
         let front = Mutex::new(crate::xzblocks::Front::new(&blocks));
         let put = |i: usize, at: u64, b: &[u8]| {
@@ -192,15 +200,15 @@ impl Growing {
 }
 
 /// `file`'s decoded bytes while they decode, when its container declares their
-/// size (zstd; xz, whose blocks, where it has several, decode on every core but
-/// the reader's, each found by its stream's index: [`Growing::decode_by_blocks`]);
-/// `None` otherwise, and when no thread can be started.
-pub(crate) fn start_for(c: Compression, file: &File) -> Option<Arc<Growing>> {
+/// size (zstd; xz, whose blocks, where it has several, decode on `threads`,
+/// each found by its stream's index: [`Growing::decode_by_blocks`]); `None`
+/// otherwise, and when no thread can be started.
+pub(crate) fn start_for(c: Compression, file: &File, threads: usize) -> Option<Arc<Growing>> {
     let size = crate::compress::sized::declared_size(c, file)?;
     if size == 0 {
         return None;
     }
-    Growing::start(c, file.try_clone().ok()?, size).ok()
+    Growing::start(c, file.try_clone().ok()?, size, threads).ok()
 }
 
 #[cfg(all(test, feature = "xz"))]
@@ -215,7 +223,7 @@ mod tests {
         let mut f = tempfile::tempfile().expect("temporary file");
         f.write_all(&z).expect("write");
         io::Seek::rewind(&mut f).expect("rewind");
-        Growing::start(Compression::Xz, f, len).expect("start")
+        Growing::start(Compression::Xz, f, len, 2).expect("start")
     }
 
     fn data() -> Vec<u8> {
