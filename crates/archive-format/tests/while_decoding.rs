@@ -101,6 +101,30 @@ fn volumes_read_while_decoding_give_the_plain_records() {
 }
 
 #[test]
+fn the_threads_a_decoding_is_given_read_the_same_records() {
+    archive_format::cores::set_default(3);
+    let dir = tempfile::tempdir().expect("tempdir");
+    for block in [Xz::Blocks(64 * 1024), Xz::BlocksUnsized(64 * 1024)] {
+        let (name, want) = archive(dir.path(), 20_000, 20_000, block);
+        // one thread: liblzma's decoder; two: the blocks by the index
+        for threads in [1, 2] {
+            let opts = OpenOptions {
+                while_decoding: true,
+                decoding_threads: Some(threads),
+                ..OpenOptions::default()
+            };
+            let a = Archive::open_with(&name, opts).expect("open");
+            assert!(a.decoding());
+            assert_eq!(forward(&a), want, "{block:?} on {threads} threads");
+            assert!(a.decoded_whole());
+        }
+        for f in std::fs::read_dir(dir.path()).expect("dir") {
+            std::fs::remove_file(f.expect("entry").path()).expect("remove");
+        }
+    }
+}
+
+#[test]
 fn a_volume_that_fails_to_decode_part_way_is_found_out() {
     archive_format::cores::set_default(3);
     // in one block, and in many decoded on every core
