@@ -56,7 +56,8 @@ pub struct OpenOptions {
     /// through the archive.
     pub label_only: bool,
     /// Read a compressed volume while it is being decoded (on a thread of its
-    /// own, or on every core for an xz volume of many blocks), when its
+    /// own, or on [`OpenOptions::decoding_threads`] for an xz volume of many
+    /// blocks), when its
     /// container declares the decoded size (xz; zstd, when its writer recorded
     /// the size): a reader going through it from its start waits only for the bytes
     /// it reads, not for the whole volume ([`Archive::decoding`] says whether
