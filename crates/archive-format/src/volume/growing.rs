@@ -33,6 +33,7 @@ pub(crate) struct Growing {
     /// Set when the reader is gone: the decoding stops.
     cancel: AtomicBool,
     /// The threads an xz file of several blocks decodes on.
+    #[cfg_attr(not(feature = "xz"), allow(dead_code))]
     threads: usize,
 }
 
