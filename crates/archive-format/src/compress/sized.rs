@@ -127,7 +127,7 @@ pub fn xz_blocks(f: &(impl At + ?Sized)) -> Option<Vec<XzBlock>> {
     for (stream, records) in streams.into_iter().rev() {
         let mut start = stream + XZ_FRAME;
         for (unpadded, size) in records {
-            let padded = unpadded.checked_add(3)? / 4 * 4;
+            let padded = padded(unpadded)?;
             blocks.push(XzBlock {
                 stream,
                 start,
@@ -141,6 +141,11 @@ pub fn xz_blocks(f: &(impl At + ?Sized)) -> Option<Vec<XzBlock>> {
         }
     }
     Some(blocks)
+}
+
+/// A block's size in its stream with its padding (to a multiple of four).
+fn padded(unpadded: u64) -> Option<u64> {
+    Some(unpadded.checked_add(3)? / 4 * 4)
 }
 
 /// The stream of `f` that ends (with its footer) at `end`: where it starts,
@@ -166,7 +171,7 @@ fn xz_stream(f: &(impl At + ?Sized), end: u64) -> Option<(u64, Vec<(u64, u64)>)>
     }
     let records = xz_index(&index)?;
     let blocks = records.iter().try_fold(0u64, |sum, &(unpadded, _)| {
-        sum.checked_add(unpadded.checked_add(3)? / 4 * 4)
+        sum.checked_add(padded(unpadded)?)
     })?;
     let start = index_start.checked_sub(blocks)?.checked_sub(XZ_FRAME)?;
     let mut header = [0u8; 8];
