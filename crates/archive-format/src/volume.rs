@@ -663,15 +663,15 @@ fn xz_on_every_core<'a, R: io::BufRead + 'a>(
 /// error is the one to tell).
 #[cfg(feature = "xz")]
 fn xz_by_blocks(c: compress::Compression, file: &File) -> Option<Bytes> {
-    let threads = crate::cores::threads();
-    let blocks = crate::xzblocks::worth_it(c, file, threads)?;
-    let len = blocks.last().map_or(0, |b| b.out + b.size);
+    if c != compress::Compression::Xz {
+        return None;
+    }
     let tmp = tempfile::tempfile().ok()?;
-    tmp.set_len(len).ok()?;
-    let put = |_: usize, at: u64, b: &[u8]| std::os::unix::fs::FileExt::write_all_at(&tmp, b, at);
-    let never = std::sync::atomic::AtomicBool::new(false);
-    crate::xzblocks::decode(file, &blocks, threads, 1 << 20, &never, &put).ok()?;
-    if len == 0 {
+    let put = |at: u64, b: &[u8]| std::os::unix::fs::FileExt::write_all_at(&tmp, b, at);
+    if !compress::xz_by_blocks(file, &put).ok()? {
+        return None;
+    }
+    if tmp.metadata().ok()?.len() == 0 {
         return Some(Bytes::from_vec(Vec::new()));
     }
     let m = map_file(&tmp).ok()?;
