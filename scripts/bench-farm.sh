@@ -11,7 +11,8 @@
 # core; and what reading every value through our library costs (the read_values
 # example, every archive on every core). Peak memory of each run. Then one archive
 # alone (best of ROUNDS, at least 11): ours, its floor, and its work bound (decoding
-# its files and ours on their decompressed copy, as CPU time, over the cores).
+# its files and ours on their decompressed copy, as CPU time, over the cores); and
+# what Arrow and DuckDB take to write its rows from memory (scripts/parquet-writers.py).
 # Usage: [HOSTS=200] [ARCHIVE=20201109] scripts/bench-farm.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -111,3 +112,11 @@ echo "one archive: ours $t1 s, floor $tf1 s"
 bench_bound_header
 bench_bound one "for f in $one/*.xz; do $bench_xz -dc \$f; done >/dev/null" \
   "rm -rf $out/pq; PCPRS_THREADS=1 $bin/pcp2parquet -j 1 -o $out/pq $out/plain"
+# what established Parquet writers take to write the same archive's rows from
+# memory, nothing decoded or parsed (scripts/parquet-writers.py), against its floor
+echo
+echo "the same rows written from memory (best of $bench_rounds):"
+python3 scripts/parquet-writers.py "$out/pq/values" "$bench_rounds" |
+  while read -r name t bytes; do
+    echo "$name: $t s, $(bench_over "$t" "$tf1")x the floor, $bytes bytes (ours: $(du -sb "$out/pq/values" | cut -f1))"
+  done
