@@ -7,14 +7,15 @@
 # written to fuzz/artifacts/TARGET/ and listed at the end; exit status 1 when
 # there is any.
 #
-# Usage: scripts/fuzz.sh [SECONDS] [TARGET...]   (targets: label meta result
-# events archive check pdu text size)
+# Usage: scripts/fuzz.sh [SECONDS] [TARGET...]   (targets: the [[bin]]s of
+# fuzz/Cargo.toml; all of them by default)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-600}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(label meta result events archive check pdu text size)
+[ ${#targets[@]} -gt 0 ] ||
+  mapfile -t targets < <(awk '/^\[\[bin\]\]/ { bin = 1 } bin && /^name *=/ { gsub(/"/, "", $3); print $3; bin = 0 }' fuzz/Cargo.toml)
 jobs=${JOBS:-$(nproc)}
 triple=$(rustc -vV | awk '/^host:/ { print $2 }')
 out=${FUZZ_TARGET_DIR:-target/fuzz}
@@ -38,6 +39,22 @@ seed() {
     return
   fi
   [ "$t" = pdu ] && return
+  # the HTTP reply parser from a reply; the compressed-file scanners from the test
+  # volumes compressed as PCP 7 leaves them (xz in blocks, their sizes in the
+  # headers or only in the index; zstd)
+  if [ "$t" = http ]; then
+    printf 'HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}' >"$dir/reply"
+    return
+  fi
+  if [ "$t" = sized ]; then
+    for v in testdata/archives/*.0; do
+      name=$(basename "$v")
+      xz -T1 --block-size=4KiB -c "$v" >"$dir/$name.unsized.xz"
+      xz -T2 --block-size=4KiB -c "$v" >"$dir/$name.sized.xz"
+      ! command -v zstd >/dev/null || zstd -qc "$v" >"$dir/$name.zst"
+    done
+    return
+  fi
   for base in testdata/archives/*.meta; do
     base=${base%.meta}
     name=$(basename "$base")
