@@ -116,7 +116,8 @@ bench_bound one "for f in $one/*.xz; do $bench_xz -dc \$f; done >/dev/null" \
 # memory, nothing decoded or parsed (scripts/parquet-writers.py), against its floor
 echo
 echo "the same rows written from memory (best of $bench_rounds):"
+ours=$(du -sb "$out/pq/values" | cut -f1)
 python3 scripts/parquet-writers.py "$out/pq/values" "$bench_rounds" |
   while read -r name t bytes; do
-    echo "$name: $t s, $(bench_over "$t" "$tf1")x the floor, $bytes bytes (ours: $(du -sb "$out/pq/values" | cut -f1))"
+    echo "$name: $t s, $(bench_over "$t" "$tf1")x the floor, $bytes bytes (ours: $ours)"
   done

@@ -44,7 +44,12 @@ def main():
     if not files:
         sys.exit(f"parquet-writers.py: no Parquet files under {sys.argv[1]}")
     rounds = int(sys.argv[2]) if len(sys.argv) == 3 else 5
-    out = tempfile.mkdtemp(prefix="parquet-writers.")
+    with tempfile.TemporaryDirectory(prefix="parquet-writers.") as out:
+        writers(files, rounds, out)
+
+
+def writers(files, rounds, out):
+    """Times each writer installed, writing into directory `out`."""
     try:
         import pyarrow.parquet as pq
     except ImportError as e:
@@ -75,9 +80,6 @@ def main():
             path,
         )
         print(f"duckdb {secs:.3f} {size}")
-    for f in glob.glob(os.path.join(out, "*")):
-        os.remove(f)
-    os.rmdir(out)
 
 
 if __name__ == "__main__":
